@@ -1,0 +1,74 @@
+# a2atune — build, run and test.
+#   make            build liba2a and a2atune against Open MPI (build/openmpi/)
+#   make MPI=mpich  the same against MPICH (build/mpich/)
+#   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks
+#   make test       install what is missing, build both MPI flavours, run every test
+#   make setup      only install the Debian packages that are missing
+
+MPI      ?= openmpi
+NP       ?= 4
+SWEEP    ?= sweeps/quick.ini
+DB       ?= results/a2a.db
+BUILD    := build/$(MPI)
+CC       := mpicc.$(MPI)
+MPIRUN   := mpirun.$(MPI)
+PKGS     := inih sqlite3 hwloc jansson
+GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+SANITIZE ?=
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANITIZE)
+CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -DA2A_GIT_REVISION='"$(GIT_REV)"'
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDFLAGS  += -pthread $(SANITIZE)
+
+LIB_SRC  := $(sort $(wildcard kernels/*.c kernels/*/*.c))
+TOOL_SRC := $(sort $(wildcard workloads/*.c harness/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
+
+.PHONY: all setup run test tests clean
+all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
+
+setup:
+	@scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h workloads/*.h harness/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(BUILD)/liba2a.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/a2atune: $(TOOL_OBJ) $(BUILD)/liba2a.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# ./a2atune is the Open MPI build (the default MPI); MPICH's is build/mpich/a2atune
+a2atune: $(BUILD)/a2atune
+	ln -sf $< $@
+
+$(BUILD)/tests/test_%: tests/test_%.c $(BUILD)/liba2a.a $(filter-out $(BUILD)/harness/main.o,$(TOOL_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/unit_%: tests/unit_%.c $(BUILD)/liba2a.a $(filter-out $(BUILD)/harness/main.o,$(TOOL_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+tests: all $(TEST_MPI) $(TEST_UNIT)
+
+run: setup
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(dir $(DB))
+	@scripts/run-sweep.sh $(NP) $(SWEEP) $(DB)
+
+test: setup
+	@$(MAKE) --no-print-directory MPI=openmpi tests
+	@$(MAKE) --no-print-directory MPI=mpich tests
+	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' CFLAGS='-O1 -g' build/asan/a2atune
+	@tests/run.sh
+
+clean:
+	rm -rf build a2atune

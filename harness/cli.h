@@ -1,0 +1,24 @@
+/* cli.h — the a2atune commands. */
+#ifndef A2A_CLI_H
+#define A2A_CLI_H
+
+/* Exit codes of a2atune. */
+enum {
+    EXIT_OK = 0,        /* everything ran and was correct */
+    EXIT_WRONG = 1,     /* some result was wrong or a kernel failed */
+    EXIT_BAD_INPUT = 2, /* bad command line, sweep file or database */
+    EXIT_TIMEOUT = 3    /* a configuration exceeded its time limit; rerun with --resume */
+};
+
+typedef struct run_options {
+    const char *sweep_path;
+    const char *db_path;
+    const char *section;
+    int resume, dry_run, quiet;
+    char command_line[4096];
+} run_options;
+
+/* `a2atune run`: collective over MPI_COMM_WORLD; returns an exit code. */
+int command_run(const run_options *opt);
+
+#endif

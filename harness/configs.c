@@ -1,0 +1,293 @@
+/* configs.c — expanding a sweep into configurations (see configs.h). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "configs.h"
+
+typedef struct config_list {
+    config *items;
+    int count, capacity;
+} config_list;
+
+static config *append(config_list *list, const config *c)
+{
+    if (list->count == list->capacity) {
+        list->capacity = list->capacity ? 2 * list->capacity : 256;
+        list->items = realloc(list->items, (size_t)list->capacity * sizeof *list->items);
+        if (!list->items)
+            abort();
+    }
+    list->items[list->count] = *c;
+    return &list->items[list->count++];
+}
+
+/* Guarantees: human-readable size with a binary suffix when it is exact. */
+void format_bytes(long long bytes, char *text, size_t len)
+{
+    static const char *const units[] = { "KiB", "MiB", "GiB" };
+    if (bytes >= 1024 && bytes % 1024 == 0) {
+        int u = 0;
+        long long v = bytes / 1024;
+        while (u < 2 && v >= 1024 && v % 1024 == 0) {
+            v /= 1024;
+            u++;
+        }
+        snprintf(text, len, "%lld%s", v, units[u]);
+    } else {
+        snprintf(text, len, "%lld", bytes);
+    }
+}
+
+/* Guarantees: a single line naming everything that distinguishes c in a sweep. */
+void config_describe(const config *c, char *text, size_t len)
+{
+    char s[32];
+    format_bytes(c->S, s, sizeof s);
+    int n = snprintf(text, len, "%s/%s P=%d S=%s %s", a2a_family_name(c->kernel->family),
+                     c->kernel->name, c->P, s, wl_dist_name(c->dist));
+    for (int p = 0; p < A2A_PARAM_COUNT && n > 0 && (size_t)n < len; p++)
+        if (a2a_kernel_takes(c->kernel, (a2a_param)p))
+            n += snprintf(text + n, len - (size_t)n, " %s=%d", a2a_param_name((a2a_param)p),
+                          c->params[p]);
+    if (n > 0 && (size_t)n < len && c->payload != WL_PAYLOAD_PATTERN)
+        n += snprintf(text + n, len - (size_t)n, " payload=%s", wl_payload_name(c->payload));
+    if (n > 0 && (size_t)n < len && c->datatype != 0)
+        n += snprintf(text + n, len - (size_t)n, " datatype=%s", sweep_datatype_name(c->datatype));
+    if (n > 0 && (size_t)n < len && c->gap != 0)
+        snprintf(text + n, len - (size_t)n, " gap=%d", c->gap);
+}
+
+/* Guarantees: an upper estimate of the buffers the runner and the kernel hold. Per
+ * rank: send buffer, its pristine copy, the kernel's receive buffer, the vendor's, the
+ * expected one, and as much again for kernel temporaries. */
+double config_memory_estimate(const config *c, int node_ranks)
+{
+    int on_node = c->P < node_ranks ? c->P : node_ranks;
+    double per_rank = 6.0 * (double)c->P * (double)(c->S + 64);
+    return per_rank * on_node;
+}
+
+static void make_key(config *c, const sweep_section *sec)
+{
+    int n = snprintf(c->key, sizeof c->key,
+                     "%s|%s|%s|P=%d|Q=%d|S=%lld|dist=%s|payload=%s|type=%s|gap=%d|it=%d|wu=%d|seed=%llu",
+                     sec->name, a2a_family_name(c->kernel->family), c->kernel->name, c->P, c->Q,
+                     c->S, wl_dist_name(c->dist), wl_payload_name(c->payload),
+                     sweep_datatype_name(c->datatype), c->gap, c->iterations, c->warmup,
+                     (unsigned long long)c->seed);
+    for (int p = 0; p < A2A_PARAM_COUNT; p++)
+        if (a2a_kernel_takes(c->kernel, (a2a_param)p) && n > 0 && (size_t)n < sizeof c->key)
+            n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|%s=%d",
+                          a2a_param_name((a2a_param)p), c->params[p]);
+}
+
+typedef struct expansion {
+    const sweep *sw;
+    const sweep_section *sec;
+    const launch_info *launch;
+    config_list *list;
+    long long *values[A2A_PARAM_COUNT];
+    int nvalues[A2A_PARAM_COUNT];
+    int in_range_seen[A2A_PARAM_COUNT]; /* some value was in range somewhere */
+    int evaluated[A2A_PARAM_COUNT];     /* the list was evaluated at least once */
+    char *err;
+    size_t errlen;
+} expansion;
+
+static int eval_list(expansion *ex, const vlist *list, sweep_key key, const vlist_env *env,
+                     long long **values, int *n)
+{
+    char msg[256];
+    if (vlist_eval(list, env, values, n, msg, sizeof msg) != 0) {
+        snprintf(ex->err, ex->errlen, "%s:%d: %s = %s at P = %lld: %s", ex->sw->path,
+                 ex->sec->setting[key].line, sweep_key_name(key), vlist_text(list), env->P, msg);
+        return -1;
+    }
+    return 0;
+}
+
+static sweep_key key_of_param(a2a_param p)
+{
+    static const sweep_key keys[A2A_PARAM_COUNT] = { KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN };
+    return keys[p];
+}
+
+/* Emits every combination of the kernel's parameters from parameter `p` on. Ranges of
+ * later parameters may depend on earlier ones (block_count = 1..radix-1 is checked by
+ * the registry), and the ppn value fixes Q before anything else is checked. */
+static void emit_params(expansion *ex, config *c, int p)
+{
+    while (p < A2A_PARAM_COUNT && !a2a_kernel_takes(c->kernel, (a2a_param)p))
+        p++;
+    if (p == A2A_PARAM_COUNT) {
+        config out = *c;
+        if (!out.skip) {
+            char why[200];
+            if (!a2a_params_valid(out.kernel, out.P, out.Q, out.params, why, sizeof why)) {
+                out.skip = 1;
+                snprintf(out.reason, sizeof out.reason, "%s", why);
+            }
+        }
+        make_key(&out, ex->sec);
+        append(ex->list, &out);
+        return;
+    }
+    for (int i = 0; i < ex->nvalues[p]; i++) {
+        long long v = ex->values[p][i];
+        config next = *c;
+        next.params[p] = v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+        if (p == A2A_PARAM_PPN && v > 0)
+            next.Q = (int)(v <= next.P ? v : next.P);
+        if (a2a_param_in_range(next.kernel, (a2a_param)p, next.P, next.Q, next.params))
+            ex->in_range_seen[p] = 1;
+        emit_params(ex, &next, p + 1);
+    }
+}
+
+static int expand_section(expansion *ex, int section_index)
+{
+    const sweep_section *sec = ex->sec;
+    const launch_info *launch = ex->launch;
+    vlist_env env = { .P = 0, .Q = 0, .N = 0, .world = launch->world };
+    long long *Ps = NULL;
+    int nP = 0, rc = -1;
+    if (eval_list(ex, sec->P, KEY_P, &env, &Ps, &nP))
+        return -1;
+    if (nP == 0) {
+        snprintf(ex->err, ex->errlen, "%s:%d: P = %s gives no process count", ex->sw->path,
+                 sec->setting[KEY_P].line, vlist_text(sec->P));
+        return -1;
+    }
+    for (int ip = 0; ip < nP; ip++) {
+        if (Ps[ip] < 1) {
+            snprintf(ex->err, ex->errlen, "%s:%d: P = %lld: process counts start at 1",
+                     ex->sw->path, sec->setting[KEY_P].line, Ps[ip]);
+            goto done;
+        }
+        int P = Ps[ip] > INT_MAX ? INT_MAX : (int)Ps[ip];
+        int Q = P < launch->node_ranks ? P : launch->node_ranks;
+        env.P = P;
+        env.Q = Q;
+        env.N = (P + Q - 1) / Q;
+        long long *Ss = NULL, *gaps = NULL;
+        int nS = 0, ngaps = 0;
+        if (eval_list(ex, sec->S, KEY_S, &env, &Ss, &nS) ||
+            eval_list(ex, sec->gap, KEY_GAP, &env, &gaps, &ngaps))
+            goto loop_fail;
+        for (int i = 0; i < nS; i++)
+            if (Ss[i] < 0 || Ss[i] > (1LL << 40)) {
+                snprintf(ex->err, ex->errlen, "%s:%d: S = %lld is outside 0..1TiB", ex->sw->path,
+                         sec->setting[KEY_S].line, Ss[i]);
+                goto loop_fail;
+            }
+        for (int i = 0; i < ngaps; i++)
+            if (gaps[i] < 0 || gaps[i] > 1024) {
+                snprintf(ex->err, ex->errlen, "%s:%d: gap = %lld is outside 0..1024", ex->sw->path,
+                         sec->setting[KEY_GAP].line, gaps[i]);
+                goto loop_fail;
+            }
+        for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+            free(ex->values[p]);
+            ex->values[p] = NULL;
+            ex->nvalues[p] = 0;
+            if (sec->param[p]) {
+                if (eval_list(ex, sec->param[p], key_of_param((a2a_param)p), &env,
+                              &ex->values[p], &ex->nvalues[p]))
+                    goto loop_fail;
+                ex->evaluated[p] = 1;
+            } else if (p == A2A_PARAM_PPN) {
+                ex->values[p] = calloc(1, sizeof **ex->values);
+                ex->nvalues[p] = 1;
+            }
+        }
+        for (int ik = 0; ik < sec->nkernels; ik++)
+            for (int is = 0; is < nS; is++)
+                for (int id = 0; id < sec->ndists; id++)
+                    for (int iy = 0; iy < sec->npayloads; iy++)
+                        for (int it = 0; it < sec->ndatatypes; it++)
+                            for (int ig = 0; ig < ngaps; ig++) {
+                                config c = { 0 };
+                                c.section = section_index;
+                                c.kernel = sec->kernels[ik];
+                                c.P = P;
+                                c.Q = Q;
+                                c.S = Ss[is];
+                                c.dist = (wl_dist)sec->dists[id];
+                                c.payload = (wl_payload)sec->payloads[iy];
+                                c.datatype = sec->datatypes[it];
+                                c.gap = c.kernel->family == A2A_FAMILY_NONUNIFORM ? (int)gaps[ig] : 0;
+                                if (c.gap != gaps[ig])
+                                    continue; /* gap only shapes non-uniform layouts */
+                                c.iterations = sec->iterations;
+                                c.warmup = sec->warmup;
+                                c.seed = sec->seed;
+                                c.timeout = sec->timeout;
+                                double need = config_memory_estimate(&c, launch->node_ranks);
+                                if (P > launch->world) {
+                                    c.skip = 1;
+                                    snprintf(c.reason, sizeof c.reason,
+                                             "P = %d exceeds the launch size %d", P, launch->world);
+                                } else if (launch->mem_available > 0 && need > launch->mem_available) {
+                                    c.skip = 1;
+                                    snprintf(c.reason, sizeof c.reason,
+                                             "needs about %.1f GiB on a node, %.1f GiB available",
+                                             need / (1 << 30), launch->mem_available / (1 << 30));
+                                }
+                                emit_params(ex, &c, 0);
+                            }
+        free(Ss);
+        free(gaps);
+        continue;
+    loop_fail:
+        free(Ss);
+        free(gaps);
+        goto done;
+    }
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        int taken = 0;
+        for (int ik = 0; ik < sec->nkernels; ik++)
+            taken |= a2a_kernel_takes(sec->kernels[ik], (a2a_param)p);
+        if (taken && ex->evaluated[p] && !ex->in_range_seen[p]) {
+            snprintf(ex->err, ex->errlen,
+                     "%s:%d: %s = %s is out of range for every P of section [%s]", ex->sw->path,
+                     sec->setting[key_of_param((a2a_param)p)].line, a2a_param_name((a2a_param)p),
+                     vlist_text(sec->param[p]), sec->name);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(Ps);
+    return rc;
+}
+
+/* Guarantees: see configs.h. */
+int expand_sweep(const sweep *sw, const launch_info *launch, const char *only_section,
+                 config **out, int *count, char *err, size_t errlen)
+{
+    config_list list = { 0 };
+    int found = 0;
+    for (int s = 0; s < sw->nsections; s++) {
+        if (only_section && strcmp(sw->sections[s].name, only_section) != 0)
+            continue;
+        found = 1;
+        expansion ex = { .sw = sw, .sec = &sw->sections[s], .launch = launch, .list = &list,
+                         .err = err, .errlen = errlen };
+        int rc = expand_section(&ex, s);
+        for (int p = 0; p < A2A_PARAM_COUNT; p++)
+            free(ex.values[p]);
+        if (rc != 0) {
+            free(list.items);
+            return -1;
+        }
+    }
+    if (!found) {
+        snprintf(err, errlen, "%s: no section [%s]", sw->path, only_section);
+        free(list.items);
+        return -1;
+    }
+    *out = list.items;
+    *count = list.count;
+    return 0;
+}

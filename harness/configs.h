@@ -1,0 +1,49 @@
+/* configs.h — expanding a sweep into the full list of configurations. */
+#ifndef A2A_CONFIGS_H
+#define A2A_CONFIGS_H
+
+#include "sweep.h"
+
+typedef struct config {
+    int section;                    /* index into the sweep's sections */
+    const a2a_kernel *kernel;
+    int P, Q;                       /* communicator size, processes per node */
+    long long S;                    /* maximum block size in bytes */
+    wl_dist dist;
+    wl_payload payload;
+    int datatype;                   /* index for sweep_datatype() */
+    int gap;                        /* elements left free between blocks (non-uniform) */
+    int params[A2A_PARAM_COUNT];    /* 0 for parameters the kernel does not take */
+    int iterations, warmup;
+    uint64_t seed;
+    double timeout;
+    int skip;                       /* 1: not run, `reason` says why */
+    char reason[200];
+    char key[400];                  /* identifies the configuration within a run */
+} config;
+
+/* What expansion needs to know about the launch. */
+typedef struct launch_info {
+    int world;                      /* ranks in the launch */
+    int node_ranks;                 /* ranks on the first node (block layout) */
+    double mem_available;           /* bytes a node may use for buffers (0 = no limit) */
+} launch_info;
+
+/* Expands every section (or only `only_section` if not NULL) into configurations in a
+ * fixed order: section, P, kernel, S, dist, payload, datatype, gap, then parameters.
+ * Invalid combinations are kept with skip = 1 and a reason. Returns 0, or -1 with
+ * "file:line: message" in err for values that are wrong for every P (e.g. radix = 1),
+ * an unknown section, or a list that cannot be evaluated. */
+int expand_sweep(const sweep *sw, const launch_info *launch, const char *only_section,
+                 config **out, int *count, char *err, size_t errlen);
+
+/* Estimated bytes a node needs for one configuration (buffers of all its ranks). */
+double config_memory_estimate(const config *c, int node_ranks);
+
+/* One line describing a configuration: "uniform/scattered P=4 S=1KiB constant block_count=2". */
+void config_describe(const config *c, char *text, size_t len);
+
+/* Writes a size in bytes as "17", "1KiB", "1.5MiB". */
+void format_bytes(long long bytes, char *text, size_t len);
+
+#endif

@@ -1,0 +1,63 @@
+/* db.h — the results database (SQLite): runs, results, samples, counters.
+ *
+ * Only rank 0 touches the database. Every configuration is written in one transaction,
+ * so a run killed at any moment leaves whole configurations or nothing. */
+#ifndef A2A_DB_H
+#define A2A_DB_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include "configs.h"
+#include "stats.h"
+
+typedef struct db db;
+
+/* Where and how a run was measured. */
+typedef struct run_info {
+    char host[256], hosts[1024];
+    int nodes, world_size, ppn, cores_per_node, oversubscribed;
+    char mpi_library[64], mpi_version[512], compiler[128], git_revision[64], cpu_model[256];
+    long long l1d_bytes, l2_bytes, l3_bytes;
+    char backend[32];
+    const char *sweep_file, *sweep_text, *section, *command_line;
+} run_info;
+
+/* The outcome of one configuration. */
+typedef struct result_record {
+    const char *status;          /* ok | wrong | skipped | timeout | error */
+    char message[512];
+    sample_summary summary;      /* of the timed samples (ok rows only) */
+    long long bytes_moved;       /* payload bytes sent between distinct ranks, all ranks */
+    a2a_stats stats;             /* per-rank maximum of each field, first (validated) call */
+    int oversubscribed;          /* more ranks than cores on some node of the sub-communicator */
+    double started, ended;       /* Unix time */
+} result_record;
+
+/* Opens or creates the database at path. Refuses (returns -1, one line in err) a file
+ * that is not SQLite, an SQLite database that is not ours or from a newer a2atune, a
+ * path that cannot be created, and a read-only file. Never modifies a refused file. */
+int db_open(const char *path, db **out, char *err, size_t errlen);
+void db_close(db *d);
+
+/* Starts a run and returns its id. */
+int db_begin_run(db *d, const run_info *info, long long *run_id, char *err, size_t errlen);
+
+/* The newest run of the same sweep text, section filter and launch size, if any:
+ * returns 1 and its id, 0 if there is none, -1 on error. */
+int db_find_resumable_run(db *d, const run_info *info, long long *run_id);
+
+/* Marks run_id running again (for --resume). */
+int db_reopen_run(db *d, long long run_id);
+
+/* Calls seen(key, ctx) for every configuration already recorded in run_id. */
+int db_recorded_keys(db *d, long long run_id, void (*seen)(const char *key, void *ctx), void *ctx);
+
+/* Stores one configuration and its samples in one transaction. */
+int db_store_result(db *d, long long run_id, const sweep_section *sec, const config *c,
+                    const result_record *r, const double *samples, int nsamples, char *err,
+                    size_t errlen);
+
+/* Sets the run's end time and final status ("done", "failed", "timeout"). */
+int db_end_run(db *d, long long run_id, const char *status);
+
+#endif

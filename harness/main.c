@@ -1,0 +1,148 @@
+/* main.c — the a2atune driver: command line, `list`, `--help`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "a2a_registry.h"
+#include "cli.h"
+#include "sweep.h"
+#include "workload.h"
+
+static const char usage[] =
+    "a2atune — autotuning benchmark for MPI all-to-all algorithms\n"
+    "\n"
+    "usage:\n"
+    "  mpirun -n N a2atune run SWEEP.ini [--db PATH] [--section NAME] [--resume] [--dry-run] [--quiet]\n"
+    "  a2atune list       every kernel: family, parameters and their valid ranges\n"
+    "  a2atune --help     this text\n"
+    "  a2atune --version\n"
+    "\n"
+    "run:\n"
+    "  Expands the sweep file into configurations and, for each, validates the kernel\n"
+    "  byte for byte against the MPI library's collective and times it (max over ranks\n"
+    "  per iteration). Every P <= N runs in this launch on the first P ranks.\n"
+    "  --db PATH       SQLite results database (default results/a2a.db); created if missing\n"
+    "  --section NAME  run only this section of the sweep\n"
+    "  --resume        continue the newest run of the same sweep in PATH: configurations\n"
+    "                  already recorded are neither redone nor duplicated\n"
+    "  --dry-run       print the configurations (and why some are skipped); run nothing\n"
+    "  --quiet         no per-configuration progress lines\n"
+    "\n"
+    "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input,\n"
+    "            3 a configuration hit its time limit (the run was ended; --resume continues)\n";
+
+/* Prints the registry as a table. */
+static int command_list(void)
+{
+    int n;
+    const a2a_kernel *k = a2a_registry(&n);
+    printf("%-11s %-16s %-34s %s\n", "family", "kernel", "parameters (valid range)", "what it is");
+    for (int i = 0; i < n; i++) {
+        char params[256] = "";
+        size_t used = 0;
+        for (int p = 0; p < k[i].nparams; p++) {
+            char range[64];
+            a2a_range_text(&k[i].params[p], range, sizeof range);
+            if (k[i].params[p].param == A2A_PARAM_PPN)
+                snprintf(range, sizeof range, "0..P, 0 = real node");
+            used += (size_t)snprintf(params + used, sizeof params - used, "%s%s %s",
+                                     p ? ", " : "", a2a_param_name(k[i].params[p].param), range);
+        }
+        if (k[i].needs_groups)
+            snprintf(params + used, sizeof params - used, "%sP %% Q == 0", used ? "; " : "");
+        printf("%-11s %-16s %-34s %s%s\n", a2a_family_name(k[i].family), k[i].name,
+               params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
+    }
+    printf("\ndistributions:");
+    for (int d = 0; d < WL_DIST_COUNT; d++)
+        printf(" %s", wl_dist_name((wl_dist)d));
+    printf("\npayloads:");
+    for (int p = 0; p < WL_PAYLOAD_COUNT; p++)
+        printf(" %s", wl_payload_name((wl_payload)p));
+    printf("\ndatatypes:");
+    for (int t = 0; t < sweep_datatype_count(); t++)
+        printf(" %s", sweep_datatype_name(t));
+    printf("\n");
+    return EXIT_OK;
+}
+
+static int report_errors = 1; /* under mpirun only rank 0 reports */
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    if (!report_errors)
+        return EXIT_BAD_INPUT;
+    fprintf(stderr, "a2atune: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see a2atune --help)\n");
+    return EXIT_BAD_INPUT;
+}
+
+/* Parses `run` arguments; returns -1 on success or an exit code. */
+static int parse_run(int argc, char **argv, run_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->db_path = "results/a2a.db";
+    size_t used = 0;
+    for (int i = 0; i < argc; i++)
+        used += (size_t)snprintf(opt->command_line + used,
+                                 used < sizeof opt->command_line ? sizeof opt->command_line - used : 0,
+                                 "%s%s", i ? " " : "", argv[i]);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--db") == 0 || strcmp(a, "--section") == 0) {
+            if (i + 1 >= argc)
+                return bad_usage("%s needs a value", a);
+            *(strcmp(a, "--db") == 0 ? &opt->db_path : &opt->section) = argv[++i];
+        } else if (strcmp(a, "--resume") == 0) {
+            opt->resume = 1;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            opt->dry_run = 1;
+        } else if (strcmp(a, "--quiet") == 0) {
+            opt->quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return bad_usage("unknown option '%s'", a);
+        } else if (!opt->sweep_path) {
+            opt->sweep_path = a;
+        } else {
+            return bad_usage("unexpected argument '%s'", a);
+        }
+    }
+    if (!opt->sweep_path)
+        return bad_usage("%s", "run needs a sweep file");
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return bad_usage("%s", "missing command");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("a2atune %s\n", A2A_GIT_REVISION);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "list") == 0)
+        return command_list();
+    if (strcmp(cmd, "run") == 0) {
+        for (int i = 2; i < argc; i++)
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                fputs(usage, stdout);
+                return EXIT_OK;
+            }
+        MPI_Init(&argc, &argv);
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        report_errors = rank == 0;
+        run_options opt;
+        int rc = parse_run(argc, argv, &opt);
+        if (rc < 0)
+            rc = command_run(&opt);
+        MPI_Finalize();
+        return rc;
+    }
+    return bad_usage("unknown command '%s'", cmd);
+}

@@ -1,0 +1,15 @@
+/* provenance.h — where and how a run is measured: hosts, cores, MPI, caches, revision. */
+#ifndef A2A_PROVENANCE_H
+#define A2A_PROVENANCE_H
+
+#include "db.h"
+
+/* Collective over world. Fills info (complete on rank 0), node_ranks = ranks on the
+ * first node, and oversubscribed_at[P] for P = 1..world: 1 if the first P ranks put
+ * more ranks than cores on some node (oversubscribed_at has world + 1 entries). */
+void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *oversubscribed_at);
+
+/* Bytes of memory available for buffers on this node (MemAvailable), 0 if unknown. */
+double memory_available(void);
+
+#endif

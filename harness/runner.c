@@ -1,0 +1,293 @@
+/* runner.c — validating and timing one configuration (see runner.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runner.h"
+
+#define GUARD_BYTES 64 /* poisoned tail after every receive buffer: catches overruns */
+
+enum { CHECK_OK = 0, CHECK_WRONG = 1, CHECK_ERROR = 2 };
+
+/* Buffers and layout of one configuration on one rank. */
+typedef struct workload {
+    MPI_Datatype type;
+    int type_bytes;
+    int *scounts, *sdispls, *rcounts, *rdispls; /* in elements */
+    size_t sbytes, rbytes;                      /* buffer sizes, guard included for r */
+    unsigned char *sbuf, *pristine, *rbuf, *vendor, *expected;
+} workload;
+
+static unsigned char poison_byte(size_t i)
+{
+    return (unsigned char)(0xA5 ^ (i * 29));
+}
+
+static void poison(unsigned char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = poison_byte(i);
+}
+
+static void free_workload(workload *w)
+{
+    free(w->scounts);
+    free(w->sdispls);
+    free(w->rcounts);
+    free(w->rdispls);
+    free(w->sbuf);
+    free(w->pristine);
+    free(w->rbuf);
+    free(w->vendor);
+    free(w->expected);
+}
+
+/* Lays out blocks one after another with `gap` free elements after each; fails (-1)
+ * when a displacement would not fit in an int. */
+static int lay_out(const int *counts, int P, int gap, int *displs, long long *total)
+{
+    long long at = 0;
+    for (int j = 0; j < P; j++) {
+        if (at > 2147483647LL)
+            return -1;
+        displs[j] = (int)at;
+        at += counts[j] + gap;
+    }
+    *total = at;
+    return at > 2147483647LL ? -1 : 0;
+}
+
+/* Builds the buffers of c for this rank; returns 0, or -1 with a message. */
+static int build_workload(const config *c, int rank, workload *w, char *msg, size_t len)
+{
+    int P = c->P;
+    memset(w, 0, sizeof *w);
+    w->type = sweep_datatype(c->datatype);
+    MPI_Type_size(w->type, &w->type_bytes);
+    wl_spec spec = { c->dist, c->payload, c->S, P, c->seed };
+    w->scounts = calloc((size_t)P, sizeof(int));
+    w->sdispls = calloc((size_t)P, sizeof(int));
+    w->rcounts = calloc((size_t)P, sizeof(int));
+    w->rdispls = calloc((size_t)P, sizeof(int));
+    if (!w->scounts || !w->sdispls || !w->rcounts || !w->rdispls)
+        goto nomem;
+    for (int j = 0; j < P; j++) {
+        w->scounts[j] = (int)(wl_block_bytes(&spec, rank, j) / w->type_bytes);
+        w->rcounts[j] = (int)(wl_block_bytes(&spec, j, rank) / w->type_bytes);
+    }
+    long long stotal, rtotal;
+    if (lay_out(w->scounts, P, c->gap, w->sdispls, &stotal) ||
+        lay_out(w->rcounts, P, c->gap, w->rdispls, &rtotal)) {
+        snprintf(msg, len, "buffers exceed 2^31 elements (MPI int displacements)");
+        return -1;
+    }
+    w->sbytes = (size_t)stotal * (size_t)w->type_bytes;
+    w->rbytes = (size_t)rtotal * (size_t)w->type_bytes + GUARD_BYTES;
+    w->sbuf = malloc(w->sbytes ? w->sbytes : 1);
+    w->pristine = malloc(w->sbytes ? w->sbytes : 1);
+    w->rbuf = malloc(w->rbytes);
+    w->vendor = malloc(w->rbytes);
+    w->expected = malloc(w->rbytes);
+    if (!w->sbuf || !w->pristine || !w->rbuf || !w->vendor || !w->expected)
+        goto nomem;
+    poison(w->sbuf, w->sbytes);
+    poison(w->expected, w->rbytes);
+    for (int j = 0; j < P; j++) {
+        wl_fill_payload(&spec, rank, j, 0, w->sbuf + (size_t)w->sdispls[j] * w->type_bytes,
+                        (long long)w->scounts[j] * w->type_bytes);
+        wl_fill_payload(&spec, j, rank, 0, w->expected + (size_t)w->rdispls[j] * w->type_bytes,
+                        (long long)w->rcounts[j] * w->type_bytes);
+    }
+    memcpy(w->pristine, w->sbuf, w->sbytes);
+    return 0;
+nomem:
+    snprintf(msg, len, "out of memory building the workload");
+    return -1;
+}
+
+/* One call of c's kernel (or of the vendor collective when vendor is set). */
+static int call_kernel(const config *c, const workload *w, int vendor, void *rbuf, MPI_Comm comm,
+                       a2a_stats *stats)
+{
+    if (c->kernel->family == A2A_FAMILY_UNIFORM) {
+        int count = w->scounts[0];
+        if (vendor)
+            return MPI_Alltoall(w->sbuf, count, w->type, rbuf, count, w->type, comm);
+        return c->kernel->call.uniform(w->sbuf, count, w->type, rbuf, count, w->type, comm,
+                                       c->params, stats);
+    }
+    if (vendor)
+        return MPI_Alltoallv(w->sbuf, w->scounts, w->sdispls, w->type, rbuf, w->rcounts,
+                             w->rdispls, w->type, comm);
+    return c->kernel->call.nonuniform(w->sbuf, w->scounts, w->sdispls, w->type, rbuf, w->rcounts,
+                                      w->rdispls, w->type, comm, c->params, stats);
+}
+
+/* Index of the first differing byte of a and b, or -1. */
+static long long first_difference(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    if (memcmp(a, b, n) == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return (long long)i;
+    return -1;
+}
+
+/* Describes where byte `at` of this rank's receive buffer lies. */
+static void describe_offset(const config *c, const workload *w, int rank, long long at,
+                            const unsigned char *got, const unsigned char *want, const char *what,
+                            char *msg, size_t len)
+{
+    long long element = at / w->type_bytes;
+    int src = -1;
+    for (int j = 0; j < c->P; j++)
+        if (element >= w->rdispls[j] && element < (long long)w->rdispls[j] + w->rcounts[j])
+            src = j;
+    if (src >= 0)
+        snprintf(msg, len, "rank %d: %s byte %lld (block from rank %d, byte %lld): got 0x%02x, "
+                 "expected 0x%02x", rank, what, at, src,
+                 at - (long long)w->rdispls[src] * w->type_bytes, got[at], want[at]);
+    else
+        snprintf(msg, len, "rank %d: %s byte %lld outside every block (gap or guard) was "
+                 "written: 0x%02x instead of the poison 0x%02x", rank, what, at, got[at], want[at]);
+}
+
+/* Compares this rank's buffers after a call; returns CHECK_* with a message. */
+static int check_buffers(const config *c, const workload *w, int rank, int against_vendor,
+                         char *msg, size_t len)
+{
+    long long at;
+    if ((at = first_difference(w->pristine, w->sbuf, w->sbytes)) >= 0) {
+        snprintf(msg, len, "rank %d: the kernel wrote to its send buffer (byte %lld)", rank, at);
+        return CHECK_WRONG;
+    }
+    if (against_vendor && (at = first_difference(w->vendor, w->expected, w->rbytes)) >= 0) {
+        describe_offset(c, w, rank, at, w->vendor, w->expected, "vendor result", msg, len);
+        return CHECK_ERROR; /* the reference itself disagrees with the workload */
+    }
+    const unsigned char *reference = against_vendor ? w->vendor : w->expected;
+    if ((at = first_difference(w->rbuf, reference, w->rbytes)) >= 0) {
+        describe_offset(c, w, rank, at, w->rbuf, reference, "receive", msg, len);
+        return CHECK_WRONG;
+    }
+    return CHECK_OK;
+}
+
+/* Agrees on the worst status over comm and brings the message of the lowest failing
+ * rank to rank 0. */
+static int agree(int status, char *msg, size_t len, MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    int mine[2] = { status, status ? rank : 1 << 30 }, worst[2];
+    MPI_Allreduce(&mine[0], &worst[0], 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(&mine[1], &worst[1], 1, MPI_INT, MPI_MIN, comm);
+    if (worst[0] != CHECK_OK && worst[1] != 0) {
+        if (rank == worst[1])
+            MPI_Send(msg, (int)len, MPI_CHAR, 0, 7, comm);
+        else if (rank == 0)
+            MPI_Recv(msg, (int)len, MPI_CHAR, worst[1], 7, comm, MPI_STATUS_IGNORE);
+    }
+    return worst[0];
+}
+
+static void stats_max(const a2a_stats *mine, a2a_stats *out, MPI_Comm comm)
+{
+    long long v[8] = { mine->rounds, mine->rounds_local, mine->rounds_global, mine->blocks,
+                       mine->bytes, mine->meta_bytes, mine->messages, mine->temp_bytes };
+    long long m[8];
+    MPI_Reduce(v, m, 8, MPI_LONG_LONG, MPI_MAX, 0, comm);
+    *out = (a2a_stats){ m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7] };
+}
+
+static void mpi_error_text(int code, const char *what, char *msg, size_t len)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    if (MPI_Error_string(code, text, &n) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "code %d", code);
+    snprintf(msg, len, "%s returned an MPI error: %s", what, text);
+}
+
+/* Guarantees: see runner.h. */
+void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    char msg[512] = "";
+    workload w;
+    int status = build_workload(c, rank, &w, msg, sizeof msg) ? CHECK_ERROR : CHECK_OK;
+    status = agree(status, msg, sizeof msg, comm);
+
+    a2a_stats stats = { 0 };
+    if (status == CHECK_OK) {
+        poison(w.rbuf, w.rbytes);
+        poison(w.vendor, w.rbytes);
+        int rc = call_kernel(c, &w, 1, w.vendor, comm, NULL);
+        if (rc != MPI_SUCCESS) {
+            mpi_error_text(rc, "the vendor collective", msg, sizeof msg);
+            status = CHECK_ERROR;
+        }
+        /* a failing rank still joins the kernel call so that peers are not left hanging */
+        rc = call_kernel(c, &w, 0, w.rbuf, comm, &stats);
+        if (rc != MPI_SUCCESS && status == CHECK_OK) {
+            mpi_error_text(rc, c->kernel->name, msg, sizeof msg);
+            status = CHECK_ERROR;
+        }
+        if (status == CHECK_OK)
+            status = check_buffers(c, &w, rank, 1, msg, sizeof msg);
+        status = agree(status, msg, sizeof msg, comm);
+    }
+    if (rank == 0) {
+        out->status = status == CHECK_OK ? "ok" : status == CHECK_WRONG ? "wrong" : "error";
+        snprintf(out->message, sizeof out->message, "%s", msg);
+    }
+    if (status != CHECK_ERROR) {
+        stats_max(&stats, &out->stats, comm);
+        long long sent = 0, total = 0;
+        for (int j = 0; j < c->P; j++)
+            if (j != rank)
+                sent += (long long)w.scounts[j] * w.type_bytes;
+        MPI_Reduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, comm);
+        if (rank == 0)
+            out->bytes_moved = total;
+    }
+    if (status != CHECK_OK) {
+        free_workload(&w);
+        return;
+    }
+
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < c->warmup && rc == MPI_SUCCESS; i++)
+        rc = call_kernel(c, &w, 0, w.rbuf, comm, NULL);
+    for (int i = 0; i < c->iterations && rc == MPI_SUCCESS; i++) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        rc = call_kernel(c, &w, 0, w.rbuf, comm, NULL);
+        double elapsed = MPI_Wtime() - t0, slowest = 0;
+        MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        if (rank == 0)
+            samples[i] = slowest;
+    }
+    if (rc != MPI_SUCCESS) {
+        mpi_error_text(rc, c->kernel->name, msg, sizeof msg);
+        status = CHECK_ERROR;
+    } else {
+        status = check_buffers(c, &w, rank, 0, msg, sizeof msg);
+        if (status != CHECK_OK) {
+            char first[sizeof msg];
+            memcpy(first, msg, sizeof first);
+            snprintf(msg, sizeof msg, "after the timed calls: %.480s", first);
+        }
+    }
+    status = agree(status, msg, sizeof msg, comm);
+    if (rank == 0) {
+        if (status == CHECK_OK) {
+            out->summary = summarize_samples(samples, c->iterations);
+        } else {
+            out->status = status == CHECK_WRONG ? "wrong" : "error";
+            snprintf(out->message, sizeof out->message, "%s", msg);
+        }
+    }
+    free_workload(&w);
+}

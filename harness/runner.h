@@ -1,0 +1,20 @@
+/* runner.h — validating and timing one configuration on a communicator of P ranks. */
+#ifndef A2A_RUNNER_H
+#define A2A_RUNNER_H
+
+#include "configs.h"
+#include "db.h"
+
+/* Runs configuration c on comm (size c->P; every rank of comm calls this):
+ *  1. builds the workload (block sizes and payloads from the seed, never the clock);
+ *  2. poisons the receive buffers, calls the vendor collective and the kernel once,
+ *     and compares the kernel's whole receive buffer (gaps and a guard tail included)
+ *     byte for byte with the vendor's, the vendor's with the expected data, and the
+ *     send buffer with its pristine copy;
+ *  3. if correct: `warmup` calls, then `iterations` timed calls (barrier, MPI_Wtime
+ *     around the call, max over ranks = one sample), then checks the result again.
+ * On rank 0 of comm fills *out (status, message, summary, stats = per-rank max,
+ * bytes moved) and samples[0..iterations) (the caller allocates them). */
+void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples);
+
+#endif

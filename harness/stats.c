@@ -1,0 +1,49 @@
+/* stats.c — summary statistics of timing samples. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats.h"
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Quantile q in [0,1] of sorted[0..n), type 7. */
+static double quantile(const double *sorted, int n, double q)
+{
+    double h = (n - 1) * q;
+    int lo = (int)floor(h);
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/* Guarantees: see stats.h. */
+sample_summary summarize_samples(const double *x, int n)
+{
+    sample_summary s = { 0 };
+    if (n <= 0)
+        return s;
+    double *sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted)
+        abort();
+    memcpy(sorted, x, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+    s.n = n;
+    s.min = sorted[0];
+    s.max = sorted[n - 1];
+    s.median = quantile(sorted, n, 0.5);
+    s.q1 = quantile(sorted, n, 0.25);
+    s.q3 = quantile(sorted, n, 0.75);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += sorted[i];
+    s.mean = sum / n;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (sorted[i] - s.mean) * (sorted[i] - s.mean);
+    s.stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+    free(sorted);
+    return s;
+}

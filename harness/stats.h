@@ -1,0 +1,15 @@
+/* stats.h — summary statistics of timing samples. */
+#ifndef A2A_STATS_H
+#define A2A_STATS_H
+
+typedef struct sample_summary {
+    int n;
+    double median, q1, q3, min, max, mean, stddev;
+} sample_summary;
+
+/* Summarises x[0..n) (x is not modified). Quantiles interpolate linearly between
+ * order statistics (Hyndman-Fan type 7, as numpy and R default); stddev is the sample
+ * standard deviation (n-1), 0 for n < 2. With n == 0 every field is 0. */
+sample_summary summarize_samples(const double *x, int n);
+
+#endif

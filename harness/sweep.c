@@ -1,0 +1,357 @@
+/* sweep.c — loading sweep files with libinih (see sweep.h). */
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sweep.h"
+
+static const char *const key_names[KEY_COUNT] = {
+    "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
+    "block_count", "ppn", "iterations", "warmup", "seed", "timeout"
+};
+
+/* Defaults for keys a section and the global part leave unset. */
+static const char *const key_defaults[KEY_COUNT] = {
+    [KEY_P] = "world", [KEY_DIST] = "constant", [KEY_PAYLOAD] = "pattern",
+    [KEY_DATATYPE] = "byte", [KEY_GAP] = "0", [KEY_PPN] = "0", [KEY_ITERATIONS] = "20",
+    [KEY_WARMUP] = "3", [KEY_SEED] = "1", [KEY_TIMEOUT] = "60",
+};
+
+static const char *const datatype_names[] = { "byte", "char", "int", "int64", "float", "double" };
+#define NDATATYPES ((int)(sizeof datatype_names / sizeof datatype_names[0]))
+
+/* Guarantees: a static name for every key. */
+const char *sweep_key_name(sweep_key key)
+{
+    return key_names[key];
+}
+
+/* Guarantees: the number of datatype names a sweep accepts. */
+int sweep_datatype_count(void)
+{
+    return NDATATYPES;
+}
+
+/* Guarantees: the name of datatype `index` (valid index). */
+const char *sweep_datatype_name(int index)
+{
+    return datatype_names[index];
+}
+
+/* Guarantees: the MPI predefined type for datatype `index` (valid index). */
+MPI_Datatype sweep_datatype(int index)
+{
+    switch (index) {
+    case 1: return MPI_CHAR;
+    case 2: return MPI_INT;
+    case 3: return MPI_INT64_T;
+    case 4: return MPI_FLOAT;
+    case 5: return MPI_DOUBLE;
+    default: return MPI_BYTE;
+    }
+}
+
+/* ---- reading: libinih over a string, counting lines ------------------------------- */
+
+typedef struct reader_state {
+    const char *next;
+    int line;
+} reader_state;
+
+typedef struct load_state {
+    sweep *sw;
+    reader_state reader;
+    sweep_setting global[KEY_COUNT];
+    char err[512];
+} load_state;
+
+static char *read_line(char *str, int num, void *stream)
+{
+    reader_state *r = stream;
+    if (!*r->next)
+        return NULL;
+    int n = 0;
+    while (n < num - 1 && r->next[n] && r->next[n] != '\n')
+        n++;
+    if (r->next[n] == '\n' && n < num - 1)
+        n++;
+    memcpy(str, r->next, (size_t)n);
+    str[n] = '\0';
+    r->next += n;
+    r->line++;
+    return str;
+}
+
+static int key_by_name(const char *name)
+{
+    for (int k = 0; k < KEY_COUNT; k++)
+        if (strcmp(key_names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+static int handle_pair(void *user, const char *section, const char *name, const char *value)
+{
+    load_state *st = user;
+    sweep *sw = st->sw;
+    int line = st->reader.line;
+    sweep_setting *settings = st->global;
+    if (section[0]) {
+        sweep_section *last = sw->nsections ? &sw->sections[sw->nsections - 1] : NULL;
+        if (!last || strcmp(last->name, section) != 0) {
+            for (int i = 0; i < sw->nsections; i++)
+                if (strcmp(sw->sections[i].name, section) == 0) {
+                    snprintf(st->err, sizeof st->err,
+                             "%s:%d: section [%s] appears twice (first at line %d)", sw->path, line,
+                             section, sw->sections[i].line);
+                    return 0;
+                }
+            if (strlen(section) >= sizeof last->name) {
+                snprintf(st->err, sizeof st->err, "%s:%d: section name too long", sw->path, line);
+                return 0;
+            }
+            sweep_section *grown = realloc(sw->sections, (size_t)(sw->nsections + 1) * sizeof *grown);
+            if (!grown)
+                abort();
+            sw->sections = grown;
+            last = &sw->sections[sw->nsections++];
+            memset(last, 0, sizeof *last);
+            snprintf(last->name, sizeof last->name, "%s", section);
+            last->line = line;
+        }
+        settings = last->setting;
+    }
+    int key = key_by_name(name);
+    if (key < 0) {
+        snprintf(st->err, sizeof st->err, "%s:%d: unknown key '%s'", sw->path, line, name);
+        return 0;
+    }
+    if (settings[key].text) {
+        snprintf(st->err, sizeof st->err, "%s:%d: key '%s' given twice (first at line %d)",
+                 sw->path, line, name, settings[key].line);
+        return 0;
+    }
+    settings[key].text = strdup(value);
+    settings[key].line = line;
+    return 1;
+}
+
+/* ---- checking one section ------------------------------------------------------- */
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int parse_int_setting(const char *path, const sweep_setting *s, long long lo,
+                             long long hi, long long *out, char *err, size_t errlen)
+{
+    char *end;
+    const char *t = s->text;
+    while (*t == ' ')
+        t++;
+    long long v = strtoll(t, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (end == t || *end)
+        FAIL("%s:%d: '%s' is not an integer", path, s->line, s->text);
+    if (v < lo || v > hi)
+        FAIL("%s:%d: %lld is outside %lld..%lld", path, s->line, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_names(const char *path, const sweep_setting *s, const char *what,
+                       int (*lookup)(const char *, void *), void *ctx, int **out, int *n,
+                       char *err, size_t errlen)
+{
+    char **words, msg[256];
+    int nwords;
+    if (vlist_split_words(s->text, &words, &nwords, msg, sizeof msg) != 0)
+        FAIL("%s:%d: %s: %s", path, s->line, what, msg);
+    *out = malloc((size_t)nwords * sizeof **out);
+    *n = 0;
+    for (int i = 0; i < nwords; i++) {
+        int v = lookup(words[i], ctx);
+        if (v < 0) {
+            snprintf(err, errlen, "%s:%d: unknown %s '%s'", path, s->line, what, words[i]);
+            vlist_free_words(words, nwords);
+            return -1;
+        }
+        int seen = 0;
+        for (int j = 0; j < *n; j++)
+            seen |= (*out)[j] == v;
+        if (!seen)
+            (*out)[(*n)++] = v;
+    }
+    vlist_free_words(words, nwords);
+    return 0;
+}
+
+static int lookup_dist(const char *name, void *ctx) { (void)ctx; return wl_dist_by_name(name); }
+static int lookup_payload(const char *name, void *ctx) { (void)ctx; return wl_payload_by_name(name); }
+static int lookup_datatype(const char *name, void *ctx)
+{
+    (void)ctx;
+    for (int i = 0; i < NDATATYPES; i++)
+        if (strcmp(datatype_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
+                         char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
+    for (int k = 0; k < KEY_COUNT; k++)
+        if (!set[k].text && global[k].text) {
+            set[k].text = strdup(global[k].text);
+            set[k].line = global[k].line;
+        }
+    for (int k = 0; k < KEY_COUNT; k++)
+        if (!set[k].text && key_defaults[k]) {
+            set[k].text = strdup(key_defaults[k]);
+            set[k].line = sec->line;
+        }
+    static const sweep_key required[] = { KEY_FAMILY, KEY_KERNELS, KEY_S };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!set[required[i]].text)
+            FAIL("%s:%d: section [%s] does not set '%s'", path, sec->line, sec->name,
+                 key_names[required[i]]);
+
+    char word[64];
+    if (sscanf(set[KEY_FAMILY].text, " %63s", word) != 1 || (int)(sec->family = a2a_family_by_name(word)) < 0)
+        FAIL("%s:%d: unknown family '%s' (known: uniform, nonuniform)", path,
+             set[KEY_FAMILY].line, set[KEY_FAMILY].text);
+
+    char **names, msg[256];
+    int nnames;
+    if (vlist_split_words(set[KEY_KERNELS].text, &names, &nnames, msg, sizeof msg) != 0)
+        FAIL("%s:%d: kernels: %s", path, set[KEY_KERNELS].line, msg);
+    sec->kernels = malloc((size_t)nnames * sizeof *sec->kernels);
+    for (int i = 0; i < nnames; i++) {
+        const a2a_kernel *k = a2a_find_kernel(sec->family, names[i]);
+        if (!k) {
+            snprintf(err, errlen, "%s:%d: unknown %s kernel '%s' (see 'a2atune list')", path,
+                     set[KEY_KERNELS].line, a2a_family_name(sec->family), names[i]);
+            vlist_free_words(names, nnames);
+            return -1;
+        }
+        int seen = 0;
+        for (int j = 0; j < sec->nkernels; j++)
+            seen |= sec->kernels[j] == k;
+        if (!seen)
+            sec->kernels[sec->nkernels++] = k;
+    }
+    vlist_free_words(names, nnames);
+
+    if (parse_names(path, &set[KEY_DIST], "distribution", lookup_dist, NULL, &sec->dists,
+                    &sec->ndists, err, errlen) ||
+        parse_names(path, &set[KEY_PAYLOAD], "payload", lookup_payload, NULL, &sec->payloads,
+                    &sec->npayloads, err, errlen) ||
+        parse_names(path, &set[KEY_DATATYPE], "datatype", lookup_datatype, NULL,
+                    &sec->datatypes, &sec->ndatatypes, err, errlen))
+        return -1;
+    if (sec->family == A2A_FAMILY_UNIFORM)
+        for (int i = 0; i < sec->ndists; i++)
+            if (!wl_dist_is_constant((wl_dist)sec->dists[i]))
+                FAIL("%s:%d: distribution '%s' gives blocks of different sizes; the uniform "
+                     "family needs 'constant'", path, set[KEY_DIST].line,
+                     wl_dist_name((wl_dist)sec->dists[i]));
+
+    struct { sweep_key key; vlist **list; } lists[] = {
+        { KEY_P, &sec->P }, { KEY_S, &sec->S }, { KEY_GAP, &sec->gap },
+        { KEY_RADIX, &sec->param[A2A_PARAM_RADIX] }, { KEY_RADIX2, &sec->param[A2A_PARAM_RADIX2] },
+        { KEY_BLOCK_COUNT, &sec->param[A2A_PARAM_BLOCK_COUNT] }, { KEY_PPN, &sec->param[A2A_PARAM_PPN] },
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        const sweep_setting *s = &set[lists[i].key];
+        if (!s->text)
+            continue;
+        if (vlist_parse(s->text, lists[i].list, msg, sizeof msg) != 0)
+            FAIL("%s:%d: %s = %s: %s", path, s->line, key_names[lists[i].key], s->text, msg);
+    }
+    if (vlist_uses(sec->P, "P") || vlist_uses(sec->P, "Q") || vlist_uses(sec->P, "N"))
+        FAIL("%s:%d: P may only depend on 'world' (the launch size)", path, set[KEY_P].line);
+
+    for (int i = 0; i < sec->nkernels; i++)
+        for (int p = 0; p < A2A_PARAM_COUNT; p++)
+            if (p != A2A_PARAM_PPN && a2a_kernel_takes(sec->kernels[i], (a2a_param)p) &&
+                !sec->param[p])
+                FAIL("%s:%d: kernel %s takes %s but section [%s] does not set it", path,
+                     set[KEY_KERNELS].line, sec->kernels[i]->name, a2a_param_name((a2a_param)p),
+                     sec->name);
+
+    long long v;
+    if (parse_int_setting(path, &set[KEY_ITERATIONS], 1, 1000000, &v, err, errlen))
+        return -1;
+    sec->iterations = (int)v;
+    if (parse_int_setting(path, &set[KEY_WARMUP], 0, 1000000, &v, err, errlen))
+        return -1;
+    sec->warmup = (int)v;
+    if (parse_int_setting(path, &set[KEY_SEED], 0, (long long)(~0ULL >> 1), &v, err, errlen))
+        return -1;
+    sec->seed = (uint64_t)v;
+    if (parse_int_setting(path, &set[KEY_TIMEOUT], 1, 86400, &v, err, errlen))
+        return -1;
+    sec->timeout = (double)v;
+    return 0;
+}
+
+/* Guarantees: on success every section is complete and checked (see sweep.h). */
+int sweep_load(const char *path, const char *text, sweep **out, char *err, size_t errlen)
+{
+    sweep *sw = calloc(1, sizeof *sw);
+    sw->path = strdup(path);
+    sw->text = strdup(text);
+    load_state st = { .sw = sw, .reader = { text, 0 } };
+    int rc = ini_parse_stream(read_line, &st.reader, handle_pair, &st);
+    if (rc != 0) {
+        if (st.err[0])
+            snprintf(err, errlen, "%s", st.err);
+        else if (rc > 0)
+            snprintf(err, errlen, "%s:%d: not a 'key = value' line or '[section]' header", path, rc);
+        else
+            snprintf(err, errlen, "%s: cannot parse (out of memory)", path);
+        goto fail;
+    }
+    if (sw->nsections == 0) {
+        snprintf(err, errlen, "%s:%d: no section with settings: nothing to run", path,
+                 st.reader.line > 0 ? st.reader.line : 1);
+        goto fail;
+    }
+    for (int i = 0; i < sw->nsections; i++)
+        if (check_section(path, &sw->sections[i], st.global, err, errlen))
+            goto fail;
+    for (int k = 0; k < KEY_COUNT; k++)
+        free(st.global[k].text);
+    *out = sw;
+    return 0;
+fail:
+    for (int k = 0; k < KEY_COUNT; k++)
+        free(st.global[k].text);
+    sweep_free(sw);
+    return -1;
+}
+
+/* Guarantees: frees everything sweep_load allocated; NULL is fine. */
+void sweep_free(sweep *sw)
+{
+    if (!sw)
+        return;
+    for (int i = 0; i < sw->nsections; i++) {
+        sweep_section *sec = &sw->sections[i];
+        for (int k = 0; k < KEY_COUNT; k++)
+            free(sec->setting[k].text);
+        free(sec->kernels);
+        vlist_free(sec->P);
+        vlist_free(sec->S);
+        vlist_free(sec->gap);
+        for (int p = 0; p < A2A_PARAM_COUNT; p++)
+            vlist_free(sec->param[p]);
+        free(sec->dists);
+        free(sec->payloads);
+        free(sec->datatypes);
+    }
+    free(sw->sections);
+    free(sw->path);
+    free(sw->text);
+    free(sw);
+}

@@ -1,0 +1,64 @@
+/* sweep.h — sweep files: INI sections describing experiments (see README "Sweep format").
+ *
+ * Loading checks everything that can be checked without knowing P: keys, syntax of
+ * every value list, names of families, kernels, distributions and datatypes. Errors
+ * come back as one line "file:line: message". */
+#ifndef A2A_SWEEP_H
+#define A2A_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "a2a_registry.h"
+#include "vlist.h"
+#include "workload.h"
+
+typedef enum sweep_key {
+    KEY_FAMILY, KEY_KERNELS, KEY_P, KEY_S, KEY_DIST, KEY_PAYLOAD, KEY_DATATYPE, KEY_GAP,
+    KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN, KEY_ITERATIONS, KEY_WARMUP, KEY_SEED,
+    KEY_TIMEOUT, KEY_COUNT
+} sweep_key;
+
+/* Where a setting was written, for error messages. */
+typedef struct sweep_setting {
+    char *text; /* NULL when not set */
+    int line;
+} sweep_setting;
+
+typedef struct sweep_section {
+    char name[64];
+    int line;                        /* line of the [name] header */
+    sweep_setting setting[KEY_COUNT];
+    a2a_family family;
+    const a2a_kernel **kernels;
+    int nkernels;
+    vlist *P, *S, *gap;
+    vlist *param[A2A_PARAM_COUNT];   /* NULL when the section does not set it */
+    int *dists, ndists;              /* wl_dist values */
+    int *payloads, npayloads;        /* wl_payload values */
+    int *datatypes, ndatatypes;      /* indices into sweep_datatype_name() */
+    int iterations, warmup;
+    uint64_t seed;
+    double timeout;                  /* seconds per configuration */
+} sweep_section;
+
+typedef struct sweep {
+    char *path;
+    char *text;
+    sweep_section *sections;
+    int nsections;
+} sweep;
+
+/* Parses `text` (the content of `path`). Returns 0 and a new sweep, or -1 with
+ * "path:line: message" in err. */
+int sweep_load(const char *path, const char *text, sweep **out, char *err, size_t errlen);
+void sweep_free(sweep *sw);
+
+/* Name of a sweep key ("block_count", ...). */
+const char *sweep_key_name(sweep_key key);
+
+/* Datatypes a sweep may name: count, name, MPI handle. */
+int sweep_datatype_count(void);
+const char *sweep_datatype_name(int index);
+MPI_Datatype sweep_datatype(int index);
+
+#endif

@@ -1,0 +1,66 @@
+/* watchdog.c — a per-configuration time limit (see watchdog.h). */
+#include <pthread.h>
+#include <time.h>
+#include "watchdog.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int armed;
+static struct timespec deadline;
+static void (*fire_action)(void *);
+static void *fire_ctx;
+
+static void *watch(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        if (!armed) {
+            pthread_cond_wait(&changed, &lock);
+            continue;
+        }
+        if (pthread_cond_timedwait(&changed, &lock, &deadline) != 0 && armed) {
+            void (*fire)(void *) = fire_action;
+            void *ctx = fire_ctx;
+            pthread_mutex_unlock(&lock);
+            fire(ctx);
+            return NULL;
+        }
+    }
+}
+
+/* Guarantees: a detached thread waiting for watchdog_arm(). */
+void watchdog_start(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&changed, &attr);
+    pthread_t thread;
+    pthread_create(&thread, NULL, watch, NULL);
+    pthread_detach(thread);
+}
+
+/* Guarantees: fire(ctx) runs after `seconds` unless disarmed before. */
+void watchdog_arm(double seconds, void (*fire)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&lock);
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    long long ns = deadline.tv_nsec + (long long)((seconds - (long long)seconds) * 1e9);
+    deadline.tv_sec += (time_t)seconds + (time_t)(ns / 1000000000);
+    deadline.tv_nsec = (long)(ns % 1000000000);
+    fire_action = fire;
+    fire_ctx = ctx;
+    armed = 1;
+    pthread_cond_signal(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Guarantees: no fire until the next watchdog_arm(). */
+void watchdog_disarm(void)
+{
+    pthread_mutex_lock(&lock);
+    armed = 0;
+    pthread_cond_signal(&changed);
+    pthread_mutex_unlock(&lock);
+}

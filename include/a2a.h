@@ -1,0 +1,135 @@
+/*
+ * a2a.h — the public API of liba2a: all-to-all kernels with MPI-like signatures.
+ *
+ * Every kernel can replace the MPI collective of the same shape:
+ *   A2A_Alltoall_<name>(sbuf, scount, stype, rbuf, rcount, rtype, comm, <tuning...>, stats)
+ *   A2A_Alltoallv_<name>(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+ *                        comm, <tuning...>, stats)
+ *
+ * Contract shared by all kernels:
+ *  - the send buffer is never written; the receive buffer is never read before the
+ *    kernel wrote it (no flags in user memory);
+ *  - only the communicator passed in is used (never MPI_COMM_WORLD);
+ *  - everything the kernel allocates is freed before it returns;
+ *  - datatypes: any datatype whose data is contiguous (size == extent, lower bound 0),
+ *    which covers every predefined type; byte counts derive from the type size;
+ *  - return value: MPI_SUCCESS, or an MPI error code (MPI_ERR_ARG for a tuning
+ *    parameter out of range, MPI_ERR_TYPE for a non-contiguous type, MPI_ERR_NO_MEM);
+ *  - stats may be NULL. When given, the kernel ADDS what it did to it (the caller zeroes
+ *    it first); temp_bytes is combined with max, not added.
+ */
+#ifndef A2A_H
+#define A2A_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one call of a kernel did on the calling rank. Self-copies are not counted. */
+typedef struct a2a_stats {
+    long long rounds;        /* communication rounds this rank took part in */
+    long long rounds_local;  /* of those, rounds of an intra-node layer (hierarchical kernels) */
+    long long rounds_global; /* of those, rounds of an inter-node layer (hierarchical kernels) */
+    long long blocks;        /* data blocks sent to other ranks (one block = data for one final destination) */
+    long long bytes;         /* payload bytes sent to other ranks */
+    long long meta_bytes;    /* metadata bytes sent (block sizes of two-phase kernels) */
+    long long messages;      /* point-to-point messages sent (payload and metadata) */
+    long long temp_bytes;    /* peak bytes of temporary memory the kernel allocated */
+} a2a_stats;
+
+/* ---- uniform all-to-all (MPI_Alltoall shape) ------------------------------------ */
+
+/* The MPI library's own MPI_Alltoall. */
+int A2A_Alltoall_vendor(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
+/* Spread-out: all Irecv/Isend at once, round-robin peers (rank+i, rank-i). */
+int A2A_Alltoall_spread_out(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
+/* Pairwise exchange: P-1 rounds of MPI_Sendrecv with (rank+i, rank-i). */
+int A2A_Alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                          int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
+/* Scattered: spread-out in batches of block_count peers, each batch completed before
+ * the next (MPICH's throttle). block_count in [1, P]. */
+int A2A_Alltoall_scattered(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, MPI_Comm comm, int block_count,
+                           a2a_stats *stats);
+/* Classic Bruck, radix 2: rotation, ceil(log2 P) rounds, inverse rotation. */
+int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
+/* TRA: tunable-radix Bruck, radix in [2, max(2, P)], any P. */
+int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix,
+                     a2a_stats *stats);
+/* TRA2: TRA inside each node with radix_local in [2, Q], then TRA across the N = P/Q
+ * nodes with radix_global in [2, N]; ppn = Q, or 0 for the real node size. P % Q == 0. */
+int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix_local,
+                      int radix_global, int ppn, a2a_stats *stats);
+
+/* ---- non-uniform all-to-all (MPI_Alltoallv shape) -------------------------------- */
+
+/* The MPI library's own MPI_Alltoallv. */
+int A2A_Alltoallv_vendor(const void *sbuf, const int *scounts, const int *sdispls,
+                         MPI_Datatype stype, void *rbuf, const int *rcounts,
+                         const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                         a2a_stats *stats);
+/* Spread-out: all Irecv/Isend at once, round-robin peers. */
+int A2A_Alltoallv_spread_out(const void *sbuf, const int *scounts, const int *sdispls,
+                             MPI_Datatype stype, void *rbuf, const int *rcounts,
+                             const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                             a2a_stats *stats);
+/* Scattered: spread-out in batches of block_count peers (MPICH), block_count in [1, P]. */
+int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdispls,
+                            MPI_Datatype stype, void *rbuf, const int *rcounts,
+                            const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                            int block_count, a2a_stats *stats);
+/* Linear (Open MPI basic): all requests posted in ascending rank order. */
+int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispls,
+                         MPI_Datatype stype, void *rbuf, const int *rcounts,
+                         const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                         a2a_stats *stats);
+/* Pairwise (Open MPI): per round one Irecv and a blocking Send, then wait. */
+int A2A_Alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdispls,
+                           MPI_Datatype stype, void *rbuf, const int *rcounts,
+                           const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                           a2a_stats *stats);
+/* Two-phase non-uniform Bruck (radix 2): block sizes first, then data, each round. */
+int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 a2a_stats *stats);
+/* TuNA: tunable radix in [2, max(2, P)], block_count in [1, radix-1] sub-rounds in flight. */
+int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
+                       MPI_Datatype stype, void *rbuf, const int *rcounts,
+                       const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
+                       int block_count, a2a_stats *stats);
+/* TuNA_l^g staggered: intra-node TuNA (radix in [2, Q]) then inter-node scattered, one
+ * block per round, block_count requests in flight. ppn = Q or 0 for the real node. */
+int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 int radix, int block_count, int ppn, a2a_stats *stats);
+/* TuNA_l^g coalesced: as staggered, but Q blocks per inter-node message, N-1 rounds. */
+int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 int radix, int block_count, int ppn, a2a_stats *stats);
+
+/* ---- helpers shared by kernels and applications ---------------------------------- */
+
+/* Bytes per element of a contiguous datatype in *bytes; MPI_ERR_TYPE if the type's
+ * data is not contiguous (size != extent or lower bound != 0). */
+int A2A_Type_bytes(MPI_Datatype type, MPI_Aint *bytes);
+
+/* Processes per node Q for comm: ppn if ppn > 0, otherwise the size of the calling
+ * rank's shared-memory node. Also returns the node index of the calling rank
+ * (rank / Q) and its local rank (rank % Q), assuming ranks are numbered node by node.
+ * MPI_ERR_ARG if P % Q != 0 or the real nodes are not numbered in blocks of Q. */
+int A2A_Node_layout(MPI_Comm comm, int ppn, int *q, int *node, int *local_rank);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,104 @@
+/*
+ * a2a_registry.h — the one table of kernels in liba2a.
+ *
+ * Tools (the a2atune driver, the tuned dispatcher) only ever see kernels through this
+ * table: a name, a family (which fixes the call shape), the tuning parameters the
+ * kernel takes with their valid ranges as functions of P and Q, and constraints.
+ */
+#ifndef A2A_REGISTRY_H
+#define A2A_REGISTRY_H
+
+#include <stddef.h>
+#include "a2a.h"
+
+typedef enum a2a_family {
+    A2A_FAMILY_UNIFORM,    /* MPI_Alltoall shape */
+    A2A_FAMILY_NONUNIFORM, /* MPI_Alltoallv shape */
+    A2A_FAMILY_COUNT
+} a2a_family;
+
+/* Tuning parameters a kernel may take. Values are ints; 0 means "not used". */
+typedef enum a2a_param {
+    A2A_PARAM_RADIX,       /* radix (intra-node radix for two-layer kernels) */
+    A2A_PARAM_RADIX2,      /* inter-node radix of two-layer kernels */
+    A2A_PARAM_BLOCK_COUNT, /* requests / sub-rounds in flight */
+    A2A_PARAM_PPN,         /* processes per node Q (0 = the real node) */
+    A2A_PARAM_COUNT
+} a2a_param;
+
+/* A bound is base + offset, with base one of the sizes below. */
+typedef enum a2a_bound_base {
+    A2A_BOUND_CONST, /* offset alone */
+    A2A_BOUND_P,     /* communicator size */
+    A2A_BOUND_Q,     /* processes per node */
+    A2A_BOUND_N,     /* nodes, P / Q */
+    A2A_BOUND_RADIX  /* the kernel's radix parameter */
+} a2a_bound_base;
+
+typedef struct a2a_bound {
+    a2a_bound_base base;
+    int offset;
+} a2a_bound;
+
+/* Valid values lo..max(lo, hi): an upper bound below the lower one (radix 2..P at
+ * P = 1) still admits the lower bound, so every kernel runs at every P. */
+typedef struct a2a_param_range {
+    a2a_param param;
+    a2a_bound lo, hi;
+} a2a_param_range;
+
+typedef int (*a2a_uniform_call)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                                const int params[A2A_PARAM_COUNT], a2a_stats *stats);
+typedef int (*a2a_nonuniform_call)(const void *sbuf, const int *scounts, const int *sdispls,
+                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                   const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                   const int params[A2A_PARAM_COUNT], a2a_stats *stats);
+
+#define A2A_MAX_PARAMS 4
+
+typedef struct a2a_kernel {
+    const char *name;   /* unique within its family */
+    a2a_family family;
+    const char *summary;
+    int is_baseline;    /* the MPI library's own collective of this family */
+    int nparams;
+    a2a_param_range params[A2A_MAX_PARAMS];
+    int needs_groups;   /* needs P % Q == 0 (Q = ppn, or the real node size) */
+    union {
+        a2a_uniform_call uniform;
+        a2a_nonuniform_call nonuniform;
+    } call;
+} a2a_kernel;
+
+/* The table and its length. Entries are constant for the life of the program. */
+const a2a_kernel *a2a_registry(int *count);
+
+/* The kernel called `name` in `family`, or NULL. */
+const a2a_kernel *a2a_find_kernel(a2a_family family, const char *name);
+
+/* Name of a family ("uniform", ...) / of a parameter ("radix", ...). */
+const char *a2a_family_name(a2a_family family);
+const char *a2a_param_name(a2a_param param);
+
+/* Family by name; returns -1 if unknown. */
+int a2a_family_by_name(const char *name);
+
+/* 1 if the kernel takes parameter `param`. */
+int a2a_kernel_takes(const a2a_kernel *kernel, a2a_param param);
+
+/* Writes "lo..hi" for the kernel's range of `param` as text ("2..P", "1..radix-1"). */
+void a2a_range_text(const a2a_param_range *range, char *text, size_t len);
+
+/* 1 if params[param] lies in the kernel's range for that parameter at (P, Q); 1 also
+ * when the kernel does not take the parameter. */
+int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
+                       const int params[A2A_PARAM_COUNT]);
+
+/* Checks params against the kernel's ranges and constraints for a communicator of
+ * size P with Q processes per node. Returns 1 if valid, else 0 with a one-line reason
+ * in `why`. Parameters the kernel does not take must be 0. */
+int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2A_PARAM_COUNT],
+                     char *why, size_t len);
+
+#endif

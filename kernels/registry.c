@@ -1,0 +1,200 @@
+/* registry.c — the one table of kernels: names, families, parameters, ranges, calls. */
+#include <stdio.h>
+#include <string.h>
+#include "a2a_registry.h"
+
+/* ---- calls: adapt each public function to its family's call shape ---------------- */
+
+#define UNIFORM_ARGS                                                                      \
+    const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm c, \
+        const int *p, a2a_stats *s
+#define NONUNIFORM_ARGS                                                                   \
+    const void *sb, const int *sc, const int *sd, MPI_Datatype st, void *rb, const int *rc, \
+        const int *rd, MPI_Datatype rt, MPI_Comm c, const int *p, a2a_stats *s
+
+static int u_vendor(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_vendor(sb, sc, st, rb, rc, rt, c, s); }
+static int u_spread_out(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_spread_out(sb, sc, st, rb, rc, rt, c, s); }
+static int u_pairwise(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_pairwise(sb, sc, st, rb, rc, rt, c, s); }
+static int u_scattered(UNIFORM_ARGS)
+{
+    return A2A_Alltoall_scattered(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
+}
+
+static int v_vendor(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_vendor(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
+static int v_spread_out(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_spread_out(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
+static int v_linear(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_linear(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
+static int v_pairwise(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_pairwise(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
+static int v_scattered(NONUNIFORM_ARGS)
+{
+    return A2A_Alltoallv_scattered(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
+}
+
+/* ---- the table -------------------------------------------------------------------- */
+
+#define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
+    { param, { lo_base, lo_off }, { hi_base, hi_off } }
+#define BLOCK_COUNT_1_TO_P RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
+
+static const a2a_kernel kernels[] = {
+    { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall", 1, 0, { { 0 } }, 0,
+      { .uniform = u_vendor } },
+    { "spread_out", A2A_FAMILY_UNIFORM, "all Isend/Irecv at once, round-robin peers", 0, 0,
+      { { 0 } }, 0, { .uniform = u_spread_out } },
+    { "pairwise", A2A_FAMILY_UNIFORM, "P-1 rounds of Sendrecv with rank+i / rank-i", 0, 0,
+      { { 0 } }, 0, { .uniform = u_pairwise } },
+    { "scattered", A2A_FAMILY_UNIFORM, "spread-out in batches of block_count (MPICH)", 0, 1,
+      { BLOCK_COUNT_1_TO_P }, 0, { .uniform = u_scattered } },
+
+    { "vendor", A2A_FAMILY_NONUNIFORM, "the MPI library's MPI_Alltoallv", 1, 0, { { 0 } }, 0,
+      { .nonuniform = v_vendor } },
+    { "spread_out", A2A_FAMILY_NONUNIFORM, "all Isend/Irecv at once, round-robin peers", 0, 0,
+      { { 0 } }, 0, { .nonuniform = v_spread_out } },
+    { "scattered", A2A_FAMILY_NONUNIFORM, "spread-out in batches of block_count (MPICH)", 0,
+      1, { BLOCK_COUNT_1_TO_P }, 0, { .nonuniform = v_scattered } },
+    { "linear", A2A_FAMILY_NONUNIFORM, "all requests in ascending rank order (Open MPI basic)",
+      0, 0, { { 0 } }, 0, { .nonuniform = v_linear } },
+    { "pairwise", A2A_FAMILY_NONUNIFORM, "per round one Irecv + blocking Send (Open MPI)", 0, 0,
+      { { 0 } }, 0, { .nonuniform = v_pairwise } },
+};
+
+/* ---- lookups ----------------------------------------------------------------------- */
+
+static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform" };
+static const char *const param_names[A2A_PARAM_COUNT] = { "radix", "radix2", "block_count",
+                                                          "ppn" };
+
+/* Guarantees: the whole table, in declaration order. */
+const a2a_kernel *a2a_registry(int *count)
+{
+    *count = (int)(sizeof kernels / sizeof kernels[0]);
+    return kernels;
+}
+
+/* Guarantees: the entry with this family and name, or NULL. */
+const a2a_kernel *a2a_find_kernel(a2a_family family, const char *name)
+{
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i].family == family && strcmp(kernels[i].name, name) == 0)
+            return &kernels[i];
+    return NULL;
+}
+
+/* Guarantees: a static name for every valid family, "?" otherwise. */
+const char *a2a_family_name(a2a_family family)
+{
+    return family >= 0 && family < A2A_FAMILY_COUNT ? family_names[family] : "?";
+}
+
+/* Guarantees: a static name for every valid parameter, "?" otherwise. */
+const char *a2a_param_name(a2a_param param)
+{
+    return param >= 0 && param < A2A_PARAM_COUNT ? param_names[param] : "?";
+}
+
+/* Guarantees: the family whose name matches exactly, or -1. */
+int a2a_family_by_name(const char *name)
+{
+    for (int f = 0; f < A2A_FAMILY_COUNT; f++)
+        if (strcmp(family_names[f], name) == 0)
+            return f;
+    return -1;
+}
+
+/* Guarantees: 1 iff `param` is among the kernel's parameters. */
+int a2a_kernel_takes(const a2a_kernel *kernel, a2a_param param)
+{
+    for (int i = 0; i < kernel->nparams; i++)
+        if (kernel->params[i].param == param)
+            return 1;
+    return 0;
+}
+
+static void bound_text(a2a_bound b, char *text, size_t len)
+{
+    static const char *const base[] = { "", "P", "Q", "N", "radix" };
+    if (b.base == A2A_BOUND_CONST)
+        snprintf(text, len, "%d", b.offset);
+    else if (b.offset == 0)
+        snprintf(text, len, "%s", base[b.base]);
+    else
+        snprintf(text, len, "%s%+d", base[b.base], b.offset);
+}
+
+/* Guarantees: "lo..hi" in text (truncated to len). */
+void a2a_range_text(const a2a_param_range *range, char *text, size_t len)
+{
+    char lo[24], hi[24];
+    bound_text(range->lo, lo, sizeof lo);
+    bound_text(range->hi, hi, sizeof hi);
+    snprintf(text, len, "%s..%s", lo, hi);
+}
+
+static int bound_value(a2a_bound b, int P, int Q, const int *params)
+{
+    switch (b.base) {
+    case A2A_BOUND_P: return P + b.offset;
+    case A2A_BOUND_Q: return Q + b.offset;
+    case A2A_BOUND_N: return (Q > 0 ? P / Q : P) + b.offset;
+    case A2A_BOUND_RADIX: return params[A2A_PARAM_RADIX] + b.offset;
+    default: return b.offset;
+    }
+}
+
+/* The valid interval of range r at (P, Q): lo..max(lo, hi). */
+static void range_bounds(const a2a_param_range *r, int P, int Q, const int *params, int *lo,
+                         int *hi)
+{
+    *lo = bound_value(r->lo, P, Q, params);
+    *hi = bound_value(r->hi, P, Q, params);
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+/* Guarantees: 1 iff the parameter is not taken or its value is inside its interval. */
+int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
+                       const int params[A2A_PARAM_COUNT])
+{
+    for (int i = 0; i < kernel->nparams; i++) {
+        const a2a_param_range *r = &kernel->params[i];
+        if (r->param != param)
+            continue;
+        if (param == A2A_PARAM_PPN) /* Q itself: ppn 0 means the real node */
+            return params[param] >= 0 && params[param] <= P;
+        int lo, hi;
+        range_bounds(r, P, Q, params, &lo, &hi);
+        return params[param] >= lo && params[param] <= hi;
+    }
+    return 1;
+}
+
+/* Guarantees: 1 iff every parameter is in its range and the constraints hold. */
+int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2A_PARAM_COUNT],
+                     char *why, size_t len)
+{
+    for (int p = 0; p < A2A_PARAM_COUNT; p++)
+        if (params[p] != 0 && !a2a_kernel_takes(kernel, (a2a_param)p)) {
+            snprintf(why, len, "%s does not take %s", kernel->name, param_names[p]);
+            return 0;
+        }
+    for (int i = 0; i < kernel->nparams; i++) {
+        const a2a_param_range *r = &kernel->params[i];
+        if (a2a_param_in_range(kernel, r->param, P, Q, params))
+            continue;
+        if (r->param == A2A_PARAM_PPN) {
+            snprintf(why, len, "ppn = %d outside 0..P = 0..%d", params[r->param], P);
+            return 0;
+        }
+        char range[64];
+        int lo, hi;
+        a2a_range_text(r, range, sizeof range);
+        range_bounds(r, P, Q, params, &lo, &hi);
+        snprintf(why, len, "%s = %d outside %s = %d..%d at P = %d, Q = %d",
+                 param_names[r->param], params[r->param], range, lo, hi, P, Q);
+        return 0;
+    }
+    if (kernel->needs_groups && (Q < 1 || Q > P || P % Q != 0)) {
+        snprintf(why, len, "P = %d is not a multiple of Q = %d", P, Q);
+        return 0;
+    }
+    return 1;
+}
