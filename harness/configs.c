@@ -262,16 +262,40 @@ done:
     return rc;
 }
 
+/* 1 if `name` is one of the comma-separated names in `list`. */
+static int in_name_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 /* Guarantees: see configs.h. */
 int expand_sweep(const sweep *sw, const launch_info *launch, const char *only_section,
                  config **out, int *count, char *err, size_t errlen)
 {
     config_list list = { 0 };
-    int found = 0;
+    if (only_section)
+        for (const char *p = only_section; *p;) {
+            size_t len = strcspn(p, ",");
+            int known = 0;
+            for (int s = 0; s < sw->nsections; s++)
+                known |= strlen(sw->sections[s].name) == len &&
+                         strncmp(sw->sections[s].name, p, len) == 0;
+            if (!known) {
+                snprintf(err, errlen, "%s: no section [%.*s]", sw->path, (int)len, p);
+                return -1;
+            }
+            p += len + (p[len] == ',');
+        }
     for (int s = 0; s < sw->nsections; s++) {
-        if (only_section && strcmp(sw->sections[s].name, only_section) != 0)
+        if (only_section && !in_name_list(only_section, sw->sections[s].name))
             continue;
-        found = 1;
         expansion ex = { .sw = sw, .sec = &sw->sections[s], .launch = launch, .list = &list,
                          .err = err, .errlen = errlen };
         int rc = expand_section(&ex, s);
@@ -281,11 +305,6 @@ int expand_sweep(const sweep *sw, const launch_info *launch, const char *only_se
             free(list.items);
             return -1;
         }
-    }
-    if (!found) {
-        snprintf(err, errlen, "%s: no section [%s]", sw->path, only_section);
-        free(list.items);
-        return -1;
     }
     *out = list.items;
     *count = list.count;

@@ -29,7 +29,7 @@ typedef struct launch_info {
     double mem_available;           /* bytes a node may use for buffers (0 = no limit) */
 } launch_info;
 
-/* Expands every section (or only `only_section` if not NULL) into configurations in a
+/* Expands every section (or only those named in the comma-separated `only_section`) into configurations in a
  * fixed order: section, P, kernel, S, dist, payload, datatype, gap, then parameters.
  * Invalid combinations are kept with skip = 1 and a reason. Returns 0, or -1 with
  * "file:line: message" in err for values that are wrong for every P (e.g. radix = 1),

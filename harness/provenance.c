@@ -116,7 +116,7 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     int len = 0;
     MPI_Get_library_version(version, &len);
     version[strcspn(version, "\n")] = '\0';
-    snprintf(info->mpi_version, sizeof info->mpi_version, "%s", version);
+    snprintf(info->mpi_version, sizeof info->mpi_version, "%.500s", version);
     snprintf(info->mpi_library, sizeof info->mpi_library, "%s",
              strstr(version, "Open MPI") ? "Open MPI" : strstr(version, "MPICH") ? "MPICH" : "other");
 #ifdef __VERSION__

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "configs.h"
 #include "db.h"
+#include "polite.h"
 #include "provenance.h"
 #include "runner.h"
 #include "watchdog.h"
@@ -292,7 +293,7 @@ int command_run(const run_options *opt)
                 watchdog_arm(c->timeout, on_timeout, &tc);
             if (rank < c->P)
                 run_config(c, comm_of[c->P], &r, samples);
-            MPI_Barrier(MPI_COMM_WORLD);
+            polite_barrier(MPI_COMM_WORLD);
             if (rank == 0)
                 watchdog_disarm();
             done_count++;

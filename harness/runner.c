@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "polite.h"
 #include "runner.h"
 
 #define GUARD_BYTES 64 /* poisoned tail after every receive buffer: catches overruns */
@@ -180,8 +181,8 @@ static int agree(int status, char *msg, size_t len, MPI_Comm comm)
     int rank;
     MPI_Comm_rank(comm, &rank);
     int mine[2] = { status, status ? rank : 1 << 30 }, worst[2];
-    MPI_Allreduce(&mine[0], &worst[0], 1, MPI_INT, MPI_MAX, comm);
-    MPI_Allreduce(&mine[1], &worst[1], 1, MPI_INT, MPI_MIN, comm);
+    polite_allreduce(&mine[0], &worst[0], 1, MPI_INT, MPI_MAX, comm);
+    polite_allreduce(&mine[1], &worst[1], 1, MPI_INT, MPI_MIN, comm);
     if (worst[0] != CHECK_OK && worst[1] != 0) {
         if (rank == worst[1])
             MPI_Send(msg, (int)len, MPI_CHAR, 0, 7, comm);
@@ -196,7 +197,7 @@ static void stats_max(const a2a_stats *mine, a2a_stats *out, MPI_Comm comm)
     long long v[8] = { mine->rounds, mine->rounds_local, mine->rounds_global, mine->blocks,
                        mine->bytes, mine->meta_bytes, mine->messages, mine->temp_bytes };
     long long m[8];
-    MPI_Reduce(v, m, 8, MPI_LONG_LONG, MPI_MAX, 0, comm);
+    polite_allreduce(v, m, 8, MPI_LONG_LONG, MPI_MAX, comm);
     *out = (a2a_stats){ m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7] };
 }
 
@@ -206,7 +207,7 @@ static void mpi_error_text(int code, const char *what, char *msg, size_t len)
     int n = 0;
     if (MPI_Error_string(code, text, &n) != MPI_SUCCESS)
         snprintf(text, sizeof text, "code %d", code);
-    snprintf(msg, len, "%s returned an MPI error: %s", what, text);
+    snprintf(msg, len, "%.100s returned an MPI error: %.300s", what, text);
 }
 
 /* Guarantees: see runner.h. */
@@ -248,7 +249,7 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
         for (int j = 0; j < c->P; j++)
             if (j != rank)
                 sent += (long long)w.scounts[j] * w.type_bytes;
-        MPI_Reduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, comm);
+        polite_allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
         if (rank == 0)
             out->bytes_moved = total;
     }

@@ -1,0 +1,196 @@
+#!/bin/bash
+# tests/run.sh — the whole test suite of `make test` (after both builds exist).
+# Prints one line per test and, last, "N passed, M failed"; exits non-zero on failure.
+#   tests/run.sh [unit] [programs] [matrix] [sanitizers] [e2e]   (default: all parts)
+set -u
+parts=" ${*:-unit programs matrix sanitizers e2e} "
+want() { [[ "$parts" == *" $1 "* ]]; }
+cd "$(dirname "$0")/.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+WORK=$(mktemp -d /tmp/a2atune-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+passed=0 failed=0 failures=""
+
+pass() { passed=$((passed + 1)); printf 'PASS %-44s %s\n' "$1" "${2:-}"; }
+fail() { failed=$((failed + 1)); failures="$failures $1"; printf 'FAIL %-44s %s\n' "$1" "$2"; }
+
+# run NAME SECONDS CMD...: passes when CMD exits 0 within SECONDS; shows its tail if not
+run() {
+    local name=$1 limit=$2; shift 2
+    local t0=$SECONDS log="$WORK/${name//\//_}.log"
+    if timeout -k 10 "$limit" "$@" >"$log" 2>&1; then
+        pass "$name" "($((SECONDS - t0)) s)"
+    else
+        fail "$name" "(exit $?, $((SECONDS - t0)) s; last lines below)"
+        tail -n 15 "$log" | sed 's/^/    /'
+    fi
+}
+
+# launchers as commands (not functions), so that `timeout` can run them
+mkdir -p "$WORK/bin"
+printf '#!/bin/sh\nn=$1; shift; exec mpirun.openmpi --oversubscribe -n "$n" "$@"\n' > "$WORK/bin/mpirun_openmpi"
+printf '#!/bin/sh\nn=$1; shift; exec mpirun.mpich -n "$n" "$@"\n' > "$WORK/bin/mpirun_mpich"
+chmod +x "$WORK/bin/"*
+export PATH="$WORK/bin:$PATH"
+sql() { sqlite3 -batch "$@"; }
+
+# ---- unit tests (no MPI launch) --------------------------------------------------
+want unit && for t in build/openmpi/tests/unit_*; do
+    run "$(basename "$t")" 60 "$t"
+done
+
+# ---- MPI test programs: first line "/* ranks: N */"; MPICH busy-polls, so it gets
+# at most 8 ranks (the programs take the largest P as their argument) ------------------
+want programs && for src in tests/test_*.c; do
+    name=$(basename "$src" .c)
+    ranks=$(sed -n '1s/.*ranks: *\([0-9]*\).*/\1/p' "$src")
+    ranks=${ranks:-4}
+    run "$name/openmpi" 600 mpirun_openmpi "$ranks" "build/openmpi/tests/$name"
+    m=$(( ranks < 8 ? ranks : 8 ))
+    run "$name/mpich" 600 mpirun_mpich "$m" "build/mpich/tests/$name" "$m"
+done
+
+# ---- the correctness matrix: every kernel, P = 1..16, in one launch per library -----
+# check_matrix NAME DB SECTIONS: every configuration that could run is ok, none missing
+check_matrix() {
+    local name=$1 db=$2 sections=$3 expected
+    expected=$(OMPI_MCA_rmaps_base_oversubscribe=1 mpirun_openmpi 16 ./a2atune run tests/sweeps/matrix.ini \
+               --section "$sections" --dry-run 2>/dev/null | tail -1 | sed 's/.*: \([0-9]*\) to run.*/\1/')
+    local ok bad
+    ok=$(sql "$db" "SELECT count(*) FROM results WHERE status = 'ok'")
+    bad=$(sql "$db" "SELECT count(*) FROM results WHERE status NOT IN ('ok', 'skipped')")
+    if [ "$ok" = "$expected" ] && [ "$bad" = 0 ] && [ "$expected" -gt 0 ]; then
+        pass "$name: $ok configurations ok"
+    else
+        fail "$name" "expected $expected ok, got $ok ok and $bad wrong/error"
+        sql "$db" "SELECT kernel, P, S, dist, status, message FROM results WHERE status NOT IN ('ok','skipped') LIMIT 5" | sed 's/^/    /'
+    fi
+}
+if want matrix; then
+run matrix/openmpi 900 mpirun_openmpi 16 ./a2atune run tests/sweeps/matrix.ini --db "$WORK/matrix-openmpi.db" --quiet
+check_matrix matrix/openmpi/rows "$WORK/matrix-openmpi.db" uniform,nonuniform,uniform_zero,nonuniform_zero,uniform_types,nonuniform_layout
+run matrix/mpich 900 mpirun_mpich 16 build/mpich/a2atune run tests/sweeps/matrix.ini --section uniform,nonuniform --db "$WORK/matrix-mpich.db" --quiet
+check_matrix matrix/mpich/rows "$WORK/matrix-mpich.db" uniform,nonuniform
+fi
+
+# ---- AddressSanitizer + UndefinedBehaviorSanitizer build on the small P of the matrix -
+if want sanitizers; then
+cat > "$WORK/asan.supp" <<'SUPP'
+leak:libmpi.so
+leak:libopen-pal.so
+leak:libopen-rte.so
+leak:libhwloc.so
+leak:libpmix.so
+leak:libevent
+leak:mca_
+SUPP
+sed 's/^P = .*/P = 1, 2, 3, 4/' tests/sweeps/matrix.ini > "$WORK/matrix-small.ini"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS="suppressions=$WORK/asan.supp" \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run sanitizers/matrix-P1-4 600 mpirun_openmpi 4 build/asan/a2atune run "$WORK/matrix-small.ini" --db "$WORK/asan.db" --quiet
+fi
+
+# ---- end to end: the command line, quick.ini, kill + resume, timeouts, bad input -----
+if want e2e; then
+A2A=./a2atune
+# check NAME COMMAND...: passes when COMMAND (usually a [ ... ] test) succeeds
+check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "false: $*"; fi; }
+# holds COMMAND...: like [ ] for a whole shell condition
+holds() { eval "$1"; }
+count() { sql "$1" "SELECT count(*) FROM results WHERE $2"; }
+
+$A2A --help > "$WORK/help.txt"; rc=$?
+check cli/help holds '[ $rc -eq 0 ] && grep -q "usage:" "$WORK/help.txt"'
+$A2A list > "$WORK/list.txt"
+check cli/list-has-every-kernel [ "$(grep -cE '^(uniform|nonuniform) ' "$WORK/list.txt")" -ge 9 ]
+$A2A frobnicate 2> "$WORK/cli.err"; rc=$?
+check cli/unknown-command holds '[ $rc -eq 2 ] && grep -q "unknown command" "$WORK/cli.err"'
+mpirun_openmpi 2 $A2A run 2> "$WORK/cli.err"; rc=$?
+check cli/run-without-sweep holds '[ $rc -eq 2 ] && [ $(grep -c "a2atune:" "$WORK/cli.err") -eq 1 ]'
+mpirun_openmpi 2 $A2A run sweeps/quick.ini --fast 2> "$WORK/cli.err"; rc=$?
+check cli/unknown-option holds '[ $rc -eq 2 ] && grep -q "unknown option" "$WORK/cli.err"'
+mpirun_openmpi 2 $A2A run "$WORK/missing.ini" 2> "$WORK/cli.err"; rc=$?
+check cli/missing-sweep holds '[ $rc -eq 2 ] && grep -q "cannot read the sweep file" "$WORK/cli.err"'
+
+# quick.ini as `make run` runs it
+Q="$WORK/quick.db"
+run e2e/quick-run 300 mpirun_openmpi 4 $A2A run sweeps/quick.ini --db "$Q"
+total=$(mpirun_openmpi 4 $A2A run sweeps/quick.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
+cores=$(nproc)
+check e2e/quick-all-rows [ "$(count "$Q" 1)" = "$total" ]
+check e2e/quick-all-ok [ "$(count "$Q" "status NOT IN ('ok', 'skipped')")" = 0 ]
+samples=$(sql "$Q" "SELECT count(*) FROM samples")
+check e2e/quick-samples holds '[ "${samples:-0}" -gt 0 ] && [ "$samples" = "$(sql "$Q" "SELECT sum(iterations) FROM results WHERE status = '"'ok'"'")" ]'
+check e2e/quick-quartiles-ordered [ "$(count "$Q" "status = 'ok' AND NOT (min_s <= q1_s AND q1_s <= median_s AND median_s <= q3_s AND q3_s <= max_s)")" = 0 ]
+check e2e/quick-provenance [ "$(sql "$Q" "SELECT mpi_library || ',' || world_size || ',' || oversubscribed || ',' || (length(sweep_text) > 0) || ',' || (git_revision <> '') FROM runs")" = "Open MPI,4,$(( 4 > cores )),1,1" ]
+check e2e/quick-oversubscribed-flag [ "$(count "$Q" "P <= $cores AND oversubscribed = 1 OR P > $cores AND oversubscribed = 0")" = 0 ]
+
+# kill -9 part-way, then --resume: nothing lost, nothing duplicated, nothing redone
+R="$WORK/resume.db"
+setsid mpirun.openmpi --oversubscribe -n 4 $A2A run tests/sweeps/resume.ini --db "$R" --quiet > "$WORK/resume1.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 300); do
+    n=$(count "$R" 1 2>/dev/null)
+    [ "${n:-0}" -ge 8 ] && break
+    sleep 0.1
+done
+kill -9 -- -$launcher 2>/dev/null; pkill -9 -f "tests/sweeps/resume.ini" 2>/dev/null; wait $launcher 2>/dev/null
+sql "$R" "SELECT id, config_key, median_s FROM results ORDER BY id" > "$WORK/before-resume.txt"
+before=$(wc -l < "$WORK/before-resume.txt")
+total=$(mpirun_openmpi 4 $A2A run tests/sweeps/resume.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
+check e2e/killed-part-way holds '[ "$before" -ge 8 ] && [ "$before" -lt "$total" ]'
+run e2e/resume 300 mpirun_openmpi 4 $A2A run tests/sweeps/resume.ini --db "$R" --resume --quiet
+check e2e/resume-complete [ "$(count "$R" 1)" = "$total" ]
+check e2e/resume-no-duplicates [ "$(sql "$R" "SELECT count(DISTINCT config_key) || ',' || count(DISTINCT run_id) FROM results")" = "$total,1" ]
+sql "$R" "SELECT id, config_key, median_s FROM results ORDER BY id" | head -n "$before" > "$WORK/after-resume.txt"
+check e2e/resume-kept-earlier-rows cmp -s "$WORK/before-resume.txt" "$WORK/after-resume.txt"
+check e2e/resume-run-done [ "$(sql "$R" "SELECT status FROM runs")" = done ]
+
+# a configuration over its time limit: recorded as timeout, launch ended with 3, resumable
+T="$WORK/timeout.db"
+mpirun_openmpi 2 $A2A run tests/sweeps/timeout.ini --db "$T" --quiet > "$WORK/timeout.log" 2>&1; rc=$?
+check e2e/timeout-exit-3 [ $rc -eq 3 ]
+check e2e/timeout-recorded [ "$(sql "$T" "SELECT section || ':' || status FROM results")" = "slow:timeout" ]
+run e2e/timeout-resume 120 mpirun_openmpi 2 $A2A run tests/sweeps/timeout.ini --db "$T" --resume --quiet
+check e2e/timeout-not-redone [ "$(sql "$T" "SELECT group_concat(status) FROM (SELECT status FROM results ORDER BY id)")" = "timeout,ok,ok,ok,ok" ]
+
+# bad input: one line naming the problem (file:line), exit 2, the database untouched
+dump() { sql "$1" .dump | sha256sum; }
+good=$(dump "$Q")
+for f in tests/bad/*.ini; do
+    want=$(sed -n '1s/^; expect: //p' "$f")
+    mpirun_openmpi 2 $A2A run "$f" --db "$Q" > /dev/null 2> "$WORK/bad.err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$want" "$WORK/bad.err" && [ "$(grep -c "^a2atune:" "$WORK/bad.err")" -eq 1 ]; then
+        pass "bad-input/$(basename "$f")"
+    else
+        fail "bad-input/$(basename "$f")" "exit $rc, wanted '$want', got: $(head -c 300 "$WORK/bad.err")"
+    fi
+done
+check bad-input/database-untouched holds '[ -s "$Q" ] && [ "$(dump "$Q")" = "$good" ]'
+bad_db() { # bad_db NAME PATH EXPECTED-TEXT
+    mpirun_openmpi 2 $A2A run sweeps/quick.ini --db "$2" > /dev/null 2> "$WORK/bad.err"
+    local rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$3" "$WORK/bad.err" && [ "$(grep -c "^a2atune:" "$WORK/bad.err")" -eq 1 ]; then
+        pass "bad-db/$1"
+    else
+        fail "bad-db/$1" "exit $rc, wanted '$3', got: $(head -c 300 "$WORK/bad.err")"
+    fi
+}
+bad_db missing-directory "$WORK/no/such/dir/a2a.db" "cannot open database"
+bad_db directory "$WORK" "not a regular file"
+echo "not a database, but precious" > "$WORK/text.db"; sum_text=$(sha256sum < "$WORK/text.db")
+bad_db text-file "$WORK/text.db" "not an a2atune database"
+check bad-db/text-file-untouched [ "$(sha256sum < "$WORK/text.db")" = "$sum_text" ]
+sql "$WORK/other.db" "CREATE TABLE accounts(id INTEGER, owner TEXT); INSERT INTO accounts VALUES (1, 'x');"
+sum_other=$(dump "$WORK/other.db")
+bad_db foreign-sqlite "$WORK/other.db" "not an a2atune database"
+check bad-db/foreign-sqlite-untouched holds '[ "$(dump "$WORK/other.db")" = "$sum_other" ] && [ ! -e "$WORK/other.db-wal" ]'
+bad_db unwritable-place "/proc/a2a.db" "cannot open database"
+fi
+
+echo
+[ $failed -eq 0 ] || echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

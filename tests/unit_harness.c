@@ -1,0 +1,208 @@
+/* unit_harness.c — unit tests of statistics, workloads, sweep loading and expansion.
+ * A plain program (no MPI_Init): prints failures and "unit_harness: N passed, M failed". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "configs.h"
+#include "stats.h"
+#include "sweep.h"
+#include "workload.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        if (cond) {                                                         \
+            passed++;                                                       \
+        } else {                                                            \
+            failed++;                                                       \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                     \
+            printf(__VA_ARGS__);                                            \
+            printf("\n");                                                   \
+        }                                                                   \
+    } while (0)
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b) + 1);
+}
+
+static void test_stats(void)
+{
+    const double x[] = { 5, 1, 4, 2, 3 }; /* sorted 1..5 */
+    sample_summary s = summarize_samples(x, 5);
+    CHECK(s.n == 5 && near(s.median, 3) && near(s.q1, 2) && near(s.q3, 4), "quartiles of 1..5");
+    CHECK(near(s.min, 1) && near(s.max, 5) && near(s.mean, 3), "min/max/mean of 1..5");
+    CHECK(near(s.stddev, sqrt(2.5)), "sample stddev of 1..5: %g", s.stddev);
+    CHECK(x[0] == 5 && x[4] == 3, "input left unsorted");
+    const double y[] = { 10, 20, 30, 40 };
+    s = summarize_samples(y, 4); /* type 7: q1 at h = 0.75, median at 1.5, q3 at 2.25 */
+    CHECK(near(s.median, 25) && near(s.q1, 17.5) && near(s.q3, 32.5),
+          "interpolated quartiles: %g %g %g", s.q1, s.median, s.q3);
+    const double one[] = { 7 };
+    s = summarize_samples(one, 1);
+    CHECK(s.n == 1 && near(s.median, 7) && near(s.q1, 7) && s.stddev == 0, "single sample");
+    s = summarize_samples(NULL, 0);
+    CHECK(s.n == 0 && s.median == 0, "no samples");
+}
+
+static void test_workload(void)
+{
+    wl_spec a = { WL_DIST_UNIFORM, WL_PAYLOAD_PATTERN, 1000, 8, 42 };
+    wl_spec b = a;
+    b.seed = 43;
+    int same = 1, differs = 0, in_range = 1, varied = 0;
+    long long first = wl_block_bytes(&a, 0, 0);
+    for (int s = 0; s < 8; s++)
+        for (int d = 0; d < 8; d++) {
+            long long v = wl_block_bytes(&a, s, d);
+            same &= v == wl_block_bytes(&a, s, d);
+            differs |= v != wl_block_bytes(&b, s, d);
+            in_range &= v >= 0 && v <= 1000;
+            varied |= v != first;
+        }
+    CHECK(same, "block sizes are a pure function of the spec");
+    CHECK(differs, "another seed gives other sizes");
+    CHECK(in_range && varied, "uniform sizes vary within [0, S]");
+    wl_spec c = { WL_DIST_CONSTANT, WL_PAYLOAD_PATTERN, 17, 5, 1 };
+    CHECK(wl_block_bytes(&c, 3, 4) == 17, "constant blocks have size S");
+
+    unsigned char whole[100], part[40];
+    wl_fill_payload(&a, 2, 3, 0, whole, 100);
+    wl_fill_payload(&a, 2, 3, 37, part, 40);
+    CHECK(memcmp(whole + 37, part, 40) == 0, "payload at an offset matches the whole block");
+    unsigned char other[100];
+    wl_fill_payload(&a, 3, 2, 0, other, 100);
+    CHECK(memcmp(whole, other, 100) != 0, "different blocks have different payloads");
+    wl_spec z = a;
+    z.payload = WL_PAYLOAD_ZERO;
+    wl_fill_payload(&z, 2, 3, 0, other, 100);
+    int zeros = 1;
+    for (int i = 0; i < 100; i++)
+        zeros &= other[i] == 0;
+    CHECK(zeros, "zero payload is all zero");
+    CHECK(wl_dist_by_name("uniform") == WL_DIST_UNIFORM && wl_dist_by_name("gauss") == -1,
+          "distribution names");
+}
+
+static sweep *load(const char *text, char *err, size_t len)
+{
+    sweep *sw = NULL;
+    if (sweep_load("t.ini", text, &sw, err, len))
+        return NULL;
+    return sw;
+}
+
+static void expect_load_error(const char *text, const char *needle)
+{
+    char err[512] = "";
+    sweep *sw = load(text, err, sizeof err);
+    CHECK(!sw && strstr(err, needle), "load error containing '%s', got '%s'", needle, err);
+    sweep_free(sw);
+}
+
+static int expand(sweep *sw, int world, const char *only, config **out, int *n, char *err,
+                  size_t len)
+{
+    launch_info launch = { world, world < 2 ? world : 2, 0 };
+    return expand_sweep(sw, &launch, only, out, n, err, len);
+}
+
+static void test_sweeps(void)
+{
+    char err[512] = "";
+    sweep *sw = load("iterations = 5\n"
+                     "[u]\nfamily = uniform\nkernels = vendor, scattered\nP = 1..4\n"
+                     "S = 16, 1K\nblock_count = 1..P-1\n"
+                     "[v]\nfamily = nonuniform\nkernels = linear\nP = 3\nS = 0\n"
+                     "dist = constant, uniform\niterations = 2\n",
+                     err, sizeof err);
+    CHECK(sw && sw->nsections == 2, "two sections load: %s", err);
+    if (!sw)
+        return;
+    CHECK(sw->sections[0].iterations == 5 && sw->sections[1].iterations == 2,
+          "global keys are defaults, sections override");
+    config *c = NULL;
+    int n = 0;
+    CHECK(expand(sw, 4, NULL, &c, &n, err, sizeof err) == 0, "expands: %s", err);
+    /* u: vendor 4 P x 2 S = 8; scattered: P=1 -> range 1..0 empty (0), P=2: 1 value,
+     * P=3: 2, P=4: 3 -> 6 x 2 S = 12; v: 1 P x 1 S x 2 dists = 2 */
+    CHECK(n == 22, "22 configurations, got %d", n);
+    int skipped = 0, keys_unique = 1;
+    for (int i = 0; i < n; i++) {
+        skipped += c[i].skip;
+        for (int j = 0; j < i; j++)
+            keys_unique &= strcmp(c[i].key, c[j].key) != 0;
+    }
+    CHECK(skipped == 0, "nothing skipped, got %d", skipped);
+    CHECK(keys_unique, "configuration keys are unique");
+    CHECK(c[0].kernel->family == A2A_FAMILY_UNIFORM && c[0].P == 1 && c[0].S == 16,
+          "order: section, P, kernel, S");
+    free(c);
+
+    CHECK(expand(sw, 2, NULL, &c, &n, err, sizeof err) == 0, "expands at world 2: %s", err);
+    int over = 0;
+    for (int i = 0; i < n; i++)
+        if (c[i].skip && strstr(c[i].reason, "exceeds the launch size"))
+            over++;
+    CHECK(over > 0, "P above the launch size is skipped with a reason");
+    free(c);
+    CHECK(expand(sw, 4, "v", &c, &n, err, sizeof err) == 0 && n == 2, "--section v: %d", n);
+    free(c);
+    CHECK(expand(sw, 4, "u,v", &c, &n, err, sizeof err) == 0 && n == 22, "--section u,v");
+    free(c);
+    CHECK(expand(sw, 4, "w", &c, &n, err, sizeof err) != 0 && strstr(err, "no section [w]"),
+          "unknown --section: %s", err);
+    sweep_free(sw);
+
+    /* values outside a kernel's range at some P are skipped with the reason */
+    sw = load("[s]\nfamily = uniform\nkernels = scattered\nP = 2, 4\nS = 8\nblock_count = 3\n",
+              err, sizeof err);
+    CHECK(sw && expand(sw, 4, NULL, &c, &n, err, sizeof err) == 0 && n == 2 && c[0].skip &&
+              strstr(c[0].reason, "block_count = 3") && !c[1].skip,
+          "block_count 3 skipped at P = 2, run at P = 4");
+    if (sw)
+        free(c);
+    sweep_free(sw);
+
+    /* but a value valid for no P is bad input, with the line */
+    sw = load("[s]\nfamily = uniform\nkernels = scattered\nP = 2, 4\nS = 8\nblock_count = 0\n",
+              err, sizeof err);
+    CHECK(sw && expand(sw, 4, NULL, &c, &n, err, sizeof err) != 0 && strstr(err, "t.ini:6:") &&
+              strstr(err, "out of range"),
+          "block_count = 0 is an error at line 6: %s", err);
+    sweep_free(sw);
+
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\ncolour = red\n",
+                      "t.ini:5: unknown key 'colour'");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\niterations = ten\n",
+                      "t.ini:5: 'ten' is not an integer");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS =\n", "t.ini:4:");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor, bruk\nS = 8\n",
+                      "t.ini:3: unknown uniform kernel 'bruk'");
+    expect_load_error("[s]\nfamily = nonuniform\nkernels = vendor\nS = 8\ndist = gauss\n",
+                      "t.ini:5: unknown distribution 'gauss'");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\ndist = uniform\n",
+                      "t.ini:5:");
+    expect_load_error("[s]\nfamily = sideways\nkernels = vendor\nS = 8\n",
+                      "t.ini:2: unknown family");
+    expect_load_error("[s]\nfamily = uniform\nkernels = scattered\nS = 8\n",
+                      "takes block_count but section [s] does not set it");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\nthis line is not ini\n",
+                      "t.ini:5:");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\nS = 9\n",
+                      "t.ini:5: key 'S' given twice");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\n", "does not set 'S'");
+    expect_load_error("; nothing\n", "no section");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 1..\n", "t.ini:4:");
+}
+
+int main(void)
+{
+    test_stats();
+    test_workload();
+    test_sweeps();
+    printf("unit_harness: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
