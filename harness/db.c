@@ -123,7 +123,7 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
         goto fail;
     }
     char msg[256];
-    if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;", msg, sizeof msg)) {
+    if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;", msg, sizeof msg)) {
         snprintf(err, errlen, "%s: %s", path, msg);
         goto fail;
     }

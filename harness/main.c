@@ -35,7 +35,7 @@ static int command_list(void)
 {
     int n;
     const a2a_kernel *k = a2a_registry(&n);
-    printf("%-11s %-16s %-34s %s\n", "family", "kernel", "parameters (valid range)", "what it is");
+    printf("%-11s %-16s %-52s %s\n", "family", "kernel", "parameters (valid range)", "what it is");
     for (int i = 0; i < n; i++) {
         char params[256] = "";
         size_t used = 0;
@@ -43,13 +43,13 @@ static int command_list(void)
             char range[64];
             a2a_range_text(&k[i].params[p], range, sizeof range);
             if (k[i].params[p].param == A2A_PARAM_PPN)
-                snprintf(range, sizeof range, "0..P, 0 = real node");
+                snprintf(range, sizeof range, "0..P (0: real node)");
             used += (size_t)snprintf(params + used, sizeof params - used, "%s%s %s",
                                      p ? ", " : "", a2a_param_name(k[i].params[p].param), range);
         }
         if (k[i].needs_groups)
             snprintf(params + used, sizeof params - used, "%sP %% Q == 0", used ? "; " : "");
-        printf("%-11s %-16s %-34s %s%s\n", a2a_family_name(k[i].family), k[i].name,
+        printf("%-11s %-16s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
                params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
     }
     printf("\ndistributions:");

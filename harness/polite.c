@@ -13,7 +13,7 @@ void polite_wait(MPI_Request *req)
             return;
         struct timespec ts = { 0, pause_ns };
         nanosleep(&ts, NULL);
-        if (pause_ns < 1000000)
+        if (pause_ns < 100000)
             pause_ns *= 2;
     }
 }

@@ -19,6 +19,13 @@ static int u_scattered(UNIFORM_ARGS)
 {
     return A2A_Alltoall_scattered(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
 }
+static int u_bruck(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_bruck(sb, sc, st, rb, rc, rt, c, s); }
+static int u_tra(UNIFORM_ARGS) { return A2A_Alltoall_tra(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_RADIX], s); }
+static int u_tra2(UNIFORM_ARGS)
+{
+    return A2A_Alltoall_tra2(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_RADIX], p[A2A_PARAM_RADIX2],
+                             p[A2A_PARAM_PPN], s);
+}
 
 static int v_vendor(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_vendor(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
 static int v_spread_out(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_spread_out(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
@@ -34,6 +41,10 @@ static int v_scattered(NONUNIFORM_ARGS)
 #define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
     { param, { lo_base, lo_off }, { hi_base, hi_off } }
 #define BLOCK_COUNT_1_TO_P RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
+#define RADIX_2_TO_P RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_P, 0)
+#define RADIX_2_TO_Q RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_Q, 0)
+#define RADIX2_2_TO_N RANGE(A2A_PARAM_RADIX2, A2A_BOUND_CONST, 2, A2A_BOUND_N, 0)
+#define PPN_0_TO_P RANGE(A2A_PARAM_PPN, A2A_BOUND_CONST, 0, A2A_BOUND_P, 0)
 
 static const a2a_kernel kernels[] = {
     { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall", 1, 0, { { 0 } }, 0,
@@ -44,6 +55,12 @@ static const a2a_kernel kernels[] = {
       { { 0 } }, 0, { .uniform = u_pairwise } },
     { "scattered", A2A_FAMILY_UNIFORM, "spread-out in batches of block_count (MPICH)", 0, 1,
       { BLOCK_COUNT_1_TO_P }, 0, { .uniform = u_scattered } },
+    { "bruck", A2A_FAMILY_UNIFORM, "classic Bruck, radix 2: log2 P rounds", 0, 0, { { 0 } }, 0,
+      { .uniform = u_bruck } },
+    { "tra", A2A_FAMILY_UNIFORM, "tunable-radix Bruck (TRA), any P", 0, 1, { RADIX_2_TO_P }, 0,
+      { .uniform = u_tra } },
+    { "tra2", A2A_FAMILY_UNIFORM, "two-layer TRA: intra-node radix, inter-node radix2", 0, 3,
+      { RADIX_2_TO_Q, RADIX2_2_TO_N, PPN_0_TO_P }, 1, { .uniform = u_tra2 } },
 
     { "vendor", A2A_FAMILY_NONUNIFORM, "the MPI library's MPI_Alltoallv", 1, 0, { { 0 } }, 0,
       { .nonuniform = v_vendor } },

@@ -1,0 +1,109 @@
+/* bruck.c — classic Bruck all-to-all with radix 2. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a.h"
+#include "kernel_util.h"
+
+enum { BRUCK_TAG = 0x2a01 };
+
+/* Guarantees: blocks whose bit `bit` is set, i.e. the runs [start, start + bit) with
+ * start = bit, 3*bit, 5*bit, ... below P, copied in that order between `work` and `packed`
+ * (pack when `to_packed`, unpack otherwise). Returns the number of blocks moved. */
+static long long move_bit_blocks(char *work, char *packed, long long P, long long bit,
+                                 size_t block_bytes, int to_packed)
+{
+    long long moved = 0;
+    for (long long start = bit; start < P; start += 2 * bit) {
+        long long run = P - start < bit ? P - start : bit;
+        char *slot = work + (size_t)start * block_bytes;
+        char *dense = packed + (size_t)moved * block_bytes;
+        if (to_packed)
+            memcpy(dense, slot, (size_t)run * block_bytes);
+        else
+            memcpy(slot, dense, (size_t)run * block_bytes);
+        moved += run;
+    }
+    return moved;
+}
+
+/* Guarantees: MPI_Alltoall semantics on comm for any P >= 1, in ceil(log2 P) rounds of
+ * MPI_Sendrecv (to rank + 2^k, from rank - 2^k). The receive buffer is the working array,
+ * fully written by the rotation before it is read; the temporary memory is two packing
+ * buffers of the largest round (at most floor(P/2) blocks each). */
+int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
+{
+    int rank, size, err;
+    MPI_Aint stype_bytes, rtype_bytes;
+    if ((err = A2A_Type_bytes(stype, &stype_bytes)) != MPI_SUCCESS)
+        return err;
+    if ((err = A2A_Type_bytes(rtype, &rtype_bytes)) != MPI_SUCCESS)
+        return err;
+    if (scount < 0 || rcount < 0)
+        return MPI_ERR_COUNT;
+    if ((long long)scount * stype_bytes != (long long)rcount * rtype_bytes)
+        return MPI_ERR_ARG;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+
+    const long long P = size;
+    const size_t block_bytes = (size_t)scount * (size_t)stype_bytes;
+    const char *send = sbuf;
+    char *work = rbuf;
+
+    /* The largest round: bit k set in [0, P) is at most floor(P/2) blocks. */
+    long long max_round_blocks = 0;
+    for (long long bit = 1; bit < P; bit *= 2) {
+        long long full = P / (2 * bit) * bit;
+        long long rest = P % (2 * bit) - bit;
+        long long blocks = full + (rest > 0 ? rest : 0);
+        if (blocks > max_round_blocks)
+            max_round_blocks = blocks;
+    }
+    if ((long long)block_bytes * max_round_blocks > INT_MAX)
+        return MPI_ERR_COUNT;
+
+    /* Rotation: work[i] = send[(rank + i) % P], the block travelling distance i. */
+    size_t head = (size_t)(P - rank) * block_bytes;
+    memcpy(work, send + (size_t)rank * block_bytes, head);
+    memcpy(work + head, send, (size_t)rank * block_bytes);
+
+    size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
+    char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
+    if (!temp)
+        return MPI_ERR_NO_MEM;
+    a2a_count_temp(stats, (long long)(2 * pack_bytes));
+    char *send_pack = temp, *recv_pack = temp + pack_bytes;
+
+    /* Round k: every block with bit k of its distance set moves 2^k ranks forward. */
+    for (long long bit = 1; bit < P; bit *= 2) {
+        int dest = (int)((rank + bit) % P);
+        int source = (int)((rank - bit + P) % P);
+        long long blocks = move_bit_blocks(work, send_pack, P, bit, block_bytes, 1);
+        int bytes = (int)(blocks * (long long)block_bytes);
+        err = MPI_Sendrecv(send_pack, bytes, MPI_BYTE, dest, BRUCK_TAG, recv_pack, bytes,
+                           MPI_BYTE, source, BRUCK_TAG, comm, MPI_STATUS_IGNORE);
+        if (err != MPI_SUCCESS) {
+            free(temp);
+            return err;
+        }
+        move_bit_blocks(work, recv_pack, P, bit, block_bytes, 0);
+        a2a_count_rounds(stats, 1);
+        a2a_count_send(stats, blocks, bytes);
+    }
+
+    /* work[i] now holds the block from rank - i: put it at recv[(rank - i) % P]. The map
+     * i -> (rank - i) mod P is an involution, so swapping pairs places every block. */
+    for (long long i = 0; i < P; i++) {
+        long long j = ((rank - i) % P + P) % P;
+        if (i < j) {
+            memcpy(send_pack, work + (size_t)i * block_bytes, block_bytes);
+            memcpy(work + (size_t)i * block_bytes, work + (size_t)j * block_bytes, block_bytes);
+            memcpy(work + (size_t)j * block_bytes, send_pack, block_bytes);
+        }
+    }
+    free(temp);
+    return MPI_SUCCESS;
+}

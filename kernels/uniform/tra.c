@@ -1,0 +1,124 @@
+/* tra.c — TRA: tunable-radix (Bruck-style) all-to-all, radix r in [2, max(2, P)]. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a.h"
+#include "kernel_util.h"
+
+enum { TRA_TAG = 0x2a02 };
+
+enum digit_move { DIGIT_COUNT, DIGIT_PACK, DIGIT_UNPACK };
+
+/* Guarantees: visits, in increasing order, the blocks i in [0, P) whose base-r digit of
+ * weight `unit` (= r^x) equals z: runs [start, start + unit) with start = z*unit plus
+ * multiples of r*unit. DIGIT_PACK copies them from `work` into consecutive slots of
+ * `packed`, DIGIT_UNPACK copies back, DIGIT_COUNT only counts. Returns the block count. */
+static long long move_digit_blocks(char *work, char *packed, long long P, long long r,
+                                   long long unit, long long z, size_t block_bytes,
+                                   enum digit_move how)
+{
+    long long moved = 0;
+    for (long long start = z * unit; start < P; start += r * unit) {
+        long long run = P - start < unit ? P - start : unit;
+        if (how != DIGIT_COUNT) {
+            char *slot = work + (size_t)start * block_bytes;
+            char *dense = packed + (size_t)moved * block_bytes;
+            size_t bytes = (size_t)run * block_bytes;
+            if (how == DIGIT_PACK)
+                memcpy(dense, slot, bytes);
+            else
+                memcpy(slot, dense, bytes);
+        }
+        moved += run;
+    }
+    return moved;
+}
+
+/* Guarantees: MPI_Alltoall semantics on comm for any P >= 1 and radix r in
+ * [2, max(2, P)] (MPI_ERR_ARG otherwise, before any communication). Round (x, z) sends
+ * every block whose distance has base-r digit x equal to z to rank + z*r^x and receives
+ * from rank - z*r^x; rounds without a block are not taken, so the rounds and blocks
+ * counted in stats are the model's K(P, r) and D(P, r). The send buffer is only read; the
+ * receive buffer is the working array, fully written by the rotation before it is read.
+ * Temporary memory: two packing buffers of the largest round, allocated once. */
+int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix,
+                     a2a_stats *stats)
+{
+    int rank, size, err;
+    MPI_Aint stype_bytes, rtype_bytes;
+    if ((err = A2A_Type_bytes(stype, &stype_bytes)) != MPI_SUCCESS)
+        return err;
+    if ((err = A2A_Type_bytes(rtype, &rtype_bytes)) != MPI_SUCCESS)
+        return err;
+    if (scount < 0 || rcount < 0)
+        return MPI_ERR_COUNT;
+    if ((long long)scount * stype_bytes != (long long)rcount * rtype_bytes)
+        return MPI_ERR_ARG;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (radix < 2 || radix > (size > 2 ? size : 2))
+        return MPI_ERR_ARG;
+
+    const long long P = size, r = radix;
+    const size_t block_bytes = (size_t)scount * (size_t)stype_bytes;
+    const char *send = sbuf;
+    char *work = rbuf;
+
+    long long max_round_blocks = 0;
+    for (long long unit = 1; unit < P; unit *= r)
+        for (long long z = 1; z < r && z * unit < P; z++) {
+            long long blocks = move_digit_blocks(NULL, NULL, P, r, unit, z, 0, DIGIT_COUNT);
+            if (blocks > max_round_blocks)
+                max_round_blocks = blocks;
+        }
+    if ((long long)block_bytes * max_round_blocks > INT_MAX)
+        return MPI_ERR_COUNT;
+
+    /* Rotation: work[i] = send[(rank + i) % P], the block travelling distance i. */
+    size_t head = (size_t)(P - rank) * block_bytes;
+    memcpy(work, send + (size_t)rank * block_bytes, head);
+    memcpy(work + head, send, (size_t)rank * block_bytes);
+
+    size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
+    char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
+    if (!temp)
+        return MPI_ERR_NO_MEM;
+    a2a_count_temp(stats, (long long)(2 * pack_bytes));
+    char *send_pack = temp, *recv_pack = temp + pack_bytes;
+
+    /* A block keeps its slot i; it has reached rank + i once all its digits are used. */
+    for (long long unit = 1; unit < P; unit *= r) {
+        for (long long z = 1; z < r && z * unit < P; z++) {
+            long long hop = z * unit;
+            int dest = (int)((rank + hop) % P);
+            int source = (int)((rank - hop + P) % P);
+            long long blocks =
+                move_digit_blocks(work, send_pack, P, r, unit, z, block_bytes, DIGIT_PACK);
+            int bytes = (int)(blocks * (long long)block_bytes);
+            err = MPI_Sendrecv(send_pack, bytes, MPI_BYTE, dest, TRA_TAG, recv_pack, bytes,
+                               MPI_BYTE, source, TRA_TAG, comm, MPI_STATUS_IGNORE);
+            if (err != MPI_SUCCESS) {
+                free(temp);
+                return err;
+            }
+            move_digit_blocks(work, recv_pack, P, r, unit, z, block_bytes, DIGIT_UNPACK);
+            a2a_count_rounds(stats, 1);
+            a2a_count_send(stats, blocks, bytes);
+        }
+    }
+
+    /* work[i] now holds the block from rank - i: put it at recv[(rank - i) % P]. The map
+     * i -> (rank - i) mod P is an involution, so swapping pairs places every block. */
+    for (long long i = 0; i < P; i++) {
+        long long j = ((rank - i) % P + P) % P;
+        if (i < j) {
+            memcpy(send_pack, work + (size_t)i * block_bytes, block_bytes);
+            memcpy(work + (size_t)i * block_bytes, work + (size_t)j * block_bytes, block_bytes);
+            memcpy(work + (size_t)j * block_bytes, send_pack, block_bytes);
+        }
+    }
+    free(temp);
+    return MPI_SUCCESS;
+}
