@@ -113,12 +113,13 @@ static sweep_key key_of_param(a2a_param p)
     return keys[p];
 }
 
-/* Emits every combination of the kernel's parameters from parameter `p` on. Ranges of
- * later parameters may depend on earlier ones (block_count = 1..radix-1 is checked by
- * the registry), and the ppn value fixes Q before anything else is checked. */
+/* Emits every combination of the kernel's parameters from parameter `p` on (ppn is
+ * fixed by the caller, as it decides Q). Ranges of later parameters may depend on
+ * earlier ones (block_count = 1..radix-1 is checked by the registry). */
 static void emit_params(expansion *ex, config *c, int p)
 {
-    while (p < A2A_PARAM_COUNT && !a2a_kernel_takes(c->kernel, (a2a_param)p))
+    while (p < A2A_PARAM_COUNT &&
+           (p == A2A_PARAM_PPN || !a2a_kernel_takes(c->kernel, (a2a_param)p)))
         p++;
     if (p == A2A_PARAM_COUNT) {
         config out = *c;
@@ -137,8 +138,6 @@ static void emit_params(expansion *ex, config *c, int p)
         long long v = ex->values[p][i];
         config next = *c;
         next.params[p] = v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
-        if (p == A2A_PARAM_PPN && v > 0)
-            next.Q = (int)(v <= next.P ? v : next.P);
         if (a2a_param_in_range(next.kernel, (a2a_param)p, next.P, next.Q, next.params))
             ex->in_range_seen[p] = 1;
         emit_params(ex, &next, p + 1);
@@ -187,55 +186,79 @@ static int expand_section(expansion *ex, int section_index)
                          sec->setting[KEY_GAP].line, gaps[i]);
                 goto loop_fail;
             }
-        for (int p = 0; p < A2A_PARAM_COUNT; p++) {
-            free(ex->values[p]);
-            ex->values[p] = NULL;
-            ex->nvalues[p] = 0;
-            if (sec->param[p]) {
-                if (eval_list(ex, sec->param[p], key_of_param((a2a_param)p), &env,
-                              &ex->values[p], &ex->nvalues[p]))
-                    goto loop_fail;
-                ex->evaluated[p] = 1;
-            } else if (p == A2A_PARAM_PPN) {
-                ex->values[p] = calloc(1, sizeof **ex->values);
-                ex->nvalues[p] = 1;
+        long long *ppns = NULL, zero = 0;
+        int nppns = 1;
+        if (sec->param[A2A_PARAM_PPN]) {
+            if (eval_list(ex, sec->param[A2A_PARAM_PPN], KEY_PPN, &env, &ppns, &nppns))
+                goto loop_fail;
+            ex->evaluated[A2A_PARAM_PPN] = 1;
+        }
+        for (int ik = 0; ik < sec->nkernels; ik++) {
+            const a2a_kernel *kernel = sec->kernels[ik];
+            int takes_ppn = a2a_kernel_takes(kernel, A2A_PARAM_PPN);
+            for (int iq = 0; iq < (takes_ppn ? nppns : 1); iq++) {
+                long long ppn = takes_ppn && ppns ? ppns[iq] : zero;
+                /* a virtual ppn fixes Q (and N) for the other parameters' lists */
+                int q = ppn > 0 ? (int)(ppn < P ? ppn : P) : Q;
+                vlist_env at = { .P = P, .Q = q, .N = (P + q - 1) / q, .world = launch->world };
+                int params_fixed[A2A_PARAM_COUNT] = { 0 };
+                params_fixed[A2A_PARAM_PPN] = takes_ppn ? (int)(ppn > P ? P + 1 : ppn < -1 ? -1 : ppn) : 0;
+                if (takes_ppn && a2a_param_in_range(kernel, A2A_PARAM_PPN, P, q, params_fixed))
+                    ex->in_range_seen[A2A_PARAM_PPN] = 1;
+                for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+                    free(ex->values[p]);
+                    ex->values[p] = NULL;
+                    ex->nvalues[p] = 0;
+                    if (p == A2A_PARAM_PPN || !sec->param[p] || !a2a_kernel_takes(kernel, (a2a_param)p))
+                        continue;
+                    if (eval_list(ex, sec->param[p], key_of_param((a2a_param)p), &at,
+                                  &ex->values[p], &ex->nvalues[p])) {
+                        free(ppns);
+                        goto loop_fail;
+                    }
+                    ex->evaluated[p] = 1;
+                }
+                for (int is = 0; is < nS; is++)
+                    for (int id = 0; id < sec->ndists; id++)
+                        for (int iy = 0; iy < sec->npayloads; iy++)
+                            for (int it = 0; it < sec->ndatatypes; it++)
+                                for (int ig = 0; ig < ngaps; ig++) {
+                                    if (kernel->family != A2A_FAMILY_NONUNIFORM && gaps[ig] != 0)
+                                        continue; /* gap only shapes non-uniform layouts */
+                                    config c = { 0 };
+                                    c.section = section_index;
+                                    c.kernel = kernel;
+                                    c.P = P;
+                                    c.Q = q;
+                                    memcpy(c.params, params_fixed, sizeof c.params);
+                                    c.S = Ss[is];
+                                    c.dist = (wl_dist)sec->dists[id];
+                                    c.payload = (wl_payload)sec->payloads[iy];
+                                    c.datatype = sec->datatypes[it];
+                                    c.gap = (int)gaps[ig];
+                                    c.iterations = sec->iterations;
+                                    c.warmup = sec->warmup;
+                                    c.seed = sec->seed;
+                                    c.timeout = sec->timeout;
+                                    double need = config_memory_estimate(&c, launch->node_ranks);
+                                    if (P > launch->world) {
+                                        c.skip = 1;
+                                        snprintf(c.reason, sizeof c.reason,
+                                                 "P = %d exceeds the launch size %d", P,
+                                                 launch->world);
+                                    } else if (launch->mem_available > 0 &&
+                                               need > launch->mem_available) {
+                                        c.skip = 1;
+                                        snprintf(c.reason, sizeof c.reason,
+                                                 "needs about %.1f GiB on a node, %.1f GiB "
+                                                 "available", need / (1 << 30),
+                                                 launch->mem_available / (1 << 30));
+                                    }
+                                    emit_params(ex, &c, 0);
+                                }
             }
         }
-        for (int ik = 0; ik < sec->nkernels; ik++)
-            for (int is = 0; is < nS; is++)
-                for (int id = 0; id < sec->ndists; id++)
-                    for (int iy = 0; iy < sec->npayloads; iy++)
-                        for (int it = 0; it < sec->ndatatypes; it++)
-                            for (int ig = 0; ig < ngaps; ig++) {
-                                config c = { 0 };
-                                c.section = section_index;
-                                c.kernel = sec->kernels[ik];
-                                c.P = P;
-                                c.Q = Q;
-                                c.S = Ss[is];
-                                c.dist = (wl_dist)sec->dists[id];
-                                c.payload = (wl_payload)sec->payloads[iy];
-                                c.datatype = sec->datatypes[it];
-                                c.gap = c.kernel->family == A2A_FAMILY_NONUNIFORM ? (int)gaps[ig] : 0;
-                                if (c.gap != gaps[ig])
-                                    continue; /* gap only shapes non-uniform layouts */
-                                c.iterations = sec->iterations;
-                                c.warmup = sec->warmup;
-                                c.seed = sec->seed;
-                                c.timeout = sec->timeout;
-                                double need = config_memory_estimate(&c, launch->node_ranks);
-                                if (P > launch->world) {
-                                    c.skip = 1;
-                                    snprintf(c.reason, sizeof c.reason,
-                                             "P = %d exceeds the launch size %d", P, launch->world);
-                                } else if (launch->mem_available > 0 && need > launch->mem_available) {
-                                    c.skip = 1;
-                                    snprintf(c.reason, sizeof c.reason,
-                                             "needs about %.1f GiB on a node, %.1f GiB available",
-                                             need / (1 << 30), launch->mem_available / (1 << 30));
-                                }
-                                emit_params(ex, &c, 0);
-                            }
+        free(ppns);
         free(Ss);
         free(gaps);
         continue;

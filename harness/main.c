@@ -4,7 +4,9 @@
 #include <string.h>
 #include "a2a_registry.h"
 #include "cli.h"
+#include "radix_model.h"
 #include "sweep.h"
+#include "vlist.h"
 #include "workload.h"
 
 static const char usage[] =
@@ -13,6 +15,9 @@ static const char usage[] =
     "usage:\n"
     "  mpirun -n N a2atune run SWEEP.ini [--db PATH] [--section LIST] [--resume] [--dry-run] [--quiet]\n"
     "  a2atune list       every kernel: family, parameters and their valid ranges\n"
+    "  a2atune model --P LIST --radix LIST\n"
+    "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
+    "                     lists as in sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
     "  a2atune --help     this text\n"
     "  a2atune --version\n"
     "\n"
@@ -63,6 +68,61 @@ static int command_list(void)
         printf(" %s", sweep_datatype_name(t));
     printf("\n");
     return EXIT_OK;
+}
+
+/* `a2atune model`: a table of w, K, D for every (P, radix) asked for. */
+static int command_model(int argc, char **argv)
+{
+    const char *P_text = NULL, *radix_text = "2..P";
+    for (int i = 2; i < argc; i++) {
+        if ((strcmp(argv[i], "--P") == 0 || strcmp(argv[i], "-P") == 0) && i + 1 < argc)
+            P_text = argv[++i];
+        else if (strcmp(argv[i], "--radix") == 0 && i + 1 < argc)
+            radix_text = argv[++i];
+        else {
+            fprintf(stderr, "a2atune: model: unexpected argument '%s' (see a2atune --help)\n",
+                    argv[i]);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!P_text) {
+        fprintf(stderr, "a2atune: model needs --P (see a2atune --help)\n");
+        return EXIT_BAD_INPUT;
+    }
+    char err[256];
+    vlist *Ps = NULL, *radices = NULL;
+    long long *pv = NULL;
+    int np = 0, rc = EXIT_OK;
+    if (vlist_parse(P_text, &Ps, err, sizeof err) || vlist_parse(radix_text, &radices, err, sizeof err) ||
+        vlist_eval(Ps, &(vlist_env){ 0, 0, 0, 0 }, &pv, &np, err, sizeof err)) {
+        fprintf(stderr, "a2atune: model: %s\n", err);
+        rc = EXIT_BAD_INPUT;
+        goto out;
+    }
+    printf("%10s %10s %4s %12s %16s\n", "P", "radix", "w", "K (rounds)", "D (blocks)");
+    for (int i = 0; i < np && rc == EXIT_OK; i++) {
+        long long *rv = NULL;
+        int nr = 0;
+        if (pv[i] < 1 || vlist_eval(radices, &(vlist_env){ pv[i], pv[i], 1, pv[i] }, &rv, &nr, err, sizeof err)) {
+            fprintf(stderr, "a2atune: model: %s\n", pv[i] < 1 ? "P must be at least 1" : err);
+            rc = EXIT_BAD_INPUT;
+        }
+        for (int j = 0; j < nr && rc == EXIT_OK; j++) {
+            if (rv[j] < 2) {
+                fprintf(stderr, "a2atune: model: radix %lld is below 2\n", rv[j]);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+            printf("%10lld %10lld %4d %12lld %16lld\n", pv[i], rv[j], a2a_model_digits(pv[i], rv[j]),
+                   a2a_model_rounds(pv[i], rv[j]), a2a_model_blocks(pv[i], rv[j]));
+        }
+        free(rv);
+    }
+out:
+    free(pv);
+    vlist_free(Ps);
+    vlist_free(radices);
+    return rc;
 }
 
 static int report_errors = 1; /* under mpirun only rank 0 reports */
@@ -127,6 +187,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "list") == 0)
         return command_list();
+    if (strcmp(cmd, "model") == 0)
+        return command_model(argc, argv);
     if (strcmp(cmd, "run") == 0) {
         for (int i = 2; i < argc; i++)
             if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

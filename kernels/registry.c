@@ -193,6 +193,10 @@ int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2
             snprintf(why, len, "%s does not take %s", kernel->name, param_names[p]);
             return 0;
         }
+    if (kernel->needs_groups && (Q < 1 || Q > P || P % Q != 0)) {
+        snprintf(why, len, "P = %d is not a multiple of Q = %d", P, Q);
+        return 0;
+    }
     for (int i = 0; i < kernel->nparams; i++) {
         const a2a_param_range *r = &kernel->params[i];
         if (a2a_param_in_range(kernel, r->param, P, Q, params))
@@ -207,10 +211,6 @@ int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2
         range_bounds(r, P, Q, params, &lo, &hi);
         snprintf(why, len, "%s = %d outside %s = %d..%d at P = %d, Q = %d",
                  param_names[r->param], params[r->param], range, lo, hi, P, Q);
-        return 0;
-    }
-    if (kernel->needs_groups && (Q < 1 || Q > P || P % Q != 0)) {
-        snprintf(why, len, "P = %d is not a multiple of Q = %d", P, Q);
         return 0;
     }
     return 1;

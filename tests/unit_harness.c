@@ -174,6 +174,30 @@ static void test_sweeps(void)
           "block_count = 0 is an error at line 6: %s", err);
     sweep_free(sw);
 
+    /* a virtual ppn fixes Q and N for the other lists: P = 8, ppn = 2 -> N = 4 */
+    sw = load("[t]\nfamily = uniform\nkernels = tra2, vendor\nP = 8\nS = 8\nppn = 2, 3\n"
+              "radix = 2..Q\nradix2 = 2..N\n", err, sizeof err);
+    CHECK(sw && expand(sw, 8, NULL, &c, &n, err, sizeof err) == 0, "tra2 expands: %s", err);
+    if (sw) {
+        int q2 = 0, q3_skipped = 0, vendors = 0;
+        for (int i = 0; i < n; i++) {
+            if (c[i].kernel->name[0] == 'v') {
+                vendors++;
+                continue;
+            }
+            if (c[i].params[A2A_PARAM_PPN] == 2 && c[i].Q == 2 && !c[i].skip)
+                q2++;
+            if (c[i].params[A2A_PARAM_PPN] == 3 && c[i].skip && strstr(c[i].reason, "multiple"))
+                q3_skipped++;
+        }
+        /* ppn 2: radix 2..2 x radix2 2..4 = 3; ppn 3: radix 2..3 x radix2 2..3 = 4, skipped */
+        CHECK(q2 == 3 && q3_skipped == 4 && vendors == 1 && n == 8,
+              "ppn grid: %d run at Q=2, %d skipped at Q=3, %d vendor, %d total", q2, q3_skipped,
+              vendors, n);
+        free(c);
+    }
+    sweep_free(sw);
+
     expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\ncolour = red\n",
                       "t.ini:5: unknown key 'colour'");
     expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\niterations = ten\n",
