@@ -202,7 +202,7 @@ static int expand_section(expansion *ex, int section_index)
                 int q = ppn > 0 ? (int)(ppn < P ? ppn : P) : Q;
                 vlist_env at = { .P = P, .Q = q, .N = (P + q - 1) / q, .world = launch->world };
                 int params_fixed[A2A_PARAM_COUNT] = { 0 };
-                params_fixed[A2A_PARAM_PPN] = takes_ppn ? (int)(ppn > P ? P + 1 : ppn < -1 ? -1 : ppn) : 0;
+                params_fixed[A2A_PARAM_PPN] = takes_ppn ? (int)(ppn > INT_MAX ? INT_MAX : ppn < INT_MIN ? INT_MIN : ppn) : 0;
                 if (takes_ppn && a2a_param_in_range(kernel, A2A_PARAM_PPN, P, q, params_fixed))
                     ex->in_range_seen[A2A_PARAM_PPN] = 1;
                 for (int p = 0; p < A2A_PARAM_COUNT; p++) {

@@ -47,8 +47,6 @@ static int command_list(void)
         for (int p = 0; p < k[i].nparams; p++) {
             char range[64];
             a2a_range_text(&k[i].params[p], range, sizeof range);
-            if (k[i].params[p].param == A2A_PARAM_PPN)
-                snprintf(range, sizeof range, "0..P (0: real node)");
             used += (size_t)snprintf(params + used, sizeof params - used, "%s%s %s",
                                      p ? ", " : "", a2a_param_name(k[i].params[p].param), range);
         }
@@ -57,7 +55,8 @@ static int command_list(void)
         printf("%-11s %-16s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
                params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
     }
-    printf("\ndistributions:");
+    printf("\nppn = 0 means the real node size Q; 'P %% Q == 0' kernels need Q to divide P.\n");
+    printf("distributions:");
     for (int d = 0; d < WL_DIST_COUNT; d++)
         printf(" %s", wl_dist_name((wl_dist)d));
     printf("\npayloads:");

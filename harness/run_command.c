@@ -321,8 +321,10 @@ int command_run(const run_options *opt)
             snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
             fprintf(stderr, "[%*d/%d] %-5s %s", (int)snprintf(NULL, 0, "%d", todo), done_count,
                     todo, r.status, what);
-            if (median[0])
+            if (median[0] && r.summary.n > 0)
                 fprintf(stderr, "  median %s (IQR %s)", median, iqr);
+            else if (strcmp(r.status, "ok") == 0)
+                fprintf(stderr, "  validated (iterations = 0: not timed)");
             else
                 fprintf(stderr, "  %s", r.message);
             fprintf(stderr, "  ETA %s\n", eta);

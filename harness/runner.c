@@ -253,7 +253,7 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
         if (rank == 0)
             out->bytes_moved = total;
     }
-    if (status != CHECK_OK) {
+    if (status != CHECK_OK || c->iterations == 0) { /* iterations = 0: validate only */
         free_workload(&w);
         return;
     }

@@ -11,8 +11,9 @@
  *     and compares the kernel's whole receive buffer (gaps and a guard tail included)
  *     byte for byte with the vendor's, the vendor's with the expected data, and the
  *     send buffer with its pristine copy;
- *  3. if correct: `warmup` calls, then `iterations` timed calls (barrier, MPI_Wtime
- *     around the call, max over ranks = one sample), then checks the result again.
+ *  3. if correct and iterations > 0: `warmup` calls, then `iterations` timed calls
+ *     (barrier, MPI_Wtime around the call, max over ranks = one sample), then checks
+ *     the result again. iterations = 0 validates only.
  * On rank 0 of comm fills *out (status, message, summary, stats = per-rank max,
  * bytes moved) and samples[0..iterations) (the caller allocates them). */
 void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples);

@@ -280,7 +280,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
                      sec->name);
 
     long long v;
-    if (parse_int_setting(path, &set[KEY_ITERATIONS], 1, 1000000, &v, err, errlen))
+    if (parse_int_setting(path, &set[KEY_ITERATIONS], 0, 1000000, &v, err, errlen))
         return -1;
     sec->iterations = (int)v;
     if (parse_int_setting(path, &set[KEY_WARMUP], 0, 1000000, &v, err, errlen))

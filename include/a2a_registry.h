@@ -32,6 +32,7 @@ typedef enum a2a_bound_base {
     A2A_BOUND_P,     /* communicator size */
     A2A_BOUND_Q,     /* processes per node */
     A2A_BOUND_N,     /* nodes, P / Q */
+    A2A_BOUND_P_Q,   /* ranks on other nodes, P - Q */
     A2A_BOUND_RADIX  /* the kernel's radix parameter */
 } a2a_bound_base;
 

@@ -35,6 +35,26 @@ static int v_scattered(NONUNIFORM_ARGS)
 {
     return A2A_Alltoallv_scattered(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
 }
+static int v_twophase_bruck(NONUNIFORM_ARGS)
+{
+    (void)p;
+    return A2A_Alltoallv_twophase_bruck(sb, sc, sd, st, rb, rc, rd, rt, c, s);
+}
+static int v_tuna(NONUNIFORM_ARGS)
+{
+    return A2A_Alltoallv_tuna(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
+                              p[A2A_PARAM_BLOCK_COUNT], s);
+}
+static int v_tuna_staggered(NONUNIFORM_ARGS)
+{
+    return A2A_Alltoallv_tuna_staggered(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
+                                        p[A2A_PARAM_BLOCK_COUNT], p[A2A_PARAM_PPN], s);
+}
+static int v_tuna_coalesced(NONUNIFORM_ARGS)
+{
+    return A2A_Alltoallv_tuna_coalesced(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
+                                        p[A2A_PARAM_BLOCK_COUNT], p[A2A_PARAM_PPN], s);
+}
 
 /* ---- the table -------------------------------------------------------------------- */
 
@@ -45,6 +65,8 @@ static int v_scattered(NONUNIFORM_ARGS)
 #define RADIX_2_TO_Q RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_Q, 0)
 #define RADIX2_2_TO_N RANGE(A2A_PARAM_RADIX2, A2A_BOUND_CONST, 2, A2A_BOUND_N, 0)
 #define PPN_0_TO_P RANGE(A2A_PARAM_PPN, A2A_BOUND_CONST, 0, A2A_BOUND_P, 0)
+#define BLOCK_COUNT_1_TO_RADIX_1 \
+    RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_RADIX, -1)
 
 static const a2a_kernel kernels[] = {
     { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall", 1, 0, { { 0 } }, 0,
@@ -72,6 +94,18 @@ static const a2a_kernel kernels[] = {
       0, 0, { { 0 } }, 0, { .nonuniform = v_linear } },
     { "pairwise", A2A_FAMILY_NONUNIFORM, "per round one Irecv + blocking Send (Open MPI)", 0, 0,
       { { 0 } }, 0, { .nonuniform = v_pairwise } },
+    { "twophase_bruck", A2A_FAMILY_NONUNIFORM, "two-phase Bruck, radix 2: sizes, then data", 0,
+      0, { { 0 } }, 0, { .nonuniform = v_twophase_bruck } },
+    { "tuna", A2A_FAMILY_NONUNIFORM, "TuNA: tunable radix, block_count sub-rounds in flight", 0,
+      2, { RADIX_2_TO_P, BLOCK_COUNT_1_TO_RADIX_1 }, 0, { .nonuniform = v_tuna } },
+    { "tuna_staggered", A2A_FAMILY_NONUNIFORM,
+      "TuNA_l^g: intra-node TuNA, inter-node scattered, 1 block/message", 0, 3,
+      { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
+        PPN_0_TO_P }, 1, { .nonuniform = v_tuna_staggered } },
+    { "tuna_coalesced", A2A_FAMILY_NONUNIFORM,
+      "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message", 0, 3,
+      { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
+        PPN_0_TO_P }, 1, { .nonuniform = v_tuna_coalesced } },
 };
 
 /* ---- lookups ----------------------------------------------------------------------- */
@@ -128,7 +162,7 @@ int a2a_kernel_takes(const a2a_kernel *kernel, a2a_param param)
 
 static void bound_text(a2a_bound b, char *text, size_t len)
 {
-    static const char *const base[] = { "", "P", "Q", "N", "radix" };
+    static const char *const base[] = { "", "P", "Q", "N", "P-Q", "radix" };
     if (b.base == A2A_BOUND_CONST)
         snprintf(text, len, "%d", b.offset);
     else if (b.offset == 0)
@@ -152,6 +186,7 @@ static int bound_value(a2a_bound b, int P, int Q, const int *params)
     case A2A_BOUND_P: return P + b.offset;
     case A2A_BOUND_Q: return Q + b.offset;
     case A2A_BOUND_N: return (Q > 0 ? P / Q : P) + b.offset;
+    case A2A_BOUND_P_Q: return P - Q + b.offset;
     case A2A_BOUND_RADIX: return params[A2A_PARAM_RADIX] + b.offset;
     default: return b.offset;
     }

@@ -69,9 +69,9 @@ check_matrix() {
 }
 if want matrix; then
 run matrix/openmpi 900 mpirun_openmpi 16 ./a2atune run tests/sweeps/matrix.ini --db "$WORK/matrix-openmpi.db" --quiet
-check_matrix matrix/openmpi/rows "$WORK/matrix-openmpi.db" uniform,nonuniform,uniform_zero,nonuniform_zero,uniform_types,nonuniform_layout
-run matrix/mpich 900 mpirun_mpich 16 build/mpich/a2atune run tests/sweeps/matrix.ini --section uniform,nonuniform --db "$WORK/matrix-mpich.db" --quiet
-check_matrix matrix/mpich/rows "$WORK/matrix-mpich.db" uniform,nonuniform
+check_matrix matrix/openmpi/rows "$WORK/matrix-openmpi.db" "$(sed -n 's/^\[\(.*\)\]$/\1/p' tests/sweeps/matrix.ini | paste -sd,)"
+run matrix/mpich 900 mpirun_mpich 16 build/mpich/a2atune run tests/sweeps/matrix.ini --section uniform,nonuniform,uniform_radix --db "$WORK/matrix-mpich.db" --quiet
+check_matrix matrix/mpich/rows "$WORK/matrix-mpich.db" uniform,nonuniform,uniform_radix
 fi
 
 # ---- AddressSanitizer + UndefinedBehaviorSanitizer build on the small P of the matrix -

@@ -1,0 +1,43 @@
+/* tuna.c — TuNA: tunable-radix non-uniform all-to-all (Algorithm 1 of the TuNA paper).
+ *
+ * Flat TuNA is the round machinery of tuna_local.c applied to the whole communicator as
+ * a single node (q = P): rotation by index, per round (x, z) a metadata exchange and a
+ * data exchange, direct delivery into the receive buffer, a temporary buffer of
+ * P - K - 1 slots of the largest block, and block_count rounds of one digit in flight.
+ */
+#include <stdlib.h>
+
+#include "kernel_util.h"
+#include "tuna_local.h"
+
+/* Guarantees: the MPI_Alltoallv result on comm for any P >= 1, radix in [2, max(2, P)]
+ * and block_count in [1, radix - 1] (MPI_ERR_ARG otherwise, before any communication;
+ * MPI_ERR_TYPE for a non-contiguous type). Takes exactly the TRA count K(P, radix) of
+ * rounds; stats->blocks is the TRA block count D(P, radix) (empty blocks included, a
+ * round whose blocks are all empty sends its metadata but no data message). */
+int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
+                       MPI_Datatype stype, void *rbuf, const int *rcounts,
+                       const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
+                       int block_count, a2a_stats *stats)
+{
+    (void)rcounts; /* block sizes travel in the metadata */
+    int size, err;
+    MPI_Comm_size(comm, &size);
+    if (radix < 2 || radix > (size > 2 ? size : 2))
+        return MPI_ERR_ARG;
+    if (block_count < 1 || block_count > radix - 1)
+        return MPI_ERR_ARG;
+    MPI_Aint sbytes, rbytes;
+    if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
+        return err;
+    if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
+        return err;
+
+    a2a_tuna_held held;
+    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, size,
+                         radix, block_count, &held, stats);
+    /* With a single node nothing is held for an inter-node phase. */
+    free(held.data);
+    free(held.sizes);
+    return err;
+}

@@ -1,0 +1,103 @@
+/* tuna_staggered.c — staggered TuNA_l^g (Algorithm 2 of the TuNA paper): intra-node TuNA
+ * over all node groups at once, then the inter-node exchange among ranks with the same
+ * local rank, one block per message, scattered with block_count messages in flight.
+ */
+#include <stdlib.h>
+
+#include "kernel_util.h"
+#include "tuna_local.h"
+
+enum { STAGGERED_TAG = 0x7a20 };
+
+/* Guarantees: the MPI_Alltoallv result on comm when Q (ppn, or the real node size for
+ * ppn = 0) divides P, radix is in [2, max(2, Q)] and block_count in
+ * [1, max(1, (N-1)*Q)] with N = P/Q (MPI_ERR_ARG otherwise). Rounds: K(Q, radix)
+ * intra-node ones (rounds_local), then (N-1)*Q inter-node ones (rounds_global): exchange
+ * j = (k-1)*Q + i sends to the rank with the same local rank on node n + k the block
+ * that came from local rank g - i (i = 0: the rank's own block, from the send buffer) and
+ * receives the matching block from node n - k straight into the receive buffer. Exchanges
+ * go in batches of block_count, each batch completed before the next; empty blocks are
+ * not sent (both sides know the size) but count as blocks in stats. */
+int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 int radix, int block_count, int ppn, a2a_stats *stats)
+{
+    int size, err, q, node, local;
+    MPI_Aint sbytes, rbytes;
+    if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
+        return err;
+    if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
+        return err;
+    MPI_Comm_size(comm, &size);
+    if ((err = A2A_Node_layout(comm, ppn, &q, &node, &local)) != MPI_SUCCESS)
+        return err;
+    const int nodes = size / q;
+    const long long exchanges = (long long)(nodes - 1) * q;
+    if (radix < 2 || radix > (q > 2 ? q : 2))
+        return MPI_ERR_ARG;
+    if (block_count < 1 || block_count > (exchanges > 1 ? exchanges : 1))
+        return MPI_ERR_ARG;
+
+    a2a_tuna_held held;
+    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, q,
+                         radix, 1, &held, stats);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (stats)
+        stats->rounds_local += held.rounds;
+
+    const size_t request_bytes = 2 * (size_t)block_count * sizeof(MPI_Request);
+    MPI_Request *requests = malloc(request_bytes);
+    if (!requests) {
+        free(held.data);
+        free(held.sizes);
+        return MPI_ERR_NO_MEM;
+    }
+    a2a_count_temp(stats, held.alloc_bytes + (long long)request_bytes);
+
+    const char *send = sbuf;
+    char *recv = rbuf;
+    for (long long first = 0; first < exchanges && err == MPI_SUCCESS; first += block_count) {
+        long long last = first + block_count < exchanges ? first + block_count : exchanges;
+        int n = 0;
+        for (long long j = first; j < last && err == MPI_SUCCESS; j++) {
+            int k = (int)(1 + j / q), i = (int)(j % q);
+            int from_node = (node - k + nodes) % nodes;
+            int source = from_node * q + (local - i + q) % q;
+            long long bytes = (long long)rcounts[source] * rbytes;
+            if (bytes > 0)
+                err = MPI_Irecv(recv + (MPI_Aint)rdispls[source] * rbytes, (int)bytes,
+                                MPI_BYTE, from_node * q + local, STAGGERED_TAG, comm,
+                                &requests[n++]);
+        }
+        for (long long j = first; j < last && err == MPI_SUCCESS; j++) {
+            int k = (int)(1 + j / q), i = (int)(j % q);
+            int to = ((node + k) % nodes) * q + local;
+            long slot = i > 0 ? a2a_tuna_held_slot(k, i, q) : 0;
+            long long bytes = i == 0 ? (long long)scounts[to] * sbytes : held.sizes[slot];
+            if (bytes > 0) {
+                const char *block = i == 0 ? send + (MPI_Aint)sdispls[to] * sbytes
+                                           : held.data + (size_t)slot * (size_t)held.slot_bytes;
+                err = MPI_Isend(block, (int)bytes, MPI_BYTE, to, STAGGERED_TAG, comm,
+                                &requests[n++]);
+                a2a_count_send(stats, 1, bytes);
+            } else if (stats) {
+                stats->blocks += 1;
+            }
+        }
+        if (n > 0) {
+            int wait_err = MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+            if (err == MPI_SUCCESS)
+                err = wait_err;
+        }
+    }
+    if (stats && err == MPI_SUCCESS) {
+        stats->rounds += exchanges;
+        stats->rounds_global += exchanges;
+    }
+    free(requests);
+    free(held.data);
+    free(held.sizes);
+    return err;
+}
