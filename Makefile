@@ -12,7 +12,7 @@ DB       ?= results/a2a.db
 BUILD    := build/$(MPI)
 CC       := mpicc.$(MPI)
 MPIRUN   := mpirun.$(MPI)
-PKGS     := inih sqlite3 hwloc jansson
+PKGS     := inih sqlite3 hwloc jansson papi
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 SANITIZE ?=
 

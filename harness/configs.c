@@ -39,13 +39,29 @@ void format_bytes(long long bytes, char *text, size_t len)
     }
 }
 
+/* Guarantees: the parameters that shape c's block sizes, as text; "" when none. */
+void config_dist_params(const config *c, char *text, size_t len)
+{
+    const wl_params p = wl_params_effective(c->S, c->dist_params);
+    text[0] = '\0';
+    if (c->dist == WL_DIST_NORMAL)
+        snprintf(text, len, "mean=%g,sd=%g", p.mean, p.sd);
+    else if (c->dist == WL_DIST_POWERLAW)
+        snprintf(text, len, "exponent=%g", p.exponent);
+    else if (c->dist == WL_DIST_MATRIX)
+        snprintf(text, len, "file=%.250s", c->matrix_path ? c->matrix_path : "");
+}
+
 /* Guarantees: a single line naming everything that distinguishes c in a sweep. */
 void config_describe(const config *c, char *text, size_t len)
 {
     char s[32];
     format_bytes(c->S, s, sizeof s);
-    int n = snprintf(text, len, "%s/%s P=%d S=%s %s", a2a_family_name(c->kernel->family),
-                     c->kernel->name, c->P, s, wl_dist_name(c->dist));
+    char dist_params[300];
+    config_dist_params(c, dist_params, sizeof dist_params);
+    int n = snprintf(text, len, "%s/%s P=%d S=%s %s%s%s%s", a2a_family_name(c->kernel->family),
+                     c->kernel->name, c->P, s, wl_dist_name(c->dist), dist_params[0] ? "(" : "",
+                     dist_params, dist_params[0] ? ")" : "");
     for (int p = 0; p < A2A_PARAM_COUNT && n > 0 && (size_t)n < len; p++)
         if (a2a_kernel_takes(c->kernel, (a2a_param)p))
             n += snprintf(text + n, len - (size_t)n, " %s=%d", a2a_param_name((a2a_param)p),
@@ -70,10 +86,12 @@ double config_memory_estimate(const config *c, int node_ranks)
 
 static void make_key(config *c, const sweep_section *sec)
 {
+    char dist_params[120];
+    config_dist_params(c, dist_params, sizeof dist_params);
     int n = snprintf(c->key, sizeof c->key,
-                     "%s|%s|%s|P=%d|Q=%d|S=%lld|dist=%s|payload=%s|type=%s|gap=%d|it=%d|wu=%d|seed=%llu",
+                     "%s|%s|%s|P=%d|Q=%d|S=%lld|dist=%s(%s)|payload=%s|type=%s|gap=%d|it=%d|wu=%d|seed=%llu",
                      sec->name, a2a_family_name(c->kernel->family), c->kernel->name, c->P, c->Q,
-                     c->S, wl_dist_name(c->dist), wl_payload_name(c->payload),
+                     c->S, wl_dist_name(c->dist), dist_params, wl_payload_name(c->payload),
                      sweep_datatype_name(c->datatype), c->gap, c->iterations, c->warmup,
                      (unsigned long long)c->seed);
     for (int p = 0; p < A2A_PARAM_COUNT; p++)
@@ -233,6 +251,8 @@ static int expand_section(expansion *ex, int section_index)
                                     memcpy(c.params, params_fixed, sizeof c.params);
                                     c.S = Ss[is];
                                     c.dist = (wl_dist)sec->dists[id];
+                                    c.dist_params = sec->dist_params;
+                                    c.matrix_path = sec->matrix_path;
                                     c.payload = (wl_payload)sec->payloads[iy];
                                     c.datatype = sec->datatypes[it];
                                     c.gap = (int)gaps[ig];
@@ -241,7 +261,22 @@ static int expand_section(expansion *ex, int section_index)
                                     c.seed = sec->seed;
                                     c.timeout = sec->timeout;
                                     double need = config_memory_estimate(&c, launch->node_ranks);
-                                    if (P > launch->world) {
+                                    char why[300];
+                                    int matrix_rc = 0;
+                                    if (c.dist == WL_DIST_MATRIX) {
+                                        long long *m = NULL;
+                                        matrix_rc = wl_load_matrix(c.matrix_path, P, &m, why, sizeof why);
+                                        free(m);
+                                        if (matrix_rc == -1) {
+                                            snprintf(ex->err, ex->errlen, "%s", why);
+                                            free(ppns);
+                                            goto loop_fail;
+                                        }
+                                    }
+                                    if (matrix_rc == -2) {
+                                        c.skip = 1;
+                                        snprintf(c.reason, sizeof c.reason, "%.190s", why);
+                                    } else if (P > launch->world) {
                                         c.skip = 1;
                                         snprintf(c.reason, sizeof c.reason,
                                                  "P = %d exceeds the launch size %d", P,

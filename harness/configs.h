@@ -10,6 +10,8 @@ typedef struct config {
     int P, Q;                       /* communicator size, processes per node */
     long long S;                    /* maximum block size in bytes */
     wl_dist dist;
+    wl_params dist_params;          /* see workload.h; matrix is loaded by the runner */
+    const char *matrix_path;        /* dist = matrix: the file (owned by the sweep) */
     wl_payload payload;
     int datatype;                   /* index for sweep_datatype() */
     int gap;                        /* elements left free between blocks (non-uniform) */
@@ -42,6 +44,9 @@ double config_memory_estimate(const config *c, int node_ranks);
 
 /* One line describing a configuration: "uniform/scattered P=4 S=1KiB constant block_count=2". */
 void config_describe(const config *c, char *text, size_t len);
+
+/* Writes the distribution's parameters as "mean=1000,sd=240" ("" if it has none). */
+void config_dist_params(const config *c, char *text, size_t len);
 
 /* Writes a size in bytes as "17", "1KiB", "1.5MiB". */
 void format_bytes(long long bytes, char *text, size_t len);

@@ -270,6 +270,24 @@ static char *params_json(const config *c)
     return text;
 }
 
+/* The distribution's parameters as a JSON object ({} when it has none). */
+static char *dist_params_json(const config *c)
+{
+    json_t *obj = json_object();
+    const wl_params p = wl_params_effective(c->S, c->dist_params);
+    if (c->dist == WL_DIST_NORMAL) {
+        json_object_set_new(obj, "mean", json_real(p.mean));
+        json_object_set_new(obj, "sd", json_real(p.sd));
+    } else if (c->dist == WL_DIST_POWERLAW) {
+        json_object_set_new(obj, "exponent", json_real(p.exponent));
+    } else if (c->dist == WL_DIST_MATRIX && c->matrix_path) {
+        json_object_set_new(obj, "file", json_string(c->matrix_path));
+    }
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(obj);
+    return text;
+}
+
 /* Guarantees: the result row and its samples, or nothing (one transaction). */
 int db_store_result(db *d, long long run_id, const sweep_section *sec, const config *c,
                     const result_record *r, const double *samples, int nsamples, char *err,
@@ -299,7 +317,9 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     sqlite3_bind_int(st, i++, c->Q);
     sqlite3_bind_int64(st, i++, c->S);
     sqlite3_bind_text(st, i++, wl_dist_name(c->dist), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, i++, "{}", -1, SQLITE_STATIC);
+    char *dist_json = dist_params_json(c);
+    bind_text_or_null(st, i++, dist_json);
+    free(dist_json);
     sqlite3_bind_text(st, i++, wl_payload_name(c->payload), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, i++, sweep_datatype_name(c->datatype), -1, SQLITE_STATIC);
     sqlite3_bind_int(st, i++, c->gap);

@@ -64,7 +64,13 @@ static int build_workload(const config *c, int rank, workload *w, char *msg, siz
     memset(w, 0, sizeof *w);
     w->type = sweep_datatype(c->datatype);
     MPI_Type_size(w->type, &w->type_bytes);
-    wl_spec spec = { c->dist, c->payload, c->S, P, c->seed };
+    wl_spec spec = { c->dist, c->payload, c->S, P, c->seed, c->dist_params };
+    long long *matrix = NULL;
+    if (c->dist == WL_DIST_MATRIX) {
+        if (wl_load_matrix(c->matrix_path, P, &matrix, msg, len) != 0)
+            return -1;
+        spec.params.matrix = matrix;
+    }
     w->scounts = calloc((size_t)P, sizeof(int));
     w->sdispls = calloc((size_t)P, sizeof(int));
     w->rcounts = calloc((size_t)P, sizeof(int));
@@ -72,12 +78,21 @@ static int build_workload(const config *c, int rank, workload *w, char *msg, siz
     if (!w->scounts || !w->sdispls || !w->rcounts || !w->rdispls)
         goto nomem;
     for (int j = 0; j < P; j++) {
+        long long out = wl_block_bytes(&spec, rank, j), in = wl_block_bytes(&spec, j, rank);
+        if (out / w->type_bytes > 2147483647LL || in / w->type_bytes > 2147483647LL) {
+            free(matrix);
+            snprintf(msg, len, "a block exceeds 2^31 elements (MPI int counts)");
+            return -1;
+        }
+    }
+    for (int j = 0; j < P; j++) {
         w->scounts[j] = (int)(wl_block_bytes(&spec, rank, j) / w->type_bytes);
         w->rcounts[j] = (int)(wl_block_bytes(&spec, j, rank) / w->type_bytes);
     }
     long long stotal, rtotal;
     if (lay_out(w->scounts, P, c->gap, w->sdispls, &stotal) ||
         lay_out(w->rcounts, P, c->gap, w->rdispls, &rtotal)) {
+        free(matrix);
         snprintf(msg, len, "buffers exceed 2^31 elements (MPI int displacements)");
         return -1;
     }
@@ -99,8 +114,10 @@ static int build_workload(const config *c, int rank, workload *w, char *msg, siz
                         (long long)w->rcounts[j] * w->type_bytes);
     }
     memcpy(w->pristine, w->sbuf, w->sbytes);
+    free(matrix);
     return 0;
 nomem:
+    free(matrix);
     snprintf(msg, len, "out of memory building the workload");
     return -1;
 }

@@ -1,5 +1,7 @@
 /* sweep.c — loading sweep files with libinih (see sweep.h). */
 #include <ini.h>
+#include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +9,8 @@
 
 static const char *const key_names[KEY_COUNT] = {
     "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
-    "block_count", "ppn", "iterations", "warmup", "seed", "timeout"
+    "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
+    "matrix"
 };
 
 /* Defaults for keys a section and the global part leave unset. */
@@ -292,6 +295,44 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
     if (parse_int_setting(path, &set[KEY_TIMEOUT], 1, 86400, &v, err, errlen))
         return -1;
     sec->timeout = (double)v;
+
+    double *targets[] = { &sec->dist_params.mean, &sec->dist_params.sd, &sec->dist_params.exponent };
+    const sweep_key number_keys[] = { KEY_MEAN, KEY_SD, KEY_EXPONENT };
+    for (int i = 0; i < 3; i++) {
+        *targets[i] = NAN;
+        const sweep_setting *s = &set[number_keys[i]];
+        if (!s->text)
+            continue;
+        char *end;
+        double x = strtod(s->text, &end);
+        while (*end == ' ')
+            end++;
+        if (end == s->text || *end || !isfinite(x) || x < 0)
+            FAIL("%s:%d: %s = '%s' is not a non-negative number", path, s->line,
+                 key_names[number_keys[i]], s->text);
+        *targets[i] = x;
+    }
+    int uses_matrix = 0;
+    for (int i = 0; i < sec->ndists; i++)
+        uses_matrix |= sec->dists[i] == WL_DIST_MATRIX;
+    if (uses_matrix) {
+        const sweep_setting *s = &set[KEY_MATRIX];
+        if (!s->text)
+            FAIL("%s:%d: dist = matrix needs 'matrix = FILE' (a P x P byte-count matrix)", path,
+                 set[KEY_DIST].line);
+        char *folder_buf = strdup(path);
+        const char *folder = dirname(folder_buf);
+        const char *file = s->text;
+        while (*file == ' ')
+            file++;
+        size_t len = strlen(folder) + strlen(file) + 2;
+        sec->matrix_path = malloc(len);
+        if (file[0] == '/')
+            snprintf(sec->matrix_path, len, "%s", file);
+        else
+            snprintf(sec->matrix_path, len, "%s/%s", folder, file);
+        free(folder_buf);
+    }
     return 0;
 }
 
@@ -349,6 +390,7 @@ void sweep_free(sweep *sw)
         free(sec->dists);
         free(sec->payloads);
         free(sec->datatypes);
+        free(sec->matrix_path);
     }
     free(sw->sections);
     free(sw->path);

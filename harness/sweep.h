@@ -15,7 +15,7 @@
 typedef enum sweep_key {
     KEY_FAMILY, KEY_KERNELS, KEY_P, KEY_S, KEY_DIST, KEY_PAYLOAD, KEY_DATATYPE, KEY_GAP,
     KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN, KEY_ITERATIONS, KEY_WARMUP, KEY_SEED,
-    KEY_TIMEOUT, KEY_COUNT
+    KEY_TIMEOUT, KEY_MEAN, KEY_SD, KEY_EXPONENT, KEY_MATRIX, KEY_COUNT
 } sweep_key;
 
 /* Where a setting was written, for error messages. */
@@ -39,6 +39,8 @@ typedef struct sweep_section {
     int iterations, warmup;
     uint64_t seed;
     double timeout;                  /* seconds per configuration */
+    wl_params dist_params;           /* mean, sd, exponent (NAN: default); matrix unused */
+    char *matrix_path;               /* dist = matrix: the file, relative to the sweep's folder */
 } sweep_section;
 
 typedef struct sweep {

@@ -34,6 +34,10 @@ printf '#!/bin/sh\nn=$1; shift; exec mpirun.mpich -n "$n" "$@"\n' > "$WORK/bin/m
 chmod +x "$WORK/bin/"*
 export PATH="$WORK/bin:$PATH"
 sql() { sqlite3 -batch "$@"; }
+# check NAME COMMAND...: passes when COMMAND (usually a [ ... ] test) succeeds
+check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "false: $*"; fi; }
+# holds 'CONDITION': a whole shell condition, for check
+holds() { eval "$1"; }
 
 # ---- unit tests (no MPI launch) --------------------------------------------------
 want unit && for t in build/openmpi/tests/unit_*; do
@@ -72,6 +76,11 @@ run matrix/openmpi 900 mpirun_openmpi 16 ./a2atune run tests/sweeps/matrix.ini -
 check_matrix matrix/openmpi/rows "$WORK/matrix-openmpi.db" "$(sed -n 's/^\[\(.*\)\]$/\1/p' tests/sweeps/matrix.ini | paste -sd,)"
 run matrix/mpich 900 mpirun_mpich 16 build/mpich/a2atune run tests/sweeps/matrix.ini --section uniform,nonuniform,uniform_radix,nonuniform_radix --db "$WORK/matrix-mpich.db" --quiet
 check_matrix matrix/mpich/rows "$WORK/matrix-mpich.db" uniform,nonuniform,uniform_radix,nonuniform_radix
+
+# every distribution with the radix kernels, P = 1..17, 24, 32 in one launch of 32 ranks
+run distributions/openmpi 900 mpirun_openmpi 32 ./a2atune run tests/sweeps/distributions.ini --db "$WORK/dist.db" --quiet
+check distributions/all-ok [ "$(sql "$WORK/dist.db" "SELECT count(*) FROM results WHERE status NOT IN ('ok', 'skipped')")" = 0 ]
+check distributions/every-dist-ran [ "$(sql "$WORK/dist.db" "SELECT count(DISTINCT dist) FROM results WHERE status = 'ok'")" = 6 ]
 fi
 
 # ---- AddressSanitizer + UndefinedBehaviorSanitizer build on the small P of the matrix -
@@ -94,10 +103,6 @@ fi
 # ---- end to end: the command line, quick.ini, kill + resume, timeouts, bad input -----
 if want e2e; then
 A2A=./a2atune
-# check NAME COMMAND...: passes when COMMAND (usually a [ ... ] test) succeeds
-check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "false: $*"; fi; }
-# holds COMMAND...: like [ ] for a whole shell condition
-holds() { eval "$1"; }
 count() { sql "$1" "SELECT count(*) FROM results WHERE $2"; }
 
 $A2A --help > "$WORK/help.txt"; rc=$?

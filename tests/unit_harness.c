@@ -49,7 +49,7 @@ static void test_stats(void)
 
 static void test_workload(void)
 {
-    wl_spec a = { WL_DIST_UNIFORM, WL_PAYLOAD_PATTERN, 1000, 8, 42 };
+    wl_spec a = { WL_DIST_UNIFORM, WL_PAYLOAD_PATTERN, 1000, 8, 42, { NAN, NAN, NAN, NULL } };
     wl_spec b = a;
     b.seed = 43;
     int same = 1, differs = 0, in_range = 1, varied = 0;
@@ -65,7 +65,7 @@ static void test_workload(void)
     CHECK(same, "block sizes are a pure function of the spec");
     CHECK(differs, "another seed gives other sizes");
     CHECK(in_range && varied, "uniform sizes vary within [0, S]");
-    wl_spec c = { WL_DIST_CONSTANT, WL_PAYLOAD_PATTERN, 17, 5, 1 };
+    wl_spec c = { WL_DIST_CONSTANT, WL_PAYLOAD_PATTERN, 17, 5, 1, { NAN, NAN, NAN, NULL } };
     CHECK(wl_block_bytes(&c, 3, 4) == 17, "constant blocks have size S");
 
     unsigned char whole[100], part[40];
@@ -84,6 +84,83 @@ static void test_workload(void)
     CHECK(zeros, "zero payload is all zero");
     CHECK(wl_dist_by_name("uniform") == WL_DIST_UNIFORM && wl_dist_by_name("gauss") == -1,
           "distribution names");
+}
+
+static void test_distributions(void)
+{
+    /* normal: mean and sd near the asked values, clipped to [0, S] */
+    wl_spec n = { WL_DIST_NORMAL, WL_PAYLOAD_PATTERN, 1024, 64, 5, { NAN, NAN, NAN, NULL } };
+    double sum = 0, sq = 0;
+    int count = 0, in_range = 1;
+    for (int s = 0; s < 64; s++)
+        for (int d = 0; d < 64; d++) {
+            long long v = wl_block_bytes(&n, s, d);
+            in_range &= v >= 0 && v <= 1024;
+            sum += (double)v;
+            sq += (double)v * (double)v;
+            count++;
+        }
+    double mean = sum / count, sd = sqrt(sq / count - mean * mean);
+    /* default mean 1000, sd 240, clipped at 1024: the clipped mean is ~ 900 */
+    CHECK(in_range && mean > 850 && mean < 960 && sd > 100 && sd < 240,
+          "normal(1000, 240) clipped to 1024: mean %.1f sd %.1f", mean, sd);
+    n.params.mean = 300;
+    n.params.sd = 50;
+    sum = sq = 0;
+    for (int s = 0; s < 64; s++)
+        for (int d = 0; d < 64; d++) {
+            double v = (double)wl_block_bytes(&n, s, d);
+            sum += v;
+            sq += v * v;
+        }
+    mean = sum / count;
+    sd = sqrt(sq / count - mean * mean);
+    CHECK(fabs(mean - 300) < 5 && fabs(sd - 50) < 5, "normal(300, 50): mean %.1f sd %.1f", mean, sd);
+
+    /* power law: most blocks small, a few large, all within [0, S] */
+    wl_spec pl = { WL_DIST_POWERLAW, WL_PAYLOAD_PATTERN, 1024, 64, 5, { NAN, NAN, NAN, NULL } };
+    int small = 0, large = 0;
+    in_range = 1;
+    for (int s = 0; s < 64; s++)
+        for (int d = 0; d < 64; d++) {
+            long long v = wl_block_bytes(&pl, s, d);
+            in_range &= v >= 0 && v <= 1024;
+            small += v < 64;
+            large += v > 512;
+        }
+    CHECK(in_range && small > large && large > 0, "powerlaw: %d small, %d large", small, large);
+
+    /* FFT patterns, exactly as the TuNA paper describes them (P = 10: 7 workers, 8 targets) */
+    wl_spec f1 = { WL_DIST_FFT_N1, WL_PAYLOAD_PATTERN, 64, 10, 5, { NAN, NAN, NAN, NULL } };
+    int ok = 1;
+    for (int s = 0; s < 10; s++)
+        for (int d = 0; d < 10; d++)
+            ok &= wl_block_bytes(&f1, s, d) == (s < 7 && d < 8 ? 64 : 0);
+    CHECK(ok, "fft_n1: ranks < ceil(0.625 P) send S to ranks < ceil(0.78125 P)");
+    wl_spec f2 = { WL_DIST_FFT_N2, WL_PAYLOAD_PATTERN, 512, 6, 5, { NAN, NAN, NAN, NULL } };
+    CHECK(wl_block_bytes(&f2, 0, 5) == 512 && wl_block_bytes(&f2, 5, 0) == 128,
+          "fft_n2: S per block, S/4 from the last rank");
+
+    /* matrix files: sizes as written; errors name file and line */
+    char err[300];
+    long long *m = NULL;
+    FILE *f = fopen("/tmp/a2a_unit_matrix.txt", "w");
+    fprintf(f, "# 3 x 3\n0 1 2\n\n3 4 5 # row 1\n6 7 8\n");
+    fclose(f);
+    CHECK(wl_load_matrix("/tmp/a2a_unit_matrix.txt", 3, &m, err, sizeof err) == 0 && m[5] == 5,
+          "matrix file loads: %s", err);
+    wl_spec mx = { WL_DIST_MATRIX, WL_PAYLOAD_PATTERN, 0, 3, 5, { NAN, NAN, NAN, m } };
+    CHECK(m && wl_block_bytes(&mx, 2, 1) == 7, "matrix sizes by (src, dst)");
+    free(m);
+    m = NULL;
+    CHECK(wl_load_matrix("/tmp/a2a_unit_matrix.txt", 4, &m, err, sizeof err) == -2 &&
+              strstr(err, "P = 4"), "wrong P is a size mismatch: %s", err);
+    f = fopen("/tmp/a2a_unit_matrix.txt", "w");
+    fprintf(f, "0 1\n2 x\n");
+    fclose(f);
+    CHECK(wl_load_matrix("/tmp/a2a_unit_matrix.txt", 2, &m, err, sizeof err) == -1 &&
+              strstr(err, "a2a_unit_matrix.txt:2:"), "malformed matrix names the line: %s", err);
+    remove("/tmp/a2a_unit_matrix.txt");
 }
 
 static sweep *load(const char *text, char *err, size_t len)
@@ -226,6 +303,7 @@ int main(void)
 {
     test_stats();
     test_workload();
+    test_distributions();
     test_sweeps();
     printf("unit_harness: %d passed, %d failed\n", passed, failed);
     return failed != 0;
