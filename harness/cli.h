@@ -14,6 +14,7 @@ typedef struct run_options {
     const char *sweep_path;
     const char *db_path;
     const char *section;
+    const char *counters;   /* --counters LIST: overrides every section's `counters` */
     int resume, dry_run, quiet;
     char command_line[4096];
 } run_options;

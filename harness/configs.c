@@ -127,7 +127,8 @@ static int eval_list(expansion *ex, const vlist *list, sweep_key key, const vlis
 
 static sweep_key key_of_param(a2a_param p)
 {
-    static const sweep_key keys[A2A_PARAM_COUNT] = { KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN };
+    static const sweep_key keys[A2A_PARAM_COUNT] = { KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN,
+                                                     KEY_AUX_BYTES };
     return keys[p];
 }
 
@@ -241,7 +242,7 @@ static int expand_section(expansion *ex, int section_index)
                         for (int iy = 0; iy < sec->npayloads; iy++)
                             for (int it = 0; it < sec->ndatatypes; it++)
                                 for (int ig = 0; ig < ngaps; ig++) {
-                                    if (kernel->family != A2A_FAMILY_NONUNIFORM && gaps[ig] != 0)
+                                    if (kernel->family == A2A_FAMILY_UNIFORM && gaps[ig] != 0)
                                         continue; /* gap only shapes non-uniform layouts */
                                     config c = { 0 };
                                     c.section = section_index;
@@ -260,6 +261,7 @@ static int expand_section(expansion *ex, int section_index)
                                     c.warmup = sec->warmup;
                                     c.seed = sec->seed;
                                     c.timeout = sec->timeout;
+                                    c.counters = sec->counters;
                                     double need = config_memory_estimate(&c, launch->node_ranks);
                                     char why[300];
                                     int matrix_rc = 0;

@@ -19,6 +19,7 @@ typedef struct config {
     int iterations, warmup;
     uint64_t seed;
     double timeout;
+    const char *counters;           /* events counted after the timed calls, NULL: none */
     int skip;                       /* 1: not run, `reason` says why */
     char reason[200];
     char key[400];                  /* identifies the configuration within a run */

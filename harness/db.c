@@ -371,6 +371,33 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
             sqlite3_reset(ss);
         }
     }
+    if (r->counted.n > 0) {
+        sqlite3_finalize(ss);
+        ss = NULL;
+        if (sqlite3_prepare_v2(d->handle,
+                               "INSERT INTO counters(result_id, event, max_value, sum_value,"
+                               " rank0_value, calls, available, reason) VALUES (?,?,?,?,?,?,?,?)",
+                               -1, &ss, NULL) != SQLITE_OK)
+            goto fail;
+        for (int k = 0; k < r->counted.n; k++) {
+            const counted_event *e = &r->counted.event[k];
+            sqlite3_bind_int64(ss, 1, result_id);
+            sqlite3_bind_text(ss, 2, e->name, -1, SQLITE_TRANSIENT);
+            for (int v = 0; v < 3; v++) {
+                long long value = v == 0 ? e->max : v == 1 ? e->sum : e->rank0;
+                if (e->available)
+                    sqlite3_bind_int64(ss, 3 + v, value);
+                else
+                    sqlite3_bind_null(ss, 3 + v);
+            }
+            sqlite3_bind_int64(ss, 6, r->counted.calls);
+            sqlite3_bind_int(ss, 7, e->available);
+            bind_text_or_null(ss, 8, e->reason[0] ? e->reason : NULL);
+            if (sqlite3_step(ss) != SQLITE_DONE)
+                goto fail;
+            sqlite3_reset(ss);
+        }
+    }
     sqlite3_finalize(st);
     sqlite3_finalize(ss);
     return exec(d, "COMMIT", err, errlen);

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include "configs.h"
+#include "counting.h"
 #include "stats.h"
 
 typedef struct db db;
@@ -31,6 +32,7 @@ typedef struct result_record {
     a2a_stats stats;             /* per-rank maximum of each field, first (validated) call */
     int oversubscribed;          /* more ranks than cores on some node of the sub-communicator */
     double started, ended;       /* Unix time */
+    counted_events counted;      /* counters (counted.n == 0: none asked) */
 } result_record;
 
 /* Opens or creates the database at path. Refuses (returns -1, one line in err) a file

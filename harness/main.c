@@ -4,6 +4,7 @@
 #include <string.h>
 #include "a2a_registry.h"
 #include "cli.h"
+#include "counters.h"
 #include "radix_model.h"
 #include "sweep.h"
 #include "vlist.h"
@@ -13,8 +14,10 @@ static const char usage[] =
     "a2atune — autotuning benchmark for MPI all-to-all algorithms\n"
     "\n"
     "usage:\n"
-    "  mpirun -n N a2atune run SWEEP.ini [--db PATH] [--section LIST] [--resume] [--dry-run] [--quiet]\n"
+    "  mpirun -n N a2atune run SWEEP.ini [--db PATH] [--section LIST] [--counters LIST]\n"
+    "                                    [--resume] [--dry-run] [--quiet]\n"
     "  a2atune list       every kernel: family, parameters and their valid ranges\n"
+    "  a2atune counters   which hardware (PAPI) and software counters work here, and why not\n"
     "  a2atune model --P LIST --radix LIST\n"
     "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
     "                     lists as in sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
@@ -27,6 +30,12 @@ static const char usage[] =
     "  per iteration). Every P <= N runs in this launch on the first P ranks.\n"
     "  --db PATH       SQLite results database (default results/a2a.db); created if missing\n"
     "  --section LIST  run only these sections of the sweep (comma-separated names)\n"
+    "  --counters LIST events counted in extra calls after the timed ones (each rank counts\n"
+    "                  its own calls; max, sum and rank 0 are stored): PAPI presets or\n"
+    "                  native names, task-clock, context-switches, cpu-migrations,\n"
+    "                  page-faults, or the sets `default` (PAPI_L1_DCM, PAPI_L2_DCM,\n"
+    "                  PAPI_L3_TCM, PAPI_MEM_WCY, PAPI_STL_ICY, PAPI_TOT_CYC, PAPI_TOT_INS)\n"
+    "                  and `software`; `none` turns counting off\n"
     "  --resume        continue the newest run of the same sweep in PATH: configurations\n"
     "                  already recorded are neither redone nor duplicated\n"
     "  --dry-run       print the configurations (and why some are skipped); run nothing\n"
@@ -148,10 +157,13 @@ static int parse_run(int argc, char **argv, run_options *opt)
                                  "%s%s", i ? " " : "", argv[i]);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--db") == 0 || strcmp(a, "--section") == 0) {
+        if (strcmp(a, "--db") == 0 || strcmp(a, "--section") == 0 || strcmp(a, "--counters") == 0) {
             if (i + 1 >= argc)
                 return bad_usage("%s needs a value", a);
-            *(strcmp(a, "--db") == 0 ? &opt->db_path : &opt->section) = argv[++i];
+            const char **target = strcmp(a, "--db") == 0        ? &opt->db_path
+                                  : strcmp(a, "--section") == 0 ? &opt->section
+                                                                : &opt->counters;
+            *target = argv[++i];
         } else if (strcmp(a, "--resume") == 0) {
             opt->resume = 1;
         } else if (strcmp(a, "--dry-run") == 0) {
@@ -188,6 +200,8 @@ int main(int argc, char **argv)
         return command_list();
     if (strcmp(cmd, "model") == 0)
         return command_model(argc, argv);
+    if (strcmp(cmd, "counters") == 0)
+        return counters_describe(stdout) == 0 ? EXIT_OK : EXIT_WRONG;
     if (strcmp(cmd, "run") == 0) {
         for (int i = 2; i < argc; i++)
             if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

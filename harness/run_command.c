@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "configs.h"
+#include "counting.h"
 #include "db.h"
 #include "polite.h"
 #include "provenance.h"
@@ -171,10 +172,22 @@ int command_run(const run_options *opt)
     launch.mem_available = available;
 
     config *configs = NULL;
+    char *counters = NULL;
     int nconfigs = 0, rc = EXIT_OK;
     if (expand_sweep(sw, &launch, opt->section, &configs, &nconfigs, err, sizeof err)) {
         rc = fail_input(rank, err);
         goto out;
+    }
+
+    if (opt->counters) {
+        if (counters_list_expand(opt->counters, &counters, err, sizeof err)) {
+            char line[1100];
+            snprintf(line, sizeof line, "--counters: %s", err);
+            rc = fail_input(rank, line);
+            goto out;
+        }
+        for (int i = 0; i < nconfigs; i++)
+            configs[i].counters = counters;
     }
 
     if (opt->dry_run) {
@@ -359,6 +372,7 @@ int command_run(const run_options *opt)
     free(samples);
     free(recorded);
 out:
+    free(counters);
     free(configs);
     free(oversubscribed_at);
     sweep_free(sw);

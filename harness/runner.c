@@ -79,6 +79,8 @@ static int build_workload(const config *c, int rank, workload *w, char *msg, siz
         goto nomem;
     for (int j = 0; j < P; j++) {
         long long out = wl_block_bytes(&spec, rank, j), in = wl_block_bytes(&spec, j, rank);
+        if (c->kernel->family == A2A_FAMILY_INPLACE)
+            out = in = wl_block_bytes(&spec, rank < j ? rank : j, rank < j ? j : rank);
         if (out / w->type_bytes > 2147483647LL || in / w->type_bytes > 2147483647LL) {
             free(matrix);
             snprintf(msg, len, "a block exceeds 2^31 elements (MPI int counts)");
@@ -86,6 +88,11 @@ static int build_workload(const config *c, int rank, workload *w, char *msg, siz
         }
     }
     for (int j = 0; j < P; j++) {
+        if (c->kernel->family == A2A_FAMILY_INPLACE) { /* symmetric: size of the pair */
+            int lo = rank < j ? rank : j, hi = rank < j ? j : rank;
+            w->scounts[j] = w->rcounts[j] = (int)(wl_block_bytes(&spec, lo, hi) / w->type_bytes);
+            continue;
+        }
         w->scounts[j] = (int)(wl_block_bytes(&spec, rank, j) / w->type_bytes);
         w->rcounts[j] = (int)(wl_block_bytes(&spec, j, rank) / w->type_bytes);
     }
@@ -126,6 +133,13 @@ nomem:
 static int call_kernel(const config *c, const workload *w, int vendor, void *rbuf, MPI_Comm comm,
                        a2a_stats *stats)
 {
+    if (c->kernel->family == A2A_FAMILY_INPLACE) { /* the data travel in rbuf itself */
+        if (vendor)
+            return MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, rbuf, w->rcounts,
+                                 w->rdispls, w->type, comm);
+        return c->kernel->call.inplace(rbuf, w->rcounts, w->rdispls, w->type, comm, c->params,
+                                       stats);
+    }
     if (c->kernel->family == A2A_FAMILY_UNIFORM) {
         int count = w->scounts[0];
         if (vendor)
@@ -138,6 +152,23 @@ static int call_kernel(const config *c, const workload *w, int vendor, void *rbu
                              w->rdispls, w->type, comm);
     return c->kernel->call.nonuniform(w->sbuf, w->scounts, w->sdispls, w->type, rbuf, w->rcounts,
                                       w->rdispls, w->type, comm, c->params, stats);
+}
+
+/* A kernel call as count_calls wants it. */
+typedef struct counted_call {
+    const config *c;
+    const workload *w;
+    MPI_Comm comm;
+    int rc;
+} counted_call;
+
+static int call_counted(void *arg)
+{
+    counted_call *cc = arg;
+    int rc = call_kernel(cc->c, cc->w, 0, cc->w->rbuf, cc->comm, NULL);
+    if (rc != MPI_SUCCESS)
+        cc->rc = rc;
+    return rc;
 }
 
 /* Index of the first differing byte of a and b, or -1. */
@@ -241,6 +272,10 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     if (status == CHECK_OK) {
         poison(w.rbuf, w.rbytes);
         poison(w.vendor, w.rbytes);
+        if (c->kernel->family == A2A_FAMILY_INPLACE) { /* same layout both ways: symmetric */
+            memcpy(w.rbuf, w.sbuf, w.sbytes);
+            memcpy(w.vendor, w.sbuf, w.sbytes);
+        }
         int rc = call_kernel(c, &w, 1, w.vendor, comm, NULL);
         if (rc != MPI_SUCCESS) {
             mpi_error_text(rc, "the vendor collective", msg, sizeof msg);
@@ -287,10 +322,21 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
         if (rank == 0)
             samples[i] = slowest;
     }
+    if (rc == MPI_SUCCESS && c->counters) {
+        /* counted in separate calls after the timed ones: counting never perturbs timing */
+        counted_call cc = { c, &w, comm, MPI_SUCCESS };
+        count_calls(c->counters, c->iterations, call_counted, &cc, comm, &out->counted);
+        rc = cc.rc;
+    }
     if (rc != MPI_SUCCESS) {
         mpi_error_text(rc, c->kernel->name, msg, sizeof msg);
         status = CHECK_ERROR;
     } else {
+        long long calls = 1 + c->warmup + c->iterations + (c->counters ? c->iterations : 0);
+        if (c->kernel->family == A2A_FAMILY_INPLACE && calls % 2 == 0) {
+            /* an even number of in-place exchanges brings every block back home */
+            memcpy(w.expected, w.sbuf, w.sbytes);
+        }
         status = check_buffers(c, &w, rank, 0, msg, sizeof msg);
         if (status != CHECK_OK) {
             char first[sizeof msg];

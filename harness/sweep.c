@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "counting.h"
 #include "sweep.h"
 
 static const char *const key_names[KEY_COUNT] = {
     "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
     "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
-    "matrix"
+    "matrix", "counters", "aux_bytes"
 };
 
 /* Defaults for keys a section and the global part leave unset. */
@@ -221,7 +222,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
 
     char word[64];
     if (sscanf(set[KEY_FAMILY].text, " %63s", word) != 1 || (int)(sec->family = a2a_family_by_name(word)) < 0)
-        FAIL("%s:%d: unknown family '%s' (known: uniform, nonuniform)", path,
+        FAIL("%s:%d: unknown family '%s' (known: uniform, nonuniform, inplace)", path,
              set[KEY_FAMILY].line, set[KEY_FAMILY].text);
 
     char **names, msg[256];
@@ -263,6 +264,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
         { KEY_P, &sec->P }, { KEY_S, &sec->S }, { KEY_GAP, &sec->gap },
         { KEY_RADIX, &sec->param[A2A_PARAM_RADIX] }, { KEY_RADIX2, &sec->param[A2A_PARAM_RADIX2] },
         { KEY_BLOCK_COUNT, &sec->param[A2A_PARAM_BLOCK_COUNT] }, { KEY_PPN, &sec->param[A2A_PARAM_PPN] },
+        { KEY_AUX_BYTES, &sec->param[A2A_PARAM_AUX_BYTES] },
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         const sweep_setting *s = &set[lists[i].key];
@@ -311,6 +313,12 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             FAIL("%s:%d: %s = '%s' is not a non-negative number", path, s->line,
                  key_names[number_keys[i]], s->text);
         *targets[i] = x;
+    }
+    if (set[KEY_COUNTERS].text) {
+        char *list = NULL;
+        if (counters_list_expand(set[KEY_COUNTERS].text, &list, msg, sizeof msg) != 0)
+            FAIL("%s:%d: counters: %s", path, set[KEY_COUNTERS].line, msg);
+        sec->counters = list;
     }
     int uses_matrix = 0;
     for (int i = 0; i < sec->ndists; i++)
@@ -391,6 +399,7 @@ void sweep_free(sweep *sw)
         free(sec->payloads);
         free(sec->datatypes);
         free(sec->matrix_path);
+        free(sec->counters);
     }
     free(sw->sections);
     free(sw->path);

@@ -132,4 +132,7 @@ int A2A_Node_layout(MPI_Comm comm, int ppn, int *q, int *node, int *local_rank);
 #ifdef __cplusplus
 }
 #endif
+
+#include "a2a_inplace.h" /* in-place symmetric alltoallv kernels */
+
 #endif

@@ -14,6 +14,7 @@
 typedef enum a2a_family {
     A2A_FAMILY_UNIFORM,    /* MPI_Alltoall shape */
     A2A_FAMILY_NONUNIFORM, /* MPI_Alltoallv shape */
+    A2A_FAMILY_INPLACE,    /* MPI_Alltoallv(MPI_IN_PLACE, ...) with symmetric counts */
     A2A_FAMILY_COUNT
 } a2a_family;
 
@@ -23,6 +24,7 @@ typedef enum a2a_param {
     A2A_PARAM_RADIX2,      /* inter-node radix of two-layer kernels */
     A2A_PARAM_BLOCK_COUNT, /* requests / sub-rounds in flight */
     A2A_PARAM_PPN,         /* processes per node Q (0 = the real node) */
+    A2A_PARAM_AUX_BYTES,   /* extra memory budget in bytes (in-place kernels) */
     A2A_PARAM_COUNT
 } a2a_param;
 
@@ -56,6 +58,10 @@ typedef int (*a2a_nonuniform_call)(const void *sbuf, const int *scounts, const i
                                    const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                    const int params[A2A_PARAM_COUNT], a2a_stats *stats);
 
+typedef int (*a2a_inplace_call)(void *buf, const int *counts, const int *displs,
+                                MPI_Datatype type, MPI_Comm comm,
+                                const int params[A2A_PARAM_COUNT], a2a_stats *stats);
+
 #define A2A_MAX_PARAMS 4
 
 typedef struct a2a_kernel {
@@ -69,6 +75,7 @@ typedef struct a2a_kernel {
     union {
         a2a_uniform_call uniform;
         a2a_nonuniform_call nonuniform;
+        a2a_inplace_call inplace;
     } call;
 } a2a_kernel;
 

@@ -56,6 +56,18 @@ static int v_tuna_coalesced(NONUNIFORM_ARGS)
                                         p[A2A_PARAM_BLOCK_COUNT], p[A2A_PARAM_PPN], s);
 }
 
+#define INPLACE_ARGS                                                                          \
+    void *b, const int *n, const int *d, MPI_Datatype t, MPI_Comm c, const int *p, a2a_stats *s
+
+static int i_vendor(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_vendor(b, n, d, t, c, s); }
+static int i_mpich_order(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_mpich_order(b, n, d, t, c, s); }
+static int i_linear_shift(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_linear_shift(b, n, d, t, c, s); }
+static int i_hier_sets(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_hier_sets(b, n, d, t, c, s); }
+static int i_hier_sets_aux(INPLACE_ARGS)
+{
+    return A2A_Alltoallv_inplace_hier_sets_aux(b, n, d, t, c, p[A2A_PARAM_AUX_BYTES], s);
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 #define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
@@ -106,13 +118,25 @@ static const a2a_kernel kernels[] = {
       "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message", 0, 3,
       { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
         PPN_0_TO_P }, 1, { .nonuniform = v_tuna_coalesced } },
+
+    { "vendor", A2A_FAMILY_INPLACE, "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", 1, 0,
+      { { 0 } }, 0, { .inplace = i_vendor } },
+    { "mpich_order", A2A_FAMILY_INPLACE, "pairs (i, j >= i) with Sendrecv_replace, 2P-3 steps", 0,
+      0, { { 0 } }, 0, { .inplace = i_mpich_order } },
+    { "linear_shift", A2A_FAMILY_INPLACE, "linear shift (LSA): at most P steps", 0, 0, { { 0 } },
+      0, { .inplace = i_linear_shift } },
+    { "hier_sets", A2A_FAMILY_INPLACE, "hierarchical sets (HSA): P-1 steps for powers of 2", 0, 0,
+      { { 0 } }, 0, { .inplace = i_hier_sets } },
+    { "hier_sets_aux", A2A_FAMILY_INPLACE, "HSA with an aux_bytes budget of extra memory", 0, 1,
+      { RANGE(A2A_PARAM_AUX_BYTES, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647) }, 0,
+      { .inplace = i_hier_sets_aux } },
 };
 
 /* ---- lookups ----------------------------------------------------------------------- */
 
-static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform" };
+static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform", "inplace" };
 static const char *const param_names[A2A_PARAM_COUNT] = { "radix", "radix2", "block_count",
-                                                          "ppn" };
+                                                          "ppn", "aux_bytes" };
 
 /* Guarantees: the whole table, in declaration order. */
 const a2a_kernel *a2a_registry(int *count)

@@ -1,0 +1,40 @@
+/* mpich_order.c — MPICH's in-place symmetric alltoallv order (Hofmann and Rünger, Fig. 1):
+ * a double loop over all pairs (i, j >= i), one blocking MPI_Sendrecv_replace each. */
+#include "kernel_util.h"
+
+/* Guarantees: the symmetric in-place exchange. Every rank walks the pairs (i, j),
+ * 0 <= i <= j < p, in loop order and exchanges block j with rank j when it is i, block i
+ * with rank i when it is j; the self pair is skipped (the own block stays in place).
+ * rounds = 2p - 3 for p >= 2 (0 for p = 1) on every rank; temp_bytes stays 0. */
+int A2A_Alltoallv_inplace_mpich_order(void *buf, const int *counts, const int *displs,
+                                      MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
+{
+    MPI_Aint size;
+    int err = A2A_Type_bytes(type, &size);
+    if (err != MPI_SUCCESS)
+        return err;
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    char *base = buf;
+    for (int i = 0; i < p; i++) {
+        for (int j = i; j < p; j++) {
+            int peer;
+            if (i == j)
+                continue;
+            if (rank == i)
+                peer = j;
+            else if (rank == j)
+                peer = i;
+            else
+                continue;
+            err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[peer] * size, counts[peer],
+                                       type, peer, 0, peer, 0, comm, MPI_STATUS_IGNORE);
+            if (err != MPI_SUCCESS)
+                return err;
+            a2a_count_send(stats, 1, (long long)counts[peer] * size);
+        }
+    }
+    a2a_count_rounds(stats, p >= 2 ? 2LL * p - 3 : 0);
+    return MPI_SUCCESS;
+}
