@@ -33,7 +33,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests clean
+.PHONY: all setup run test tests plots clean
 all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 
 setup:
@@ -71,6 +71,13 @@ test: setup
 	@$(MAKE) --no-print-directory MPI=mpich tests
 	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' CFLAGS='-O1 -g' build/asan/a2atune
 	@tests/run.sh
+
+# figures and tables from the database of `make run` (DB=...), into results/figures/
+plots:
+	scripts/a2a summary --db $(DB)
+	scripts/a2a heatmap --db $(DB) --kernel tra --baseline vendor --out results/figures
+	scripts/a2a curves --db $(DB) --kernel tra --out results/figures
+	scripts/a2a best-radix --db $(DB) --format markdown
 
 clean:
 	rm -rf build a2atune

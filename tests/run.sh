@@ -1,9 +1,9 @@
 #!/bin/bash
 # tests/run.sh — the whole test suite of `make test` (after both builds exist).
 # Prints one line per test and, last, "N passed, M failed"; exits non-zero on failure.
-#   tests/run.sh [unit] [programs] [matrix] [sanitizers] [e2e]   (default: all parts)
+#   tests/run.sh [unit] [programs] [matrix] [sanitizers] [e2e] [scripts]   (default: all)
 set -u
-parts=" ${*:-unit programs matrix sanitizers e2e} "
+parts=" ${*:-unit programs matrix sanitizers e2e scripts} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
@@ -204,6 +204,20 @@ sum_other=$(dump "$WORK/other.db")
 bad_db foreign-sqlite "$WORK/other.db" "not an a2atune database"
 check bad-db/foreign-sqlite-untouched holds '[ "$(dump "$WORK/other.db")" = "$sum_other" ] && [ ! -e "$WORK/other.db-wal" ]'
 bad_db unwritable-place "/proc/a2a.db" "cannot open database"
+fi
+
+# ---- the Python tools (scripts/a2a) on a fixture database made by a real sweep ---------
+if want scripts; then
+    tests/scripts/run.sh > "$WORK/scripts.log" 2>&1
+    line=$(tail -n 1 "$WORK/scripts.log")
+    p=$(echo "$line" | sed -n 's/^scripts: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+    f=$(echo "$line" | sed -n 's/^scripts: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+    if [ -n "$p" ] && [ "$f" = 0 ] && [ "$p" -gt 0 ]; then
+        passed=$((passed + p)); echo "PASS scripts/* ($p tests: $(grep '^time:' "$WORK/scripts.log"))"
+    else
+        failed=$((failed + ${f:-1})); failures="$failures scripts"
+        echo "FAIL scripts ($line)"; tail -n 30 "$WORK/scripts.log" | sed 's/^/    /'
+    fi
 fi
 
 echo

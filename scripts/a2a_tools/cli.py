@@ -1,0 +1,47 @@
+"""The entry point: `a2a <subcommand> ...`; bad input is one line on stderr, exit 2."""
+import sys
+
+from . import best_radix, curves, heatmap, model, options, query, summary
+from .common import EXIT_BAD_INPUT, A2AError
+
+SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model)
+
+
+def build_parser():
+    common = options.parents()
+    parser = options.Parser(
+        prog="a2a", formatter_class=common["formatter"],
+        description="Tools over an a2atune results database (read-only): tables, figures "
+                    "and the TRA K/D model.",
+        epilog="Each subcommand has --help. Exit status: 0 ok, 2 bad input (missing or foreign "
+               "database, empty selection, unknown kernel ...).")
+    sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
+    for module in SUBCOMMANDS:
+        module.add_parser(sub, common)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.error("a subcommand is needed: query, summary, heatmap, curves, best-radix, model")
+    db = None
+    try:
+        if getattr(args, "needs_db", True):
+            from .db import open_db
+            db = open_db(args.db)
+        return args.func(args, db)
+    except A2AError as e:
+        sys.stderr.write("a2a: %s\n" % str(e).replace("\n", " "))
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        try:
+            sys.stdout = None
+        finally:
+            return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if db is not None:
+            db.conn.close()

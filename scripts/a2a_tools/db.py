@@ -1,0 +1,154 @@
+"""Read-only access to an a2atune results database (schema: harness/db.c).
+
+Every connection is opened with the URI mode=ro, so nothing here can write; every
+value reaches SQL through a placeholder, never through string formatting."""
+import os
+import re
+import sqlite3
+import urllib.parse
+
+from .common import A2AError
+
+APPLICATION_ID = 0x61326174  # "a2at", set by harness/db.c
+DEFAULT_DB = os.path.join("results", "a2a.db")
+
+# the columns of `results` a reader usually wants, in this order
+RESULT_COLUMNS = ("id", "run_id", "section", "family", "kernel", "P", "Q", "S", "dist",
+                  "payload", "datatype", "gap", "radix", "radix2", "block_count", "ppn",
+                  "iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status")
+
+
+def open_db(path):
+    """A read-only connection to an a2atune database, or A2AError (missing file, not
+    SQLite, not written by a2atune)."""
+    if not os.path.exists(path):
+        raise A2AError("%s: no such database (run a sweep first, or pass --db PATH)" % path)
+    if not os.path.isfile(path):
+        raise A2AError("%s: not a regular file" % path)
+    uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.Error as e:
+        raise A2AError("%s: not an a2atune database (%s)" % (path, e))
+    if app_id != APPLICATION_ID:
+        conn.close()
+        raise A2AError("%s: not an a2atune database (application_id %#x, expected %#x)"
+                       % (path, app_id, APPLICATION_ID))
+    conn.row_factory = sqlite3.Row
+    return Database(conn, path)
+
+
+class Database:
+    def __init__(self, conn, path):
+        self.conn = conn
+        self.path = path
+
+    def execute(self, sql, params=()):
+        try:
+            return self.conn.execute(sql, params)
+        except sqlite3.Error as e:
+            raise A2AError("%s: %s" % (self.path, e))
+
+    def all(self, sql, params=()):
+        return self.execute(sql, params).fetchall()
+
+    def columns(self, table):
+        return [r["name"] for r in self.all("SELECT name FROM pragma_table_info(?)", (table,))]
+
+    # ---- runs ----------------------------------------------------------------------
+    def runs(self):
+        return self.all("SELECT * FROM runs ORDER BY id")
+
+    def run(self, run_id):
+        rows = self.all("SELECT * FROM runs WHERE id = ?", (run_id,))
+        if not rows:
+            ids = [str(r["id"]) for r in self.all("SELECT id FROM runs ORDER BY id")]
+            raise A2AError("%s: no run %s (runs: %s)" % (self.path, run_id, ", ".join(ids) or "none"))
+        return rows[0]
+
+    def check_run(self, run_id):
+        if run_id is not None:
+            self.run(run_id)
+        return run_id
+
+    def newest_run(self, where="", params=()):
+        """The newest run id with an ok result matching `where` (SQL over results with
+        placeholders), or None."""
+        sql = "SELECT max(run_id) FROM results WHERE status = 'ok'" + (" AND " + where if where else "")
+        return self.execute(sql, params).fetchone()[0]
+
+    # ---- kernels -------------------------------------------------------------------
+    def kernels(self):
+        return [r[0] for r in self.all("SELECT DISTINCT kernel FROM results ORDER BY kernel")]
+
+    def check_kernels(self, names):
+        """A2AError for a kernel this database has never seen."""
+        known = self.kernels()
+        for k in names:
+            if k not in known:
+                raise A2AError("unknown kernel '%s' (kernels in %s: %s)"
+                               % (k, self.path, ", ".join(known) or "none"))
+        return names
+
+    def rows_where(self, filters, extra=None, order="run_id, family, kernel, P, S, dist, payload,"
+                   " datatype, gap, radix, radix2, block_count, ppn, id", columns="*"):
+        """Results matching filters: a dict column -> value or list of values (None or
+        an empty list: no condition). `extra` is an optional (sql, params) condition."""
+        where, params = build_where(filters)
+        if extra:
+            where.append(extra[0])
+            params.extend(extra[1])
+        sql = "SELECT %s FROM results" % columns
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        if order:
+            sql += " ORDER BY " + order
+        return self.all(sql, params)
+
+
+_FILTER_COLUMNS = {"run_id", "family", "kernel", "P", "Q", "S", "dist", "payload", "datatype",
+                   "gap", "radix", "radix2", "block_count", "ppn", "status", "section"}
+
+
+def build_where(filters):
+    """(conditions, params) for a dict column -> value | list | None; columns are
+    checked against a fixed set, values always go through placeholders."""
+    where, params = [], []
+    for col, value in filters.items():
+        if col not in _FILTER_COLUMNS:
+            raise ValueError("not a filter column: %s" % col)
+        if value is None or (isinstance(value, (list, tuple)) and not value):
+            continue
+        if isinstance(value, (list, tuple)):
+            where.append("%s IN (%s)" % (col, ", ".join("?" * len(value))))
+            params.extend(value)
+        else:
+            where.append("%s = ?" % col)
+            params.append(value)
+    return where, params
+
+
+def describe_filters(filters):
+    """'kernel=tra, P=4' for error messages."""
+    parts = []
+    for col, value in filters.items():
+        if value is None or (isinstance(value, (list, tuple)) and not value):
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        parts.append("%s=%s" % (col, value))
+    return ", ".join(parts) or "no filter"
+
+
+def short_mpi(run):
+    """'Open MPI v4.1.4' from the long MPI_Get_library_version text."""
+    version = (run["mpi_version"] or "").strip().splitlines()
+    text = version[0] if version else ""
+    text = re.sub(r"\s*Version:\s*", " ", text.split(",")[0]).strip()
+    lib = run["mpi_library"] or ""
+    if not text:
+        return lib or "unknown MPI"
+    if lib and not text.lower().startswith(lib.lower()):
+        text = "%s %s" % (lib, text)
+    return text[:48]
