@@ -134,5 +134,6 @@ int A2A_Node_layout(MPI_Comm comm, int ppn, int *q, int *node, int *local_rank);
 #endif
 
 #include "a2a_inplace.h" /* in-place symmetric alltoallv kernels */
+#include "a2a_sdde.h"    /* sparse dynamic data exchange: Alltoall_crs / Alltoallv_crs */
 
 #endif

@@ -44,14 +44,16 @@ want unit && for t in build/openmpi/tests/unit_*; do
     run "$(basename "$t")" 60 "$t"
 done
 
-# ---- MPI test programs: first line "/* ranks: N */"; MPICH busy-polls, so it gets
-# at most 8 ranks (the programs take the largest P as their argument) ------------------
+# ---- MPI test programs: first line "/* ranks: N */" or "/* ranks: N, mpich: M */";
+# MPICH busy-polls, so it gets M or at most 8 ranks (the programs take the largest P as
+# their argument) ----------------------------------------------------------------------
 want programs && for src in tests/test_*.c; do
     name=$(basename "$src" .c)
     ranks=$(sed -n '1s/.*ranks: *\([0-9]*\).*/\1/p' "$src")
     ranks=${ranks:-4}
     run "$name/openmpi" 600 mpirun_openmpi "$ranks" "build/openmpi/tests/$name"
-    m=$(( ranks < 8 ? ranks : 8 ))
+    m=$(sed -n '1s/.*mpich: *\([0-9]*\).*/\1/p' "$src")
+    m=${m:-$(( ranks < 8 ? ranks : 8 ))}
     run "$name/mpich" 600 mpirun_mpich "$m" "build/mpich/tests/$name" "$m"
 done
 
