@@ -62,6 +62,8 @@ void config_describe(const config *c, char *text, size_t len)
     int n = snprintf(text, len, "%s/%s P=%d S=%s %s%s%s%s", a2a_family_name(c->kernel->family),
                      c->kernel->name, c->P, s, wl_dist_name(c->dist), dist_params[0] ? "(" : "",
                      dist_params, dist_params[0] ? ")" : "");
+    if (c->pattern && n > 0 && (size_t)n < len)
+        n += snprintf(text + n, len - (size_t)n, " pattern=%.120s", c->pattern);
     for (int p = 0; p < A2A_PARAM_COUNT && n > 0 && (size_t)n < len; p++)
         if (a2a_kernel_takes(c->kernel, (a2a_param)p))
             n += snprintf(text + n, len - (size_t)n, " %s=%d", a2a_param_name((a2a_param)p),
@@ -94,6 +96,8 @@ static void make_key(config *c, const sweep_section *sec)
                      c->S, wl_dist_name(c->dist), dist_params, wl_payload_name(c->payload),
                      sweep_datatype_name(c->datatype), c->gap, c->iterations, c->warmup,
                      (unsigned long long)c->seed);
+    if (c->pattern && n > 0 && (size_t)n < sizeof c->key)
+        n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|pattern=%.200s", c->pattern);
     for (int p = 0; p < A2A_PARAM_COUNT; p++)
         if (a2a_kernel_takes(c->kernel, (a2a_param)p) && n > 0 && (size_t)n < sizeof c->key)
             n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|%s=%d",
@@ -237,6 +241,8 @@ static int expand_section(expansion *ex, int section_index)
                     }
                     ex->evaluated[p] = 1;
                 }
+                int sparse = kernel->family == A2A_FAMILY_SDDE || kernel->family == A2A_FAMILY_SDDEV;
+                for (int ipat = 0; ipat < (sparse ? sec->npatterns : 1); ipat++)
                 for (int is = 0; is < nS; is++)
                     for (int id = 0; id < sec->ndists; id++)
                         for (int iy = 0; iy < sec->npayloads; iy++)
@@ -254,6 +260,7 @@ static int expand_section(expansion *ex, int section_index)
                                     c.dist = (wl_dist)sec->dists[id];
                                     c.dist_params = sec->dist_params;
                                     c.matrix_path = sec->matrix_path;
+                                    c.pattern = sparse ? sec->patterns[ipat] : NULL;
                                     c.payload = (wl_payload)sec->payloads[iy];
                                     c.datatype = sec->datatypes[it];
                                     c.gap = (int)gaps[ig];

@@ -12,6 +12,7 @@ typedef struct config {
     wl_dist dist;
     wl_params dist_params;          /* see workload.h; matrix is loaded by the runner */
     const char *matrix_path;        /* dist = matrix: the file (owned by the sweep) */
+    const char *pattern;            /* sdde families: the sparse pattern (owned by the sweep) */
     wl_payload payload;
     int datatype;                   /* index for sweep_datatype() */
     int gap;                        /* elements left free between blocks (non-uniform) */

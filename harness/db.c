@@ -283,6 +283,8 @@ static char *dist_params_json(const config *c)
     } else if (c->dist == WL_DIST_MATRIX && c->matrix_path) {
         json_object_set_new(obj, "file", json_string(c->matrix_path));
     }
+    if (c->pattern)
+        json_object_set_new(obj, "pattern", json_string(c->pattern));
     char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(obj);
     return text;

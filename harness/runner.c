@@ -4,6 +4,7 @@
 #include <string.h>
 #include "polite.h"
 #include "runner.h"
+#include "sparse.h"
 
 #define GUARD_BYTES 64 /* poisoned tail after every receive buffer: catches overruns */
 
@@ -258,9 +259,182 @@ static void mpi_error_text(int code, const char *what, char *msg, size_t len)
     snprintf(msg, len, "%.100s returned an MPI error: %.300s", what, text);
 }
 
+/* ---- sparse dynamic data exchange (families sdde and sddev) ---------------------- */
+
+/* What one crs call returned; every array malloc'ed by the kernel (or NULL). */
+typedef struct crs_result {
+    int nnz, size;
+    int *src, *counts, *displs;
+    void *vals;
+} crs_result;
+
+static void crs_free(crs_result *r)
+{
+    free(r->src);
+    free(r->counts);
+    free(r->displs);
+    free(r->vals);
+    memset(r, 0, sizeof *r);
+}
+
+/* The send side of one rank, from the configuration's pattern. */
+typedef struct crs_sends {
+    sp_sends sends;
+    int *vals, *pristine; /* constant: one int per destination; variable: the columns */
+    int nvals;
+} crs_sends;
+
+static int crs_call(const config *c, const a2a_kernel *k, const crs_sends *in, MPI_Comm comm,
+                    crs_result *out, a2a_stats *stats)
+{
+    memset(out, 0, sizeof *out);
+    out->nnz = out->size = -1; /* unknown: the algorithm finds them */
+    const sp_sends *s = &in->sends;
+    if (c->kernel->family == A2A_FAMILY_SDDE)
+        return k->call.sdde(s->nnz, s->dest, 1, MPI_INT, in->vals, &out->nnz, &out->src, 1,
+                            MPI_INT, &out->vals, comm, c->params, stats);
+    return k->call.sddev(s->nnz, s->size, s->dest, s->counts, s->displs, MPI_INT, in->vals,
+                         &out->nnz, &out->size, &out->src, &out->counts, &out->displs, MPI_INT,
+                         &out->vals, comm, c->params, stats);
+}
+
+/* CHECK_OK if got equals want (sources, counts, values), else CHECK_WRONG + message. */
+static int crs_compare(const config *c, int rank, const crs_result *got, const crs_result *want,
+                       char *msg, size_t len)
+{
+    if (got->nnz != want->nnz) {
+        snprintf(msg, len, "rank %d: %d messages received, the reference received %d", rank,
+                 got->nnz, want->nnz);
+        return CHECK_WRONG;
+    }
+    for (int i = 0; i < want->nnz; i++) {
+        if (got->src[i] != want->src[i]) {
+            snprintf(msg, len, "rank %d: message %d comes from rank %d, the reference's from %d",
+                     rank, i, got->src[i], want->src[i]);
+            return CHECK_WRONG;
+        }
+        int n = c->kernel->family == A2A_FAMILY_SDDE ? 1 : want->counts[i];
+        const int *g = (const int *)got->vals + (c->kernel->family == A2A_FAMILY_SDDE ? i : got->displs[i]);
+        const int *w = (const int *)want->vals + (c->kernel->family == A2A_FAMILY_SDDE ? i : want->displs[i]);
+        if (c->kernel->family == A2A_FAMILY_SDDEV && got->counts[i] != n) {
+            snprintf(msg, len, "rank %d: message from rank %d has %d values, the reference %d",
+                     rank, want->src[i], got->counts[i], n);
+            return CHECK_WRONG;
+        }
+        if (n > 0 && memcmp(g, w, (size_t)n * sizeof(int)) != 0) {
+            snprintf(msg, len, "rank %d: the values of the message from rank %d differ from the "
+                     "reference's", rank, want->src[i]);
+            return CHECK_WRONG;
+        }
+    }
+    return CHECK_OK;
+}
+
+/* run_config for the sdde families: validated against the reference algorithm. */
+static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out, double *samples)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    char msg[512] = "";
+    crs_sends in = { 0 };
+    sp_spec spec;
+    int status = CHECK_OK;
+    if (sp_spec_parse(c->pattern, c->seed, &spec, msg, sizeof msg) != 0 ||
+        sp_pattern_build(&spec, P, rank, &in.sends, msg, sizeof msg) != 0)
+        status = CHECK_ERROR;
+    if (status == CHECK_OK) {
+        int constant = c->kernel->family == A2A_FAMILY_SDDE;
+        in.nvals = constant ? in.sends.nnz : in.sends.size;
+        in.vals = calloc((size_t)in.nvals + 1, sizeof(int));
+        in.pristine = calloc((size_t)in.nvals + 1, sizeof(int));
+        for (int i = 0; i < in.nvals && c->payload != WL_PAYLOAD_ZERO; i++)
+            in.vals[i] = constant ? (int)(wl_mix64(c->seed ^ ((uint64_t)rank << 32 | (uint32_t)in.sends.dest[i])) & 0x7fffffff)
+                                  : in.sends.cols[i];
+        memcpy(in.pristine, in.vals, (size_t)in.nvals * sizeof(int));
+    }
+    status = agree(status, msg, sizeof msg, comm);
+
+    const a2a_kernel *reference = a2a_find_kernel(c->kernel->family, "reference");
+    crs_result want = { 0 }, got = { 0 };
+    a2a_stats stats = { 0 };
+    if (status == CHECK_OK) {
+        int rc = crs_call(c, reference, &in, comm, &want, NULL);
+        if (rc != MPI_SUCCESS) {
+            mpi_error_text(rc, "the reference", msg, sizeof msg);
+            status = CHECK_ERROR;
+        }
+        rc = crs_call(c, c->kernel, &in, comm, &got, &stats);
+        if (rc != MPI_SUCCESS && status == CHECK_OK) {
+            mpi_error_text(rc, c->kernel->name, msg, sizeof msg);
+            status = CHECK_ERROR;
+        }
+        if (status == CHECK_OK)
+            status = crs_compare(c, rank, &got, &want, msg, sizeof msg);
+        if (status == CHECK_OK && memcmp(in.vals, in.pristine, (size_t)in.nvals * sizeof(int))) {
+            snprintf(msg, sizeof msg, "rank %d: the kernel wrote to its send values", rank);
+            status = CHECK_WRONG;
+        }
+        crs_free(&got);
+        status = agree(status, msg, sizeof msg, comm);
+    }
+    if (rank == 0) {
+        out->status = status == CHECK_OK ? "ok" : status == CHECK_WRONG ? "wrong" : "error";
+        snprintf(out->message, sizeof out->message, "%s", msg);
+    }
+    if (status != CHECK_ERROR) {
+        stats_max(&stats, &out->stats, comm);
+        long long sent = (long long)in.nvals * (long long)sizeof(int), total = 0;
+        polite_allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+        if (rank == 0)
+            out->bytes_moved = total;
+    }
+    int rc = MPI_SUCCESS;
+    if (status == CHECK_OK && c->iterations > 0) {
+        for (int i = 0; i < c->warmup && rc == MPI_SUCCESS; i++) {
+            rc = crs_call(c, c->kernel, &in, comm, &got, NULL);
+            crs_free(&got);
+        }
+        for (int i = 0; i < c->iterations && rc == MPI_SUCCESS; i++) {
+            crs_free(&got);
+            MPI_Barrier(comm);
+            double t0 = MPI_Wtime();
+            rc = crs_call(c, c->kernel, &in, comm, &got, NULL);
+            double elapsed = MPI_Wtime() - t0, slowest = 0;
+            MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+            if (rank == 0)
+                samples[i] = slowest;
+        }
+        if (rc != MPI_SUCCESS) {
+            mpi_error_text(rc, c->kernel->name, msg, sizeof msg);
+            status = CHECK_ERROR;
+        } else {
+            status = crs_compare(c, rank, &got, &want, msg, sizeof msg);
+        }
+        crs_free(&got);
+        status = agree(status, msg, sizeof msg, comm);
+        if (rank == 0) {
+            if (status == CHECK_OK) {
+                out->summary = summarize_samples(samples, c->iterations);
+            } else {
+                out->status = status == CHECK_WRONG ? "wrong" : "error";
+                snprintf(out->message, sizeof out->message, "after the timed calls: %.480s", msg);
+            }
+        }
+    }
+    crs_free(&want);
+    free(in.vals);
+    free(in.pristine);
+    sp_sends_free(&in.sends);
+}
+
 /* Guarantees: see runner.h. */
 void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples)
 {
+    if (c->kernel->family == A2A_FAMILY_SDDE || c->kernel->family == A2A_FAMILY_SDDEV) {
+        run_sparse_config(c, comm, out, samples);
+        return;
+    }
     int rank;
     MPI_Comm_rank(comm, &rank);
     char msg[512] = "";

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "counting.h"
+#include "sparse.h"
 #include "sweep.h"
 
 static const char *const key_names[KEY_COUNT] = {
     "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
     "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
-    "matrix", "counters", "aux_bytes"
+    "matrix", "counters", "aux_bytes", "pattern"
 };
 
 /* Defaults for keys a section and the global part leave unset. */
@@ -200,6 +201,45 @@ static int lookup_datatype(const char *name, void *ctx)
     return -1;
 }
 
+/* Splits `pattern = a, b` into sec->patterns, each checked by sp_spec_parse; relative
+ * .mtx paths are taken relative to the sweep file's folder. */
+static int parse_patterns(const char *path, sweep_section *sec, const sweep_setting *s,
+                          char *err, size_t errlen)
+{
+    if (!s->text)
+        FAIL("%s:%d: section [%s] does not set 'pattern' (e.g. stencil2d:64x64, rmat:8, "
+             "mtx:FILE)", path, sec->line, sec->name);
+    char *copy = strdup(s->text), *save = NULL, *folder_buf = strdup(path);
+    const char *folder = dirname(folder_buf);
+    int rc = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
+        while (*item == ' ')
+            item++;
+        size_t n = strlen(item);
+        while (n > 0 && item[n - 1] == ' ')
+            item[--n] = '\0';
+        char resolved[1024], msg[300];
+        const char *file = strncmp(item, "mtx:", 4) == 0 ? item + 4 : item;
+        int is_file = file != item || (n > 4 && strcmp(item + n - 4, ".mtx") == 0);
+        if (is_file && file[0] != '/')
+            snprintf(resolved, sizeof resolved, "mtx:%s/%s", folder, file);
+        else
+            snprintf(resolved, sizeof resolved, "%s", item);
+        sp_spec spec;
+        if (!n || sp_spec_parse(resolved, sec->seed, &spec, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s:%d: pattern '%s': %s", path, s->line, item,
+                     n ? msg : "empty item");
+            rc = -1;
+            break;
+        }
+        sec->patterns = realloc(sec->patterns, (size_t)(sec->npatterns + 1) * sizeof *sec->patterns);
+        sec->patterns[sec->npatterns++] = strdup(resolved);
+    }
+    free(copy);
+    free(folder_buf);
+    return rc;
+}
+
 static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
                          char *err, size_t errlen)
 {
@@ -214,6 +254,11 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             set[k].text = strdup(key_defaults[k]);
             set[k].line = sec->line;
         }
+    int sparse = set[KEY_FAMILY].text && (strstr(set[KEY_FAMILY].text, "sdde") != NULL);
+    if (sparse && !set[KEY_S].text) { /* message sizes come from the pattern */
+        set[KEY_S].text = strdup("0");
+        set[KEY_S].line = sec->line;
+    }
     static const sweep_key required[] = { KEY_FAMILY, KEY_KERNELS, KEY_S };
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!set[required[i]].text)
@@ -222,7 +267,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
 
     char word[64];
     if (sscanf(set[KEY_FAMILY].text, " %63s", word) != 1 || (int)(sec->family = a2a_family_by_name(word)) < 0)
-        FAIL("%s:%d: unknown family '%s' (known: uniform, nonuniform, inplace)", path,
+        FAIL("%s:%d: unknown family '%s' (known: uniform, nonuniform, inplace, sdde, sddev)", path,
              set[KEY_FAMILY].line, set[KEY_FAMILY].text);
 
     char **names, msg[256];
@@ -320,6 +365,12 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             FAIL("%s:%d: counters: %s", path, set[KEY_COUNTERS].line, msg);
         sec->counters = list;
     }
+    if (sec->family == A2A_FAMILY_SDDE || sec->family == A2A_FAMILY_SDDEV) {
+        if (parse_patterns(path, sec, &set[KEY_PATTERN], err, errlen))
+            return -1;
+    } else if (set[KEY_PATTERN].text) {
+        FAIL("%s:%d: pattern is for the sdde and sddev families", path, set[KEY_PATTERN].line);
+    }
     int uses_matrix = 0;
     for (int i = 0; i < sec->ndists; i++)
         uses_matrix |= sec->dists[i] == WL_DIST_MATRIX;
@@ -400,6 +451,9 @@ void sweep_free(sweep *sw)
         free(sec->datatypes);
         free(sec->matrix_path);
         free(sec->counters);
+        for (int p = 0; p < sec->npatterns; p++)
+            free(sec->patterns[p]);
+        free(sec->patterns);
     }
     free(sw->sections);
     free(sw->path);

@@ -16,7 +16,7 @@ typedef enum sweep_key {
     KEY_FAMILY, KEY_KERNELS, KEY_P, KEY_S, KEY_DIST, KEY_PAYLOAD, KEY_DATATYPE, KEY_GAP,
     KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN, KEY_ITERATIONS, KEY_WARMUP, KEY_SEED,
     KEY_TIMEOUT, KEY_MEAN, KEY_SD, KEY_EXPONENT, KEY_MATRIX, KEY_COUNTERS, KEY_AUX_BYTES,
-    KEY_COUNT
+    KEY_PATTERN, KEY_COUNT
 } sweep_key;
 
 /* Where a setting was written, for error messages. */
@@ -43,6 +43,8 @@ typedef struct sweep_section {
     wl_params dist_params;           /* mean, sd, exponent (NAN: default); matrix unused */
     char *matrix_path;               /* dist = matrix: the file, relative to the sweep's folder */
     char *counters;                  /* events to count, NULL for none (see counters.h) */
+    char **patterns;                 /* sdde families: sparse patterns (workloads/sparse.h) */
+    int npatterns;
 } sweep_section;
 
 typedef struct sweep {

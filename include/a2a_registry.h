@@ -15,6 +15,8 @@ typedef enum a2a_family {
     A2A_FAMILY_UNIFORM,    /* MPI_Alltoall shape */
     A2A_FAMILY_NONUNIFORM, /* MPI_Alltoallv shape */
     A2A_FAMILY_INPLACE,    /* MPI_Alltoallv(MPI_IN_PLACE, ...) with symmetric counts */
+    A2A_FAMILY_SDDE,       /* A2A_Alltoall_crs: constant-size sparse dynamic exchange */
+    A2A_FAMILY_SDDEV,      /* A2A_Alltoallv_crs: variable-size sparse dynamic exchange */
     A2A_FAMILY_COUNT
 } a2a_family;
 
@@ -62,6 +64,18 @@ typedef int (*a2a_inplace_call)(void *buf, const int *counts, const int *displs,
                                 MPI_Datatype type, MPI_Comm comm,
                                 const int params[A2A_PARAM_COUNT], a2a_stats *stats);
 
+typedef int (*a2a_sdde_call)(int send_nnz, const int *dest, int sendcount,
+                             MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
+                             int **src, int recvcount, MPI_Datatype recvtype, void **recvvals,
+                             MPI_Comm comm, const int params[A2A_PARAM_COUNT],
+                             a2a_stats *stats);
+typedef int (*a2a_sddev_call)(int send_nnz, int send_size, const int *dest,
+                              const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                              const void *sendvals, int *recv_nnz, int *recv_size, int **src,
+                              int **recvcounts, int **rdispls, MPI_Datatype recvtype,
+                              void **recvvals, MPI_Comm comm, const int params[A2A_PARAM_COUNT],
+                              a2a_stats *stats);
+
 #define A2A_MAX_PARAMS 4
 
 typedef struct a2a_kernel {
@@ -76,6 +90,8 @@ typedef struct a2a_kernel {
         a2a_uniform_call uniform;
         a2a_nonuniform_call nonuniform;
         a2a_inplace_call inplace;
+        a2a_sdde_call sdde;
+        a2a_sddev_call sddev;
     } call;
 } a2a_kernel;
 

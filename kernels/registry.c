@@ -68,6 +68,40 @@ static int i_hier_sets_aux(INPLACE_ARGS)
     return A2A_Alltoallv_inplace_hier_sets_aux(b, n, d, t, c, p[A2A_PARAM_AUX_BYTES], s);
 }
 
+#define SDDE_ARGS                                                                             \
+    int nnz, const int *dst, int sc, MPI_Datatype st, const void *sv, int *rnnz, int **src,   \
+        int rc, MPI_Datatype rt, void **rv, MPI_Comm c, const int *p, a2a_stats *s
+#define SDDE_PASS nnz, dst, sc, st, sv, rnnz, src, rc, rt, rv
+#define SDDEV_ARGS                                                                            \
+    int nnz, int size, const int *dst, const int *sc, const int *sd, MPI_Datatype st,         \
+        const void *sv, int *rnnz, int *rsize, int **src, int **rc, int **rd, MPI_Datatype rt, \
+        void **rv, MPI_Comm c, const int *p, a2a_stats *s
+#define SDDEV_PASS nnz, size, dst, sc, sd, st, sv, rnnz, rsize, src, rc, rd, rt, rv
+
+static int s_reference(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_reference(SDDE_PASS, c, s); }
+static int s_personalized(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_personalized(SDDE_PASS, c, s); }
+static int s_nonblocking(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_nonblocking(SDDE_PASS, c, s); }
+static int s_rma(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_rma(SDDE_PASS, c, s); }
+static int s_loc_personalized(SDDE_ARGS)
+{
+    return A2A_Alltoall_crs_locality_personalized(SDDE_PASS, p[A2A_PARAM_PPN], c, s);
+}
+static int s_loc_nonblocking(SDDE_ARGS)
+{
+    return A2A_Alltoall_crs_locality_nonblocking(SDDE_PASS, p[A2A_PARAM_PPN], c, s);
+}
+static int sv_reference(SDDEV_ARGS) { (void)p; return A2A_Alltoallv_crs_reference(SDDEV_PASS, c, s); }
+static int sv_personalized(SDDEV_ARGS) { (void)p; return A2A_Alltoallv_crs_personalized(SDDEV_PASS, c, s); }
+static int sv_nonblocking(SDDEV_ARGS) { (void)p; return A2A_Alltoallv_crs_nonblocking(SDDEV_PASS, c, s); }
+static int sv_loc_personalized(SDDEV_ARGS)
+{
+    return A2A_Alltoallv_crs_locality_personalized(SDDEV_PASS, p[A2A_PARAM_PPN], c, s);
+}
+static int sv_loc_nonblocking(SDDEV_ARGS)
+{
+    return A2A_Alltoallv_crs_locality_nonblocking(SDDEV_PASS, p[A2A_PARAM_PPN], c, s);
+}
+
 /* ---- the table -------------------------------------------------------------------- */
 
 #define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
@@ -130,11 +164,36 @@ static const a2a_kernel kernels[] = {
     { "hier_sets_aux", A2A_FAMILY_INPLACE, "HSA with an aux_bytes budget of extra memory", 0, 1,
       { RANGE(A2A_PARAM_AUX_BYTES, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647) }, 0,
       { .inplace = i_hier_sets_aux } },
+
+    { "reference", A2A_FAMILY_SDDE, "dense MPI_Alltoall of counts, then MPI_Alltoallv", 1, 0,
+      { { 0 } }, 0, { .sdde = s_reference } },
+    { "personalized", A2A_FAMILY_SDDE, "Allreduce of message counts, Isend, Probe/Recv", 0, 0,
+      { { 0 } }, 0, { .sdde = s_personalized } },
+    { "nonblocking", A2A_FAMILY_SDDE, "NBX: Issend, Iprobe loop, Ibarrier", 0, 0, { { 0 } }, 0,
+      { .sdde = s_nonblocking } },
+    { "rma", A2A_FAMILY_SDDE, "window, fence, MPI_Put at the rank's slot, fence", 0, 0,
+      { { 0 } }, 0, { .sdde = s_rma } },
+    { "locality_personalized", A2A_FAMILY_SDDE, "personalized, one message per region", 0, 1,
+      { PPN_0_TO_P }, 1, { .sdde = s_loc_personalized } },
+    { "locality_nonblocking", A2A_FAMILY_SDDE, "NBX, one message per region", 0, 1,
+      { PPN_0_TO_P }, 1, { .sdde = s_loc_nonblocking } },
+
+    { "reference", A2A_FAMILY_SDDEV, "dense MPI_Alltoall of counts, then MPI_Alltoallv", 1, 0,
+      { { 0 } }, 0, { .sddev = sv_reference } },
+    { "personalized", A2A_FAMILY_SDDEV, "Allreduce of message counts, Isend, Probe/Recv", 0, 0,
+      { { 0 } }, 0, { .sddev = sv_personalized } },
+    { "nonblocking", A2A_FAMILY_SDDEV, "NBX: Issend, Iprobe loop, Ibarrier", 0, 0, { { 0 } }, 0,
+      { .sddev = sv_nonblocking } },
+    { "locality_personalized", A2A_FAMILY_SDDEV, "personalized, one message per region", 0, 1,
+      { PPN_0_TO_P }, 1, { .sddev = sv_loc_personalized } },
+    { "locality_nonblocking", A2A_FAMILY_SDDEV, "NBX, one message per region", 0, 1,
+      { PPN_0_TO_P }, 1, { .sddev = sv_loc_nonblocking } },
 };
 
 /* ---- lookups ----------------------------------------------------------------------- */
 
-static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform", "inplace" };
+static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform", "inplace",
+                                                             "sdde", "sddev" };
 static const char *const param_names[A2A_PARAM_COUNT] = { "radix", "radix2", "block_count",
                                                           "ppn", "aux_bytes" };
 

@@ -119,6 +119,24 @@ static int decays(const void *sb, const int *sc, const int *sd, MPI_Datatype st,
                              : correct(sb, sc, sd, st, rb, rc, rd, rt, c, p, s);
 }
 
+/* Detects senders by non-zero values (the RMA trap): all-zero messages vanish. */
+static int sdde_drops_zero_messages(int nnz, const int *dest, int sc, MPI_Datatype st,
+                                    const void *sv, int *rnnz, int **src, int rc,
+                                    MPI_Datatype rt, void **rv, MPI_Comm c, const int *p,
+                                    a2a_stats *s)
+{
+    (void)p;
+    int err = A2A_Alltoall_crs_reference(nnz, dest, sc, st, sv, rnnz, src, rc, rt, rv, c, s);
+    int kept = 0;
+    for (int i = 0; i < *rnnz; i++)
+        if (((int *)*rv)[i] != 0) {
+            (*src)[kept] = (*src)[i];
+            ((int *)*rv)[kept++] = ((int *)*rv)[i];
+        }
+    *rnnz = kept;
+    return err;
+}
+
 typedef struct expectation {
     const char *name;
     a2a_nonuniform_call call;
@@ -172,6 +190,29 @@ int main(int argc, char **argv)
             printf("%s %s: %s %s\n", ok ? "ok  " : "FAIL", cases[i].name,
                    r.status ? r.status : "(none)", r.message);
         }
+    }
+    /* the sparse family: a kernel that loses all-zero messages must be caught */
+    for (int zero = 0; zero < 2; zero++) {
+        a2a_kernel kernel = { "sdde_drops_zero_messages", A2A_FAMILY_SDDE, "test", 0, 0,
+                              { { 0 } }, 0, { .sdde = sdde_drops_zero_messages } };
+        config c = { 0 };
+        c.kernel = &kernel;
+        c.P = size;
+        c.Q = size;
+        c.pattern = "stencil2d:8x8";
+        c.payload = zero ? WL_PAYLOAD_ZERO : WL_PAYLOAD_PATTERN;
+        c.iterations = 2;
+        c.seed = 11;
+        result_record r = { 0 };
+        run_config(&c, MPI_COMM_WORLD, &r, samples);
+        const char *want = zero ? "wrong" : "ok";
+        if (rank == 0) {
+            int ok = r.status && strcmp(r.status, want) == 0;
+            failures += !ok;
+            printf("%s sdde_drops_zero_messages (payload %s): %s %s\n", ok ? "ok  " : "FAIL",
+                   zero ? "zero" : "pattern", r.status ? r.status : "(none)", r.message);
+        }
+        ncases++;
     }
     MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0)
