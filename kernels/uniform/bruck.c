@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "a2a.h"
+#include "bruck_util.h"
 #include "kernel_util.h"
 
 enum { BRUCK_TAG = 0x2a01 };
@@ -36,20 +37,13 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
                        int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {
     int rank, size, err;
-    MPI_Aint stype_bytes, rtype_bytes;
-    if ((err = A2A_Type_bytes(stype, &stype_bytes)) != MPI_SUCCESS)
+    size_t block_bytes;
+    if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &block_bytes)) != MPI_SUCCESS)
         return err;
-    if ((err = A2A_Type_bytes(rtype, &rtype_bytes)) != MPI_SUCCESS)
-        return err;
-    if (scount < 0 || rcount < 0)
-        return MPI_ERR_COUNT;
-    if ((long long)scount * stype_bytes != (long long)rcount * rtype_bytes)
-        return MPI_ERR_ARG;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
 
     const long long P = size;
-    const size_t block_bytes = (size_t)scount * (size_t)stype_bytes;
     const char *send = sbuf;
     char *work = rbuf;
 
@@ -65,10 +59,7 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
     if ((long long)block_bytes * max_round_blocks > INT_MAX)
         return MPI_ERR_COUNT;
 
-    /* Rotation: work[i] = send[(rank + i) % P], the block travelling distance i. */
-    size_t head = (size_t)(P - rank) * block_bytes;
-    memcpy(work, send + (size_t)rank * block_bytes, head);
-    memcpy(work + head, send, (size_t)rank * block_bytes);
+    a2a_rotate_blocks(work, send, P, rank, block_bytes);
 
     size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
     char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
@@ -94,16 +85,7 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
         a2a_count_send(stats, blocks, bytes);
     }
 
-    /* work[i] now holds the block from rank - i: put it at recv[(rank - i) % P]. The map
-     * i -> (rank - i) mod P is an involution, so swapping pairs places every block. */
-    for (long long i = 0; i < P; i++) {
-        long long j = ((rank - i) % P + P) % P;
-        if (i < j) {
-            memcpy(send_pack, work + (size_t)i * block_bytes, block_bytes);
-            memcpy(work + (size_t)i * block_bytes, work + (size_t)j * block_bytes, block_bytes);
-            memcpy(work + (size_t)j * block_bytes, send_pack, block_bytes);
-        }
-    }
+    a2a_unrotate_blocks(work, P, rank, block_bytes, send_pack);
     free(temp);
     return MPI_SUCCESS;
 }

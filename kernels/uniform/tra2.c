@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "a2a.h"
+#include "bruck_util.h"
 #include "kernel_util.h"
 
 enum { TRA2_TAG = 0x2a03 };
@@ -111,15 +112,9 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
                       int radix_global, int ppn, a2a_stats *stats)
 {
     int rank, size, Q, node, local, err;
-    MPI_Aint stype_bytes, rtype_bytes;
-    if ((err = A2A_Type_bytes(stype, &stype_bytes)) != MPI_SUCCESS)
+    size_t block_bytes;
+    if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &block_bytes)) != MPI_SUCCESS)
         return err;
-    if ((err = A2A_Type_bytes(rtype, &rtype_bytes)) != MPI_SUCCESS)
-        return err;
-    if (scount < 0 || rcount < 0)
-        return MPI_ERR_COUNT;
-    if ((long long)scount * stype_bytes != (long long)rcount * rtype_bytes)
-        return MPI_ERR_ARG;
     if (ppn < 0)
         return MPI_ERR_ARG;
     MPI_Comm_rank(comm, &rank);
@@ -132,7 +127,6 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     if (radix_global < 2 || radix_global > (N > 2 ? N : 2))
         return MPI_ERR_ARG;
 
-    const size_t block_bytes = (size_t)scount * (size_t)stype_bytes;
     const size_t row_bytes = (size_t)Q * block_bytes;
     const char *send = sbuf;
     char *work = rbuf;
