@@ -1,5 +1,7 @@
 /* sweep.c — loading sweep files with libinih (see sweep.h). */
+#include <errno.h>
 #include <ini.h>
+#include <unistd.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -226,7 +228,11 @@ static int parse_patterns(const char *path, sweep_section *sec, const sweep_sett
         else
             snprintf(resolved, sizeof resolved, "%s", item);
         sp_spec spec;
-        if (!n || sp_spec_parse(resolved, sec->seed, &spec, msg, sizeof msg) != 0) {
+        if (n && is_file && access(resolved + 4, R_OK) != 0)
+            snprintf(msg, sizeof msg, "cannot read %.200s: %.60s", resolved + 4, strerror(errno));
+        else
+            msg[0] = '\0';
+        if (!n || msg[0] || sp_spec_parse(resolved, sec->seed, &spec, msg, sizeof msg) != 0) {
             snprintf(err, errlen, "%s:%d: pattern '%s': %s", path, s->line, item,
                      n ? msg : "empty item");
             rc = -1;

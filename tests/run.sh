@@ -96,7 +96,7 @@ leak:libpmix.so
 leak:libevent
 leak:mca_
 SUPP
-sed 's/^P = .*/P = 1, 2, 3, 4/' tests/sweeps/matrix.ini > "$WORK/matrix-small.ini"
+sed -e 's/^P = .*/P = 1, 2, 3, 4/' -e "s|\.\./\.\./workloads|$PWD/workloads|g" tests/sweeps/matrix.ini > "$WORK/matrix-small.ini"
 # Open MPI unloads its plugins at exit, which hides their frames from LeakSanitizer
 # ("unknown module"): keep them loaded, and unwind slowly so suppressions can match.
 OMPI_MCA_mca_base_component_disable_dlclose=1 \
