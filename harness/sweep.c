@@ -225,6 +225,8 @@ static int parse_patterns(const char *path, sweep_section *sec, const sweep_sett
         int is_file = file != item || (n > 4 && strcmp(item + n - 4, ".mtx") == 0);
         if (is_file && file[0] != '/')
             snprintf(resolved, sizeof resolved, "mtx:%s/%s", folder, file);
+        else if (is_file)
+            snprintf(resolved, sizeof resolved, "mtx:%s", file);
         else
             snprintf(resolved, sizeof resolved, "%s", item);
         sp_spec spec;
