@@ -74,16 +74,11 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
 {
     int size, err, q, node, local;
     MPI_Aint sbytes, rbytes;
-    if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
-        return err;
-    if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
-        return err;
     MPI_Comm_size(comm, &size);
-    if ((err = A2A_Node_layout(comm, ppn, &q, &node, &local)) != MPI_SUCCESS)
+    if ((err = a2a_tuna_hier_setup(stype, rtype, comm, ppn, radix, &sbytes, &rbytes, &q, &node,
+                                   &local)) != MPI_SUCCESS)
         return err;
     const int nodes = size / q;
-    if (radix < 2 || radix > (q > 2 ? q : 2))
-        return MPI_ERR_ARG;
     if (block_count < 1 || block_count > (nodes - 1 > 1 ? nodes - 1 : 1))
         return MPI_ERR_ARG;
 
