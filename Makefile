@@ -12,13 +12,14 @@ DB       ?= results/a2a.db
 BUILD    := build/$(MPI)
 CC       := mpicc.$(MPI)
 MPIRUN   := mpirun.$(MPI)
-PKGS     := inih sqlite3 hwloc jansson papi
+PKGS     := inih sqlite3 hwloc jansson papi fftw3
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 SANITIZE ?=
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANITIZE)
-CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -DA2A_GIT_REVISION='"$(GIT_REV)"'
+# -fPIC: the kernels also go into a shared preload library
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
+CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
 # gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
 ifeq ($(MPI),mpich)
 CFLAGS   += -Wno-stringop-overflow
@@ -27,7 +28,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 LDFLAGS  += -pthread $(SANITIZE)
 
 LIB_SRC  := $(sort $(wildcard kernels/*.c kernels/*/*.c))
-TOOL_SRC := $(sort $(wildcard workloads/*.c harness/*.c))
+TOOL_SRC := $(sort $(wildcard workloads/*.c harness/*.c apps/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
@@ -39,7 +40,7 @@ all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 setup:
 	@scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h workloads/*.h harness/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h workloads/*.h harness/*.h apps/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 

@@ -132,7 +132,8 @@ static int eval_list(expansion *ex, const vlist *list, sweep_key key, const vlis
 static sweep_key key_of_param(a2a_param p)
 {
     static const sweep_key keys[A2A_PARAM_COUNT] = { KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN,
-                                                     KEY_AUX_BYTES };
+                                                     KEY_AUX_BYTES, KEY_ORDER, KEY_THRESHOLD,
+                                                     KEY_VENDOR_ALGORITHM };
     return keys[p];
 }
 

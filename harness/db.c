@@ -7,7 +7,7 @@
 #include "db.h"
 
 #define A2A_APPLICATION_ID 0x61326174 /* "a2at" */
-#define A2A_SCHEMA_VERSION 1
+#define A2A_SCHEMA_VERSION 2
 
 struct db {
     sqlite3 *handle;
@@ -41,6 +41,7 @@ static const char *const schema =
     " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE, event TEXT NOT NULL,"
     " max_value INTEGER, sum_value INTEGER, rank0_value INTEGER, calls INTEGER,"
     " available INTEGER NOT NULL, reason TEXT, PRIMARY KEY (result_id, event));"
+    "%s"
     /* For every tunable configuration group: the radix with the lowest median. */
     "CREATE VIEW best_radix AS"
     " SELECT run_id, section, family, kernel, P, Q, S, dist, payload, datatype, radix, radix2,"
@@ -59,6 +60,12 @@ static const char *const schema =
     "  AND b.payload = r.payload AND b.datatype = r.datatype AND b.gap = r.gap"
     "  AND b.status = 'ok'"
     " WHERE r.status = 'ok';";
+
+/* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
+static const char *const metrics_table =
+    "CREATE TABLE IF NOT EXISTS metrics("
+    " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE, name TEXT NOT NULL,"
+    " value REAL, unit TEXT, PRIMARY KEY (result_id, name));";
 
 static int exec(db *d, const char *sql, char *err, size_t errlen)
 {
@@ -127,11 +134,16 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, msg);
         goto fail;
     }
-    if (app_id == 0) {
-        char create[8192];
-        snprintf(create, sizeof create,
-                 "BEGIN IMMEDIATE; %s PRAGMA application_id = %d; PRAGMA user_version = %d; COMMIT;",
-                 schema, A2A_APPLICATION_ID, A2A_SCHEMA_VERSION);
+    if (app_id == 0 || version < A2A_SCHEMA_VERSION) {
+        char tables[8192], create[8400];
+        snprintf(tables, sizeof tables, schema, metrics_table);
+        if (app_id == 0)
+            snprintf(create, sizeof create, "BEGIN IMMEDIATE; %s PRAGMA application_id = %d;"
+                     " PRAGMA user_version = %d; COMMIT;", tables, A2A_APPLICATION_ID,
+                     A2A_SCHEMA_VERSION);
+        else /* an older schema of ours: add what it lacks */
+            snprintf(create, sizeof create, "BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;",
+                     metrics_table, A2A_SCHEMA_VERSION);
         if (exec(d, create, msg, sizeof msg)) {
             exec(d, "ROLLBACK", NULL, 0);
             snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
@@ -263,8 +275,14 @@ static char *params_json(const config *c)
 {
     json_t *obj = json_object();
     for (int p = 0; p < A2A_PARAM_COUNT; p++)
-        if (a2a_kernel_takes(c->kernel, (a2a_param)p))
-            json_object_set_new(obj, a2a_param_name((a2a_param)p), json_integer(c->params[p]));
+        if (a2a_kernel_takes(c->kernel, (a2a_param)p)) {
+            int n;
+            const char *const *names = a2a_param_value_names((a2a_param)p, &n);
+            json_object_set_new(obj, a2a_param_name((a2a_param)p),
+                                names && c->params[p] >= 1 && c->params[p] <= n
+                                    ? json_string(names[c->params[p] - 1])
+                                    : json_integer(c->params[p]));
+        }
     char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(obj);
     return text;
@@ -424,4 +442,116 @@ int db_end_run(db *d, long long run_id, const char *status)
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Binds the integer field `name` of the JSON object text, or NULL. */
+static void bind_json_int_or_null(sqlite3_stmt *st, int i, json_t *obj, const char *name)
+{
+    json_t *v = obj ? json_object_get(obj, name) : NULL;
+    if (json_is_integer(v))
+        sqlite3_bind_int64(st, i, json_integer_value(v));
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Guarantees: see db.h. */
+int db_store_measurement(db *d, long long run_id, const measurement *m, char *err, size_t errlen)
+{
+    const char *sql =
+        "INSERT INTO results(run_id, config_key, section, family, kernel, P, Q, S, dist,"
+        " dist_params, payload, datatype, gap, radix, radix2, block_count, ppn, params,"
+        " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
+        " stddev_s, bytes_moved, status, message, started, ended)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))";
+    char key[1024];
+    snprintf(key, sizeof key, "%s|%s|%s|P=%d|Q=%d|S=%lld|%s|%s|%s", m->section, m->family,
+             m->kernel, m->P, m->Q, m->S, m->dist, m->params_json ? m->params_json : "{}",
+             m->dist_params_json ? m->dist_params_json : "{}");
+    json_t *params = m->params_json ? json_loads(m->params_json, 0, NULL) : NULL;
+    sqlite3_stmt *st = NULL, *ss = NULL;
+    if (exec(d, "BEGIN IMMEDIATE", err, errlen)) {
+        json_decref(params);
+        return -1;
+    }
+    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    int i = 1, ok = strcmp(m->status, "ok") == 0;
+    sqlite3_bind_int64(st, i++, run_id);
+    sqlite3_bind_text(st, i++, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, i++, m->section, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, i++, m->family, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, i++, m->kernel, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, i++, m->P);
+    sqlite3_bind_int(st, i++, m->Q);
+    sqlite3_bind_int64(st, i++, m->S);
+    sqlite3_bind_text(st, i++, m->dist, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(st, i++, m->dist_params_json);
+    bind_text_or_null(st, i++, m->payload);
+    bind_text_or_null(st, i++, m->datatype);
+    bind_json_int_or_null(st, i++, params, "radix");
+    bind_json_int_or_null(st, i++, params, "radix2");
+    bind_json_int_or_null(st, i++, params, "block_count");
+    bind_json_int_or_null(st, i++, params, "ppn");
+    bind_text_or_null(st, i++, m->params_json);
+    sqlite3_bind_int(st, i++, m->nsamples);
+    sqlite3_bind_int(st, i++, m->warmup);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)m->seed);
+    sqlite3_bind_int(st, i++, m->oversubscribed);
+    sample_summary sum = summarize_samples(m->samples, m->nsamples);
+    const double stat_values[] = { sum.median, sum.q1, sum.q3, sum.min, sum.max, sum.mean, sum.stddev };
+    for (int k = 0; k < 7; k++) {
+        if (ok && m->nsamples > 0)
+            sqlite3_bind_double(st, i++, stat_values[k]);
+        else
+            sqlite3_bind_null(st, i++);
+    }
+    if (m->bytes_moved >= 0)
+        sqlite3_bind_int64(st, i++, m->bytes_moved);
+    else
+        sqlite3_bind_null(st, i++);
+    sqlite3_bind_text(st, i++, m->status, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(st, i++, m->message && m->message[0] ? m->message : NULL);
+    sqlite3_bind_double(st, i++, m->started);
+    sqlite3_bind_double(st, i++, m->ended);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto fail;
+    long long result_id = sqlite3_last_insert_rowid(d->handle);
+    if (sqlite3_prepare_v2(d->handle,
+                           "INSERT INTO samples(result_id, iteration, seconds) VALUES (?,?,?)",
+                           -1, &ss, NULL) != SQLITE_OK)
+        goto fail;
+    for (int k = 0; k < m->nsamples; k++) {
+        sqlite3_bind_int64(ss, 1, result_id);
+        sqlite3_bind_int(ss, 2, k);
+        sqlite3_bind_double(ss, 3, m->samples[k]);
+        if (sqlite3_step(ss) != SQLITE_DONE)
+            goto fail;
+        sqlite3_reset(ss);
+    }
+    sqlite3_finalize(ss);
+    if (sqlite3_prepare_v2(d->handle,
+                           "INSERT INTO metrics(result_id, name, value, unit) VALUES (?,?,?,?)",
+                           -1, &ss, NULL) != SQLITE_OK)
+        goto fail;
+    for (int k = 0; k < m->nmetrics; k++) {
+        sqlite3_bind_int64(ss, 1, result_id);
+        sqlite3_bind_text(ss, 2, m->metrics[k].name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_double(ss, 3, m->metrics[k].value);
+        bind_text_or_null(ss, 4, m->metrics[k].unit);
+        if (sqlite3_step(ss) != SQLITE_DONE)
+            goto fail;
+        sqlite3_reset(ss);
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    json_decref(params);
+    return exec(d, "COMMIT", err, errlen);
+fail:
+    snprintf(err, errlen, "cannot store %s: %s", key, sqlite3_errmsg(d->handle));
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    json_decref(params);
+    exec(d, "ROLLBACK", NULL, 0);
+    return -1;
 }

@@ -1,4 +1,4 @@
-/* db.h — the results database (SQLite): runs, results, samples, counters.
+/* db.h — the results database (SQLite): runs, results, samples, counters, metrics.
  *
  * Only rank 0 touches the database. Every configuration is written in one transaction,
  * so a run killed at any moment leaves whole configurations or nothing. */
@@ -58,6 +58,41 @@ int db_recorded_keys(db *d, long long run_id, void (*seen)(const char *key, void
 int db_store_result(db *d, long long run_id, const sweep_section *sec, const config *c,
                     const result_record *r, const double *samples, int nsamples, char *err,
                     size_t errlen);
+
+/* A named figure of a measurement beyond its timings ("comm_s", "iterations", "GB/s"). */
+typedef struct metric {
+    const char *name;
+    double value;
+    const char *unit; /* may be NULL */
+} metric;
+
+/* A measurement made outside a sweep (an application run, a copy-bandwidth test): one
+ * row of results with its samples (summarised like sweep rows) and metrics. The row's
+ * config_key is built from every identifying field, so two measurements that differ in
+ * any of them never collide; radix, radix2, block_count and ppn columns are filled from
+ * params_json when it holds them. */
+typedef struct measurement {
+    const char *section, *family, *kernel, *dist; /* family: e.g. "app", "copy" */
+    int P, Q;
+    long long S;                 /* bytes (the measurement's own notion of size) */
+    const char *params_json;     /* JSON object or NULL */
+    const char *dist_params_json;/* JSON object or NULL */
+    const char *payload, *datatype; /* may be NULL */
+    unsigned long long seed;
+    int warmup, oversubscribed;
+    const char *status;          /* ok | wrong | error | ... */
+    const char *message;         /* may be NULL */
+    const double *samples;       /* seconds, nsamples of them (iterations = nsamples) */
+    int nsamples;
+    long long bytes_moved;       /* -1: not applicable */
+    const metric *metrics;
+    int nmetrics;
+    double started, ended;       /* Unix time */
+} measurement;
+
+/* Stores one measurement, its samples and metrics in one transaction (all or nothing).
+ * Returns 0, or -1 with one line in err. */
+int db_store_measurement(db *d, long long run_id, const measurement *m, char *err, size_t errlen);
 
 /* Sets the run's end time and final status ("done", "failed", "timeout"). */
 int db_end_run(db *d, long long run_id, const char *status);

@@ -1,4 +1,5 @@
 /* sweep.c — loading sweep files with libinih (see sweep.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <unistd.h>
@@ -14,14 +15,15 @@
 static const char *const key_names[KEY_COUNT] = {
     "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
     "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
-    "matrix", "counters", "aux_bytes", "pattern"
+    "matrix", "counters", "aux_bytes", "pattern", "order", "threshold", "vendor_algorithm"
 };
 
 /* Defaults for keys a section and the global part leave unset. */
 static const char *const key_defaults[KEY_COUNT] = {
     [KEY_P] = "world", [KEY_DIST] = "constant", [KEY_PAYLOAD] = "pattern",
     [KEY_DATATYPE] = "byte", [KEY_GAP] = "0", [KEY_PPN] = "0", [KEY_ITERATIONS] = "20",
-    [KEY_WARMUP] = "3", [KEY_SEED] = "1", [KEY_TIMEOUT] = "60",
+    [KEY_WARMUP] = "3", [KEY_SEED] = "1", [KEY_TIMEOUT] = "60", [KEY_THRESHOLD] = "0",
+    [KEY_VENDOR_ALGORITHM] = "0",
 };
 
 static const char *const datatype_names[] = { "byte", "char", "int", "int64", "float", "double" };
@@ -248,6 +250,36 @@ static int parse_patterns(const char *path, sweep_section *sec, const sweep_sett
     return rc;
 }
 
+/* A copy of `text` (malloc'd) with every whole word that names a value of `param`
+ * ("row", "hilbert") replaced by its number; other words are left for vlist_parse. */
+static char *names_to_numbers(const char *text, a2a_param param)
+{
+    int n;
+    const char *const *names = a2a_param_value_names(param, &n);
+    size_t cap = strlen(text) * 4 + 16, used = 0;
+    char *out = malloc(cap);
+    for (const char *p = text; *p;) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *w = p;
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            int value = 0;
+            for (int v = 0; v < n; v++)
+                if (strlen(names[v]) == (size_t)(p - w) && strncmp(names[v], w, (size_t)(p - w)) == 0)
+                    value = v + 1;
+            if (value)
+                used += (size_t)snprintf(out + used, cap - used, "%d", value);
+            else
+                used += (size_t)snprintf(out + used, cap - used, "%.*s", (int)(p - w), w);
+        } else {
+            out[used++] = *p++;
+            out[used] = 0;
+        }
+    }
+    out[used] = 0;
+    return out;
+}
+
 static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
                          char *err, size_t errlen)
 {
@@ -318,12 +350,18 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
         { KEY_RADIX, &sec->param[A2A_PARAM_RADIX] }, { KEY_RADIX2, &sec->param[A2A_PARAM_RADIX2] },
         { KEY_BLOCK_COUNT, &sec->param[A2A_PARAM_BLOCK_COUNT] }, { KEY_PPN, &sec->param[A2A_PARAM_PPN] },
         { KEY_AUX_BYTES, &sec->param[A2A_PARAM_AUX_BYTES] },
+        { KEY_ORDER, &sec->param[A2A_PARAM_ORDER] },
+        { KEY_THRESHOLD, &sec->param[A2A_PARAM_THRESHOLD] },
+        { KEY_VENDOR_ALGORITHM, &sec->param[A2A_PARAM_VENDOR_ALGORITHM] },
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         const sweep_setting *s = &set[lists[i].key];
         if (!s->text)
             continue;
-        if (vlist_parse(s->text, lists[i].list, msg, sizeof msg) != 0)
+        char *text = lists[i].key == KEY_ORDER ? names_to_numbers(s->text, A2A_PARAM_ORDER) : NULL;
+        int bad = vlist_parse(text ? text : s->text, lists[i].list, msg, sizeof msg) != 0;
+        free(text);
+        if (bad)
             FAIL("%s:%d: %s = %s: %s", path, s->line, key_names[lists[i].key], s->text, msg);
     }
     if (vlist_uses(sec->P, "P") || vlist_uses(sec->P, "Q") || vlist_uses(sec->P, "N"))

@@ -27,8 +27,21 @@ typedef enum a2a_param {
     A2A_PARAM_BLOCK_COUNT, /* requests / sub-rounds in flight */
     A2A_PARAM_PPN,         /* processes per node Q (0 = the real node) */
     A2A_PARAM_AUX_BYTES,   /* extra memory budget in bytes (in-place kernels) */
+    A2A_PARAM_ORDER,       /* block copy order of intra-node kernels (named values, below) */
+    A2A_PARAM_THRESHOLD,   /* bytes from which a copy uses non-temporal stores (0 = search) */
+    A2A_PARAM_VENDOR_ALGORITHM, /* the MPI library's own algorithm, forced (0 = its choice) */
     A2A_PARAM_COUNT
 } a2a_param;
+
+/* Values of A2A_PARAM_ORDER; sweep files and tuning files use the names. */
+enum a2a_order {
+    A2A_ORDER_ROW = 1,    /* rank r copies the receive row r */
+    A2A_ORDER_COLUMN,     /* rank r copies column r (linear reads of one send buffer) */
+    A2A_ORDER_HILBERT,    /* sub-grids walked along a Hilbert curve */
+    A2A_ORDER_TUNED,      /* from the offline tuning file */
+    A2A_ORDER_AUTO,       /* each order tried on the first calls, the fastest kept */
+    A2A_ORDER_LAST = A2A_ORDER_AUTO
+};
 
 /* A bound is base + offset, with base one of the sizes below. */
 typedef enum a2a_bound_base {
@@ -76,7 +89,7 @@ typedef int (*a2a_sddev_call)(int send_nnz, int send_size, const int *dest,
                               void **recvvals, MPI_Comm comm, const int params[A2A_PARAM_COUNT],
                               a2a_stats *stats);
 
-#define A2A_MAX_PARAMS 4
+#define A2A_MAX_PARAMS 5
 
 typedef struct a2a_kernel {
     const char *name;   /* unique within its family */
@@ -104,6 +117,13 @@ const a2a_kernel *a2a_find_kernel(a2a_family family, const char *name);
 /* Name of a family ("uniform", ...) / of a parameter ("radix", ...). */
 const char *a2a_family_name(a2a_family family);
 const char *a2a_param_name(a2a_param param);
+
+/* The names of a parameter's values, if it has named values (order: names[v - 1] is the
+ * name of value v, *count of them); NULL for plain numeric parameters. */
+const char *const *a2a_param_value_names(a2a_param param, int *count);
+
+/* Value `value` of `param` as text: its name where it has one, else the number. */
+void a2a_param_value_text(a2a_param param, int value, char *text, size_t len);
 
 /* Family by name; returns -1 if unknown. */
 int a2a_family_by_name(const char *name);

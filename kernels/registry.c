@@ -194,8 +194,10 @@ static const a2a_kernel kernels[] = {
 
 static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform", "inplace",
                                                              "sdde", "sddev" };
-static const char *const param_names[A2A_PARAM_COUNT] = { "radix", "radix2", "block_count",
-                                                          "ppn", "aux_bytes" };
+static const char *const param_names[A2A_PARAM_COUNT] = {
+    "radix", "radix2", "block_count", "ppn", "aux_bytes", "order", "threshold", "vendor_algorithm"
+};
+static const char *const order_names[] = { "row", "column", "hilbert", "tuned", "auto" };
 
 /* Guarantees: the whole table, in declaration order. */
 const a2a_kernel *a2a_registry(int *count)
@@ -223,6 +225,28 @@ const char *a2a_family_name(a2a_family family)
 const char *a2a_param_name(a2a_param param)
 {
     return param >= 0 && param < A2A_PARAM_COUNT ? param_names[param] : "?";
+}
+
+/* Guarantees: see a2a_registry.h. */
+const char *const *a2a_param_value_names(a2a_param param, int *count)
+{
+    if (param == A2A_PARAM_ORDER) {
+        *count = (int)(sizeof order_names / sizeof order_names[0]);
+        return order_names;
+    }
+    *count = 0;
+    return NULL;
+}
+
+/* Guarantees: the value's name, or its decimal number, NUL-terminated in text. */
+void a2a_param_value_text(a2a_param param, int value, char *text, size_t len)
+{
+    int n;
+    const char *const *names = a2a_param_value_names(param, &n);
+    if (names && value >= 1 && value <= n)
+        snprintf(text, len, "%s", names[value - 1]);
+    else
+        snprintf(text, len, "%d", value);
 }
 
 /* Guarantees: the family whose name matches exactly, or -1. */
@@ -257,6 +281,16 @@ static void bound_text(a2a_bound b, char *text, size_t len)
 /* Guarantees: "lo..hi" in text (truncated to len). */
 void a2a_range_text(const a2a_param_range *range, char *text, size_t len)
 {
+    int n;
+    const char *const *names = a2a_param_value_names(range->param, &n);
+    if (names && range->lo.base == A2A_BOUND_CONST && range->hi.base == A2A_BOUND_CONST) {
+        size_t used = 0;
+        text[0] = 0;
+        for (int v = range->lo.offset; v <= range->hi.offset && v >= 1 && v <= n && used < len; v++)
+            used += (size_t)snprintf(text + used, len - used, "%s%s",
+                                     v > range->lo.offset ? "|" : "", names[v - 1]);
+        return;
+    }
     char lo[24], hi[24];
     bound_text(range->lo, lo, sizeof lo);
     bound_text(range->hi, hi, sizeof hi);

@@ -1,11 +1,13 @@
 #!/bin/bash
 # tests/run.sh — the whole test suite of `make test` (after both builds exist).
 # Prints one line per test and, last, "N passed, M failed"; exits non-zero on failure.
-#   tests/run.sh [unit] [programs] [matrix] [sanitizers] [e2e] [scripts]   (default: all)
+#   tests/run.sh [unit] [programs] [matrix] [sanitizers] [e2e] [scripts] [PART...]
+# (default: all). A PART is tests/parts/PART.sh, sourced with the helpers below.
 set -u
-parts=" ${*:-unit programs matrix sanitizers e2e scripts} "
-want() { [[ "$parts" == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
+extra_parts=$(for f in tests/parts/*.sh; do [ -e "$f" ] && basename "$f" .sh; done | tr '\n' ' ')
+parts=" ${*:-unit programs matrix sanitizers e2e scripts $extra_parts} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 WORK=$(mktemp -d /tmp/a2atune-test.XXXXXX)
@@ -224,6 +226,11 @@ if want scripts; then
         echo "FAIL scripts ($line)"; tail -n 30 "$WORK/scripts.log" | sed 's/^/    /'
     fi
 fi
+
+# ---- further parts (tests/parts/*.sh), each a feature's own tests ------------------------
+for part in $extra_parts; do
+    want "$part" && . "tests/parts/$part.sh"
+done
 
 echo
 [ $failed -eq 0 ] || echo "failed:$failures"

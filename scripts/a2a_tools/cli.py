@@ -18,6 +18,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")
     for module in SUBCOMMANDS:
         module.add_parser(sub, common)
+    parser.subcommands = sub
     return parser
 
 
@@ -25,7 +26,7 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.error("a subcommand is needed: query, summary, heatmap, curves, best-radix, model")
+        parser.error("a subcommand is needed: " + ", ".join(sorted(parser.subcommands.choices)))
     db = None
     try:
         if getattr(args, "needs_db", True):
