@@ -16,9 +16,9 @@ PKGS     := inih sqlite3 hwloc jansson papi fftw3
 GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 SANITIZE ?=
 
-CFLAGS   ?= -O2 -g
+OPT      ?= -O2 -g
 # -fPIC: the kernels also go into a shared preload library
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
+CFLAGS   += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
 CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
 # gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
 ifeq ($(MPI),mpich)
@@ -60,7 +60,25 @@ $(BUILD)/tests/%: tests/%.c $(TEST_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-tests: all $(TEST_MPI) $(TEST_UNIT)
+# liba2a_preload.so: liba2a (built -fPIC) + preload/preload.c, for unmodified programs
+# (LD_PRELOAD); tests/preload/: an unmodified MPI program (not linked with liba2a), the
+# vendor_algorithm check (linked with it) and the probe that shows what the library ran
+PRELOAD_SO := $(BUILD)/liba2a_preload.so
+TEST_PRELOAD := $(BUILD)/tests/preload/plain_alltoall $(BUILD)/tests/preload/force_check \
+                $(BUILD)/tests/preload/probe.so
+$(PRELOAD_SO): $(BUILD)/preload/preload.o $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -Wl,--as-needed $^ $(LDLIBS) -o $@
+$(BUILD)/tests/preload/plain_alltoall: tests/preload/plain_alltoall.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+$(BUILD)/tests/preload/force_check: tests/preload/force_check.c $(BUILD)/liba2a.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/tests/preload/probe.so: tests/preload/probe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared $< -ldl -o $@
+
+tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD)
 
 run: setup
 	@$(MAKE) --no-print-directory all
@@ -70,7 +88,7 @@ run: setup
 test: setup
 	@$(MAKE) --no-print-directory MPI=openmpi tests
 	@$(MAKE) --no-print-directory MPI=mpich tests
-	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' CFLAGS='-O1 -g' build/asan/a2atune
+	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' OPT='-O1 -g' build/asan/a2atune
 	@tests/run.sh
 
 # figures and tables from the database of `make run` (DB=...), into results/figures/

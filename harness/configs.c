@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app_dist.h"
 #include "configs.h"
 
 typedef struct config_list {
@@ -50,6 +51,11 @@ void config_dist_params(const config *c, char *text, size_t len)
         snprintf(text, len, "exponent=%g", p.exponent);
     else if (c->dist == WL_DIST_MATRIX)
         snprintf(text, len, "file=%.250s", c->matrix_path ? c->matrix_path : "");
+    else if (c->dist == WL_DIST_GRAPH)
+        snprintf(text, len, "graph=%.250s,iteration=%d", c->dist_instance ? c->dist_instance : "",
+                 c->graph_iteration);
+    else if (c->dist == WL_DIST_FFT)
+        snprintf(text, len, "fft=%.250s", c->dist_instance ? c->dist_instance : "");
 }
 
 /* Guarantees: a single line naming everything that distinguishes c in a sweep. */
@@ -73,7 +79,9 @@ void config_describe(const config *c, char *text, size_t len)
     if (n > 0 && (size_t)n < len && c->datatype != 0)
         n += snprintf(text + n, len - (size_t)n, " datatype=%s", sweep_datatype_name(c->datatype));
     if (n > 0 && (size_t)n < len && c->gap != 0)
-        snprintf(text + n, len - (size_t)n, " gap=%d", c->gap);
+        n += snprintf(text + n, len - (size_t)n, " gap=%d", c->gap);
+    if (n > 0 && (size_t)n < len && c->alloc != SWEEP_ALLOC_PRIVATE)
+        snprintf(text + n, len - (size_t)n, " alloc=%s", sweep_alloc_name(c->alloc));
 }
 
 /* Guarantees: an upper estimate of the buffers the runner and the kernel hold. Per
@@ -102,6 +110,8 @@ static void make_key(config *c, const sweep_section *sec)
         if (a2a_kernel_takes(c->kernel, (a2a_param)p) && n > 0 && (size_t)n < sizeof c->key)
             n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|%s=%d",
                           a2a_param_name((a2a_param)p), c->params[p]);
+    if (c->alloc != SWEEP_ALLOC_PRIVATE && n > 0 && (size_t)n < sizeof c->key)
+        snprintf(c->key + n, sizeof c->key - (size_t)n, "|alloc=%s", sweep_alloc_name(c->alloc));
 }
 
 typedef struct expansion {
@@ -245,7 +255,20 @@ static int expand_section(expansion *ex, int section_index)
                 int sparse = kernel->family == A2A_FAMILY_SDDE || kernel->family == A2A_FAMILY_SDDEV;
                 for (int ipat = 0; ipat < (sparse ? sec->npatterns : 1); ipat++)
                 for (int is = 0; is < nS; is++)
-                    for (int id = 0; id < sec->ndists; id++)
+                    for (int id = 0; id < sec->ndists; id++) {
+                        /* graph, fft: one instance per graph iteration / FFT size, sized by
+                         * the application (only the first S expands) */
+                        app_instance *inst = NULL;
+                        int app = app_dist_applies((wl_dist)sec->dists[id]), ninst = 1;
+                        if (app && is > 0)
+                            continue;
+                        if (app && app_dist_instances(ex->sw->path, sec, (wl_dist)sec->dists[id],
+                                                      kernel->family, P, &inst, &ninst, ex->err,
+                                                      ex->errlen)) {
+                            free(ppns);
+                            goto loop_fail;
+                        }
+                        for (int ii = 0; ii < ninst; ii++)
                         for (int iy = 0; iy < sec->npayloads; iy++)
                             for (int it = 0; it < sec->ndatatypes; it++)
                                 for (int ig = 0; ig < ngaps; ig++) {
@@ -260,6 +283,13 @@ static int expand_section(expansion *ex, int section_index)
                                     c.S = Ss[is];
                                     c.dist = (wl_dist)sec->dists[id];
                                     c.dist_params = sec->dist_params;
+                                    if (app) {
+                                        c.dist_params.matrix = inst[ii].matrix;
+                                        c.S = inst[ii].S;
+                                        c.dist_instance = inst[ii].text;
+                                        c.graph_iteration = inst[ii].iteration;
+                                        c.graph_iterations = inst[ii].iterations;
+                                    }
                                     c.matrix_path = sec->matrix_path;
                                     c.pattern = sparse ? sec->patterns[ipat] : NULL;
                                     c.payload = (wl_payload)sec->payloads[iy];
@@ -286,6 +316,9 @@ static int expand_section(expansion *ex, int section_index)
                                     if (matrix_rc == -2) {
                                         c.skip = 1;
                                         snprintf(c.reason, sizeof c.reason, "%.190s", why);
+                                    } else if (app && inst[ii].skip) {
+                                        c.skip = 1;
+                                        snprintf(c.reason, sizeof c.reason, "%s", inst[ii].reason);
                                     } else if (P > launch->world) {
                                         c.skip = 1;
                                         snprintf(c.reason, sizeof c.reason,
@@ -299,8 +332,20 @@ static int expand_section(expansion *ex, int section_index)
                                                  "available", need / (1 << 30),
                                                  launch->mem_available / (1 << 30));
                                     }
-                                    emit_params(ex, &c, 0);
+                                    for (int ia = 0; ia < sec->nallocs; ia++) {
+                                        config ca = c; /* one configuration per alloc value */
+                                        ca.alloc = sec->allocs[ia];
+                                        if (!ca.skip && ca.alloc != SWEEP_ALLOC_SHARED &&
+                                            a2a_kernel_needs_shared(kernel)) {
+                                            ca.skip = 1;
+                                            snprintf(ca.reason, sizeof ca.reason, "%s needs "
+                                                     "alloc = shared", kernel->name);
+                                        }
+                                        emit_params(ex, &ca, 0);
+                                    }
                                 }
+                        free(inst);
+                    }
             }
         }
         free(ppns);

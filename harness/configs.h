@@ -13,9 +13,13 @@ typedef struct config {
     wl_params dist_params;          /* see workload.h; matrix is loaded by the runner */
     const char *matrix_path;        /* dist = matrix: the file (owned by the sweep) */
     const char *pattern;            /* sdde families: the sparse pattern (owned by the sweep) */
+    const char *dist_instance;      /* graph, fft: the graph spec / FFT size (apps/app_dist.h) */
+    int graph_iteration;            /* graph: the closure iteration replayed (1-based) ... */
+    int graph_iterations;           /* ... of this many */
     wl_payload payload;
     int datatype;                   /* index for sweep_datatype() */
     int gap;                        /* elements left free between blocks (non-uniform) */
+    int alloc;                      /* sweep_alloc: private or shared (A2A_Hint_alloc) buffers */
     int params[A2A_PARAM_COUNT];    /* 0 for parameters the kernel does not take */
     int iterations, warmup;
     uint64_t seed;
@@ -34,7 +38,7 @@ typedef struct launch_info {
 } launch_info;
 
 /* Expands every section (or only those named in the comma-separated `only_section`) into configurations in a
- * fixed order: section, P, kernel, S, dist, payload, datatype, gap, then parameters.
+ * fixed order: section, P, kernel, S, dist, payload, datatype, gap, alloc, then parameters.
  * Invalid combinations are kept with skip = 1 and a reason. Returns 0, or -1 with
  * "file:line: message" in err for values that are wrong for every P (e.g. radix = 1),
  * an unknown section, or a list that cannot be evaluated. */

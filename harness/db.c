@@ -58,7 +58,7 @@ static const char *const schema =
     " FROM results r JOIN results b ON b.run_id = r.run_id AND b.family = r.family"
     "  AND b.kernel = 'vendor' AND b.P = r.P AND b.S = r.S AND b.dist = r.dist"
     "  AND b.payload = r.payload AND b.datatype = r.datatype AND b.gap = r.gap"
-    "  AND b.status = 'ok'"
+    "  AND b.status = 'ok' AND IFNULL(json_extract(b.params, '$.vendor_algorithm'), 0) = 0"
     " WHERE r.status = 'ok';";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
@@ -283,6 +283,8 @@ static char *params_json(const config *c)
                                     ? json_string(names[c->params[p] - 1])
                                     : json_integer(c->params[p]));
         }
+    if (c->alloc != SWEEP_ALLOC_PRIVATE) /* where the buffers lived (private is the default) */
+        json_object_set_new(obj, "alloc", json_string(sweep_alloc_name(c->alloc)));
     char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(obj);
     return text;
@@ -300,6 +302,12 @@ static char *dist_params_json(const config *c)
         json_object_set_new(obj, "exponent", json_real(p.exponent));
     } else if (c->dist == WL_DIST_MATRIX && c->matrix_path) {
         json_object_set_new(obj, "file", json_string(c->matrix_path));
+    } else if (c->dist == WL_DIST_GRAPH && c->dist_instance) {
+        json_object_set_new(obj, "graph", json_string(c->dist_instance));
+        json_object_set_new(obj, "iteration", json_integer(c->graph_iteration));
+        json_object_set_new(obj, "iterations", json_integer(c->graph_iterations));
+    } else if (c->dist == WL_DIST_FFT && c->dist_instance) {
+        json_object_set_new(obj, "fft", json_string(c->dist_instance));
     }
     if (c->pattern)
         json_object_set_new(obj, "pattern", json_string(c->pattern));

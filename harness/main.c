@@ -4,6 +4,7 @@
 #include <string.h>
 #include "a2a_registry.h"
 #include "cli.h"
+#include "copybench.h"
 #include "counters.h"
 #include "radix_model.h"
 #include "sweep.h"
@@ -21,6 +22,15 @@ static const char usage[] =
     "  a2atune model --P LIST --radix LIST\n"
     "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
     "                     lists as in sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
+    "  mpirun -n P a2atune app tc --graph SPEC [--kernel NAME --radix R ...]\n"
+    "  mpirun -n P a2atune app fft --n SIZE [--kernel NAME --radix R ...]\n"
+    "                     application benchmarks: a transitive closure shuffling with the\n"
+    "                     kernel, a distributed FFT transposing with it; verified, timed\n"
+    "                     next to the vendor collective, recorded (a2atune app --help)\n"
+    "  a2atune copybench [--db PATH] [--sizes LIST] [--threads N] [--samples N]\n"
+    "                     copy bandwidth of this machine (temporal, non-temporal, hybrid;\n"
+    "                     one and all cores) into the database, family 'copy' (without\n"
+    "                     mpirun; a2atune copybench --help)\n"
     "  a2atune --help     this text\n"
     "  a2atune --version\n"
     "\n"
@@ -60,7 +70,10 @@ static int command_list(void)
                                      p ? ", " : "", a2a_param_name(k[i].params[p].param), range);
         }
         if (k[i].needs_groups)
-            snprintf(params + used, sizeof params - used, "%sP %% Q == 0", used ? "; " : "");
+            used += (size_t)snprintf(params + used, sizeof params - used, "%sP %% Q == 0",
+                                     used ? "; " : "");
+        if (a2a_kernel_needs_shared(&k[i]) && used < sizeof params)
+            snprintf(params + used, sizeof params - used, "%salloc = shared", used ? "; " : "");
         printf("%-11s %-16s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
                params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
     }
@@ -200,8 +213,12 @@ int main(int argc, char **argv)
         return command_list();
     if (strcmp(cmd, "model") == 0)
         return command_model(argc, argv);
+    if (strcmp(cmd, "app") == 0)
+        return command_app(argc, argv);
     if (strcmp(cmd, "counters") == 0)
         return counters_describe(stdout) == 0 ? EXIT_OK : EXIT_WRONG;
+    if (strcmp(cmd, "copybench") == 0)
+        return command_copybench(argc, argv);
     if (strcmp(cmd, "run") == 0) {
         for (int i = 2; i < argc; i++)
             if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

@@ -136,12 +136,17 @@ int command_run(const run_options *opt)
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     char err[1024] = "";
 
+    /* A wrong srun --mpi plugin starts P singletons. Rank 0's view decides for everyone:
+     * under mpirun inside an allocation, ranks on other nodes inherit SLURM_NTASKS of their
+     * node's launch daemon, not the job's. The P singletons are each rank 0: only Slurm's
+     * task 0 speaks, so the launch says it in one line. */
     const char *slurm_tasks = getenv("SLURM_NTASKS");
-    if (slurm_tasks && atoi(slurm_tasks) != world) {
+    if (share(rank == 0 && slurm_tasks && atoi(slurm_tasks) != world)) {
+        const char *procid = getenv("SLURM_PROCID");
         snprintf(err, sizeof err, "MPI_Comm_size is %d but Slurm started %s tasks: the MPI "
                  "launcher plugin does not match this MPI library (srun --mpi=...)", world,
-                 slurm_tasks);
-        return fail_input(rank, err);
+                 slurm_tasks ? slurm_tasks : "?");
+        return fail_input(procid && atoi(procid) != 0 ? 1 : rank, err);
     }
 
     /* the sweep text comes from rank 0, so every rank expands the very same file */

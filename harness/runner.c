@@ -17,6 +17,7 @@ typedef struct workload {
     int *scounts, *sdispls, *rcounts, *rdispls; /* in elements */
     size_t sbytes, rbytes;                      /* buffer sizes, guard included for r */
     unsigned char *sbuf, *pristine, *rbuf, *vendor, *expected;
+    void *shared; /* alloc = shared: the A2A_Hint_alloc segment holding sbuf and rbuf */
 } workload;
 
 static unsigned char poison_byte(size_t i)
@@ -36,9 +37,13 @@ static void free_workload(workload *w)
     free(w->sdispls);
     free(w->rcounts);
     free(w->rdispls);
-    free(w->sbuf);
+    if (w->shared) { /* collective: every rank of the configuration gets here */
+        A2A_Hint_free(w->shared);
+    } else {
+        free(w->sbuf);
+        free(w->rbuf);
+    }
     free(w->pristine);
-    free(w->rbuf);
     free(w->vendor);
     free(w->expected);
 }
@@ -128,6 +133,33 @@ nomem:
     free(matrix);
     snprintf(msg, len, "out of memory building the workload");
     return -1;
+}
+
+/* alloc = shared: moves this rank's send and receive buffers into one A2A_Hint_alloc window
+ * over comm's node (send first, the receive buffer at the next 64-byte boundary), the send
+ * data copied. Collective over comm. Returns CHECK_OK, or CHECK_ERROR with a message (the
+ * private buffers then stay). */
+static int share_buffers(workload *w, MPI_Comm comm, char *msg, size_t len)
+{
+    size_t send_span = (w->sbytes + 63) / 64 * 64;
+    void *segment = NULL;
+    int rc = A2A_Hint_alloc(comm, (MPI_Aint)(send_span + w->rbytes), &segment);
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int n = 0;
+        MPI_Error_string(rc, text, &n);
+        snprintf(msg, len, "alloc = shared: A2A_Hint_alloc of %zu bytes failed: %.300s",
+                 send_span + w->rbytes, text);
+        return CHECK_ERROR;
+    }
+    unsigned char *sbuf = segment, *rbuf = (unsigned char *)segment + send_span;
+    memcpy(sbuf, w->sbuf, w->sbytes);
+    free(w->sbuf);
+    free(w->rbuf);
+    w->sbuf = sbuf;
+    w->rbuf = rbuf;
+    w->shared = segment;
+    return CHECK_OK;
 }
 
 /* One call of c's kernel (or of the vendor collective when vendor is set). */
@@ -441,6 +473,8 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     workload w;
     int status = build_workload(c, rank, &w, msg, sizeof msg) ? CHECK_ERROR : CHECK_OK;
     status = agree(status, msg, sizeof msg, comm);
+    if (status == CHECK_OK && c->alloc == SWEEP_ALLOC_SHARED)
+        status = agree(share_buffers(&w, comm, msg, sizeof msg), msg, sizeof msg, comm);
 
     a2a_stats stats = { 0 };
     if (status == CHECK_OK) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app_dist.h"
 #include "counting.h"
 #include "sparse.h"
 #include "sweep.h"
@@ -15,7 +16,8 @@
 static const char *const key_names[KEY_COUNT] = {
     "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
     "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
-    "matrix", "counters", "aux_bytes", "pattern", "order", "threshold", "vendor_algorithm"
+    "matrix", "counters", "aux_bytes", "pattern", "order", "threshold", "vendor_algorithm",
+    "graph", "graph_iteration", "fft", "alloc"
 };
 
 /* Defaults for keys a section and the global part leave unset. */
@@ -23,8 +25,16 @@ static const char *const key_defaults[KEY_COUNT] = {
     [KEY_P] = "world", [KEY_DIST] = "constant", [KEY_PAYLOAD] = "pattern",
     [KEY_DATATYPE] = "byte", [KEY_GAP] = "0", [KEY_PPN] = "0", [KEY_ITERATIONS] = "20",
     [KEY_WARMUP] = "3", [KEY_SEED] = "1", [KEY_TIMEOUT] = "60", [KEY_THRESHOLD] = "0",
-    [KEY_VENDOR_ALGORITHM] = "0",
+    [KEY_VENDOR_ALGORITHM] = "0", [KEY_ALLOC] = "private",
 };
+
+static const char *const alloc_names[SWEEP_ALLOC_COUNT] = { "private", "shared" };
+
+/* Guarantees: a static name for every alloc value, "?" otherwise. */
+const char *sweep_alloc_name(int alloc)
+{
+    return alloc >= 0 && alloc < SWEEP_ALLOC_COUNT ? alloc_names[alloc] : "?";
+}
 
 static const char *const datatype_names[] = { "byte", "char", "int", "int64", "float", "double" };
 #define NDATATYPES ((int)(sizeof datatype_names / sizeof datatype_names[0]))
@@ -280,6 +290,50 @@ static char *names_to_numbers(const char *text, a2a_param param)
     return out;
 }
 
+/* Reads `alloc = private, shared` into sec->allocs. shared: only for the families whose
+ * buffers the runner allocates (not sdde/sddev); a kernel that needs shared buffers
+ * (a2a_kernel_needs_shared) needs `shared` among the values. */
+static int parse_allocs(const char *path, sweep_section *sec, const sweep_setting *s, char *err,
+                        size_t errlen)
+{
+    char **words, msg[256];
+    int nwords;
+    if (vlist_split_words(s->text, &words, &nwords, msg, sizeof msg) != 0)
+        FAIL("%s:%d: alloc: %s", path, s->line, msg);
+    sec->allocs = malloc((size_t)(nwords > 0 ? nwords : 1) * sizeof *sec->allocs);
+    sec->nallocs = 0;
+    int shared = 0, rc = 0;
+    for (int i = 0; i < nwords && rc == 0; i++) {
+        int v = -1, seen = 0;
+        for (int a = 0; a < SWEEP_ALLOC_COUNT; a++)
+            if (strcmp(words[i], alloc_names[a]) == 0)
+                v = a;
+        if (v < 0) {
+            snprintf(err, errlen, "%s:%d: alloc = '%s': not private or shared", path, s->line,
+                     words[i]);
+            rc = -1;
+            break;
+        }
+        for (int j = 0; j < sec->nallocs; j++)
+            seen |= sec->allocs[j] == v;
+        if (!seen)
+            sec->allocs[sec->nallocs++] = v;
+        shared |= v == SWEEP_ALLOC_SHARED;
+    }
+    vlist_free_words(words, nwords);
+    if (rc)
+        return rc;
+    if (shared && (sec->family == A2A_FAMILY_SDDE || sec->family == A2A_FAMILY_SDDEV))
+        FAIL("%s:%d: alloc = shared is for the uniform, nonuniform and inplace families", path,
+             s->line);
+    for (int k = 0; k < sec->nkernels && !shared; k++)
+        if (a2a_kernel_needs_shared(sec->kernels[k]))
+            FAIL("%s:%d: kernel %s needs alloc = shared (its buffers must come from "
+                 "A2A_Hint_alloc); section [%s] has alloc = %s", path, s->line,
+                 sec->kernels[k]->name, sec->name, s->text);
+    return 0;
+}
+
 static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
                          char *err, size_t errlen)
 {
@@ -295,7 +349,8 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             set[k].line = sec->line;
         }
     int sparse = set[KEY_FAMILY].text && (strstr(set[KEY_FAMILY].text, "sdde") != NULL);
-    if (sparse && !set[KEY_S].text) { /* message sizes come from the pattern */
+    if ((sparse || app_dist_only(set[KEY_DIST].text)) && !set[KEY_S].text) {
+        /* message sizes come from the pattern, or from the application (graph, fft) */
         set[KEY_S].text = strdup("0");
         set[KEY_S].line = sec->line;
     }
@@ -340,9 +395,9 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
         return -1;
     if (sec->family == A2A_FAMILY_UNIFORM)
         for (int i = 0; i < sec->ndists; i++)
-            if (!wl_dist_is_constant((wl_dist)sec->dists[i]))
+            if (!wl_dist_is_constant((wl_dist)sec->dists[i]) && sec->dists[i] != WL_DIST_FFT)
                 FAIL("%s:%d: distribution '%s' gives blocks of different sizes; the uniform "
-                     "family needs 'constant'", path, set[KEY_DIST].line,
+                     "family needs 'constant' (or 'fft')", path, set[KEY_DIST].line,
                      wl_dist_name((wl_dist)sec->dists[i]));
 
     struct { sweep_key key; vlist **list; } lists[] = {
@@ -438,6 +493,10 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             snprintf(sec->matrix_path, len, "%s/%s", folder, file);
         free(folder_buf);
     }
+    if (app_dist_parse(path, sec, &sec->apps, err, errlen))
+        return -1;
+    if (parse_allocs(path, sec, &set[KEY_ALLOC], err, errlen))
+        return -1;
     return 0;
 }
 
@@ -500,6 +559,8 @@ void sweep_free(sweep *sw)
         for (int p = 0; p < sec->npatterns; p++)
             free(sec->patterns[p]);
         free(sec->patterns);
+        app_dist_free(sec->apps);
+        free(sec->allocs);
     }
     free(sw->sections);
     free(sw->path);

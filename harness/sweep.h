@@ -16,8 +16,16 @@ typedef enum sweep_key {
     KEY_FAMILY, KEY_KERNELS, KEY_P, KEY_S, KEY_DIST, KEY_PAYLOAD, KEY_DATATYPE, KEY_GAP,
     KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN, KEY_ITERATIONS, KEY_WARMUP, KEY_SEED,
     KEY_TIMEOUT, KEY_MEAN, KEY_SD, KEY_EXPONENT, KEY_MATRIX, KEY_COUNTERS, KEY_AUX_BYTES,
-    KEY_PATTERN, KEY_ORDER, KEY_THRESHOLD, KEY_VENDOR_ALGORITHM, KEY_COUNT
+    KEY_PATTERN, KEY_ORDER, KEY_THRESHOLD, KEY_VENDOR_ALGORITHM, KEY_GRAPH, KEY_GRAPH_ITERATION,
+    KEY_FFT, KEY_ALLOC, KEY_COUNT
 } sweep_key;
+
+/* Values of the `alloc` key: where the runner puts send and receive buffers. */
+enum sweep_alloc {
+    SWEEP_ALLOC_PRIVATE, /* malloc, each rank its own (default) */
+    SWEEP_ALLOC_SHARED,  /* one A2A_Hint_alloc window per node (kernels such as hint need it) */
+    SWEEP_ALLOC_COUNT
+};
 
 /* Where a setting was written, for error messages. */
 typedef struct sweep_setting {
@@ -45,6 +53,8 @@ typedef struct sweep_section {
     char *counters;                  /* events to count, NULL for none (see counters.h) */
     char **patterns;                 /* sdde families: sparse patterns (workloads/sparse.h) */
     int npatterns;
+    struct app_dist_keys *apps;      /* dist = graph / fft: their keys (apps/app_dist.h) */
+    int *allocs, nallocs;            /* sweep_alloc values */
 } sweep_section;
 
 typedef struct sweep {
@@ -61,6 +71,9 @@ void sweep_free(sweep *sw);
 
 /* Name of a sweep key ("block_count", ...). */
 const char *sweep_key_name(sweep_key key);
+
+/* Name of an alloc value ("private", "shared"). */
+const char *sweep_alloc_name(int alloc);
 
 /* Datatypes a sweep may name: count, name, MPI handle. */
 int sweep_datatype_count(void);

@@ -135,5 +135,7 @@ int A2A_Node_layout(MPI_Comm comm, int ppn, int *q, int *node, int *local_rank);
 
 #include "a2a_inplace.h" /* in-place symmetric alltoallv kernels */
 #include "a2a_sdde.h"    /* sparse dynamic data exchange: Alltoall_crs / Alltoallv_crs */
+#include "a2a_tuned.h"   /* the tuned dispatcher A2A_Alltoall(v); vendor algorithms forced */
+#include "a2a_hint.h"    /* HINT: intra-node all-to-all through shared windows */
 
 #endif

@@ -12,7 +12,10 @@
     const void *sb, const int *sc, const int *sd, MPI_Datatype st, void *rb, const int *rc, \
         const int *rd, MPI_Datatype rt, MPI_Comm c, const int *p, a2a_stats *s
 
-static int u_vendor(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_vendor(sb, sc, st, rb, rc, rt, c, s); }
+static int u_vendor(UNIFORM_ARGS)
+{
+    return A2A_Alltoall_vendor_algorithm(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_VENDOR_ALGORITHM], s);
+}
 static int u_spread_out(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_spread_out(sb, sc, st, rb, rc, rt, c, s); }
 static int u_pairwise(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_pairwise(sb, sc, st, rb, rc, rt, c, s); }
 static int u_scattered(UNIFORM_ARGS)
@@ -26,8 +29,17 @@ static int u_tra2(UNIFORM_ARGS)
     return A2A_Alltoall_tra2(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_RADIX], p[A2A_PARAM_RADIX2],
                              p[A2A_PARAM_PPN], s);
 }
+static int u_hint(UNIFORM_ARGS)
+{
+    return A2A_Alltoall_hint(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_ORDER],
+                             p[A2A_PARAM_THRESHOLD], p[A2A_PARAM_PPN], s);
+}
 
-static int v_vendor(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_vendor(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
+static int v_vendor(NONUNIFORM_ARGS)
+{
+    return A2A_Alltoallv_vendor_algorithm(sb, sc, sd, st, rb, rc, rd, rt, c,
+                                          p[A2A_PARAM_VENDOR_ALGORITHM], s);
+}
 static int v_spread_out(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_spread_out(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
 static int v_linear(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_linear(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
 static int v_pairwise(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_pairwise(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
@@ -115,8 +127,9 @@ static int sv_loc_nonblocking(SDDEV_ARGS)
     RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_RADIX, -1)
 
 static const a2a_kernel kernels[] = {
-    { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall", 1, 0, { { 0 } }, 0,
-      { .uniform = u_vendor } },
+    { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall" A2A_VENDOR_ALLTOALL_SUMMARY,
+      1, 1, { RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,
+                    A2A_VENDOR_ALLTOALL_MAX) }, 0, { .uniform = u_vendor } },
     { "spread_out", A2A_FAMILY_UNIFORM, "all Isend/Irecv at once, round-robin peers", 0, 0,
       { { 0 } }, 0, { .uniform = u_spread_out } },
     { "pairwise", A2A_FAMILY_UNIFORM, "P-1 rounds of Sendrecv with rank+i / rank-i", 0, 0,
@@ -129,9 +142,15 @@ static const a2a_kernel kernels[] = {
       { .uniform = u_tra } },
     { "tra2", A2A_FAMILY_UNIFORM, "two-layer TRA: intra-node radix, inter-node radix2", 0, 3,
       { RADIX_2_TO_Q, RADIX2_2_TO_N, PPN_0_TO_P }, 1, { .uniform = u_tra2 } },
+    { "hint", A2A_FAMILY_UNIFORM,
+      "HINT: ordered single copies through a shared window, hybrid NT stores", 0, 3,
+      { RANGE(A2A_PARAM_ORDER, A2A_BOUND_CONST, A2A_ORDER_ROW, A2A_BOUND_CONST, A2A_ORDER_LAST),
+        RANGE(A2A_PARAM_THRESHOLD, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647), PPN_0_TO_P },
+      1, { .uniform = u_hint } },
 
-    { "vendor", A2A_FAMILY_NONUNIFORM, "the MPI library's MPI_Alltoallv", 1, 0, { { 0 } }, 0,
-      { .nonuniform = v_vendor } },
+    { "vendor", A2A_FAMILY_NONUNIFORM, "the MPI library's MPI_Alltoallv" A2A_VENDOR_ALLTOALLV_SUMMARY,
+      1, 1, { RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,
+                    A2A_VENDOR_ALLTOALLV_MAX) }, 0, { .nonuniform = v_vendor } },
     { "spread_out", A2A_FAMILY_NONUNIFORM, "all Isend/Irecv at once, round-robin peers", 0, 0,
       { { 0 } }, 0, { .nonuniform = v_spread_out } },
     { "scattered", A2A_FAMILY_NONUNIFORM, "spread-out in batches of block_count (MPICH)", 0,
@@ -198,6 +217,12 @@ static const char *const param_names[A2A_PARAM_COUNT] = {
     "radix", "radix2", "block_count", "ppn", "aux_bytes", "order", "threshold", "vendor_algorithm"
 };
 static const char *const order_names[] = { "row", "column", "hilbert", "tuned", "auto" };
+
+/* Guarantees: 1 exactly for kernels whose buffers must come from A2A_Hint_alloc. */
+int a2a_kernel_needs_shared(const a2a_kernel *kernel)
+{
+    return kernel && kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_hint;
+}
 
 /* Guarantees: the whole table, in declaration order. */
 const a2a_kernel *a2a_registry(int *count)

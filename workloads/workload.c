@@ -7,7 +7,8 @@
 #include "workload.h"
 
 static const char *const dist_names[WL_DIST_COUNT] = { "constant", "uniform", "normal",
-                                                       "powerlaw", "fft_n1", "fft_n2", "matrix" };
+                                                       "powerlaw", "fft_n1", "fft_n2", "matrix",
+                                                       "graph", "fft" };
 static const char *const payload_names[WL_PAYLOAD_COUNT] = { "pattern", "zero" };
 
 /* Guarantees: a static name, "?" for an invalid value. */
@@ -128,6 +129,8 @@ long long wl_block_bytes(const wl_spec *spec, int src, int dst)
     case WL_DIST_FFT_N2:
         return src == spec->P - 1 ? S / 4 : S;
     case WL_DIST_MATRIX:
+    case WL_DIST_GRAPH:
+    case WL_DIST_FFT:
         return p->matrix ? p->matrix[(size_t)src * (size_t)spec->P + (size_t)dst] : 0;
     default:
         return 0;

@@ -17,6 +17,8 @@ typedef enum wl_dist {
     WL_DIST_FFT_N1,   /* FFTW transpose N1: ranks < ceil(0.625 P) send S to ranks < ceil(0.78125 P) */
     WL_DIST_FFT_N2,   /* FFTW transpose N2: S per block, S/4 from the last rank */
     WL_DIST_MATRIX,   /* a P x P byte-count matrix read from a file */
+    WL_DIST_GRAPH,    /* one iteration of a transitive closure's shuffle (apps/graph_counts.h) */
+    WL_DIST_FFT,      /* the transpose of a distributed FFT of a given size (apps/fft.h) */
     WL_DIST_COUNT
 } wl_dist;
 
@@ -31,7 +33,8 @@ typedef struct wl_params {
     double mean, sd;      /* normal: bytes; defaults 1000/1024 S and 240/1024 S (the TuNA
                              paper's mean 1000, sd 240 at S = 1024, scaled to S) */
     double exponent;      /* powerlaw: default 0.95 */
-    const long long *matrix; /* matrix: P x P sizes in bytes, row = source (wl_load_matrix) */
+    const long long *matrix; /* matrix: P x P sizes in bytes, row = source (wl_load_matrix);
+                                graph, fft: the same, made by apps/app_dist.h */
 } wl_params;
 
 typedef struct wl_spec {
@@ -53,7 +56,7 @@ int wl_payload_by_name(const char *name);
 int wl_dist_is_constant(wl_dist dist);
 
 /* Size in bytes of the block that rank src sends to rank dst: in [0, S], except for
- * `matrix`, whose sizes are the file's. */
+ * `matrix`, `graph` and `fft`, whose sizes are the file's / the application's. */
 long long wl_block_bytes(const wl_spec *spec, int src, int dst);
 
 /* Fills out[0..n) with the payload bytes [offset, offset+n) of block src -> dst. */

@@ -4,7 +4,8 @@ A *group* is one point of a radix study: run, family, P, S, dist, payload, datat
 gap. Inside a group every radix keeps its fastest configuration (the minimum median
 over the kernel's other parameters, e.g. TuNA's block_count), unless the caller
 filters those parameters. The baseline of a group is the fastest ok configuration of
-the baseline kernel (e.g. vendor) with the same run, family, P, S and data."""
+the baseline kernel (e.g. vendor, at vendor_algorithm 0: the library's own choice) with the
+same run, family, P, S and data."""
 import json
 import math
 
@@ -136,7 +137,9 @@ def load(db, kernel, baseline, run_id, filters):
         base_filters = {k: v for k, v in filters.items() if k in ("P", "S", "dist", "family",
                                                                   "payload", "datatype", "gap")}
         base_filters.update(kernel=baseline, run_id=run_id, status="ok")
-        for row in db.rows_where(base_filters):
+        # the library's own choice only: forced vendor algorithms are candidates, not the baseline
+        own_choice = ("IFNULL(json_extract(params, '$.vendor_algorithm'), 0) = 0", [])
+        for row in db.rows_where(base_filters, extra=own_choice):
             g = groups.get(group_key(row))
             if g is None:
                 continue

@@ -2,17 +2,21 @@
 import sys
 
 from . import best_radix, curves, heatmap, model, options, query, summary
+from . import merge, status, submit
+from . import tune
+from . import hint_tune
 from .common import EXIT_BAD_INPUT, A2AError
 
-SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model)
+SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
+               hint_tune)
 
 
 def build_parser():
     common = options.parents()
     parser = options.Parser(
         prog="a2a", formatter_class=common["formatter"],
-        description="Tools over an a2atune results database (read-only): tables, figures "
-                    "and the TRA K/D model.",
+        description="Tools over a2atune results databases: tables, figures, tuning files, "
+                    "Slurm sweeps (submit, status, merge) and the TRA K/D model.",
         epilog="Each subcommand has --help. Exit status: 0 ok, 2 bad input (missing or foreign "
                "database, empty selection, unknown kernel ...).")
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND")

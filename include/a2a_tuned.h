@@ -1,0 +1,102 @@
+/*
+ * a2a_tuned.h — the tuned dispatcher of liba2a, and the MPI library's own all-to-all
+ * algorithms forced one by one (the `vendor_algorithm` parameter). Included by a2a.h.
+ *
+ * Tuned dispatcher: A2A_Alltoall / A2A_Alltoallv take exactly MPI_Alltoall's and
+ * MPI_Alltoallv's arguments and pick, per call, the kernel and parameters that the tuning
+ * file named by the environment variable A2A_TUNING_FILE gives for the communicator size
+ * P and the block size S (`a2a tune` writes it from a results database; format in
+ * README.md). Where the file has no rule, or the rule's parameters are not valid at this
+ * P, or the call is one the kernels do not take (MPI_IN_PLACE, a non-contiguous
+ * datatype), the call goes to the MPI library. A2A_VERBOSE=1 makes rank 0 of each
+ * communicator log every choice on stderr. The file is read once, at the first call.
+ *
+ * vendor_algorithm: 0 is the library's own choice; n > 0 forces the library's algorithm
+ * n (names below, per library). Open MPI (coll/tuned): the algorithm is written to
+ * coll_tuned_alltoall(v)_algorithm through MPI_T and a duplicate of the communicator,
+ * made right after the write and cached on it, runs it; this needs
+ * coll_tuned_use_dynamic_rules = 1 at MPI_Init, which MPI_T cannot change later, so
+ * liba2a sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 when the program starts unless the
+ * environment already sets any OMPI_MCA_coll_tuned_* variable (without a rules file or a
+ * forced algorithm, coll/tuned's dynamic decision is its fixed one: nothing else
+ * changes). MPICH: MPIR_CVAR_ALLTOALL(V)_INTRA_ALGORITHM is written through MPI_T for
+ * the call and restored after it.
+ */
+#ifndef A2A_TUNED_H
+#define A2A_TUNED_H
+
+#include "a2a.h" /* a2a_stats; a2a.h includes this header at its end */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's algorithms, numbered from 1 (Open MPI's own numbers; for MPICH, the
+ * algorithms of its cvars that take a separate send buffer, in the cvars' order). */
+#if defined(OPEN_MPI)
+#define A2A_VENDOR_LIBRARY "Open MPI"
+#define A2A_VENDOR_ALLTOALL_NAMES "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"
+#define A2A_VENDOR_ALLTOALL_MAX 5
+#define A2A_VENDOR_ALLTOALLV_NAMES "basic_linear", "pairwise"
+#define A2A_VENDOR_ALLTOALLV_MAX 2
+#define A2A_VENDOR_ALLTOALL_SUMMARY \
+    "; vendor_algorithm (Open MPI): 1 linear, 2 pairwise, 3 modified_bruck, 4 linear_sync, 5 two_proc (P = 2)"
+#define A2A_VENDOR_ALLTOALLV_SUMMARY "; vendor_algorithm (Open MPI): 1 basic_linear, 2 pairwise"
+#elif defined(MPICH)
+#define A2A_VENDOR_LIBRARY "MPICH"
+#define A2A_VENDOR_ALLTOALL_NAMES "brucks", "nb", "pairwise", "scattered"
+#define A2A_VENDOR_ALLTOALL_MAX 4
+#define A2A_VENDOR_ALLTOALLV_NAMES "nb", "scattered"
+#define A2A_VENDOR_ALLTOALLV_MAX 2
+#define A2A_VENDOR_ALLTOALL_SUMMARY \
+    "; vendor_algorithm (MPICH): 1 brucks, 2 nb, 3 pairwise, 4 scattered"
+#define A2A_VENDOR_ALLTOALLV_SUMMARY "; vendor_algorithm (MPICH): 1 nb, 2 scattered"
+#else
+#define A2A_VENDOR_LIBRARY "unknown MPI"
+#define A2A_VENDOR_ALLTOALL_NAMES NULL
+#define A2A_VENDOR_ALLTOALL_MAX 0
+#define A2A_VENDOR_ALLTOALLV_NAMES NULL
+#define A2A_VENDOR_ALLTOALLV_MAX 0
+#define A2A_VENDOR_ALLTOALL_SUMMARY "; vendor_algorithm: only 0 with this MPI library"
+#define A2A_VENDOR_ALLTOALLV_SUMMARY "; vendor_algorithm: only 0 with this MPI library"
+#endif
+
+/* ---- the tuned dispatcher ----------------------------------------------------------- */
+
+/* MPI_Alltoall, through the kernel the tuning file chooses for (P, scount * size). */
+int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm);
+/* MPI_Alltoallv, through the kernel the tuning file chooses for (P, S) with S the largest
+ * block any rank sends (found with one MPI_Allreduce, only when the file's choice at this
+ * P depends on S). */
+int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                  void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                  MPI_Comm comm);
+
+/* ---- the MPI library's algorithms, forced ------------------------------------------- */
+
+/* MPI_Alltoall with the library's algorithm `algorithm` (0: its own choice, exactly
+ * A2A_Alltoall_vendor). MPI_ERR_ARG for a number this library does not have or that
+ * cannot run at this P; MPI_ERR_UNSUPPORTED_OPERATION (and one line on stderr from rank
+ * 0) when the library refuses to be forced. stats are left untouched. */
+int A2A_Alltoall_vendor_algorithm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                  int rcount, MPI_Datatype rtype, MPI_Comm comm, int algorithm,
+                                  a2a_stats *stats);
+/* MPI_Alltoallv with the library's algorithm `algorithm`, as above. */
+int A2A_Alltoallv_vendor_algorithm(const void *sbuf, const int *scounts, const int *sdispls,
+                                   MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                   const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                   int algorithm, a2a_stats *stats);
+
+/* The library's name of algorithm n of MPI_Alltoall (alltoallv = 0) or MPI_Alltoallv
+ * (alltoallv = 1): "default" for 0, NULL for a number it does not have. */
+const char *A2A_Vendor_algorithm_name(int alltoallv, int algorithm);
+
+/* 1 if algorithm n exists in this library and can run on P ranks (two_proc: P = 2). */
+int A2A_Vendor_algorithm_valid(int alltoallv, int algorithm, int P);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

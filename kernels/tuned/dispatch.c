@@ -1,0 +1,391 @@
+/*
+ * dispatch.c — the tuned dispatcher: A2A_Alltoall / A2A_Alltoallv pick the kernel and its
+ * parameters per call from the tuning file named by A2A_TUNING_FILE (see a2a_tuned.h).
+ *
+ * The file (written by `a2a tune`) is JSON:
+ *   { "format": "a2a-tuning", "version": 1, "mpi_library": "Open MPI", ...,
+ *     "alltoall":  [ { "P": [4, 7], "S": [0, 255], "kernel": "tra", "params": {"radix": 2} },
+ *                    ... ],
+ *     "alltoallv": [ ... ] }
+ * P is the communicator size, S the bytes of one block (alltoall) or of the largest block
+ * any rank sends (alltoallv); a bound of null is open. The first rule containing (P, S)
+ * is taken. Kernels and parameters are looked up in the registry, so the file can name
+ * any kernel of the uniform (alltoall) or non-uniform (alltoallv) family.
+ *
+ * Every rank makes the same choice: P and S are the same on all ranks (S of alltoallv is
+ * agreed on with one MPI_Allreduce when the rules for this P depend on it), and so is
+ * every check that sends a call back to the MPI library.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "a2a_registry.h"
+
+enum { COLL_ALLTOALL, COLL_ALLTOALLV };
+static const char *const coll_names[2] = { "alltoall", "alltoallv" };
+static const char *const call_names[2] = { "MPI_Alltoall", "MPI_Alltoallv" };
+
+typedef struct rule {
+    int P_lo, P_hi;            /* P_hi < 0: no upper bound */
+    long long S_lo, S_hi;      /* S_hi < 0: no upper bound */
+    const a2a_kernel *kernel;
+    int params[A2A_PARAM_COUNT];
+    char note[96];             /* why a parameter of the file was not used, or "" */
+} rule;
+
+static struct {
+    pthread_once_t once;
+    const char *path;          /* A2A_TUNING_FILE, or NULL */
+    int verbose;               /* A2A_VERBOSE */
+    rule *rules[2];
+    int nrules[2];
+    char error[512];           /* why the file is not used, or "" */
+    int error_told;
+} tuning = { PTHREAD_ONCE_INIT, NULL, 0, { NULL, NULL }, { 0, 0 }, "", 0 };
+
+/* Formats the reason the file cannot be used into tuning.error. */
+static void file_error(const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(tuning.error, sizeof tuning.error, "A2A_TUNING_FILE=%s: %s", tuning.path, what);
+}
+
+/* Reads a [lo, hi] pair of integers (hi may be null: open); 0 on success. */
+static int read_range(json_t *pair, long long *lo, long long *hi)
+{
+    if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+        !json_is_integer(json_array_get(pair, 0)))
+        return -1;
+    *lo = json_integer_value(json_array_get(pair, 0));
+    json_t *h = json_array_get(pair, 1);
+    if (json_is_null(h))
+        *hi = -1;
+    else if (json_is_integer(h) && json_integer_value(h) >= *lo)
+        *hi = json_integer_value(h);
+    else
+        return -1;
+    return *lo >= 0 ? 0 : -1;
+}
+
+/* Parses the value of parameter p ("radix": 4, "order": "row"); 0 on success. */
+static int read_param(a2a_param p, json_t *value, int *out)
+{
+    if (json_is_integer(value)) {
+        *out = (int)json_integer_value(value);
+        return 0;
+    }
+    int n;
+    const char *const *names = a2a_param_value_names(p, &n);
+    if (json_is_string(value) && names)
+        for (int v = 0; v < n; v++)
+            if (strcmp(names[v], json_string_value(value)) == 0) {
+                *out = v + 1;
+                return 0;
+            }
+    return -1;
+}
+
+/* Parses rule i of collective coll; 0 on success, else tuning.error says why. */
+static int read_rule(json_t *obj, int coll, int i, const char *library, rule *r)
+{
+    a2a_family family = coll == COLL_ALLTOALL ? A2A_FAMILY_UNIFORM : A2A_FAMILY_NONUNIFORM;
+    long long P_lo, P_hi;
+    memset(r, 0, sizeof *r);
+    if (!json_is_object(obj) || read_range(json_object_get(obj, "P"), &P_lo, &P_hi) ||
+        read_range(json_object_get(obj, "S"), &r->S_lo, &r->S_hi) ||
+        !json_is_string(json_object_get(obj, "kernel"))) {
+        file_error("%s[%d]: a rule needs \"P\": [lo, hi], \"S\": [lo, hi] and \"kernel\"",
+                   coll_names[coll], i);
+        return -1;
+    }
+    r->P_lo = (int)P_lo;
+    r->P_hi = (int)P_hi;
+    const char *name = json_string_value(json_object_get(obj, "kernel"));
+    if (!(r->kernel = a2a_find_kernel(family, name))) {
+        file_error("%s[%d]: unknown %s kernel '%s' (see a2atune list)", coll_names[coll], i,
+                   a2a_family_name(family), name);
+        return -1;
+    }
+    json_t *params = json_object_get(obj, "params");
+    if (params && !json_is_object(params)) {
+        file_error("%s[%d]: \"params\" must be an object", coll_names[coll], i);
+        return -1;
+    }
+    const char *key;
+    json_t *value;
+    json_object_foreach(params, key, value) {
+        int p = 0;
+        while (p < A2A_PARAM_COUNT && strcmp(a2a_param_name((a2a_param)p), key) != 0)
+            p++;
+        if (p == A2A_PARAM_COUNT || !a2a_kernel_takes(r->kernel, (a2a_param)p)) {
+            file_error("%s[%d]: kernel %s takes no parameter '%s'", coll_names[coll], i, name, key);
+            return -1;
+        }
+        if (read_param((a2a_param)p, value, &r->params[p])) {
+            file_error("%s[%d]: bad value of %s", coll_names[coll], i, key);
+            return -1;
+        }
+    }
+    /* an algorithm number means something only in the library that measured it */
+    int *va = &r->params[A2A_PARAM_VENDOR_ALGORITHM];
+    if (*va && strcmp(library, A2A_VENDOR_LIBRARY) != 0) {
+        snprintf(r->note, sizeof r->note, "vendor_algorithm %d of %s not used under %s", *va,
+                 library, A2A_VENDOR_LIBRARY);
+        *va = 0;
+    }
+    return 0;
+}
+
+/* Reads A2A_TUNING_FILE once (pthread_once): rules, or an error and no rules. */
+static void load_tuning(void)
+{
+    const char *v = getenv("A2A_VERBOSE");
+    tuning.verbose = v && *v && strcmp(v, "0") != 0;
+    tuning.path = getenv("A2A_TUNING_FILE");
+    if (!tuning.path || !*tuning.path) {
+        tuning.path = NULL;
+        return;
+    }
+    json_error_t jerr;
+    json_t *root = json_load_file(tuning.path, 0, &jerr);
+    if (!root) {
+        file_error("%s (line %d)", jerr.text, jerr.line);
+        return;
+    }
+    json_t *format = json_object_get(root, "format");
+    json_t *lib = json_object_get(root, "mpi_library");
+    if (!json_is_string(format) || strcmp(json_string_value(format), "a2a-tuning") != 0 ||
+        !json_is_integer(json_object_get(root, "version")) ||
+        json_integer_value(json_object_get(root, "version")) != 1) {
+        file_error("not an a2a tuning file (\"format\": \"a2a-tuning\", \"version\": 1)");
+        json_decref(root);
+        return;
+    }
+    const char *library = json_is_string(lib) ? json_string_value(lib) : "";
+    for (int c = 0; c < 2; c++) {
+        json_t *list = json_object_get(root, coll_names[c]);
+        if (!list)
+            continue;
+        size_t n = json_array_size(list);
+        if (!json_is_array(list) || !(tuning.rules[c] = calloc(n + 1, sizeof(rule)))) {
+            file_error("\"%s\" must be a list of rules", coll_names[c]);
+            break;
+        }
+        for (size_t i = 0; i < n && !tuning.error[0]; i++)
+            read_rule(json_array_get(list, i), c, (int)i, library, &tuning.rules[c][i]);
+        tuning.nrules[c] = (int)n;
+    }
+    if (tuning.error[0])
+        for (int c = 0; c < 2; c++) {
+            free(tuning.rules[c]);
+            tuning.rules[c] = NULL;
+            tuning.nrules[c] = 0;
+        }
+    json_decref(root);
+}
+
+/* Processes per node of comm (the real node), computed once per communicator and kept
+ * as an attribute; 0 if the ranks are not laid out node by node. Collective. */
+static int real_node_size(MPI_Comm comm)
+{
+    static int keyval = MPI_KEYVAL_INVALID;
+    if (keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL) !=
+            MPI_SUCCESS)
+        return 0;
+    void *value;
+    int found, q;
+    MPI_Comm_get_attr(comm, keyval, &value, &found);
+    if (found)
+        return (int)(MPI_Aint)value;
+    if (A2A_Node_layout(comm, 0, &q, NULL, NULL) != MPI_SUCCESS)
+        q = 0;
+    MPI_Comm_set_attr(comm, keyval, (void *)(MPI_Aint)q);
+    return q;
+}
+
+/* "tra radix=2 block_count=1": the kernel and the parameters it takes. */
+static void describe(const a2a_kernel *k, const int *params, char *text, size_t len)
+{
+    size_t used = (size_t)snprintf(text, len, "%s", k->name);
+    for (int i = 0; i < k->nparams && used < len; i++) {
+        char value[32];
+        a2a_param_value_text(k->params[i].param, params[k->params[i].param], value, sizeof value);
+        used += (size_t)snprintf(text + used, len - used, " %s=%s",
+                                 a2a_param_name(k->params[i].param), value);
+    }
+}
+
+/* The choice for one call: a kernel and its parameters, and what the log says. */
+typedef struct choice {
+    const a2a_kernel *kernel; /* NULL: the MPI library */
+    const int *params;
+    char why[512];
+} choice;
+
+/* Index of the first rule of coll containing (P, S), or -1. */
+static int find_rule(int coll, int P, long long S)
+{
+    for (int i = 0; i < tuning.nrules[coll]; i++) {
+        const rule *r = &tuning.rules[coll][i];
+        if (P >= r->P_lo && (r->P_hi < 0 || P <= r->P_hi) && S >= r->S_lo &&
+            (r->S_hi < 0 || S <= r->S_hi))
+            return i;
+    }
+    return -1;
+}
+
+/* 1 if the choice for P does not depend on S: no rule for P at all, or exactly one rule,
+ * covering every S. */
+static int choice_ignores_S(int coll, int P)
+{
+    int n = 0, open = 0;
+    for (int i = 0; i < tuning.nrules[coll]; i++) {
+        const rule *r = &tuning.rules[coll][i];
+        if (P >= r->P_lo && (r->P_hi < 0 || P <= r->P_hi)) {
+            if (n++ == 0)
+                open = r->S_lo == 0 && r->S_hi < 0;
+        }
+    }
+    return n == 0 || (n == 1 && open);
+}
+
+/* Decides the call on every rank alike: the rule for (P, S) if its kernel can run this
+ * call, else the MPI library; `why` says which and why. Collective only for rules of
+ * kernels that need the real node size. */
+static void decide(int coll, MPI_Comm comm, int P, long long S, int usable, const char *unusable,
+                   choice *ch)
+{
+    static const int library_params[A2A_PARAM_COUNT];
+    ch->kernel = NULL;
+    ch->params = library_params;
+    if (!usable) {
+        snprintf(ch->why, sizeof ch->why, "MPI library (%s)", unusable);
+        return;
+    }
+    if (!tuning.path || tuning.error[0]) {
+        snprintf(ch->why, sizeof ch->why, "MPI library (%s)",
+                 tuning.path ? "tuning file not used" : "A2A_TUNING_FILE not set");
+        return;
+    }
+    int i = find_rule(coll, P, S);
+    if (i < 0) {
+        snprintf(ch->why, sizeof ch->why, "MPI library (no rule)");
+        return;
+    }
+    const rule *r = &tuning.rules[coll][i];
+    char kernel[128], where[96], bad[128] = "";
+    describe(r->kernel, r->params, kernel, sizeof kernel);
+    char P_hi[24] = "", S_hi[24] = "";
+    if (r->P_hi >= 0)
+        snprintf(P_hi, sizeof P_hi, "%d", r->P_hi);
+    if (r->S_hi >= 0)
+        snprintf(S_hi, sizeof S_hi, "%lld", r->S_hi);
+    snprintf(where, sizeof where, "rule %s[%d]: P %d..%s, S %lld..%s", coll_names[coll], i,
+             r->P_lo, P_hi, r->S_lo, S_hi);
+    int Q = P;
+    if (a2a_kernel_needs_shared(r->kernel))
+        snprintf(bad, sizeof bad, "its buffers must come from A2A_Hint_alloc");
+    else if (r->kernel->needs_groups || a2a_kernel_takes(r->kernel, A2A_PARAM_PPN))
+        Q = r->params[A2A_PARAM_PPN] > 0 ? r->params[A2A_PARAM_PPN] : real_node_size(comm);
+    if (!bad[0] && Q < 1)
+        snprintf(bad, sizeof bad, "the ranks are not laid out node by node");
+    if (!bad[0]) /* writes the reason only when the parameters are not valid */
+        a2a_params_valid(r->kernel, P, Q, r->params, bad, sizeof bad);
+    if (!bad[0] && r->params[A2A_PARAM_VENDOR_ALGORITHM] &&
+        !A2A_Vendor_algorithm_valid(coll, r->params[A2A_PARAM_VENDOR_ALGORITHM], P))
+        snprintf(bad, sizeof bad, "vendor_algorithm %d cannot run at P = %d",
+                 r->params[A2A_PARAM_VENDOR_ALGORITHM], P);
+    if (bad[0]) {
+        snprintf(ch->why, sizeof ch->why, "MPI library [%s names %s, not valid here: %s]", where,
+                 kernel, bad);
+        return;
+    }
+    ch->kernel = r->kernel;
+    ch->params = r->params;
+    snprintf(ch->why, sizeof ch->why, "%s [%s%s%s]", kernel, where, r->note[0] ? "; " : "",
+             r->note);
+}
+
+/* Rank 0 of comm logs the choice (A2A_VERBOSE); rank 0 of MPI_COMM_WORLD says once why
+ * the file is not used (only its rank is asked: nothing is sent on MPI_COMM_WORLD). */
+static void tell(int coll, MPI_Comm comm, int P, long long S, const choice *ch)
+{
+    int rank, world_rank;
+    if (tuning.error[0] && !tuning.error_told) {
+        tuning.error_told = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        if (world_rank == 0)
+            fprintf(stderr, "a2a: %s; using the MPI library's collectives\n", tuning.error);
+    }
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && tuning.verbose)
+        fprintf(stderr, "a2a: %s P=%d S=%lld -> %s\n", call_names[coll], P, S, ch->why);
+}
+
+/* 1 if the kernels can take this datatype pair: the same contiguous type. */
+static int types_usable(MPI_Datatype stype, MPI_Datatype rtype, MPI_Aint *bytes)
+{
+    return stype == rtype && A2A_Type_bytes(stype, bytes) == MPI_SUCCESS;
+}
+
+/* Guarantees: the result of MPI_Alltoall, computed by the kernel the tuning file names
+ * for (P, scount * size(stype)), or by the MPI library (see a2a_tuned.h). */
+int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm)
+{
+    pthread_once(&tuning.once, load_tuning);
+    int P;
+    MPI_Aint bytes = 0;
+    MPI_Comm_size(comm, &P);
+    int usable = sbuf != MPI_IN_PLACE && types_usable(stype, rtype, &bytes) && scount == rcount;
+    long long S = (long long)scount * bytes;
+    choice ch;
+    decide(COLL_ALLTOALL, comm, P, S, usable,
+           sbuf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "types or counts the kernels do not take", &ch);
+    tell(COLL_ALLTOALL, comm, P, S, &ch);
+    if (!ch.kernel)
+        return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return ch.kernel->call.uniform(sbuf, scount, stype, rbuf, rcount, rtype, comm, ch.params, NULL);
+}
+
+/* Guarantees: the result of MPI_Alltoallv, computed by the kernel the tuning file names
+ * for (P, largest block), or by the MPI library (see a2a_tuned.h). */
+int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                  void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                  MPI_Comm comm)
+{
+    pthread_once(&tuning.once, load_tuning);
+    int P;
+    MPI_Aint bytes = 0;
+    MPI_Comm_size(comm, &P);
+    /* every rank must reach the same verdict: agree on usability and on S */
+    long long local[2] = { sbuf != MPI_IN_PLACE && types_usable(stype, rtype, &bytes) ? 0 : 1, 0 };
+    if (!local[0])
+        for (int i = 0; i < P; i++)
+            if ((long long)scounts[i] * bytes > local[1])
+                local[1] = (long long)scounts[i] * bytes;
+    long long all[2] = { local[0], local[1] };
+    int agree = tuning.path && !tuning.error[0] && tuning.nrules[COLL_ALLTOALLV] > 0 &&
+                (sbuf != MPI_IN_PLACE) && !choice_ignores_S(COLL_ALLTOALLV, P);
+    if (agree) {
+        int rc = MPI_Allreduce(local, all, 2, MPI_LONG_LONG, MPI_MAX, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    choice ch;
+    decide(COLL_ALLTOALLV, comm, P, all[1], all[0] == 0,
+           sbuf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "types the kernels do not take", &ch);
+    tell(COLL_ALLTOALLV, comm, P, all[1], &ch);
+    if (!ch.kernel)
+        return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    return ch.kernel->call.nonuniform(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                                      comm, ch.params, NULL);
+}

@@ -1,0 +1,43 @@
+/*
+ * preload.c — liba2a_preload.so: the tuned dispatcher for unmodified MPI programs.
+ *
+ *   A2A_TUNING_FILE=tuning.json LD_PRELOAD=build/openmpi/liba2a_preload.so mpirun ... ./app
+ *
+ * Defines MPI_Alltoall and MPI_Alltoallv, which the dynamic linker binds ahead of the MPI
+ * library's, and routes each call through A2A_Alltoall / A2A_Alltoallv (kernels/tuned/
+ * dispatch.c): the kernel the tuning file names, or the MPI library where the file has no
+ * rule (PMPI_Alltoall(v)); A2A_VERBOSE=1 logs every choice. Inside a routed call, every
+ * MPI_Alltoall(v) — the MPI library's own collective chosen by the file, or one a kernel
+ * makes internally — goes straight to PMPI, so nothing is dispatched twice. The library
+ * must be built against the same MPI as the program (build/openmpi or build/mpich).
+ * C bindings only (Fortran calls do not pass through these symbols).
+ */
+#include "a2a.h"
+
+static _Thread_local int inside; /* > 0 while a routed call is running on this thread */
+
+/* Guarantees: the result of MPI_Alltoall; routed through the tuned dispatcher unless
+ * already inside a routed call (then exactly PMPI_Alltoall). */
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (inside)
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    inside++;
+    int rc = A2A_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    inside--;
+    return rc;
+}
+
+/* Guarantees: the result of MPI_Alltoallv; routed like MPI_Alltoall above. */
+int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                  void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                  MPI_Comm comm)
+{
+    if (inside)
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    inside++;
+    int rc = A2A_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    inside--;
+    return rc;
+}

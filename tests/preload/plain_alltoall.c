@@ -1,0 +1,183 @@
+/*
+ * plain_alltoall.c — an unmodified MPI program (built without liba2a) for the preload
+ * tests: MPI_Alltoall and MPI_Alltoallv at the block sizes given, on MPI_COMM_WORLD and
+ * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
+ *
+ *   mpirun -n 4 plain_alltoall OUT BYTES...    e.g. plain_alltoall /tmp/out 16 1024 65536
+ *
+ * Every rank checks what it received against the data it knows every sender sent, and
+ * when OUT is not "-" writes all its receive buffers, in call order, to OUT/rank<r>.bin,
+ * so two runs (plain and under LD_PRELOAD=liba2a_preload.so) can be compared byte for
+ * byte. Exit 0 when every call was right, 1 otherwise, 2 for bad arguments.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+/* The byte at offset k of the block sender -> receiver in call `call`. */
+static unsigned char payload(int call, int sender, int receiver, long long k)
+{
+    return (unsigned char)(call * 29 + sender * 131 + receiver * 31 + k * 7 + 1);
+}
+
+/* Bytes in the non-uniform block sender -> receiver for block size S (some are 0). */
+static long long vblock(long long S, int sender, int receiver)
+{
+    return S * ((sender + 2 * receiver) % 4) / 3;
+}
+
+typedef struct run {
+    FILE *out;  /* receive buffers go here, or NULL */
+    int call;   /* calls so far */
+    int wrong;  /* calls that received something unexpected */
+    int rank;   /* in MPI_COMM_WORLD */
+} run;
+
+/* Checks rbuf (blocks from every source of comm, at displs in elements of `esize` bytes)
+ * and appends it to the output file. */
+static void check(run *r, MPI_Comm comm, const unsigned char *rbuf, const long long *bytes,
+                  const long long *displs, long long total, const char *what, long long S)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    for (int src = 0; src < P; src++)
+        for (long long k = 0; k < bytes[src]; k++)
+            if (rbuf[displs[src] + k] != payload(r->call, src, me, k)) {
+                fprintf(stderr, "plain_alltoall: rank %d: %s S=%lld: byte %lld from rank %d is "
+                        "0x%02x, expected 0x%02x\n", r->rank, what, S, k, src,
+                        rbuf[displs[src] + k], payload(r->call, src, me, k));
+                r->wrong++;
+                src = P;
+                break;
+            }
+    if (r->out && fwrite(rbuf, 1, (size_t)total, r->out) != (size_t)total)
+        r->wrong++;
+    r->call++;
+}
+
+/* MPI_Alltoall of S bytes per block, as bytes or (S % 4 == 0) as ints. */
+static void uniform(run *r, MPI_Comm comm, long long S, int as_ints)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    unsigned char *sbuf = malloc((size_t)(S * P) + 1), *rbuf = malloc((size_t)(S * P) + 1);
+    long long *bytes = malloc(sizeof(long long) * P), *displs = malloc(sizeof(long long) * P);
+    for (int j = 0; j < P; j++) {
+        for (long long k = 0; k < S; k++)
+            sbuf[j * S + k] = payload(r->call, me, j, k);
+        bytes[j] = S;
+        displs[j] = j * S;
+    }
+    memset(rbuf, 0xa5, (size_t)(S * P));
+    if (as_ints)
+        MPI_Alltoall(sbuf, (int)(S / 4), MPI_INT, rbuf, (int)(S / 4), MPI_INT, comm);
+    else
+        MPI_Alltoall(sbuf, (int)S, MPI_BYTE, rbuf, (int)S, MPI_BYTE, comm);
+    check(r, comm, rbuf, bytes, displs, S * P, as_ints ? "alltoall(int)" : "alltoall", S);
+    free(sbuf);
+    free(rbuf);
+    free(bytes);
+    free(displs);
+}
+
+/* MPI_Alltoallv with blocks of vblock(S, ...) bytes, packed, one byte gap after each. */
+static void nonuniform(run *r, MPI_Comm comm, long long S)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    int *sc = malloc(sizeof(int) * P), *sd = malloc(sizeof(int) * P);
+    int *rc = malloc(sizeof(int) * P), *rd = malloc(sizeof(int) * P);
+    long long *bytes = malloc(sizeof(long long) * P), *displs = malloc(sizeof(long long) * P);
+    long long stotal = 0, rtotal = 0;
+    for (int j = 0; j < P; j++) {
+        sc[j] = (int)vblock(S, me, j);
+        sd[j] = (int)stotal;
+        stotal += sc[j] + 1;
+        rc[j] = (int)vblock(S, j, me);
+        rd[j] = (int)rtotal;
+        bytes[j] = rc[j];
+        displs[j] = rd[j];
+        rtotal += rc[j] + 1;
+    }
+    unsigned char *sbuf = malloc((size_t)stotal + 1), *rbuf = malloc((size_t)rtotal + 1);
+    memset(sbuf, 0x3c, (size_t)stotal);
+    for (int j = 0; j < P; j++)
+        for (long long k = 0; k < sc[j]; k++)
+            sbuf[sd[j] + k] = payload(r->call, me, j, k);
+    memset(rbuf, 0x5a, (size_t)rtotal);
+    MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm);
+    check(r, comm, rbuf, bytes, displs, rtotal, "alltoallv", S);
+    free(sbuf);
+    free(rbuf);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(bytes);
+    free(displs);
+}
+
+/* Every size on MPI_COMM_WORLD (bytes, ints, non-uniform), then on the two halves. */
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    run r = { NULL, 0, 0, 0 };
+    int P;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (argc < 3) {
+        if (r.rank == 0)
+            fprintf(stderr, "usage: plain_alltoall OUT|- BYTES...\n");
+        MPI_Finalize();
+        return 2;
+    }
+    long long sizes[64];
+    int nsizes = 0;
+    for (int i = 2; i < argc && nsizes < 64; i++) {
+        char *end;
+        sizes[nsizes] = strtoll(argv[i], &end, 10);
+        if (*end || sizes[nsizes] < 0 || sizes[nsizes] > (1 << 24)) {
+            if (r.rank == 0)
+                fprintf(stderr, "plain_alltoall: bad block size '%s'\n", argv[i]);
+            MPI_Finalize();
+            return 2;
+        }
+        nsizes++;
+    }
+    if (strcmp(argv[1], "-") != 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], r.rank);
+        r.out = fopen(path, "wb");
+        if (!r.out) {
+            fprintf(stderr, "plain_alltoall: cannot write %s\n", path);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, r.rank % 2, r.rank, &half);
+    for (int i = 0; i < nsizes; i++) {
+        uniform(&r, MPI_COMM_WORLD, sizes[i], 0);
+        if (sizes[i] % 4 == 0)
+            uniform(&r, MPI_COMM_WORLD, sizes[i], 1);
+        nonuniform(&r, MPI_COMM_WORLD, sizes[i]);
+    }
+    if (P >= 4)
+        for (int i = 0; i < nsizes; i++) {
+            uniform(&r, half, sizes[i], 0);
+            nonuniform(&r, half, sizes[i]);
+        }
+    MPI_Comm_free(&half);
+    if (r.out)
+        fclose(r.out);
+    int wrong = 0;
+    MPI_Allreduce(&r.wrong, &wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (r.rank == 0)
+        printf("plain_alltoall: %d calls on %d ranks, %s\n", r.call, P,
+               wrong ? "WRONG results" : "all results right");
+    MPI_Finalize();
+    return wrong ? 1 : 0;
+}

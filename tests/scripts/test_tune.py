@@ -1,0 +1,263 @@
+"""`a2a tune`: the decision rule, the three file formats, and bad input.
+
+The fixture database (tests/scripts/fixture.ini) has TRA/TuNA and baselines but no forced
+vendor algorithms: it makes the a2a file; the native files are built here from synthetic
+decisions and read back the way the libraries read them (tests/preload/expect.py). That
+the libraries obey real files is shown by tests/parts/tune.sh."""
+import importlib.util
+import json
+import os
+import sqlite3
+import tempfile
+import unittest
+
+from a2a_test_support import REPO, A2ATestCase, call, run, sql
+
+from a2a_tools import tune
+
+_spec = importlib.util.spec_from_file_location(
+    "expect", os.path.join(REPO, "tests", "preload", "expect.py"))
+expect = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(expect)
+
+
+def candidate(kernel, median, iqr=0.0, family="uniform", rid=1, **params):
+    """A Candidate from a synthetic results row."""
+    return tune.Candidate({"kernel": kernel, "params": json.dumps(params), "median_s": median,
+                           "q1_s": median - iqr / 2, "q3_s": median + iqr / 2, "family": family,
+                           "run_id": 1, "id": rid})
+
+
+class Decisions(unittest.TestCase):
+    def test_clear_winner_beats_runner_up_by_more_than_the_iqr(self):
+        d = tune.decide([candidate("vendor", 10e-6, 1e-6, vendor_algorithm=0),
+                         candidate("tra", 5e-6, 1e-6, radix=2)])
+        self.assertEqual(d.winner.kernel, "tra")
+        self.assertEqual(d.runner_up.kernel, "vendor")
+        self.assertIn("more than the IQR", d.how)
+
+    def test_within_the_iqr_the_simpler_wins(self):
+        d = tune.decide([candidate("vendor", 10e-6, 4e-6, vendor_algorithm=0),
+                         candidate("tra", 9e-6, 1e-6, radix=2)])
+        self.assertEqual(d.winner.kernel, "vendor")       # 1 us faster, but inside 4 us of noise
+        self.assertEqual(d.runner_up.kernel, "tra")
+        d = tune.decide([candidate("tuna", 9e-6, 3e-6, radix=2, block_count=1),
+                         candidate("spread_out", 10e-6, 3e-6),
+                         candidate("vendor", 20e-6, 1e-6, vendor_algorithm=0)])
+        self.assertEqual(d.winner.kernel, "spread_out")   # fewer parameters; vendor is too slow
+
+    def test_forced_algorithms_rank_after_the_library_choice(self):
+        d = tune.decide([candidate("vendor", 10e-6, 2e-6, vendor_algorithm=2),
+                         candidate("vendor", 11e-6, 2e-6, vendor_algorithm=0),
+                         candidate("vendor", 10.5e-6, 2e-6, vendor_algorithm=1)])
+        self.assertEqual(d.winner.algorithm, 0)
+        d = tune.decide([candidate("vendor", 10e-6, 2e-6, vendor_algorithm=3),
+                         candidate("vendor", 10.5e-6, 2e-6, vendor_algorithm=1)])
+        self.assertEqual(d.winner.algorithm, 3)           # equally simple: the faster
+
+    def test_s_and_p_ranges(self):
+        self.assertEqual(tune.s_bounds([16, 256, 4096]), [(0, 63), (64, 1023), (1024, None)])
+        self.assertEqual(tune.s_bounds([1024]), [(0, None)])
+        self.assertEqual(tune.p_bounds([2, 3, 4, 8]), [(2, 2), (3, 3), (4, 7), (8, 8)])
+
+
+def synthetic_table(family, points, allowed=None):
+    """A Table from {P: {S: [(algorithm, median)]}} of vendor candidates."""
+    groups = {P: {S: [candidate("vendor", m, 0.0, family, vendor_algorithm=a) for a, m in cands]
+                  for S, cands in by_s.items()} for P, by_s in points.items()}
+    return tune.Table(family, groups, allowed)
+
+
+PROV = {"database": "/x.db", "runs": [1], "mpi_version": "Open MPI v4.1.4", "hosts": ["h"],
+        "oversubscribed": False}
+
+
+class NativeFiles(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="a2a-tune.")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_openmpi_rules_read_back(self):
+        uniform = synthetic_table("uniform", {
+            2: {16: [(5, 1e-6), (2, 2e-6)], 4096: [(2, 1e-6), (5, 3e-6)]},
+            3: {16: [(0, 1e-6), (4, 2e-6)]},
+            4: {16: [(3, 1e-6), (1, 2e-6)], 1024: [(1, 1e-6), (3, 2e-6)],
+                65536: [(1, 1e-6), (2, 2e-6)]}},
+            allowed=lambda c, lo, hi: c.algorithm != 5 or (lo, hi) == (2, 2))
+        nonuniform = synthetic_table("nonuniform", {
+            4: {16: [(2, 1e-6), (1, 2e-6)], 1024: [(2, 1e-6), (1, 2e-6)],
+                4096: [(1, 1e-6), (2, 2e-6)]}})
+        path = os.path.join(self.tmp.name, "rules.conf")
+        tune.write_openmpi(path, {"uniform": uniform, "nonuniform": nonuniform}, PROV)
+        rules = expect.read_openmpi(path)
+        self.assertEqual([c[0] for c in rules["alltoall"]], [1, 2, 3, 4, 5])
+        look = expect.openmpi_choice
+        self.assertEqual(look(rules, "alltoall", 1, 16), 0)       # below the measured P
+        self.assertEqual(look(rules, "alltoall", 2, 16), 5)       # two_proc: P range [2, 2]
+        self.assertEqual(look(rules, "alltoall", 2, 100000), 2)
+        self.assertEqual(look(rules, "alltoall", 3, 16), 0)       # its fixed decision won
+        self.assertEqual(look(rules, "alltoall", 4, 16), 3)
+        self.assertEqual(look(rules, "alltoall", 4, 127), 3)      # up to the geometric midpoint
+        self.assertEqual(look(rules, "alltoall", 4, 128), 1)      # (total bytes: block * P)
+        self.assertEqual(look(rules, "alltoall", 4, 10 ** 6), 1)  # merged with the last S
+        self.assertEqual(look(rules, "alltoall", 5, 16), 0)       # above the measured P
+        self.assertEqual(look(rules, "alltoallv", 4, 16), 2)      # wins at 2 of 3 S
+        with open(path) as f:
+            numbers = [x for line in f for x in line.split("#")[0].split()]
+        self.assertEqual(numbers[:3], ["2", "3", "5"])         # collectives, alltoall, sizes
+        self.assertEqual([c[0] for c in rules["alltoallv"]], [1, 4, 5])
+
+    def test_two_proc_only_for_p_2_alone(self):
+        t = synthetic_table("uniform", {2: {16: [(5, 1e-6), (2, 2e-6)]}, 4: {16: [(1, 1e-6)]}},
+                            allowed=lambda c, lo, hi: c.algorithm != 5 or (lo, hi) == (2, 2))
+        self.assertEqual(t.points[2][0][3].winner.algorithm, 2)  # P 2 stands for 2..3 here
+
+    def test_mpich_tree_keeps_the_rest_of_the_default(self):
+        default = {
+            "collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+            "collective=alltoall": {
+                "comm_type=intra": {"is_sendbuf_inplace=yes": {"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace": {}},
+                                    "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoall_intra_scattered": {}}},
+                "comm_type=inter": {"algorithm=MPIR_Alltoall_inter_pairwise_exchange": {}}},
+            "collective=alltoallv": {
+                "comm_type=intra": {"algorithm=MPIR_Alltoallv_intra_scattered": {}}}}
+        uniform = synthetic_table("uniform", {4: {16: [(1, 1e-6), (3, 2e-6)],
+                                                  4096: [(3, 1e-6), (1, 2e-6)]}})
+        nonuniform = synthetic_table("nonuniform", {4: {16: [(1, 1e-6), (2, 2e-6)]}})
+        path = os.path.join(self.tmp.name, "mpich.json")
+        tune.write_mpich(path, {"uniform": uniform, "nonuniform": nonuniform}, PROV, default, "test")
+        with open(path) as f:
+            tree = json.load(f)
+        self.assertEqual(tree["collective=bcast"], default["collective=bcast"])
+        self.assertEqual(tree["collective=alltoall"]["comm_type=inter"],
+                         default["collective=alltoall"]["comm_type=inter"])
+        choice = expect.mpich_choice
+        self.assertEqual(choice(tree, "alltoall", 4, 16), "MPIR_Alltoall_intra_brucks")
+        self.assertEqual(choice(tree, "alltoall", 4, 255), "MPIR_Alltoall_intra_brucks")
+        self.assertEqual(choice(tree, "alltoall", 4, 256), "MPIR_Alltoall_intra_pairwise")
+        self.assertEqual(choice(tree, "alltoall", 3, 16), "MPIR_Alltoall_intra_scattered")  # default
+        self.assertEqual(choice(tree, "alltoall", 8, 16), "MPIR_Alltoall_intra_scattered")
+        self.assertEqual(choice(tree, "alltoallv", 4, 16), "MPIR_Alltoallv_allcomm_nb")
+        self.assertEqual(choice(tree, "alltoallv", 5, 16), "MPIR_Alltoallv_intra_scattered")
+        intra = tree["collective=alltoall"]["comm_type=intra"]
+        self.assertEqual(list(intra), ["is_sendbuf_inplace=no", "is_sendbuf_inplace=yes"])
+
+    def test_default_tree_of_the_installed_mpich(self):
+        tree, source = tune.mpich_default_tree(None)
+        if tree is None:
+            self.skipTest("no libmpich installed")
+        self.assertIn("collective=alltoall", tree)
+        self.assertIn("collective=barrier", tree)
+        self.assertIn("libmpich", source)
+
+
+class A2aFile(A2ATestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tmp = tempfile.TemporaryDirectory(prefix="a2a-tune.")
+        rc, cls.out, err = call("tune", "--db", cls.db, "--out", cls.tmp.name, "--files", "a2a",
+                                "--format", "csv")
+        assert rc == 0 and not err, err
+        with open(os.path.join(cls.tmp.name, "a2a-tuning.json")) as f:
+            cls.doc = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_header(self):
+        self.assertEqual((self.doc["format"], self.doc["version"]), ("a2a-tuning", 1))
+        self.assertEqual(self.doc["mpi_library"], "Open MPI")
+        self.assertEqual(self.doc["runs"], [1, 2])
+        self.assertEqual(self.doc["data"], {"alltoall": "constant", "alltoallv": "uniform"})
+
+    def test_rules_cover_every_measured_p_and_all_sizes(self):
+        for coll, family in (("alltoall", "uniform"), ("alltoallv", "nonuniform")):
+            ps = [r[0] for r in sql("SELECT DISTINCT P FROM results WHERE family = ? AND "
+                                    "status = 'ok' ORDER BY P", (family,))]
+            rules = self.doc[coll]
+            self.assertEqual(sorted({r["P"][0] for r in rules}), ps)
+            for P in ps:
+                mine = [r for r in rules if r["P"][0] == P]
+                self.assertEqual(mine[0]["S"][0], 0)
+                self.assertIsNone(mine[-1]["S"][1])
+                for a, b in zip(mine, mine[1:]):
+                    self.assertEqual(a["S"][1] + 1, b["S"][0])
+                    self.assertNotEqual((a["kernel"], a["params"]), (b["kernel"], b["params"]))
+
+    def test_each_rule_is_a_measured_ok_row(self):
+        for coll in ("alltoall", "alltoallv"):
+            for rule in self.doc[coll]:
+                for m in rule["measured"]:
+                    kernel, params, P, S, median = sql(
+                        "SELECT kernel, params, P, S, median_s FROM results WHERE id = ? "
+                        "AND status = 'ok'", (m["result_id"],))[0]
+                    self.assertEqual((kernel, json.loads(params)), (rule["kernel"], rule["params"]))
+                    self.assertEqual((P, S), (m["P"], m["S"]))
+                    self.assertAlmostEqual(median, m["median_s"], delta=median * 1e-3)
+
+    def test_decision_table_rows(self):
+        lines = self.out.splitlines()
+        self.assertEqual(lines[0].split(",")[:6], ["file", "collective", "P", "S", "covers", "choice"])
+        n = sql("SELECT count(*) FROM (SELECT DISTINCT family, P, S FROM results WHERE status = 'ok'"
+                " AND dist IN ('constant', 'uniform'))")[0][0]
+        self.assertEqual(len(lines) - 1, n)
+
+    def test_kernel_choice_is_restricted(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.ok("tune", "--out", d, "--files", "a2a", "--kernel", "tra", "--format", "json")
+            with open(os.path.join(d, "a2a-tuning.json")) as f:
+                doc = json.load(f)
+        self.assertLessEqual({r["kernel"] for r in doc["alltoall"]}, {"tra", "vendor"})
+
+    def test_default_files_say_what_was_not_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = self.ok("tune", "--out", d)
+            self.assertEqual(os.listdir(d), ["a2a-tuning.json"])
+        self.assertIn("openmpi-rules.conf: not written (no ok Open MPI results of vendor with "
+                      "vendor_algorithm >= 1", out)
+        self.assertIn("mpich-tuning.json: not written", out)
+
+
+class BadInput(A2ATestCase):
+    def bad(self, *args, want):
+        with tempfile.TemporaryDirectory() as d:
+            p = run("tune", "--out", d, *args)
+            self.assertEqual(os.listdir(d), [])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertTrue(lines[0].startswith("a2a: "))
+        self.assertIn(want, lines[0])
+
+    def test_missing_and_foreign_databases(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.bad("--db", os.path.join(d, "none.db"), want="no such database")
+            foreign = os.path.join(d, "foreign.db")
+            conn = sqlite3.connect(foreign)
+            conn.execute("CREATE TABLE results(x)")
+            conn.commit()
+            conn.close()
+            self.bad("--db", foreign, want="not an a2atune database")
+
+    def test_empty_selection(self):
+        self.bad("--db", self.db, "--P", "99", want="no ok timed results")
+        self.bad("--db", self.db, "--dist", "powerlaw", want="--dist powerlaw")
+
+    def test_unknown_kernel(self):
+        self.bad("--db", self.db, "--kernel", "nosuch", want="unknown kernel 'nosuch'")
+
+    def test_files_the_database_cannot_make(self):
+        self.bad("--db", self.db, "--files", "openmpi", want="vendor_algorithm >= 1")
+        self.bad("--db", self.db, "--files", "mpich", want="no ok MPICH results")
+        self.bad("--db", self.db, "--files", "a2a,gcc", want="unknown file 'gcc'")
+        self.bad("--db", self.db, "--files", "a2a", "--mpi", "mpich", want="--mpi mpich")
+
+    def test_in_process_exit_status(self):
+        rc, out, err = call("tune", "--db", self.db, "--kernel", "nosuch")
+        self.assertEqual((rc, out), (2, ""))
+        self.assertEqual(len(err.splitlines()), 1)
