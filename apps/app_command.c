@@ -153,11 +153,7 @@ static int parse_args(int argc, char **argv, app_args *a)
     a->warmup = 1;
     a->vendor = a->verify = a->use_db = 1;
     a->seed = 1;
-    size_t used = 0;
-    for (int i = 0; i < argc; i++)
-        used += (size_t)snprintf(a->command_line + used,
-                                 used < sizeof a->command_line ? sizeof a->command_line - used : 0,
-                                 "%s%s", i ? " " : "", argv[i]);
+    join_command_line(argc, argv, a->command_line, sizeof a->command_line);
     for (int i = 3; i < argc; i++) {
         const char *o = argv[i];
         int flag = 1;

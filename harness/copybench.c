@@ -280,11 +280,7 @@ static int parse_options(int argc, char **argv, copy_options *opt)
                            .min_time = 0.005 };
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     opt->threads = cores > 0 ? (int)cores : 1;
-    size_t used = 0;
-    for (int i = 0; i < argc; i++)
-        used += (size_t)snprintf(opt->command_line + used,
-                                 used < sizeof opt->command_line ? sizeof opt->command_line - used : 0,
-                                 "%s%s", i ? " " : "", argv[i]);
+    join_command_line(argc, argv, opt->command_line, sizeof opt->command_line);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "copybench.h"
 #include "counters.h"
+#include "provenance.h"
 #include "radix_model.h"
 #include "sweep.h"
 #include "vlist.h"
@@ -163,11 +164,7 @@ static int parse_run(int argc, char **argv, run_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->db_path = "results/a2a.db";
-    size_t used = 0;
-    for (int i = 0; i < argc; i++)
-        used += (size_t)snprintf(opt->command_line + used,
-                                 used < sizeof opt->command_line ? sizeof opt->command_line - used : 0,
-                                 "%s%s", i ? " " : "", argv[i]);
+    join_command_line(argc, argv, opt->command_line, sizeof opt->command_line);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--db") == 0 || strcmp(a, "--section") == 0 || strcmp(a, "--counters") == 0) {

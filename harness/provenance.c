@@ -137,3 +137,12 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
         hwloc_topology_destroy(topo);
     }
 }
+
+/* Guarantees: out holds the arguments separated by one space, NUL-terminated, cut at len. */
+void join_command_line(int argc, char **argv, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; i < argc && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}

@@ -9,6 +9,9 @@
  * more ranks than cores on some node (oversubscribed_at has world + 1 entries). */
 void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *oversubscribed_at);
 
+/* The command line argv[0..argc) joined by single spaces into out (truncated to len). */
+void join_command_line(int argc, char **argv, char *out, size_t len);
+
 /* Bytes of memory available for buffers on this node (MemAvailable), 0 if unknown. */
 double memory_available(void);
 
