@@ -85,6 +85,11 @@ def other_params(row):
     return ", ".join("%s=%s" % (k, v) for k, v in sorted(params.items()) if k != "radix")
 
 
+# Rows of radix sweeps: a radix, and a collective family (not an application run or a
+# copy measurement, whose rows also name kernels and radices)
+SWEPT = "radix IS NOT NULL AND family NOT IN ('app', 'copy')"
+
+
 def resolve_run(db, kernel, run_id, filters):
     """run_id if given (checked), else the newest run with an ok row of `kernel` that
     has a radix and matches filters."""
@@ -92,7 +97,7 @@ def resolve_run(db, kernel, run_id, filters):
         return db.check_run(run_id)
     from .db import build_where
     where, params = build_where(dict(filters, kernel=kernel))
-    where.append("radix IS NOT NULL")
+    where.append(SWEPT)
     newest = db.newest_run(" AND ".join(where), params)
     if newest is None:
         raise A2AError("no ok results with a radix match (%s) in %s"
@@ -120,7 +125,7 @@ def load(db, kernel, baseline, run_id, filters):
         db.check_kernels([baseline])
     run_id = resolve_run(db, kernel, run_id, filters)
     sel = dict(filters, kernel=kernel, run_id=run_id, status="ok")
-    rows = [dict(r) for r in db.rows_where(sel, extra=("radix IS NOT NULL", []))]
+    rows = [dict(r) for r in db.rows_where(sel, extra=(SWEPT, []))]
     if not rows:
         raise A2AError("no ok results match (%s) in %s" % (describe_filters(sel), db.path))
     groups = {}
