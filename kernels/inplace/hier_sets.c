@@ -2,6 +2,7 @@
  * blocking MPI_Sendrecv_replace exchanges and no extra memory. */
 #include "hsa_schedule.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the symmetric in-place exchange in HSA order (hsa_schedule.h), one blocking
  * MPI_Sendrecv_replace per partner. rounds = T(p) (p - 1 for powers of two, at most
@@ -14,6 +15,7 @@ int A2A_Alltoallv_inplace_hier_sets(void *buf, const int *counts, const int *dis
     if (err != MPI_SUCCESS)
         return err;
     int rank, p;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     char *base = buf;

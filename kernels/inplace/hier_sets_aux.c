@@ -17,6 +17,7 @@
 
 #include "hsa_schedule.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the bytes of the auxiliary buffer the copies need (first fit in HSA order
  * within aux_bytes) and, in *nonblocking, how many exchanges are done non-blocking. */
@@ -54,6 +55,7 @@ int A2A_Alltoallv_inplace_hier_sets_aux(void *buf, const int *counts, const int 
     if (err != MPI_SUCCESS)
         return err;
     int rank, p;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
 

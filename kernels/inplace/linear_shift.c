@@ -1,6 +1,7 @@
 /* linear_shift.c — the linear shift algorithm, LSA (Hofmann and Rünger, Fig. 3): p
  * iterations, in iteration i the partner is (i - rank) mod p. */
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the symmetric in-place exchange in at most p steps. In iteration
  * i = 0..p-1 the rank swaps block j = (i - rank + p) mod p with rank j by
@@ -15,6 +16,7 @@ int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *
     if (err != MPI_SUCCESS)
         return err;
     int rank, p;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     char *base = buf;

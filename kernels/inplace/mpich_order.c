@@ -1,6 +1,7 @@
 /* mpich_order.c — MPICH's in-place symmetric alltoallv order (Hofmann and Rünger, Fig. 1):
  * a double loop over all pairs (i, j >= i), one blocking MPI_Sendrecv_replace each. */
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the symmetric in-place exchange. Every rank walks the pairs (i, j),
  * 0 <= i <= j < p, in loop order and exchanges block j with rank j when it is i, block i
@@ -14,6 +15,7 @@ int A2A_Alltoallv_inplace_mpich_order(void *buf, const int *counts, const int *d
     if (err != MPI_SUCCESS)
         return err;
     int rank, p;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     char *base = buf;

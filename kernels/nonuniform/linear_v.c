@@ -1,6 +1,7 @@
 /* linear_v.c — Open MPI's basic linear alltoallv: requests in ascending rank order. */
 #include <stdlib.h>
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoallv result. The local block is copied first (through a
  * self Sendrecv, so any datatype works); then receives from ranks 0..P-1 and sends to
@@ -11,6 +12,7 @@ int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispl
                          a2a_stats *stats)
 {
     int rank, size;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Aint lb, sext, rext;

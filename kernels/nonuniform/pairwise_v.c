@@ -1,5 +1,6 @@
 /* pairwise_v.c — Open MPI's pairwise alltoallv: one Irecv and one blocking Send per round. */
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoallv result after P rounds (round 0 is the local block):
  * in round i the rank posts an Irecv from rank-i, sends to rank+i with a blocking
@@ -10,6 +11,7 @@ int A2A_Alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdis
                            a2a_stats *stats)
 {
     int rank, size;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Aint lb, sext, rext;

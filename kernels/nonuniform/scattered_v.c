@@ -1,6 +1,7 @@
 /* scattered_v.c — MPICH's scattered alltoallv: spread-out in batches of block_count. */
 #include <stdlib.h>
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoallv result. Peers are visited round-robin (receive from
  * rank-i, send to rank+i); at most block_count receives and block_count sends are in
@@ -15,6 +16,7 @@ int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdi
     MPI_Comm_size(comm, &size);
     if (block_count < 1 || block_count > size)
         return MPI_ERR_ARG;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Aint lb, sext, rext;
     MPI_Type_get_extent(stype, &lb, &sext);
     MPI_Type_get_extent(rtype, &lb, &rext);

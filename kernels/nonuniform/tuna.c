@@ -9,6 +9,7 @@
 
 #include "kernel_util.h"
 #include "tuna_local.h"
+#include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoallv result on comm for any P >= 1, radix in [2, max(2, P)]
  * and block_count in [1, radix - 1] (MPI_ERR_ARG otherwise, before any communication;
@@ -33,6 +34,7 @@ int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
     if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
         return err;
 
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     a2a_tuna_held held;
     err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, size,
                          radix, block_count, &held, stats);

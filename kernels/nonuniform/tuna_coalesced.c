@@ -8,6 +8,7 @@
 
 #include "kernel_util.h"
 #include "tuna_local.h"
+#include "private_comm.h"
 
 enum { COALESCED_TAG = 0x7a30 };
 
@@ -82,6 +83,7 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
     if (block_count < 1 || block_count > (nodes - 1 > 1 ? nodes - 1 : 1))
         return MPI_ERR_ARG;
 
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     a2a_tuna_held held;
     err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, q,
                          radix, 1, &held, stats);

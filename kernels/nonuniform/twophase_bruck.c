@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernel_util.h"
+#include "private_comm.h"
 
 enum { TWOPHASE_TAG_META = 0x7a40, TWOPHASE_TAG_DATA = 0x7a41 };
 
@@ -36,6 +37,7 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
         return err;
     if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
         return err;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     const char *send = sbuf;

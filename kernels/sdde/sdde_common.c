@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sdde_internal.h"
+#include "private_comm.h"
 
 /* ---- call numbering ------------------------------------------------------------------ */
 
@@ -235,7 +236,7 @@ static int begin_call(sdde_call *call, int ppn, int known_nnz, MPI_Comm comm,
                       a2a_stats *stats)
 {
     memset(call, 0, sizeof *call);
-    call->comm = comm;
+    call->comm = a2a_private_comm(comm); /* never the application's messages */
     call->ppn = ppn;
     call->known_nnz = known_nnz >= 0 ? known_nnz : -1;
     call->stats = stats;
@@ -244,7 +245,7 @@ static int begin_call(sdde_call *call, int ppn, int known_nnz, MPI_Comm comm,
         return err;
     if ((err = MPI_Comm_size(comm, &call->size)) != MPI_SUCCESS)
         return err;
-    return next_seq(comm, &call->seq);
+    return next_seq(call->comm, &call->seq);
 }
 
 /* Guarantees: everything the frame holds is released. */

@@ -6,6 +6,7 @@
 #include "a2a.h"
 #include "bruck_util.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 
 enum { BRUCK_TAG = 0x2a01 };
 
@@ -40,6 +41,7 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
     size_t block_bytes;
     if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &block_bytes)) != MPI_SUCCESS)
         return err;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
 

@@ -13,6 +13,7 @@
 #include "hint_tuning.h"
 #include "kernel_util.h"
 #include "nt_memcpy.h"
+#include "private_comm.h"
 
 enum { HINT_TAG = 0x2a07 };
 
@@ -374,7 +375,8 @@ int A2A_Alltoall_hint(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     }
     int node_err = intra_node(st, sbuf, rbuf, B, order, threshold, stats);
     if (st->N > 1) {
-        err = inter_node(st, sbuf, scount, stype, rbuf, rcount, rtype, B, comm, stats);
+        err = inter_node(st, sbuf, scount, stype, rbuf, rcount, rtype, B,
+                         a2a_private_comm(comm), stats);
         if (node_err == MPI_SUCCESS)
             node_err = err;
     }

@@ -1,5 +1,6 @@
 /* pairwise.c — pairwise exchange: one MPI_Sendrecv per round. */
 #include "kernel_util.h"
+#include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoall result after P rounds (round 0 is the local block):
  * in round i the rank sends to rank+i and receives from rank-i, blocking. */
@@ -7,6 +8,7 @@ int A2A_Alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void
                           int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {
     int rank, size;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Aint lb, sext, rext;

@@ -6,6 +6,7 @@
 #include "a2a.h"
 #include "bruck_util.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 
 enum { TRA_TAG = 0x2a02 };
 
@@ -55,6 +56,7 @@ int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     MPI_Comm_size(comm, &size);
     if (radix < 2 || radix > (size > 2 ? size : 2))
         return MPI_ERR_ARG;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
 
     const long long P = size, r = radix;
     const char *send = sbuf;

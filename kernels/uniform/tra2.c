@@ -6,6 +6,7 @@
 #include "a2a.h"
 #include "bruck_util.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 
 enum { TRA2_TAG = 0x2a03 };
 
@@ -126,6 +127,7 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
         return MPI_ERR_ARG;
     if (radix_global < 2 || radix_global > (N > 2 ? N : 2))
         return MPI_ERR_ARG;
+    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
 
     const size_t row_bytes = (size_t)Q * block_bytes;
     const char *send = sbuf;

@@ -1,6 +1,9 @@
 """What `a2a submit` leaves in its directory and `a2a status` reads back: the manifest
 (a2a-submit.json), the layout of the directory, the jobs' marker files, and shard row
-counts. Nothing here talks to Slurm."""
+counts. Nothing here talks to Slurm or PBS.
+
+The manifest records the scheduler ('slurm' or 'pbs'; a manifest without it is a Slurm
+one) and keeps each job's scheduler id under id_key(scheduler)."""
 import json
 import os
 import sqlite3
@@ -12,6 +15,17 @@ MANIFEST = "a2a-submit.json"
 MANIFEST_VERSION = 1
 # sub-directories of a submission: per-job sweeps, database shards, marker files, job logs
 SWEEPS, SHARDS, STATE, LOGS = "sweeps", "shards", "state", "logs"
+
+
+def scheduler_of(manifest):
+    """'slurm' or 'pbs': the scheduler a manifest's jobs were written for."""
+    return manifest.get("scheduler") or "slurm"
+
+
+def id_key(scheduler):
+    """The key of a manifest job (and of a2a status rows) holding its scheduler id:
+    'slurm_id' (e.g. '123_4') or 'pbs_id' (e.g. '123[4].server')."""
+    return "pbs_id" if scheduler == "pbs" else "slurm_id"
 
 
 def manifest_path(directory):
@@ -53,9 +67,9 @@ def read_marker(path):
     """The marker a job script writes: {'state': running|done|failed, 'rc', 'time',
     'job_id', 'host'} from its one line, or None when the file is missing or empty.
 
-    The line is `running TIME SLURM_JOB_ID HOST` while the job runs, then
-    `done 0 TIME SLURM_JOB_ID` or `failed RC TIME SLURM_JOB_ID` (RC `signal` when the
-    job was ended by a signal, e.g. its time limit)."""
+    The line is `running TIME JOB_ID HOST` while the job runs, then `done 0 TIME JOB_ID`
+    or `failed RC TIME JOB_ID` (RC `signal` when the job was ended by a signal, e.g. its
+    time limit); JOB_ID is $SLURM_JOB_ID or $PBS_JOBID, `none` outside a job."""
     try:
         with open(path) as f:
             words = f.readline().split()

@@ -1,4 +1,4 @@
-"""`a2a submit`: a sweep as Slurm job arrays — one job per node count (or per node count
+"""`a2a submit`: a sweep as Slurm (or PBS) job arrays — one job per node count (or per node count
 and section), each job one launch of a2atune writing its own database shard.
 
 Splitting: a job of N nodes launches N x ppn ranks. With --p-split smallest (the
@@ -14,6 +14,13 @@ branch with the exact a2atune command. Every path reaches the script through she
 quoting (shlex.quote), so spaces, quotes, '$' or ';' in paths neither break nor inject
 anything; #SBATCH lines hold no paths at all (logs go to OUT/logs, relative to the
 directory sbatch is run from, which is OUT).
+
+With --scheduler pbs the scripts are PBS ones (OUT/<name>-n<N>.pbs, submitted with qsub
+from OUT), in one of two dialects: PBS Pro / OpenPBS (`-l select=N:ncpus=Q:mpiprocs=Q`,
+arrays `-J`, index PBS_ARRAY_INDEX) or Torque (`-l nodes=N:ppn=Q`, arrays `-t`, index
+PBS_ARRAYID). Only the header and the scheduler's variables differ: the body (tasks,
+marker files, the exit-3 resume loop) is the same code for both schedulers, and PBS
+jobs launch with the library's mpirun on the hosts of $PBS_NODEFILE.
 """
 import datetime
 import os
@@ -30,6 +37,8 @@ from .sweepfile import Sweep, compact_list
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRUN_PLUGIN = {"mpich": "pmi2", "openmpi": "pmix"}   # measured with Debian 12's Slurm 22.05
 MPIRUN = {"mpich": "mpirun.mpich", "openmpi": "mpirun.openmpi"}
+SCHEDULERS = ("slurm", "pbs")
+PBS_DIALECTS = ("pro", "torque")
 RESUME_TRIES = 5          # exit 3 (a configuration timed out): --resume at most this often
 PRECHECK_SECONDS = 60
 
@@ -39,6 +48,37 @@ _SAFE = {
     "time": (re.compile(r"^((\d+-)?\d+(:\d+){0,2}|UNLIMITED|unlimited|INFINITE|infinite)$"),
              "MINUTES, H:MM:SS or D-HH:MM:SS"),
 }
+
+
+class Raw(str):
+    """A word written into a script as it is, unquoted: only for fixed text of this module
+    such as "$PBS_NODEFILE" (a variable the script must expand), never for user input."""
+
+
+def shell_word(word):
+    """word as the shell must see it: a Raw word as it is, anything else shell-quoted."""
+    return str(word) if isinstance(word, Raw) else shlex.quote(str(word))
+
+
+def pbs_walltime(text):
+    """A Slurm --time value (MINUTES, MINUTES:SECONDS, H:MM:SS, D-H, D-H:MM, D-H:MM:SS) as
+    PBS's HH:MM:SS (hours may exceed 24). A2AError for UNLIMITED/INFINITE (PBS has no such
+    walltime) and for anything else that is not one of those forms."""
+    m = re.match(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$", text or "")
+    if not m:
+        raise A2AError("--time '%s': PBS needs a walltime (MINUTES, H:MM:SS or D-HH:MM:SS); "
+                       "leave --time out for the queue's default" % comment_safe(text))
+    days, a, b, c = m.groups()
+    a, b, c = int(a), (int(b) if b is not None else None), (int(c) if c is not None else None)
+    if days is not None:                       # D-H, D-H:M, D-H:M:S
+        seconds = int(days) * 86400 + a * 3600 + (b or 0) * 60 + (c or 0)
+    elif c is not None:                        # H:M:S
+        seconds = a * 3600 + b * 60 + c
+    elif b is not None:                        # M:S
+        seconds = a * 60 + b
+    else:                                      # M
+        seconds = a * 60
+    return "%02d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
 
 
 def _positive(text):
@@ -56,11 +96,12 @@ def _positive(text):
 def add_parser(sub, common):
     """Registers `a2a submit` and its options."""
     p = sub.add_parser(
-        "submit", help="split a sweep into Slurm job arrays, one database shard per job",
+        "submit", help="split a sweep into Slurm (or PBS) job arrays, one database shard per job",
         description="Splits SWEEP.ini into one job per node count (and, with --per-section, "
                     "per section), writes one readable sbatch script per node count (a job "
                     "array; the exact a2atune command per task; exit 3 resumed with --resume) "
-                    "and submits each with `sbatch --parsable` unless --dry-run. Every job "
+                    "and submits each with `sbatch --parsable` (--scheduler pbs: a PBS script "
+                    "each, submitted with qsub) unless --dry-run. Every job "
                     "writes its own SQLite shard (never one file from many jobs); "
                     "`a2a status OUT` follows them and `a2a merge OUT/shards/*.db --into DB` "
                     "merges them. Each P value runs once, in the smallest launch that holds it "
@@ -70,10 +111,12 @@ def add_parser(sub, common):
                "  a2a submit sweeps/quick.ini --nodes 1,2,4,8 --ppn 32 --time 1:00:00\n"
                "  a2a submit sweeps/quick.ini --nodes 1 --ppn 2 --per-section --mpi mpich --dry-run\n"
                "  a2a submit x.ini --nodes 2..16:*2 --ppn 64 --launcher mpirun --partition big\n"
-               "output: OUT/a2a-submit.json (the manifest), OUT/*.sbatch, OUT/sweeps, OUT/shards,\n"
-               "OUT/state (one marker per job), OUT/logs. Open MPI as root with --launcher\n"
+               "  a2a submit x.ini --nodes 1,2,4 --ppn 32 --scheduler pbs --pbs-dialect torque\n"
+               "output: OUT/a2a-submit.json (the manifest), OUT/*.sbatch (OUT/*.pbs), OUT/sweeps,\n"
+               "OUT/shards,"
+               " OUT/state (one marker per job), OUT/logs. Open MPI as root with\n"
                "mpirun: export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 before\n"
-               "submitting (sbatch passes the environment on).",
+               "submitting (sbatch passes the environment on; under PBS use --env).",
         formatter_class=common["formatter"])
     p.add_argument("sweep", metavar="SWEEP.ini", help="the sweep file")
     p.add_argument("--nodes", required=True, type=options.int_list, metavar="LIST",
@@ -82,9 +125,15 @@ def add_parser(sub, common):
                    help="MPI ranks per node")
     p.add_argument("--mpi", choices=("mpich", "openmpi"), default="openmpi",
                    help="which build runs: build/mpich or build/openmpi (default: %(default)s)")
-    p.add_argument("--launcher", choices=("srun", "mpirun"), default="srun",
+    p.add_argument("--scheduler", choices=SCHEDULERS, default="slurm",
+                   help="slurm: sbatch scripts; pbs: qsub scripts (default: %(default)s)")
+    p.add_argument("--pbs-dialect", choices=PBS_DIALECTS, default="pro",
+                   help="with --scheduler pbs: pro = PBS Pro/OpenPBS (-l select=N:ncpus=Q:"
+                        "mpiprocs=Q, -J arrays, PBS_ARRAY_INDEX); torque = Torque "
+                        "(-l nodes=N:ppn=Q, -t arrays, PBS_ARRAYID) (default: %(default)s)")
+    p.add_argument("--launcher", choices=("srun", "mpirun"), default=None,
                    help="srun --mpi=PLUGIN, or the library's mpirun inside the allocation "
-                        "(default: %(default)s)")
+                        "(default: srun under Slurm; PBS jobs always use mpirun)")
     p.add_argument("--srun-mpi", metavar="PLUGIN",
                    help="srun's --mpi plugin (default: pmi2 for MPICH, pmix for Open MPI; "
                         "`srun --mpi=list` shows what the cluster has)")
@@ -100,18 +149,20 @@ def add_parser(sub, common):
     p.add_argument("--p-split", choices=("smallest", "all"), default="smallest",
                    help="smallest: each P once, in the smallest launch holding it; all: every "
                         "P up to the launch size in every job (default: %(default)s)")
-    p.add_argument("--partition", metavar="P", help="#SBATCH --partition")
-    p.add_argument("--time", metavar="T", help="#SBATCH --time, e.g. 30, 1:00:00, 1-00:00:00")
-    p.add_argument("--account", metavar="A", help="#SBATCH --account")
+    p.add_argument("--partition", metavar="P", help="#SBATCH --partition (PBS: -q, the queue)")
+    p.add_argument("--time", metavar="T", help="#SBATCH --time, e.g. 30, 1:00:00, 1-00:00:00 "
+                   "(PBS: -l walltime=HH:MM:SS, converted)")
+    p.add_argument("--account", metavar="A", help="#SBATCH --account (PBS: -A)")
     p.add_argument("--array-limit", type=_positive, metavar="K",
-                   help="at most K tasks of an array run at once (--array=...%%K)")
+                   help="at most K tasks of an array run at once (--array=...%%K; Torque "
+                        "-t ...%%K; PBS Pro -W max_run_subjobs=K)")
     p.add_argument("--job-name", metavar="NAME",
                    help="job name prefix (default: a2a-<sweep name>)")
     p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                    help="export this variable in every job (repeatable)")
     p.add_argument("--out", metavar="DIR",
                    help="where scripts, sweeps, shards, markers and logs go "
-                        "(default: results/slurm/<sweep name>-<date>-<time>)")
+                        "(default: results/<scheduler>/<sweep name>-<date>-<time>)")
     p.add_argument("--dry-run", action="store_true",
                    help="write everything, submit nothing; print how to submit")
     p.add_argument("--no-check", action="store_true",
@@ -170,14 +221,20 @@ def comment_safe(text):
 
 
 def launch_argv(cfg, job):
-    """The launcher words before the a2atune program for one job."""
+    """The launcher words before the a2atune program for one job. Under PBS: the library's
+    mpirun with -n ranks, ranks per node, and the allocation's host file $PBS_NODEFILE as a
+    Raw word (expanded by the script, quoted against word splitting)."""
     nodes, ntasks, ppn = job["nodes"], job["ntasks"], cfg["ppn"]
     if cfg["launcher"] == "srun":
         return ["srun", "--mpi=" + cfg["srun_mpi"], "--nodes=%d" % nodes, "--ntasks=%d" % ntasks,
                 "--ntasks-per-node=%d" % ppn]
+    hosts = []
+    if cfg["scheduler"] == "pbs":
+        hosts = (["--hostfile", Raw('"$PBS_NODEFILE"')] if cfg["mpi"] == "openmpi"
+                 else ["-f", Raw('"$PBS_NODEFILE"')])
     if cfg["mpi"] == "openmpi":
-        return cfg["mpirun"] + ["-n", str(ntasks), "--map-by", "ppr:%d:node" % ppn]
-    return cfg["mpirun"] + ["-n", str(ntasks), "-ppn", str(ppn)]
+        return cfg["mpirun"] + hosts + ["-n", str(ntasks), "--map-by", "ppr:%d:node" % ppn]
+    return cfg["mpirun"] + hosts + ["-n", str(ntasks), "-ppn", str(ppn)]
 
 
 def job_argv(cfg, job):
@@ -187,13 +244,13 @@ def job_argv(cfg, job):
 
 
 def _wrap(words, indent, width=92):
-    """The words, shell-quoted, as lines of about width characters joined by ' \\'; an
-    option starting with '--' stays on the line of its value."""
+    """The words, shell-quoted (Raw words as they are), as lines of about width characters
+    joined by ' \\'; an option starting with '--' stays on the line of its value."""
     units, i = [], 0
     while i < len(words):
-        w = shlex.quote(str(words[i]))
+        w = shell_word(words[i])
         if str(words[i]).startswith("--") and "=" not in str(words[i]) and i + 1 < len(words):
-            w += " " + shlex.quote(str(words[i + 1]))
+            w += " " + shell_word(words[i + 1])
             i += 1
         units.append(w)
         i += 1
@@ -208,22 +265,26 @@ def _wrap(words, indent, width=92):
     return lines
 
 
-def render_script(cfg, array, jobs):
-    """The sbatch script of one array: a header of #SBATCH lines (no paths in them), the
-    environment, one `case` branch per task with its exact a2atune command, the exit-3
-    resume loop and the marker file. Guarantees: every path and value from the user is
-    shell-quoted in commands and made control-character free in comments."""
+def scheduler_vars(cfg, array):
+    """What the shared script body reads from the scheduler, as shell expressions:
+    'task' (the array index; under PBS a single-task script is no array and defaults to
+    task 0), 'job_id' (the job's id, 'none' outside a job), 'host' (the node running it),
+    and 'setup' (lines run first: PBS starts jobs in $HOME, so they cd to the submit
+    directory)."""
+    if cfg["scheduler"] == "slurm":
+        return {"task": "${SLURM_ARRAY_TASK_ID:-}", "job_id": "${SLURM_JOB_ID:-none}",
+                "host": "${SLURMD_NODENAME:-$(hostname)}", "setup": []}
+    index = "PBS_ARRAY_INDEX" if cfg["pbs_dialect"] == "pro" else "PBS_ARRAYID"
+    return {"task": "${%s:-%s}" % (index, "" if len(array["jobs"]) > 1 else "0"),
+            "job_id": "${PBS_JOBID:-none}", "host": "$(hostname)",
+            "setup": ["# PBS starts a job in $HOME: run where qsub was run (OUT)",
+                      'cd "$PBS_O_WORKDIR" || exit 2']}
+
+
+def slurm_header(cfg, array):
+    """The #SBATCH lines of one array (no paths in them)."""
     name = array["name"]
     header = [
-        "#!/bin/bash",
-        "# %s: a2a submit of %s: %d node(s) x %d ranks per node, %s via %s"
-        % (comment_safe(name), comment_safe(cfg["sweep_shown"]), array["nodes"], cfg["ppn"],
-           "Open MPI" if cfg["mpi"] == "openmpi" else "MPICH",
-           "srun --mpi=" + cfg["srun_mpi"] if cfg["launcher"] == "srun" else "mpirun"),
-        "# One array task per job; each job writes its own database shard (a2a merge joins them).",
-        "# Submit from this folder (logs/ is relative to it):",
-        "#   cd %s && sbatch --parsable %s" % (comment_safe(shlex.quote(cfg["out"])),
-                                              comment_safe(shlex.quote(array["script"]))),
         "#SBATCH --job-name=%s" % name,
         "#SBATCH --nodes=%d" % array["nodes"],
         "#SBATCH --ntasks-per-node=%d" % cfg["ppn"],
@@ -234,14 +295,70 @@ def render_script(cfg, array, jobs):
     for key in ("partition", "time", "account"):
         if cfg[key]:
             header.append("#SBATCH --%s=%s" % (key, cfg[key]))
-    body = ["", "set -u"]
+    return header
+
+
+def pbs_header(cfg, array):
+    """The #PBS lines of one array in the chosen dialect (no paths in them but logs/, which
+    qsub takes relative to the directory it is run from, OUT). A script of one task is no
+    array (PBS Pro refuses a one-element -J range); stdout and stderr are joined into a file
+    of qsub's default name in logs/."""
+    pro = cfg["pbs_dialect"] == "pro"
+    n, ppn, tasks = array["nodes"], cfg["ppn"], len(array["jobs"])
+    header = ["#PBS -N %s" % array["name"], "#PBS -S /bin/bash",
+              ("#PBS -l select=%d:ncpus=%d:mpiprocs=%d" % (n, ppn, ppn)) if pro
+              else ("#PBS -l nodes=%d:ppn=%d" % (n, ppn))]
+    if tasks > 1:
+        if pro:
+            header.append("#PBS -J 0-%d" % (tasks - 1))
+            if cfg["array_limit"]:
+                header.append("#PBS -W max_run_subjobs=%d" % cfg["array_limit"])
+        else:
+            header.append("#PBS -t 0-%d" % (tasks - 1)
+                          + ("%%%d" % cfg["array_limit"] if cfg["array_limit"] else ""))
+    header += ["#PBS -j oe", "#PBS -o %s/" % slurm.LOGS]
+    if cfg["time"]:
+        header.append("#PBS -l walltime=%s" % cfg["walltime"])
+    if cfg["partition"]:
+        header.append("#PBS -q %s" % cfg["partition"])
+    if cfg["account"]:
+        header.append("#PBS -A %s" % cfg["account"])
+    return header
+
+
+def render_script(cfg, array, jobs):
+    """The job script of one array: a header of #SBATCH or #PBS lines (no paths in them),
+    the environment, one `case` branch per task with its exact a2atune command, the exit-3
+    resume loop and the marker file. Guarantees: every path and value from the user is
+    shell-quoted in commands and made control-character free in comments; the body is the
+    same for both schedulers but for the variables of scheduler_vars."""
+    name = array["name"]
+    pbs = cfg["scheduler"] == "pbs"
+    submit_cmd = "qsub" if pbs else "sbatch --parsable"
+    if cfg["launcher"] == "srun":
+        via = "srun --mpi=" + cfg["srun_mpi"]
+    else:
+        via = "mpirun" + (" on $PBS_NODEFILE (%s)" % ("PBS Pro" if cfg["pbs_dialect"] == "pro"
+                                                     else "Torque") if pbs else "")
+    header = [
+        "#!/bin/bash",
+        "# %s: a2a submit of %s: %d node(s) x %d ranks per node, %s via %s"
+        % (comment_safe(name), comment_safe(cfg["sweep_shown"]), array["nodes"], cfg["ppn"],
+           "Open MPI" if cfg["mpi"] == "openmpi" else "MPICH", via),
+        "# One array task per job; each job writes its own database shard (a2a merge joins them).",
+        "# Submit from this folder (logs/ is relative to it):",
+        "#   cd %s && %s %s" % (comment_safe(shlex.quote(cfg["out"])), submit_cmd,
+                               comment_safe(shlex.quote(array["script"]))),
+    ] + (pbs_header(cfg, array) if pbs else slurm_header(cfg, array))
+    var = scheduler_vars(cfg, array)
+    body = ["", "set -u"] + var["setup"]
     if cfg["mpi"] == "openmpi":
         body += ["# Open MPI: a waiting rank yields its core (without it, ranks sharing cores",
                  "# busy-poll and the timings measure the scheduler)",
                  "export OMPI_MCA_mpi_yield_when_idle=1"]
     for name_, value in cfg["env"]:
         body.append("export %s=%s" % (name_, shlex.quote(value)))
-    body += ["", 'case "${SLURM_ARRAY_TASK_ID:-}" in']
+    body += ["", 'case "%s" in' % var["task"]]
     for task, k in enumerate(array["jobs"]):
         job = jobs[k]
         what = "; ".join("[%s] P = %s" % (s, compact_list(job["P"][s])) for s in job["sections"])
@@ -252,14 +369,14 @@ def render_script(cfg, array, jobs):
         body += _wrap(job_argv(cfg, job), "        ")
         body[-1] += ' "$@"'
         body += ["    }", "    ;;"]
-    body += ["*)  echo \"a2a: array task '${SLURM_ARRAY_TASK_ID:-}' is not a job of this script\" >&2",
+    body += ["*)  echo \"a2a: array task '%s' is not a job of this script\" >&2" % var["task"],
              "    exit 2 ;;",
              "esac",
              "",
              "stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }",
              'mark() { echo "$*" > "$state.tmp" && mv -f "$state.tmp" "$state"; }',
-             'mark running "$(stamp)" "${SLURM_JOB_ID:-none}" "${SLURMD_NODENAME:-$(hostname)}"',
-             "trap 'mark failed signal \"$(stamp)\" \"${SLURM_JOB_ID:-none}\"; exit 143' TERM INT",
+             'mark running "$(stamp)" "%s" "%s"' % (var["job_id"], var["host"]),
+             "trap 'mark failed signal \"$(stamp)\" \"%s\"; exit 143' TERM INT" % var["job_id"],
              "# exit 3: a configuration hit its time limit (recorded as timeout); --resume goes on",
              "# after it, at most %d times" % RESUME_TRIES,
              "launch",
@@ -273,7 +390,7 @@ def render_script(cfg, array, jobs):
              "    rc=$?",
              "done",
              'if [ "$rc" -eq 0 ]; then word=done; else word=failed; fi',
-             'mark "$word" "$rc" "$(stamp)" "${SLURM_JOB_ID:-none}"',
+             'mark "$word" "$rc" "$(stamp)" "%s"' % var["job_id"],
              'exit "$rc"']
     return "\n".join(header + body) + "\n"
 
@@ -291,8 +408,18 @@ def job_sweep_header(cfg, k, job):
 
 def _config(args, sweep):
     """The validated settings of the submission (A2AError on any bad value)."""
-    cfg = {"mpi": args.mpi, "launcher": args.launcher, "ppn": args.ppn,
+    cfg = {"mpi": args.mpi, "ppn": args.ppn, "scheduler": args.scheduler,
+           "pbs_dialect": args.pbs_dialect if args.scheduler == "pbs" else None,
            "sweep_abs": sweep.path, "sweep_shown": args.sweep, "array_limit": args.array_limit}
+    if args.scheduler == "pbs":
+        if args.launcher == "srun":
+            raise A2AError("--launcher srun: PBS has no srun; --scheduler pbs launches with "
+                           "the library's mpirun (leave --launcher out)")
+        if args.srun_mpi is not None:
+            raise A2AError("--srun-mpi: srun only; --scheduler pbs launches with mpirun")
+        cfg["launcher"] = "mpirun"
+    else:
+        cfg["launcher"] = args.launcher or "srun"
     for key in ("partition", "time", "account"):
         value = getattr(args, key)
         if value is not None:
@@ -300,6 +427,7 @@ def _config(args, sweep):
             if not pattern.match(value):
                 raise A2AError("--%s '%s': expected %s" % (key, comment_safe(value), what))
         cfg[key] = value
+    cfg["walltime"] = pbs_walltime(cfg["time"]) if cfg["time"] and args.scheduler == "pbs" else None
     cfg["srun_mpi"] = args.srun_mpi or SRUN_PLUGIN[args.mpi]
     if not re.match(r"^[A-Za-z0-9_]+$", cfg["srun_mpi"]):
         raise A2AError("--srun-mpi '%s': a plugin name such as pmi2 or pmix"
@@ -329,8 +457,11 @@ def _config(args, sweep):
     cfg["name"] = args.job_name or "a2a-" + stem
     if not re.match(r"^[A-Za-z0-9_.-]+$", cfg["name"]):
         raise A2AError("--job-name '%s': letters, digits and _ . - only" % comment_safe(cfg["name"]))
+    if args.scheduler == "pbs" and not cfg["name"][0].isalpha():
+        raise A2AError("--job-name '%s': a PBS job name starts with a letter" % cfg["name"])
     out = args.out or os.path.join(
-        "results", "slurm", "%s-%s" % (stem, datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+        "results", args.scheduler,
+        "%s-%s" % (stem, datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
     cfg["out"] = os.path.abspath(out)
     if os.path.exists(slurm.manifest_path(cfg["out"])):
         raise A2AError("%s already holds a submission (%s); choose another --out"
@@ -362,7 +493,8 @@ def precheck(cfg, sweep, jobs, notes):
     driver's own message (and, when the job's P values are a part of what its launch
     could run, a hint at --p-split all); a dry run that cannot start MPI at all becomes
     a note."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "PMI_", "PMIX_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM_", "PMI_", "PMIX_", "PBS_"))}
     for k, job in enumerate(jobs):
         argv = [cfg["binary"], "run", job["sweep_abs"], "--section", ",".join(job["sections"]),
                 "--dry-run"]
@@ -392,18 +524,45 @@ def precheck(cfg, sweep, jobs, notes):
                          % (k, r.returncode, (r.stderr.strip().splitlines() or ["?"])[-1][:200]))
 
 
+SUBMIT = {"slurm": ["sbatch", "--parsable"], "pbs": ["qsub"]}
+PBS_ID = re.compile(r"^\d+(\[\])?(\.[A-Za-z0-9_.-]+)?$")
+
+
 def _sbatch(cfg, array):
-    """Submits one array script from OUT; its Slurm job id (A2AError if sbatch fails)."""
+    """Submits one array script from OUT with sbatch (Slurm) or qsub (PBS); the job id it
+    printed: Slurm's number, or PBS's id as given ('123[].server' for an array, '123.server'
+    for a one-task script). A2AError if the command fails or prints something else."""
+    argv = SUBMIT[cfg["scheduler"]] + [array["script"]]
     try:
-        r = subprocess.run(["sbatch", "--parsable", array["script"]], cwd=cfg["out"],
+        r = subprocess.run(argv, cwd=cfg["out"],
                            capture_output=True, text=True, errors="replace", timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise A2AError("sbatch %s: %s" % (array["script"], e))
-    job_id = r.stdout.strip().split(";")[0]
-    if r.returncode != 0 or not job_id.isdigit():
+        raise A2AError("%s %s: %s" % (argv[0], array["script"], e))
+    if cfg["scheduler"] == "pbs":
+        job_id = (r.stdout.strip().splitlines() or [""])[-1].strip()
+        good = bool(PBS_ID.match(job_id))
+    else:
+        job_id = r.stdout.strip().split(";")[0]
+        good = job_id.isdigit()
+    if r.returncode != 0 or not good:
         why = (r.stderr.strip().splitlines() or r.stdout.strip().splitlines() or ["no output"])
-        raise A2AError("sbatch %s failed (exit %d): %s" % (array["script"], r.returncode, why[-1]))
+        raise A2AError("%s %s failed (exit %d): %s" % (argv[0], array["script"], r.returncode,
+                                                        why[-1]))
     return job_id
+
+
+def task_id(cfg, array_id, task, tasks):
+    """The scheduler's id of task `task` of an array submitted as array_id: Slurm
+    '<array>_<task>'; PBS '<n>[<task>].server' (PBS Pro and Torque name subjobs alike),
+    or array_id itself for a one-task PBS script (no array)."""
+    if cfg["scheduler"] == "slurm":
+        return "%s_%d" % (array_id, task)
+    if tasks == 1:
+        return array_id
+    if "[]" in array_id:
+        return array_id.replace("[]", "[%d]" % task, 1)
+    number, dot, server = array_id.partition(".")
+    return "%s[%d]%s%s" % (number, task, dot, server)
 
 
 def run(args, db=None):
@@ -414,9 +573,10 @@ def run(args, db=None):
     sweep = Sweep(args.sweep)
     cfg = _config(args, sweep)
     cfg["p_split"] = args.p_split
-    if not args.dry_run and not shutil.which("sbatch"):
-        raise A2AError("sbatch not found on PATH (is this a Slurm login node? --dry-run only "
-                       "writes the scripts)")
+    if not args.dry_run and not shutil.which(SUBMIT[args.scheduler][0]):
+        raise A2AError("%s not found on PATH (is this a %s login node? --dry-run only writes "
+                       "the scripts)" % (SUBMIT[args.scheduler][0],
+                                         "Slurm" if args.scheduler == "slurm" else "PBS"))
     names = args.section or [s.name for s in sweep.sections]
     if not names:
         raise A2AError("%s: no sections" % args.sweep)
@@ -425,6 +585,9 @@ def run(args, db=None):
         if "," in name:
             raise A2AError("section [%s]: a name with a comma cannot be chosen with --section"
                            % comment_safe(name))
+    id_key = slurm.id_key(args.scheduler)
+    word = "Slurm" if args.scheduler == "slurm" else "PBS"
+    ext = ".sbatch" if args.scheduler == "slurm" else ".pbs"
     jobs, notes = plan_jobs(sweep, names, args.nodes, args.ppn, args.per_section, args.p_split)
 
     out = cfg["out"]
@@ -447,11 +610,11 @@ def run(args, db=None):
                 f.write(text)
         if not arrays or arrays[-1]["nodes"] != job["nodes"]:
             name = "%s-n%d" % (cfg["name"], job["nodes"])
-            arrays.append({"name": name, "nodes": job["nodes"], "script": name + ".sbatch",
-                           "jobs": [], "slurm_job": None})
+            arrays.append({"name": name, "nodes": job["nodes"], "script": name + ext,
+                           "jobs": [], args.scheduler + "_job": None})
         job["array"] = len(arrays) - 1
         job["task"] = len(arrays[-1]["jobs"])
-        job["slurm_id"] = None
+        job[id_key] = None
         arrays[-1]["jobs"].append(k)
     if not args.no_check:
         blocker = precheck_blocker(sweep, names, args.p_split)
@@ -470,40 +633,44 @@ def run(args, db=None):
         "version": slurm.MANIFEST_VERSION,
         "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "sweep": sweep.path, "mpi": cfg["mpi"], "launcher": cfg["launcher"], "ppn": cfg["ppn"],
+        "scheduler": args.scheduler, "pbs_dialect": cfg["pbs_dialect"],
         "p_split": args.p_split, "binary": cfg["binary"], "dry_run": bool(args.dry_run),
         "arrays": arrays,
         "jobs": [{key: job[key] for key in ("index", "nodes", "ntasks", "sections", "P", "sweep",
-                                             "shard", "state", "array", "task", "slurm_id")}
+                                             "shard", "state", "array", "task", id_key)}
                  for job in jobs],
     }
     slurm.save_manifest(out, manifest)
     for note in notes:
         sys.stderr.write("a2a: note: %s\n" % note)
+    array_key = args.scheduler + "_job"
     if not args.dry_run:
         for array in arrays:
             try:
-                array["slurm_job"] = _sbatch(cfg, array)
+                array[array_key] = _sbatch(cfg, array)
             except A2AError as e:
-                done = ["%s (job %s)" % (a["script"], a["slurm_job"]) for a in arrays if a["slurm_job"]]
+                done = ["%s (job %s)" % (a["script"], a[array_key]) for a in arrays if a[array_key]]
                 raise A2AError("%s; %s" % (e, "submitted before it: " + ", ".join(done) if done
                                            else "nothing was submitted"))
             for task, k in enumerate(array["jobs"]):
-                manifest["jobs"][k]["slurm_id"] = "%s_%d" % (array["slurm_job"], task)
+                manifest["jobs"][k][id_key] = task_id(cfg, array[array_key], task,
+                                                      len(array["jobs"]))
             slurm.save_manifest(out, manifest)
 
     rows = [(j["index"], j["nodes"], j["ntasks"],
              "; ".join("%s P=%s" % (s, compact_list(j["P"][s])) for s in j["sections"]),
-             j["slurm_id"] or "-", os.path.join(out, j["shard"])) for j in manifest["jobs"]]
-    write_rows(("job", "nodes", "ranks", "sections", "slurm id", "shard"), rows, "table")
+             j[id_key] or "-", os.path.join(out, j["shard"])) for j in manifest["jobs"]]
+    write_rows(("job", "nodes", "ranks", "sections", id_key.replace("_", " "), "shard"), rows,
+               "table")
     q = shlex.quote
     print()
     for array in arrays:
         script = os.path.join(out, array["script"])
         if args.dry_run:
-            print("script:  %s  (not submitted: cd %s && sbatch --parsable %s)"
-                  % (script, q(out), q(array["script"])))
+            print("script:  %s  (not submitted: cd %s && %s %s)"
+                  % (script, q(out), " ".join(SUBMIT[args.scheduler]), q(array["script"])))
         else:
-            print("script:  %s  -> Slurm job %s" % (script, array["slurm_job"]))
+            print("script:  %s  -> %s job %s" % (script, word, array[array_key]))
     print("status:  scripts/a2a status %s" % q(out))
     print("merge:   scripts/a2a merge %s/*.db --into results/a2a.db"
           % q(os.path.join(out, slurm.SHARDS)))
