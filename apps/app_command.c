@@ -742,18 +742,18 @@ int command_app(int argc, char **argv)
             printf("closure: %lld paths in %d iterations; %.3f MB shuffled per closure "
                    "(%.3f MB between ranks)\n", m[0].paths, m[0].iterations,
                    m[0].bytes_sent / 1e6, m[0].bytes_moved / 1e6);
-        printf("%-34s %12s %12s %12s %8s\n", "kernel", "total (ms)", "IQR (ms)", "comm (ms)",
+        printf("%-42s %12s %12s %12s %8s\n", "kernel", "total (ms)", "IQR (ms)", "comm (ms)",
                "comm %");
         for (int k = 0; k < nk; k++) {
             char what[200];
             describe_kernel(m[k].kernel, m[k].params, !tc, what, sizeof what);
             if (m[k].failed == 1) {
-                printf("%-34s failed (the kernel returned an MPI error)\n", what);
+                printf("%-42s failed (the kernel returned an MPI error)\n", what);
                 continue;
             }
             sample_summary s = summarize_samples(m[k].total, m[k].n);
             double comm = median_of(m[k].comm, m[k].n);
-            printf("%-34s %12.3f %12.3f %12.3f %7.1f%%\n", what, s.median * 1e3,
+            printf("%-42s %12.3f %12.3f %12.3f %7.1f%%\n", what, s.median * 1e3,
                    (s.q3 - s.q1) * 1e3, comm * 1e3, s.median > 0 ? 100 * comm / s.median : 0);
         }
         if (wrong)

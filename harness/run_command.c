@@ -364,12 +364,17 @@ int command_run(const run_options *opt)
             fprintf(stderr, "a2atune: wrong or failed configurations are listed above and in the "
                     "database (status <> 'ok')\n");
         printf("results: %s (run %lld)\n", opt->db_path, run_id);
-        printf("look at them:\n  scripts/a2a summary --db %s\n"
-               "  scripts/a2a best-radix --db %s --format markdown\n"
-               "  scripts/a2a heatmap --db %s --kernel tra      (figures in results/figures/)\n"
-               "  sqlite3 -header -column %s \"SELECT kernel, P, S, dist, radix, block_count, "
-               "median_s, status FROM results WHERE run_id = %lld\"\n",
-               opt->db_path, opt->db_path, opt->db_path, opt->db_path, run_id);
+        const char *tunable = NULL; /* a kernel of this run with a radix, for the figures */
+        for (int i = 0; i < nconfigs && !tunable; i++)
+            if (!configs[i].skip && a2a_kernel_takes(configs[i].kernel, A2A_PARAM_RADIX))
+                tunable = configs[i].kernel->name;
+        printf("look at them:\n  scripts/a2a summary --db %s\n", opt->db_path);
+        if (tunable)
+            printf("  scripts/a2a best-radix --db %s --format markdown\n"
+                   "  scripts/a2a heatmap --db %s --kernel %s      (figures in results/figures/)\n",
+                   opt->db_path, opt->db_path, tunable);
+        printf("  sqlite3 -header -column %s \"SELECT kernel, P, S, dist, params, median_s, "
+               "status FROM results WHERE run_id = %lld\"\n", opt->db_path, run_id);
     }
     rc = status ? EXIT_BAD_INPUT : (counts[1] + counts[2]) ? EXIT_WRONG : EXIT_OK;
     rc = share(rc);
