@@ -37,26 +37,13 @@
 #include <unistd.h>
 
 #include "a2a.h"
+#include "polite.h"
 
 #define GUARD 64
 #define MAX_S (1 << 20)
 
 static int world_rank;
 static long long checks, failures;
-
-static void sleeping_barrier(void)
-{
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    int done = 0;
-    struct timespec pause = { 0, 1000000 };
-    for (;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        nanosleep(&pause, NULL);
-    }
-}
 
 /* Counts a check on this rank; prints the first failures. */
 static void check(int ok, const char *label, const char *what)
@@ -332,7 +319,7 @@ static int check_tuning(const char *path, int world_size)
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
         if (comm == MPI_COMM_NULL) {
-            sleeping_barrier();
+            polite_barrier(MPI_COMM_WORLD);
             continue;
         }
         ctx x = { .comm = comm, .P = P };
@@ -369,7 +356,7 @@ static int check_tuning(const char *path, int world_size)
         free(x.pristine);
         free(x.vendor);
         MPI_Comm_free(&comm);
-        sleeping_barrier();
+        polite_barrier(MPI_COMM_WORLD);
     }
     size_t nrules = json_array_size(rules);
     json_decref(root);
@@ -429,7 +416,7 @@ int main(int argc, char **argv)
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
         if (comm == MPI_COMM_NULL) {
-            sleeping_barrier();
+            polite_barrier(MPI_COMM_WORLD);
             continue;
         }
         ctx x = { .comm = comm, .P = P };
@@ -453,7 +440,7 @@ int main(int argc, char **argv)
                    failures, MPI_Wtime() - start);
             fflush(stdout);
         }
-        sleeping_barrier();
+        polite_barrier(MPI_COMM_WORLD);
     }
     /* the kernel on MPI_COMM_WORLD itself: its cached state goes with MPI_Finalize */
     {

@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "a2a.h"
+#include "polite.h"
 
 #define GAP_BYTE 0xA5
 
@@ -762,21 +763,6 @@ static void check_arguments(MPI_Comm comm, exchange *ex)
     settle(comm, label);
 }
 
-/* Waits on MPI_COMM_WORLD without spinning: MPI_Ibarrier, then MPI_Test every millisecond. */
-static void sleeping_barrier(void)
-{
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    int done = 0;
-    struct timespec pause = { 0, 1000000 };
-    for (;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        nanosleep(&pause, NULL);
-    }
-}
-
 /* Prints the measured steps against the paper's formulas for P = 1..max_P (rank 0). */
 static void print_table(int max_P)
 {
@@ -824,7 +810,7 @@ int main(int argc, char **argv)
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
         if (comm == MPI_COMM_NULL) {
-            sleeping_barrier();
+            polite_barrier(MPI_COMM_WORLD);
             continue;
         }
         int nsmall = (int)(sizeof small / sizeof small[0]);
@@ -847,7 +833,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
         MPI_Comm_free(&comm);
-        sleeping_barrier();
+        polite_barrier(MPI_COMM_WORLD);
     }
 
     long long failed = checks_failed;

@@ -37,6 +37,7 @@
 
 #include "a2a.h"
 #include "a2a_registry.h"
+#include "polite.h"
 
 /* Tags of liba2a's point-to-point kernels (0: scattered, linear, pairwise and the
  * in-place ones; 0x2a0x: bruck, tra, tra2, hint; 0x7axx: tuna, staggered, coalesced,
@@ -480,21 +481,6 @@ static void test_kernel(const a2a_kernel *kernel, int index, exchange *ex, MPI_C
     free_sdde(&sref);
 }
 
-/* Guarantees: the ranks outside the sub-communicator wait without spinning. */
-static void sleeping_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -519,7 +505,7 @@ int main(int argc, char **argv)
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
         if (comm == MPI_COMM_NULL) {
-            sleeping_barrier();
+            polite_barrier(MPI_COMM_WORLD);
             continue;
         }
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -536,7 +522,7 @@ int main(int argc, char **argv)
         }
         release(&ex);
         MPI_Comm_free(&comm);
-        sleeping_barrier();
+        polite_barrier(MPI_COMM_WORLD);
     }
 
     long long failed = checks_failed, total_failed = 0, total_run = 0;

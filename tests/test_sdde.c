@@ -43,6 +43,7 @@
 
 #include "a2a.h"
 #include "sparse.h"
+#include "polite.h"
 
 enum { DATA_SEED = 20240 };
 
@@ -1039,19 +1040,6 @@ static void region_table(const matrix *mx, int nm, MPI_Comm comm)
 
 /* ---- main ---------------------------------------------------------------------------- */
 
-/* Guarantees: a barrier on MPI_COMM_WORLD that sleeps between polls, so ranks without
- * work leave the cores to the ranks of the current P. */
-static void sleeping_barrier(void)
-{
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    const struct timespec pause = { 0, 500000 };
-    int done = 0;
-    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
-        nanosleep(&pause, NULL);
-}
-
 /* Guarantees: data_dir = the first of workloads/data (from the working directory) and
  * <argv0>/../../../workloads/data (from build/<mpi>/tests/) that holds the data files. */
 static void find_data_dir(const char *argv0)
@@ -1133,7 +1121,7 @@ int main(int argc, char **argv)
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
         if (comm == MPI_COMM_NULL) {
-            sleeping_barrier();
+            polite_barrier(MPI_COMM_WORLD);
             continue;
         }
         for (int i = 0; i < nm; i++)
@@ -1151,7 +1139,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
         MPI_Comm_free(&comm);
-        sleeping_barrier();
+        polite_barrier(MPI_COMM_WORLD);
     }
     free(checks.mask);
     free(checks.desc);

@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "a2a.h"
+#include "polite.h"
 
 typedef enum { KERNEL_TWOPHASE, KERNEL_TUNA, KERNEL_STAGGERED, KERNEL_COALESCED } kernel_kind;
 static const char *const kernel_name[] = { "twophase_bruck", "tuna", "tuna_staggered",
@@ -614,19 +615,6 @@ static void check_arguments(MPI_Comm comm, exchange *ex)
     MPI_Type_free(&strided);
 }
 
-/* Guarantees: a barrier on MPI_COMM_WORLD that sleeps between polls, so ranks without
- * work leave the cores to the ranks of the current P (a blocking collective would spin). */
-static void sleeping_barrier(void)
-{
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    const struct timespec pause = { 0, 500000 };
-    int done = 0;
-    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
-        nanosleep(&pause, NULL);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -659,7 +647,7 @@ int main(int argc, char **argv)
         MPI_Comm comm;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
         if (comm == MPI_COMM_NULL) {
-            sleeping_barrier();
+            polite_barrier(MPI_COMM_WORLD);
             continue;
         }
         for (size_t w = 0; w < sizeof small / sizeof small[0]; w++) {
@@ -682,7 +670,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
         MPI_Comm_free(&comm);
-        sleeping_barrier();
+        polite_barrier(MPI_COMM_WORLD);
     }
     MPI_Type_free(&triple_short);
 
