@@ -6,14 +6,13 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import unittest
 
 from a2a_test_support import A2A, call
 
 from a2a_tools.common import A2AError  # noqa: E402
 from a2a_tools.submit import pbs_walltime  # noqa: E402
-from test_slurm import HOSTILE, SMALL, bad_call, fake_program, load_json, read, write
+from test_slurm import HOSTILE, SubmitFixture, bad_call, fake_program, load_json, read, write
 
 # a stand-in mpirun: records argv, cwd and the variables PBS sets; exits 3 on its first
 # call (a configuration timed out), then 0
@@ -28,20 +27,8 @@ RECORDING_MPIRUN = (
     "sys.exit(3 if len(calls) == 1 else 0)\n")
 
 
-class Pbs(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="a2a-pbs.")
-        self.bin = os.path.join(self.tmp, "bin")
-        self.out = os.path.join(self.tmp, HOSTILE, "out")
-        self.sweep = os.path.join(self.tmp, HOSTILE, "small.ini")
-        os.makedirs(os.path.dirname(self.sweep))
-        shutil.copy(SMALL, self.sweep)
-        self.binary = fake_program(self.bin, "a2atune", "sys.exit(0)\n")
-        self.saved_path = os.environ["PATH"]
-
-    def tearDown(self):
-        os.environ["PATH"] = self.saved_path
-        shutil.rmtree(self.tmp, True)
+class Pbs(SubmitFixture, unittest.TestCase):
+    prefix = "a2a-pbs."
 
     def submit(self, *extra, nodes="1,2"):
         rc, out, err = call("submit", self.sweep, "--nodes", nodes, "--ppn", "2", "--binary",

@@ -197,23 +197,29 @@ class Planning(unittest.TestCase):
         self.assertIn("nothing to run", str(e.exception))
 
 
-class Submit(unittest.TestCase):
-    """Dry runs, and submissions to stand-in sbatch/squeue/sacct programs."""
+class SubmitFixture:
+    """A temporary folder with the small sweep under a hostile path, a stand-in a2atune
+    (the pre-check runs it: a one-process dry run that succeeds) and PATH restored after
+    each test. Mixed into the submit tests of each scheduler."""
+    prefix = "a2a-submit."
 
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="a2a-submit.")
+        self.tmp = tempfile.mkdtemp(prefix=self.prefix)
         self.bin = os.path.join(self.tmp, "bin")
         self.out = os.path.join(self.tmp, HOSTILE, "out")
         self.sweep = os.path.join(self.tmp, HOSTILE, "small.ini")
         os.makedirs(os.path.dirname(self.sweep))
         shutil.copy(SMALL, self.sweep)
-        # a stand-in a2atune: the pre-check runs it (a one-process dry run) and it succeeds
         self.binary = fake_program(self.bin, "a2atune", "sys.exit(0)\n")
         self.saved_path = os.environ["PATH"]
 
     def tearDown(self):
         os.environ["PATH"] = self.saved_path
         shutil.rmtree(self.tmp, True)
+
+
+class Submit(SubmitFixture, unittest.TestCase):
+    """Dry runs, and submissions to stand-in sbatch/squeue/sacct programs."""
 
     def submit(self, *extra):
         rc, out, err = call("submit", self.sweep, "--nodes", "1,2", "--ppn", "2", "--binary",
