@@ -174,7 +174,9 @@ int graph_from_edges(uint32_t *src, uint32_t *dst, long long n, int compact, uin
 /* Guarantees: the identity of a generated graph: a function of its parameters only. */
 static uint64_t rmat_key(const graph_spec *spec)
 {
-    uint64_t key = wl_mix64(0x726d6174ULL ^ (uint64_t)spec->scale);
+    /* "rmat" and the generator's version (2: sp_rmat_edge), so that count matrices cached
+     * from an older generator are never taken for this one's */
+    uint64_t key = wl_mix64(0x726d6174ULL ^ 2 ^ ((uint64_t)spec->scale << 8));
     key = wl_mix64(key ^ (uint64_t)spec->edge_factor);
     return wl_mix64(key ^ spec->seed);
 }

@@ -224,24 +224,32 @@ static int gen_random(int n, double density, uint64_t seed, int begin, int end, 
     return 0;
 }
 
-/* Guarantees: rows [begin, end) of the symmetrised R-MAT graph: edge e's endpoints are
- * chosen bit by bit (from the top) with quadrant probabilities 0.57 / 0.19 / 0.19 / 0.05
- * from stream (seed, e); self-loops dropped. */
-static int gen_rmat(int scale, int edge_factor, uint64_t seed, int begin, int end, pairs *p)
+/* Guarantees: see sparse.h. */
+void sp_rmat_edge(int scale, uint64_t seed, long long e, uint32_t *u, uint32_t *v)
 {
     const uint32_t cut_a = (uint32_t)(0.57 * 4294967296.0);
     const uint32_t cut_b = (uint32_t)(0.76 * 4294967296.0);
     const uint32_t cut_c = (uint32_t)(0.95 * 4294967296.0);
+    uint64_t state = stream(seed, (uint64_t)e);
+    uint32_t a = 0, b = 0;
+    for (int level = 0; level < scale; level++) {
+        uint32_t r = (uint32_t)(next64(&state) >> 32);
+        a = (a << 1) | (r >= cut_b);
+        b = (b << 1) | ((r >= cut_a && r < cut_b) || r >= cut_c);
+    }
+    *u = a;
+    *v = b;
+}
+
+/* Guarantees: rows [begin, end) of the symmetrised R-MAT graph (edges from
+ * sp_rmat_edge); self-loops dropped. */
+static int gen_rmat(int scale, int edge_factor, uint64_t seed, int begin, int end, pairs *p)
+{
     long long edges = (long long)edge_factor << scale;
     for (long long e = 0; e < edges; e++) {
-        uint64_t state = stream(seed, (uint64_t)e);
-        int u = 0, v = 0;
-        for (int level = 0; level < scale; level++) {
-            uint32_t r = (uint32_t)(next64(&state) >> 32);
-            int bu = r >= cut_b, bv = (r >= cut_a && r < cut_b) || r >= cut_c;
-            u = (u << 1) | bu;
-            v = (v << 1) | bv;
-        }
+        uint32_t a, b;
+        sp_rmat_edge(scale, seed, e, &a, &b);
+        int u = (int)a, v = (int)b;
         if (u == v)
             continue;
         if (u >= begin && u < end && pairs_add(p, u, v))

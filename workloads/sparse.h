@@ -89,6 +89,13 @@ int sp_spec_parse(const char *text, uint64_t seed, sp_spec *spec, char *err, siz
 int sp_rows_build(const sp_spec *spec, int P, int rank, sp_rows *rows, char *err,
                   size_t errlen);
 
+/* Edge e of the R-MAT graph of 2^scale vertices (seed): both endpoints chosen bit by bit,
+ * from the top, among the four quadrants with the Graph500 probabilities 0.57 (0,0),
+ * 0.19 (0,1), 0.19 (1,0), 0.05 (1,1), from a stream that depends only on (seed, e).
+ * Directed; may be a self-loop. Shared by the rmat sparse pattern and the rmat graphs of
+ * the applications. */
+void sp_rmat_edge(int scale, uint64_t seed, long long e, uint32_t *u, uint32_t *v);
+
 /* Reads rows of rank `rank` of P from a Matrix Market file, as sp_rows_build. */
 int sp_read_mtx(const char *path, int P, int rank, sp_rows *rows, char *err, size_t errlen);
 

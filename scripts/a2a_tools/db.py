@@ -1,7 +1,7 @@
 """Read-only access to an a2atune results database (schema: harness/db.c).
 
 Every connection is opened with the URI mode=ro, so nothing here can write; every
-value reaches SQL through a placeholder, never through string formatting."""
+value reaches SQL as a bound parameter (?), never through string formatting."""
 import os
 import re
 import sqlite3
@@ -74,7 +74,7 @@ class Database:
 
     def newest_run(self, where="", params=()):
         """The newest run id with an ok result matching `where` (SQL over results with
-        placeholders), or None."""
+        bound parameters), or None."""
         sql = "SELECT max(run_id) FROM results WHERE status = 'ok'" + (" AND " + where if where else "")
         return self.execute(sql, params).fetchone()[0]
 
@@ -113,7 +113,7 @@ _FILTER_COLUMNS = {"run_id", "family", "kernel", "P", "Q", "S", "dist", "payload
 
 def build_where(filters):
     """(conditions, params) for a dict column -> value | list | None; columns are
-    checked against a fixed set, values always go through placeholders."""
+    checked against a fixed set, values are always bound parameters."""
     where, params = [], []
     for col, value in filters.items():
         if col not in _FILTER_COLUMNS:

@@ -91,7 +91,7 @@ def run(args, db):
         filters = {"run_id": args.run, "kernel": args.kernel, "family": args.family, "P": args.P,
                    "S": args.S, "dist": args.dist, "radix": args.radix,
                    "status": None if statuses == ["any"] else statuses}
-        # column names were checked against the table itself; values use placeholders
+        # column names were checked against the table itself; values are bound parameters (?)
         rows = db.rows_where(filters, columns=", ".join('"%s"' % c for c in columns))
         if not rows:
             raise A2AError("no results match (%s) in %s" % (describe_filters(filters), db.path))
