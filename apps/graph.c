@@ -199,14 +199,11 @@ int graph_spec_key(const graph_spec *spec, uint64_t *key, char *err, size_t errl
         snprintf(err, errlen, "%s: cannot read the graph file: %s", spec->path, strerror(errno));
         return -1;
     }
-    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, as graph_read_edges */
+    uint64_t h = GRAPH_FNV1A_START; /* as graph_read_edges */
     unsigned char buf[65536];
     size_t got;
     while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        for (size_t i = 0; i < got; i++) {
-            h ^= buf[i];
-            h *= 0x100000001b3ULL;
-        }
+        h = graph_fnv1a(h, buf, got);
     int bad = ferror(f);
     fclose(f);
     if (bad) {

@@ -54,6 +54,11 @@ int graph_spec_key(const graph_spec *spec, uint64_t *key, char *err, size_t errl
 int graph_load(const graph_spec *spec, graph *g, char *err, size_t errlen);
 void graph_free(graph *g);
 
+/* FNV-1a of n bytes, continued from h (start from GRAPH_FNV1A_START): the content hash
+ * of graph files. */
+#define GRAPH_FNV1A_START 0xcbf29ce484222325ULL
+uint64_t graph_fnv1a(uint64_t h, const void *data, size_t n);
+
 /* The generator and the reader behind graph_load. Both return raw edges (malloc'ed
  * arrays, possibly with duplicates) in *src and *dst and their number in *n; the reader
  * also the FNV-1a hash of the file's bytes. Return 0, or -1 with a message. */

@@ -58,11 +58,12 @@ static int blank(const char *s)
     return *s == '\0';
 }
 
-/* Guarantees: FNV-1a of the bytes, continued from h. */
-static uint64_t fnv1a(uint64_t h, const char *bytes, size_t n)
+/* Guarantees: see graph.h. */
+uint64_t graph_fnv1a(uint64_t h, const void *data, size_t n)
 {
+    const unsigned char *bytes = data;
     for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)bytes[i];
+        h ^= bytes[i];
         h *= 0x100000001b3ULL;
     }
     return h;
@@ -88,10 +89,10 @@ int graph_read_edges(const char *path, uint32_t **src, uint32_t **dst, long long
     unsigned long long rows = 0, cols = 0;
     enum { UNKNOWN, EDGE_LIST, MATRIX_MARKET } format = UNKNOWN;
     int symmetric = 0, values = 0, rc = -1;
-    uint64_t hash = 0xcbf29ce484222325ULL;
+    uint64_t hash = GRAPH_FNV1A_START;
     while ((len = getline(&line, &cap, f)) > 0) {
         line_no++;
-        hash = fnv1a(hash, line, (size_t)len);
+        hash = graph_fnv1a(hash, line, (size_t)len);
         if (format == UNKNOWN && strncmp(line, "%%MatrixMarket", 14) == 0) {
             char object[32] = "", layout[32] = "", field[32] = "", sym[32] = "";
             if (sscanf(line + 14, "%31s %31s %31s %31s", object, layout, field, sym) != 4 ||
