@@ -4,6 +4,13 @@
 
 #include "a2a.h"
 
+#include <stddef.h>
+
+/* Largest byte count one message (or one derived-type element count) may carry: INT_MAX,
+ * or the value of A2A_MAX_MESSAGE_BYTES when set (a test hook, so that the large-count
+ * paths are exercised at small sizes). Read once per process. */
+long long a2a_max_message_bytes(void);
+
 /* Adds one message of `bytes` payload carrying `blocks` blocks to stats (if given). */
 static inline void a2a_count_send(a2a_stats *stats, long long blocks, long long bytes)
 {
