@@ -219,7 +219,8 @@ static char *plan_text(const sweep *sw, const config *configs, int nconfigs, con
 /* Rank 0 before a run: under the database's write lock, marks runs whose launch is gone
  * 'interrupted', refuses (1, the reason in err) when a live run plans a configuration
  * this one would run, finds what --resume need not redo, starts or continues the run and
- * records this launch's pid and plan in it. Returns 0, 1 (refused) or -1 (err). */
+ * records this launch's pid and plan in it. Returns 0, 1 (refused), 2 (--resume finds
+ * nothing left to run or record: no run is started) or -1 (err). */
 static int claim_run(db *d, const run_options *opt, run_info *info, const sweep *sw,
                      const config *configs, int nconfigs, char *recorded, long long *run_id,
                      char *err, size_t errlen)
@@ -255,11 +256,20 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
     if (overlap) {
         char what[300];
         config_describe(&configs[first], what, sizeof what);
-        snprintf(err, errlen, "%s: run %lld is live (its launch is still running) and measures "
+        snprintf(err, errlen, "%s: run %lld is live (its launch is still running) and plans "
                  "%d of the configurations this launch would run (%s, ...); wait for it to end "
                  "or end it (a run whose processes died is marked interrupted)", opt->db_path,
                  live.run_id, overlap, what);
         rc = 1;
+        goto out;
+    }
+    int pending = 0;
+    for (int i = 0; i < nconfigs; i++)
+        pending += !recorded[i];
+    if (opt->resume && pending == 0) { /* nothing to run or to record: no new run */
+        rc = db_transaction(d, "COMMIT", msg, sizeof msg) ? -1 : 2;
+        if (rc < 0)
+            snprintf(err, errlen, "%s: %s", opt->db_path, msg);
         goto out;
     }
     if (*run_id)
@@ -277,7 +287,7 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
     }
     rc = 0;
 out:
-    if (rc)
+    if (rc == 1 || rc < 0)
         db_transaction(d, "ROLLBACK", NULL, 0);
     free(plan);
     free_keys(&live.keys);
@@ -505,13 +515,22 @@ int command_run(const run_options *opt)
     if (rank == 0) {
         if (db_open(opt->db_path, &d, err, sizeof err))
             status = 1;
-        else if (claim_run(d, opt, &info, sw, configs, nconfigs, recorded, &run_id, err,
-                           sizeof err))
-            status = 1;
-        else
+        else if ((status = claim_run(d, opt, &info, sw, configs, nconfigs, recorded, &run_id,
+                                     err, sizeof err)) == 2)
+            fprintf(stderr, "a2atune: --resume: nothing left to run: every configuration is "
+                    "recorded in %s\n", opt->db_path);
+        else if (status == 0)
             heartbeat_start(opt->db_path, run_id);
+        else
+            status = 1;
     }
-    if (share(status)) {
+    status = share(status);
+    if (status == 2) {
+        db_close(d);
+        free(recorded);
+        goto out;
+    }
+    if (status) {
         db_close(d);
         free(recorded);
         rc = fail_input(rank, err);
