@@ -232,7 +232,7 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
     }
     int marked = 0, rc = -1;
     live_plan live = { { 0 }, 0 };
-    char *plan = NULL;
+    char *plan = NULL, *resume_note = NULL;
     if (db_mark_dead_runs(d, info->host, HEARTBEAT_STALE_SECONDS, &marked) ||
         db_live_plans(d, add_live, &live)) {
         snprintf(err, errlen, "%s: cannot read its runs: %s", opt->db_path, "the database is unreadable");
@@ -241,7 +241,14 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
     if (marked)
         fprintf(stderr, "a2atune: %d earlier run(s) in %s marked interrupted: their processes "
                 "are gone (no heartbeat)\n", marked, opt->db_path);
-    if (opt->resume && find_recorded(d, info, sw, configs, nconfigs, recorded, run_id, stderr)) {
+    /* what --resume found is said once the launch is known to go ahead */
+    size_t note_len = 0;
+    FILE *note = opt->resume ? open_memstream(&resume_note, &note_len) : NULL;
+    int unreadable = opt->resume && (!note || find_recorded(d, info, sw, configs, nconfigs,
+                                                            recorded, run_id, note));
+    if (note)
+        fclose(note);
+    if (unreadable) {
         snprintf(err, errlen, "%s: cannot look for what is already recorded", opt->db_path);
         goto out;
     }
@@ -289,6 +296,9 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
 out:
     if (rc == 1 || rc < 0)
         db_transaction(d, "ROLLBACK", NULL, 0);
+    else if (resume_note)
+        fputs(resume_note, stderr);
+    free(resume_note);
     free(plan);
     free_keys(&live.keys);
     return rc;
