@@ -130,13 +130,31 @@ static const char *identity(const sweep *sw, const config *c)
 }
 
 typedef struct recorded_sets {
-    key_set ok, skipped;
+    key_set ok, skipped, ok_any_Q;
 } recorded_sets;
+
+/* The identity without its "|Q=..." part: a configuration too large for this launch has
+ * no ranks per node of its own here, so it is matched on everything else. */
+static void without_Q(const char *identity, char *out, size_t len)
+{
+    const char *q = strstr(identity, "|Q=");
+    if (!q) {
+        snprintf(out, len, "%s", identity);
+        return;
+    }
+    const char *rest = strchr(q + 1, '|');
+    snprintf(out, len, "%.*s%s", (int)(q - identity), identity, rest ? rest : "");
+}
 
 static void add_recorded(const char *identity, const char *status, void *ctx)
 {
     recorded_sets *sets = ctx;
     add_key(identity, strcmp(status, "ok") == 0 ? &sets->ok : &sets->skipped);
+    if (strcmp(status, "ok") == 0) {
+        char any_Q[sizeof ((config *)0)->key];
+        without_Q(identity, any_Q, sizeof any_Q);
+        add_key(any_Q, &sets->ok_any_Q);
+    }
 }
 
 typedef struct live_plan {
@@ -160,13 +178,14 @@ static int find_recorded(db *d, const run_info *info, const sweep *sw, const con
                          int nconfigs, char *recorded, long long *continued, FILE *out)
 {
     key_set in_run = { 0 };
-    recorded_sets done = { { 0 }, { 0 } };
+    recorded_sets done = { { 0 }, { 0 }, { 0 } };
     int found = db_find_resumable_run(d, info, continued);
     if (found < 0 || (found && db_recorded_keys(d, *continued, add_key, &in_run)) ||
         db_recorded_identities(d, info, add_recorded, &done)) {
         free_keys(&in_run);
         free_keys(&done.ok);
         free_keys(&done.skipped);
+        free_keys(&done.ok_any_Q);
         return -1;
     }
     if (!found)
@@ -174,12 +193,16 @@ static int find_recorded(db *d, const run_info *info, const sweep *sw, const con
     sort_keys(&in_run);
     sort_keys(&done.ok);
     sort_keys(&done.skipped);
+    sort_keys(&done.ok_any_Q);
     int in_continued = 0, ok_elsewhere = 0, skipped_before = 0, left = 0;
     for (int i = 0; i < nconfigs; i++) {
         const char *id = identity(sw, &configs[i]);
+        char any_Q[sizeof configs[i].key];
+        without_Q(id, any_Q, sizeof any_Q);
         if (has_key(&in_run, configs[i].key))
             recorded[i] = 1, in_continued++;
-        else if (has_key(&done.ok, id))
+        else if (has_key(&done.ok, id) ||
+                 (configs[i].P > info->world_size && has_key(&done.ok_any_Q, any_Q)))
             recorded[i] = 1, ok_elsewhere++;
         else if (configs[i].skip && has_key(&done.skipped, id))
             recorded[i] = 1, skipped_before++;
@@ -198,6 +221,7 @@ static int find_recorded(db *d, const run_info *info, const sweep *sw, const con
     free_keys(&in_run);
     free_keys(&done.ok);
     free_keys(&done.skipped);
+    free_keys(&done.ok_any_Q);
     return 0;
 }
 
