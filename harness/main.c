@@ -47,13 +47,18 @@ static const char usage[] =
     "                  page-faults, or the sets `default` (PAPI_L1_DCM, PAPI_L2_DCM,\n"
     "                  PAPI_L3_TCM, PAPI_MEM_WCY, PAPI_STL_ICY, PAPI_TOT_CYC, PAPI_TOT_INS)\n"
     "                  and `software`; `none` turns counting off\n"
-    "  --resume        continue the newest run of the same sweep in PATH: configurations\n"
-    "                  already recorded are neither redone nor duplicated\n"
-    "  --dry-run       print the configurations (and why some are skipped); run nothing\n"
+    "  --resume        skip every configuration already ok in PATH (matched on the\n"
+    "                  configuration, MPI library and host class, whatever the sweep text\n"
+    "                  or launch size) and continue the newest run of this very sweep;\n"
+    "                  nothing is redone or duplicated; counts of what is skipped are printed\n"
+    "  --dry-run       print the configurations (and why some are skipped); run nothing;\n"
+    "                  with --resume, also which are already recorded and how many are left\n"
     "  --quiet         no per-configuration progress lines\n"
     "\n"
-    "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input,\n"
-    "            3 a configuration hit its time limit (the run was ended; --resume continues)\n";
+    "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input\n"
+    "            (or a live run holds the same configurations, or the database refused a\n"
+    "            write), 3 a configuration hit its time limit (the run was ended; --resume\n"
+    "            continues)\n";
 
 /* Prints the registry as a table. */
 static int command_list(void)

@@ -61,7 +61,7 @@ mpirun_openmpi 2 $A2A run tests/sweeps/resume.ini --db "$LD" --resume --quiet > 
 check trust/live-run-refuses-resume holds '[ $rc -eq 2 ] && one_line "$TR/live2.err" ".*: run 1 is live" && [ "$(grep -c "^a2atune:" "$TR/live2.err")" -eq 1 ]'
 mpirun_openmpi 2 $A2A run tests/sweeps/resume.ini --db "$LD" --quiet > /dev/null 2> "$TR/live3.err"; rc=$?
 check trust/live-run-refuses-a-new-launch holds '[ $rc -eq 2 ] && one_line "$TR/live3.err" ".*: run 1 is live" && [ "$(sql "$LD" "SELECT count(*) FROM runs")" = 1 ]'
-{ kill -9 -- -$live; pkill -9 -f "tests/sweeps/resume.ini --db $LD"; wait $live; } 2>/dev/null
+{ kill -9 -- -$live; pkill -9 -s $live; wait $live; } 2>/dev/null   # the launch's session, by id
 before=$(sql "$LD" "SELECT status FROM runs WHERE id = 1")
 mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$LD" --quiet > /dev/null 2> "$TR/live4.err"; rc=$?
 check trust/dead-run-marked-interrupted holds \
