@@ -163,7 +163,7 @@ static char *trim(char *s)
  * when the handler gave one. */
 static int parse_ini(const char *text, load_state *st)
 {
-    char section[sizeof st->sw->sections[0].name + 1] = "";
+    char section[sizeof st->sw->sections[0].name] = "";
     if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
         (unsigned char)text[2] == 0xBF)
         text += 3; /* a UTF-8 byte order mark */
@@ -205,7 +205,7 @@ static int parse_ini(const char *text, load_state *st)
             const char *name = trim(line + 1);
             if (strlen(name) >= sizeof section) {
                 snprintf(st->err, sizeof st->err, "%s:%d: section name too long (at most %zu "
-                         "characters)", st->sw->path, st->line, sizeof section - 2);
+                         "characters)", st->sw->path, st->line, sizeof section - 1);
                 rc = st->line;
                 break;
             }
