@@ -311,6 +311,26 @@ int db_transaction(db *d, const char *verb, char *err, size_t errlen)
     return exec(d, verb, err, errlen);
 }
 
+/* 1 when process pid of this host exists and is not a zombie (a killed launch whose
+ * processes nobody reaped yet is gone all the same). */
+static int process_exists(long long pid)
+{
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1; /* no /proc: kill's answer stands */
+    int alive = 1;
+    if (fgets(line, sizeof line, f)) {
+        const char *close = strrchr(line, ')'); /* "pid (comm) S ..." */
+        alive = !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
+    }
+    fclose(f);
+    return alive;
+}
+
 /* 1 when run `id`, last seen by `pid` on `host` with a heartbeat `age` seconds old, may
  * still be alive: its heartbeat is recent and, on this host, its process exists. */
 static int run_alive(const char *host, long long pid, double age, int has_heartbeat,
@@ -318,8 +338,7 @@ static int run_alive(const char *host, long long pid, double age, int has_heartb
 {
     if (!has_heartbeat || age > stale_seconds)
         return 0;
-    if (host && strcmp(host, this_host) == 0 && pid > 0 && kill((pid_t)pid, 0) != 0 &&
-        errno == ESRCH)
+    if (host && strcmp(host, this_host) == 0 && pid > 0 && !process_exists(pid))
         return 0;
     return 1;
 }

@@ -62,6 +62,7 @@ check trust/live-run-refuses-resume holds '[ $rc -eq 2 ] && one_line "$TR/live2.
 mpirun_openmpi 2 $A2A run tests/sweeps/resume.ini --db "$LD" --quiet > /dev/null 2> "$TR/live3.err"; rc=$?
 check trust/live-run-refuses-a-new-launch holds '[ $rc -eq 2 ] && one_line "$TR/live3.err" ".*: run 1 is live" && [ "$(sql "$LD" "SELECT count(*) FROM runs")" = 1 ]'
 { kill -9 -- -$live; pkill -9 -s $live; wait $live; } 2>/dev/null   # the launch's session, by id
+for _ in $(seq 1 50); do [ -z "$(ps -o stat= -s $live | grep -v Z)" ] && break; sleep 0.1; done
 before=$(sql "$LD" "SELECT status FROM runs WHERE id = 1")
 mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$LD" --quiet > /dev/null 2> "$TR/live4.err"; rc=$?
 check trust/dead-run-marked-interrupted holds \
