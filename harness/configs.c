@@ -147,8 +147,7 @@ static int eval_list(expansion *ex, const vlist *list, sweep_key key, const vlis
  * to be a multiple of the type size; the random ones round each block down. */
 static int whole_elements(expansion *ex, const config *c)
 {
-    int size;
-    MPI_Type_size(sweep_datatype(c->datatype), &size);
+    int size = sweep_datatype_size(c->datatype);
     int fixed = c->dist == WL_DIST_CONSTANT || c->dist == WL_DIST_FFT_N1 || c->dist == WL_DIST_FFT_N2;
     if (!fixed || size <= 1 || c->S % size == 0)
         return 1;

@@ -56,6 +56,14 @@ const char *sweep_datatype_name(int index)
     return datatype_names[index];
 }
 
+/* Guarantees: the size in bytes of datatype `index` (valid index), without MPI. */
+int sweep_datatype_size(int index)
+{
+    static const int sizes[NDATATYPES] = { 1, 1, (int)sizeof(int), 8, (int)sizeof(float),
+                                           (int)sizeof(double) };
+    return sizes[index];
+}
+
 /* Guarantees: the MPI predefined type for datatype `index` (valid index). */
 MPI_Datatype sweep_datatype(int index)
 {
