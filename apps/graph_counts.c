@@ -317,18 +317,16 @@ int graph_counts_get(const graph_spec *spec, int P, const graph_counts **out, ch
         graph g;
         tc_counts tc;
         replay_progress progress = { spec->text, P, seconds_now() };
-        if (progress_out) {
-            fprintf(progress_out, "a2atune: %s: not in the graph cache; building the graph and "
-                    "computing its closure once (large graphs take minutes)\n", what);
-            fflush(progress_out);
-        }
         if (graph_load(spec, &g, err, errlen)) {
             unlock_entry(fd, lock);
             return -1;
         }
-        if (progress_out)
-            fprintf(progress_out, "a2atune: %s: %u vertices, %lld edges (%.1f s)\n", what,
-                    g.vertices, g.edges, seconds_now() - progress.started);
+        if (progress_out) {
+            fprintf(progress_out, "a2atune: %s: not in the graph cache; %u vertices, %lld edges "
+                    "(built in %.1f s); computing its closure once (large graphs take "
+                    "minutes)\n", what, g.vertices, g.edges, seconds_now() - progress.started);
+            fflush(progress_out);
+        }
         int bad = tc_replay_observed(&g, P, &tc, progress_out ? report_iteration : NULL,
                                      &progress);
         graph_free(&g);

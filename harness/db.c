@@ -214,14 +214,17 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
-/* Guarantees: a new row in runs with status 'running' and the start time. */
+/* Guarantees: a new row in runs with status 'running', the start time, this process's
+ * pid and a first heartbeat. */
 int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t errlen)
 {
     const char *sql =
         "INSERT INTO runs(started, status, host, hosts, nodes, world_size, ppn, cores_per_node,"
         " oversubscribed, mpi_library, mpi_version, compiler, git_revision, cpu_model, l1d_bytes,"
-        " l2_bytes, l3_bytes, backend, sweep_file, sweep_text, section, command_line)"
-        " VALUES (strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'running', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " l2_bytes, l3_bytes, backend, sweep_file, sweep_text, section, command_line, pid,"
+        " heartbeat)"
+        " VALUES (strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'running', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
@@ -248,6 +251,7 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
     bind_text_or_null(st, i++, in->sweep_text);
     bind_text_or_null(st, i++, in->section);
     bind_text_or_null(st, i++, in->command_line);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)getpid()); /* alive while this process is */
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

@@ -41,7 +41,7 @@ typedef struct result_record {
 int db_open(const char *path, db **out, char *err, size_t errlen);
 void db_close(db *d);
 
-/* Starts a run and returns its id. */
+/* Starts a run (status running, this process's pid, a first heartbeat) and returns its id. */
 int db_begin_run(db *d, const run_info *info, long long *run_id, char *err, size_t errlen);
 
 /* The newest run, not running, of the same sweep text, section filter, launch size and
