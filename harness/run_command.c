@@ -257,19 +257,22 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
     int marked = 0, rc = -1;
     live_plan live = { { 0 }, 0 };
     char *plan = NULL, *resume_note = NULL;
-    if (db_mark_dead_runs(d, info->host, HEARTBEAT_STALE_SECONDS, &marked) ||
-        db_live_plans(d, add_live, &live)) {
-        snprintf(err, errlen, "%s: cannot read its runs: %s", opt->db_path, "the database is unreadable");
+    /* dead runs are marked for good, even when this launch is then refused */
+    int unreadable = db_mark_dead_runs(d, info->host, HEARTBEAT_STALE_SECONDS, &marked);
+    if (!unreadable && marked && (db_transaction(d, "COMMIT", msg, sizeof msg) ||
+                                  db_transaction(d, "BEGIN IMMEDIATE", msg, sizeof msg))) {
+        snprintf(err, errlen, "%s: %s", opt->db_path, msg);
         goto out;
     }
-    if (marked)
-        fprintf(stderr, "a2atune: %d earlier run(s) in %s marked interrupted: their processes "
-                "are gone (no heartbeat)\n", marked, opt->db_path);
+    if (unreadable || db_live_plans(d, add_live, &live)) {
+        snprintf(err, errlen, "%s: cannot read its runs", opt->db_path);
+        goto out;
+    }
     /* what --resume found is said once the launch is known to go ahead */
     size_t note_len = 0;
     FILE *note = opt->resume ? open_memstream(&resume_note, &note_len) : NULL;
-    int unreadable = opt->resume && (!note || find_recorded(d, info, sw, configs, nconfigs,
-                                                            recorded, run_id, note));
+    unreadable = opt->resume && (!note || find_recorded(d, info, sw, configs, nconfigs,
+                                                        recorded, run_id, note));
     if (note)
         fclose(note);
     if (unreadable) {
@@ -318,10 +321,15 @@ static int claim_run(db *d, const run_options *opt, run_info *info, const sweep 
     }
     rc = 0;
 out:
-    if (rc == 1 || rc < 0)
+    if (rc == 1 || rc < 0) {
         db_transaction(d, "ROLLBACK", NULL, 0);
-    else if (resume_note)
-        fputs(resume_note, stderr);
+    } else {
+        if (marked)
+            fprintf(stderr, "a2atune: %d earlier run(s) in %s marked interrupted: their "
+                    "processes are gone (no heartbeat)\n", marked, opt->db_path);
+        if (resume_note)
+            fputs(resume_note, stderr);
+    }
     free(resume_note);
     free(plan);
     free_keys(&live.keys);
