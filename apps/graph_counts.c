@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "graph_counts.h"
 
@@ -229,22 +230,70 @@ static int cache_names(uint64_t key, int P, char *file, char *lock, size_t len)
     return 0;
 }
 
-/* Guarantees: an exclusive lock on the lock file (fd >= 0), or -1 when locking is not
- * possible (the caller then works unlocked: temporary files keep the cache whole). */
-static int lock_entry(const char *lock)
+static FILE *progress_out;
+
+/* Guarantees: see graph_counts.h. */
+void graph_counts_progress(FILE *out)
 {
-    int fd = open(lock, O_RDWR | O_CREAT, 0644);
-    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
+    progress_out = out;
 }
 
-/* Guarantees: releases a lock from lock_entry (fd < 0: nothing to release). */
-static void unlock_entry(int fd)
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct replay_progress {
+    const char *spec;
+    int P;
+    double started;
+} replay_progress;
+
+static void report_iteration(int iteration, long long paths, void *ctx)
+{
+    const replay_progress *p = ctx;
+    fprintf(progress_out, "a2atune: %s at P = %d: closure iteration %d, %lld paths so far "
+            "(%.1f s)\n", p->spec, p->P, iteration, paths, seconds_now() - p->started);
+    fflush(progress_out);
+}
+
+/* Guarantees: an exclusive lock on the lock file that is in place under its name (fd >= 0),
+ * or -1 when locking is not possible (the caller then works unlocked: temporary files
+ * keep the cache whole). The holder removes the file before unlocking, so a waiter that
+ * wakes on a removed file tries again on the new one. */
+static int lock_entry(const char *lock, const char *what)
+{
+    int said = 0;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int fd = open(lock, O_RDWR | O_CREAT, 0644);
+        if (fd < 0)
+            return -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            if (progress_out && !said++)
+                fprintf(progress_out, "a2atune: %s: waiting for another process that computes "
+                        "it (lock %s)\n", what, lock);
+            if (flock(fd, LOCK_EX) != 0) {
+                close(fd);
+                return -1;
+            }
+        }
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino)
+            return fd;
+        close(fd); /* removed by its last holder meanwhile */
+    }
+    return -1;
+}
+
+/* Guarantees: releases a lock from lock_entry and removes the lock file (fd < 0:
+ * nothing to release). */
+static void unlock_entry(int fd, const char *lock)
 {
     if (fd >= 0) {
+        unlink(lock);
         flock(fd, LOCK_UN);
         close(fd);
     }
@@ -259,31 +308,43 @@ int graph_counts_get(const graph_spec *spec, int P, const graph_counts **out, ch
         return -1;
     if ((*out = memo_find(key, P)))
         return 0;
-    char file[4096], lock[4096];
+    char file[4096], lock[4096], what[1200];
+    snprintf(what, sizeof what, "%s at P = %d", spec->text, P);
     int cached = cache_names(key, P, file, lock, sizeof file) == 0;
-    int fd = cached ? lock_entry(lock) : -1;
+    int fd = cached ? lock_entry(lock, what) : -1;
     graph_counts *c = cached ? read_cache(file, key, P) : NULL;
     if (!c) {
         graph g;
         tc_counts tc;
+        replay_progress progress = { spec->text, P, seconds_now() };
         if (graph_load(spec, &g, err, errlen)) {
-            unlock_entry(fd);
+            unlock_entry(fd, lock);
             return -1;
         }
-        int bad = tc_replay(&g, P, &tc);
+        if (progress_out) {
+            fprintf(progress_out, "a2atune: %s: not in the graph cache; %u vertices, %lld edges "
+                    "(built in %.1f s); computing its closure once (large graphs take "
+                    "minutes)\n", what, g.vertices, g.edges, seconds_now() - progress.started);
+            fflush(progress_out);
+        }
+        int bad = tc_replay_observed(&g, P, &tc, progress_out ? report_iteration : NULL,
+                                     &progress);
         graph_free(&g);
         if (bad || !(c = from_tuples(spec, key, &tc))) {
             if (!bad)
                 tc_counts_free(&tc);
-            unlock_entry(fd);
+            unlock_entry(fd, lock);
             snprintf(err, errlen, "%s: out of memory computing its closure at P = %d", spec->text, P);
             return -1;
         }
         tc_counts_free(&tc);
-        if (cached)
-            write_cache(file, c);
+        int stored = cached && write_cache(file, c) == 0;
+        if (progress_out)
+            fprintf(progress_out, "a2atune: %s: %d iterations, %lld paths in %.1f s%s%s\n", what,
+                    c->iterations, c->paths, seconds_now() - progress.started,
+                    stored ? "; cached in " : "; not cached", stored ? file : "");
     }
-    unlock_entry(fd);
+    unlock_entry(fd, lock);
     if (!(*out = memo_add(c))) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -306,7 +367,7 @@ int graph_counts_record(const graph_spec *spec, const graph *g, const tc_counts 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int fd = lock_entry(lock), rc = 2;
+    int fd = lock_entry(lock, file), rc = 2;
     graph_counts *old = read_cache(file, g->key, counts->P);
     if (old) {
         size_t n = (size_t)old->iterations * (size_t)old->P * (size_t)old->P;
@@ -318,7 +379,7 @@ int graph_counts_record(const graph_spec *spec, const graph *g, const tc_counts 
         snprintf(err, errlen, "%s: cannot write the cache entry", file);
         rc = -1;
     }
-    unlock_entry(fd);
+    unlock_entry(fd, lock);
     if (rc >= 1 && !memo_find(g->key, counts->P))
         memo_add(mine);
     else {

@@ -10,7 +10,8 @@
  * A file is written to a unique temporary name in the same folder and renamed into
  * place, so readers only ever see whole files; a lock file (tc-KEY-pP.lock, flock)
  * makes concurrent ranks and launches wait for one of them to compute a missing entry
- * instead of all computing it. A file that does not parse, or names another graph or P,
+ * instead of all computing it (the holder removes it when done; a waiter that finds it
+ * removed locks the new one). A file that does not parse, or names another graph or P,
  * is ignored and replaced.
  *
  * Entries are filled by `a2atune app tc` (the counts its ranks really sent) or, when a
@@ -20,6 +21,7 @@
 #define A2A_GRAPH_COUNTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "graph.h"
 #include "tc.h"
 
@@ -45,6 +47,11 @@ int graph_counts_get(const graph_spec *spec, int P, const graph_counts **out, ch
  * ones, -1 on error (message in err); cached_path names the file. */
 int graph_counts_record(const graph_spec *spec, const graph *g, const tc_counts *counts,
                         char *cached_path, size_t pathlen, char *err, size_t errlen);
+
+/* Where graph_counts_get reports that it computes a missing entry, and how far it got
+ * (one line per closure iteration), or waits for another process computing it; NULL
+ * (the default): silent. */
+void graph_counts_progress(FILE *out);
 
 /* The cache folder (see above), created if missing; returns -1 with a message if it
  * cannot be. */

@@ -82,6 +82,11 @@ int tc_run(const tc_local *local, MPI_Comm comm, const tc_options *opt, tc_outco
 int tc_replay(const graph *g, int P, tc_counts *out);
 void tc_counts_free(tc_counts *c);
 
+/* tc_replay that calls progress(iteration, paths so far, ctx) after every iteration
+ * (progress may be NULL). */
+int tc_replay_observed(const graph *g, int P, tc_counts *out,
+                       void (*progress)(int iteration, long long paths, void *ctx), void *ctx);
+
 /* The closure of g by breadth-first search from every vertex: |T|, the fingerprint
  * (as tc_outcome's) and the longest shortest path (= tc_run's iterations). Returns 0,
  * or -1 when out of memory. */

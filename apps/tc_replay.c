@@ -11,6 +11,13 @@
  * graph_owner(c). T and Δ do not depend on P, so the matrices are tc_run's. */
 int tc_replay(const graph *g, int P, tc_counts *out)
 {
+    return tc_replay_observed(g, P, out, NULL, NULL);
+}
+
+/* Guarantees: see tc.h; tc_replay's result, with progress reported per iteration. */
+int tc_replay_observed(const graph *g, int P, tc_counts *out,
+                       void (*progress)(int iteration, long long paths, void *ctx), void *ctx)
+{
     memset(out, 0, sizeof *out);
     out->P = P;
     long long *offset = graph_offsets(g);
@@ -86,6 +93,8 @@ int tc_replay(const graph *g, int P, tc_counts *out)
             }
         }
         out->iterations++;
+        if (progress)
+            progress(out->iterations, (long long)closure.count, ctx);
         uint64_t *swap = delta;
         long long swap_cap = delta_cap;
         delta = next;

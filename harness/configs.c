@@ -123,6 +123,9 @@ typedef struct expansion {
     int nvalues[A2A_PARAM_COUNT];
     int in_range_seen[A2A_PARAM_COUNT]; /* some value was in range somewhere */
     int evaluated[A2A_PARAM_COUNT];     /* the list was evaluated at least once */
+    int reached[A2A_PARAM_COUNT];       /* some configuration got as far as choosing it */
+    int after_radix[A2A_PARAM_COUNT];   /* the list names `radix`: evaluated per radix */
+    vlist_env env;                      /* P, Q, N, world of the kernel being expanded */
     char *err;
     size_t errlen;
 } expansion;
@@ -139,6 +142,22 @@ static int eval_list(expansion *ex, const vlist *list, sweep_key key, const vlis
     return 0;
 }
 
+/* 1 when c's blocks are whole elements of its datatype; else 0 with "file:line: ..." in
+ * ex->err. Distributions that give every block S bytes (constant, fft_n1, fft_n2) need S
+ * to be a multiple of the type size; the random ones round each block down. */
+static int whole_elements(expansion *ex, const config *c)
+{
+    int size = sweep_datatype_size(c->datatype);
+    int fixed = c->dist == WL_DIST_CONSTANT || c->dist == WL_DIST_FFT_N1 || c->dist == WL_DIST_FFT_N2;
+    if (!fixed || size <= 1 || c->S % size == 0)
+        return 1;
+    snprintf(ex->err, ex->errlen, "%s:%d: S = %lld is not a multiple of %d bytes, the size of "
+             "datatype %s (line %d): blocks hold whole elements", ex->sw->path,
+             ex->sec->setting[KEY_S].line, c->S, size, sweep_datatype_name(c->datatype),
+             ex->sec->setting[KEY_DATATYPE].line);
+    return 0;
+}
+
 static sweep_key key_of_param(a2a_param p)
 {
     static const sweep_key keys[A2A_PARAM_COUNT] = { KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN,
@@ -149,12 +168,26 @@ static sweep_key key_of_param(a2a_param p)
 
 /* Emits every combination of the kernel's parameters from parameter `p` on (ppn is
  * fixed by the caller, as it decides Q). Ranges of later parameters may depend on
- * earlier ones (block_count = 1..radix-1 is checked by the registry). */
-static void emit_params(expansion *ex, config *c, int p)
+ * earlier ones (block_count = 1..radix-1 is checked by the registry), and a list that
+ * names `radix` is evaluated at the radix already chosen. Returns 0, or -1 with the
+ * message in ex->err. */
+static int emit_params(expansion *ex, config *c, int p)
 {
     while (p < A2A_PARAM_COUNT &&
            (p == A2A_PARAM_PPN || !a2a_kernel_takes(c->kernel, (a2a_param)p)))
         p++;
+    if (p < A2A_PARAM_COUNT) {
+        ex->reached[p] = 1;
+        if (ex->after_radix[p]) {
+            vlist_env at = ex->env;
+            at.radix = c->params[A2A_PARAM_RADIX];
+            free(ex->values[p]);
+            ex->values[p] = NULL;
+            if (eval_list(ex, ex->sec->param[p], key_of_param((a2a_param)p), &at, &ex->values[p],
+                          &ex->nvalues[p]))
+                return -1;
+        }
+    }
     if (p == A2A_PARAM_COUNT) {
         config out = *c;
         if (!out.skip) {
@@ -166,16 +199,24 @@ static void emit_params(expansion *ex, config *c, int p)
         }
         make_key(&out, ex->sec);
         append(ex->list, &out);
-        return;
+        return 0;
     }
-    for (int i = 0; i < ex->nvalues[p]; i++) {
-        long long v = ex->values[p][i];
+    /* a copy: a later list naming radix is re-evaluated while this one is walked */
+    int nvalues = ex->nvalues[p];
+    long long *values = malloc((size_t)(nvalues ? nvalues : 1) * sizeof *values);
+    if (nvalues)
+        memcpy(values, ex->values[p], (size_t)nvalues * sizeof *values);
+    int rc = 0;
+    for (int i = 0; i < nvalues && rc == 0; i++) {
+        long long v = values[i];
         config next = *c;
         next.params[p] = v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
         if (a2a_param_in_range(next.kernel, (a2a_param)p, next.P, next.Q, next.params))
             ex->in_range_seen[p] = 1;
-        emit_params(ex, &next, p + 1);
+        rc = emit_params(ex, &next, p + 1);
     }
+    free(values);
+    return rc;
 }
 
 static int expand_section(expansion *ex, int section_index)
@@ -208,6 +249,18 @@ static int expand_section(expansion *ex, int section_index)
         if (eval_list(ex, sec->S, KEY_S, &env, &Ss, &nS) ||
             eval_list(ex, sec->gap, KEY_GAP, &env, &gaps, &ngaps))
             goto loop_fail;
+        if (nS == 0) {
+            snprintf(ex->err, ex->errlen, "%s:%d: S = %s gives no size at P = %d (a range "
+                     "lo..hi needs lo <= hi)", ex->sw->path, sec->setting[KEY_S].line,
+                     vlist_text(sec->S), P);
+            goto loop_fail;
+        }
+        if (ngaps == 0) {
+            snprintf(ex->err, ex->errlen, "%s:%d: gap = %s gives no value at P = %d (a range "
+                     "lo..hi needs lo <= hi)", ex->sw->path, sec->setting[KEY_GAP].line,
+                     vlist_text(sec->gap), P);
+            goto loop_fail;
+        }
         for (int i = 0; i < nS; i++)
             if (Ss[i] < 0 || Ss[i] > (1LL << 40)) {
                 snprintf(ex->err, ex->errlen, "%s:%d: S = %lld is outside 0..1TiB", ex->sw->path,
@@ -239,12 +292,30 @@ static int expand_section(expansion *ex, int section_index)
                 params_fixed[A2A_PARAM_PPN] = takes_ppn ? (int)(ppn > INT_MAX ? INT_MAX : ppn < INT_MIN ? INT_MIN : ppn) : 0;
                 if (takes_ppn && a2a_param_in_range(kernel, A2A_PARAM_PPN, P, q, params_fixed))
                     ex->in_range_seen[A2A_PARAM_PPN] = 1;
+                ex->env = at;
                 for (int p = 0; p < A2A_PARAM_COUNT; p++) {
                     free(ex->values[p]);
                     ex->values[p] = NULL;
                     ex->nvalues[p] = 0;
+                    ex->after_radix[p] = 0;
                     if (p == A2A_PARAM_PPN || !sec->param[p] || !a2a_kernel_takes(kernel, (a2a_param)p))
                         continue;
+                    if (vlist_uses(sec->param[p], "radix")) {
+                        sweep_key key = key_of_param((a2a_param)p);
+                        if (p == A2A_PARAM_RADIX || !a2a_kernel_takes(kernel, A2A_PARAM_RADIX) ||
+                            p < A2A_PARAM_RADIX) {
+                            snprintf(ex->err, ex->errlen, "%s:%d: %s = %s names radix, but kernel "
+                                     "%s %s", ex->sw->path, sec->setting[key].line,
+                                     sweep_key_name(key), vlist_text(sec->param[p]), kernel->name,
+                                     p == A2A_PARAM_RADIX ? "chooses the radix from this very list"
+                                                          : "takes no radix");
+                            free(ppns);
+                            goto loop_fail;
+                        }
+                        ex->after_radix[p] = 1; /* evaluated per radix in emit_params */
+                        ex->evaluated[p] = 1;
+                        continue;
+                    }
                     if (eval_list(ex, sec->param[p], key_of_param((a2a_param)p), &at,
                                   &ex->values[p], &ex->nvalues[p])) {
                         free(ppns);
@@ -300,6 +371,11 @@ static int expand_section(expansion *ex, int section_index)
                                     c.seed = sec->seed;
                                     c.timeout = sec->timeout;
                                     c.counters = sec->counters;
+                                    if (!app && !whole_elements(ex, &c)) {
+                                        free(inst);
+                                        free(ppns);
+                                        goto loop_fail;
+                                    }
                                     double need = config_memory_estimate(&c, launch->node_ranks);
                                     char why[300];
                                     int matrix_rc = 0;
@@ -308,7 +384,9 @@ static int expand_section(expansion *ex, int section_index)
                                         matrix_rc = wl_load_matrix(c.matrix_path, P, &m, why, sizeof why);
                                         free(m);
                                         if (matrix_rc == -1) {
-                                            snprintf(ex->err, ex->errlen, "%s", why);
+                                            snprintf(ex->err, ex->errlen, "%s:%d: matrix: %s",
+                                                     ex->sw->path, sec->setting[KEY_MATRIX].line,
+                                                     why);
                                             free(ppns);
                                             goto loop_fail;
                                         }
@@ -341,7 +419,11 @@ static int expand_section(expansion *ex, int section_index)
                                             snprintf(ca.reason, sizeof ca.reason, "%s needs "
                                                      "alloc = shared", kernel->name);
                                         }
-                                        emit_params(ex, &ca, 0);
+                                        if (emit_params(ex, &ca, 0)) {
+                                            free(inst);
+                                            free(ppns);
+                                            goto loop_fail;
+                                        }
                                     }
                                 }
                         free(inst);
@@ -361,7 +443,7 @@ static int expand_section(expansion *ex, int section_index)
         int taken = 0;
         for (int ik = 0; ik < sec->nkernels; ik++)
             taken |= a2a_kernel_takes(sec->kernels[ik], (a2a_param)p);
-        if (taken && ex->evaluated[p] && !ex->in_range_seen[p]) {
+        if (taken && ex->evaluated[p] && ex->reached[p] && !ex->in_range_seen[p]) {
             snprintf(ex->err, ex->errlen,
                      "%s:%d: %s = %s is out of range for every P of section [%s]", ex->sw->path,
                      sec->setting[key_of_param((a2a_param)p)].line, a2a_param_name((a2a_param)p),

@@ -335,7 +335,7 @@ int command_copybench(int argc, char **argv)
     long long *sizes = NULL;
     int nsizes = 0;
     if (vlist_parse(opt.sizes, &list, err, sizeof err) ||
-        vlist_eval(list, &(vlist_env){ 1, 1, 1, 1 }, &sizes, &nsizes, err, sizeof err)) {
+        vlist_eval(list, &(vlist_env){ 1, 1, 1, 1, 0 }, &sizes, &nsizes, err, sizeof err)) {
         vlist_free(list);
         free(sizes);
         return bad_option("--sizes: %s", err);

@@ -4,10 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <errno.h>
+#include <unistd.h>
 #include "db.h"
 
 #define A2A_APPLICATION_ID 0x61326174 /* "a2at" */
-#define A2A_SCHEMA_VERSION 2
+#define A2A_SCHEMA_VERSION 3
 
 struct db {
     sqlite3 *handle;
@@ -20,7 +23,7 @@ static const char *const schema =
     " cores_per_node INTEGER, oversubscribed INTEGER, mpi_library TEXT, mpi_version TEXT,"
     " compiler TEXT, git_revision TEXT, cpu_model TEXT, l1d_bytes INTEGER, l2_bytes INTEGER,"
     " l3_bytes INTEGER, backend TEXT, sweep_file TEXT, sweep_text TEXT, section TEXT,"
-    " command_line TEXT);"
+    " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -67,6 +70,14 @@ static const char *const metrics_table =
     " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE, name TEXT NOT NULL,"
     " value REAL, unit TEXT, PRIMARY KEY (result_id, name));";
 
+/* Schema 3: a launch's liveness in its run (rank 0's pid, a heartbeat written every few
+ * seconds) and the identities of the configurations it is about to run (one a line,
+ * cleared when it ends), so another launch can tell a live run from a dead one. */
+static const char *const liveness_columns =
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;"
+    "ALTER TABLE runs ADD COLUMN heartbeat TEXT;"
+    "ALTER TABLE runs ADD COLUMN planned TEXT;";
+
 static int exec(db *d, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
@@ -112,7 +123,7 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: database is read-only", path);
         goto fail;
     }
-    long long app_id, version, objects;
+    long long app_id, version = 0, objects;
     if (pragma_int(d->handle, "PRAGMA application_id", &app_id) ||
         pragma_int(d->handle, "SELECT count(*) FROM sqlite_master", &objects)) {
         snprintf(err, errlen, "%s: not an a2atune database (%s)", path, sqlite3_errmsg(d->handle));
@@ -135,16 +146,44 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
         goto fail;
     }
     if (app_id == 0 || version < A2A_SCHEMA_VERSION) {
-        char tables[8192], create[8400];
-        snprintf(tables, sizeof tables, schema, metrics_table);
-        if (app_id == 0)
-            snprintf(create, sizeof create, "BEGIN IMMEDIATE; %s PRAGMA application_id = %d;"
-                     " PRAGMA user_version = %d; COMMIT;", tables, A2A_APPLICATION_ID,
-                     A2A_SCHEMA_VERSION);
-        else /* an older schema of ours: add what it lacks */
-            snprintf(create, sizeof create, "BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;",
-                     metrics_table, A2A_SCHEMA_VERSION);
-        if (exec(d, create, msg, sizeof msg)) {
+        /* Decided again under the write lock: another launch may have created or
+         * upgraded the file since it was looked at above. */
+        if (exec(d, "BEGIN IMMEDIATE", msg, sizeof msg)) {
+            snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
+            goto fail;
+        }
+        version = 0;
+        if (pragma_int(d->handle, "PRAGMA application_id", &app_id) ||
+            pragma_int(d->handle, "SELECT count(*) FROM sqlite_master", &objects) ||
+            pragma_int(d->handle, "PRAGMA user_version", &version)) {
+            snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(d->handle));
+            exec(d, "ROLLBACK", NULL, 0);
+            goto fail;
+        }
+        if (app_id != A2A_APPLICATION_ID && (app_id != 0 || objects != 0)) {
+            snprintf(err, errlen, "%s: not an a2atune database (it holds other tables); "
+                     "choose another path with --db", path);
+            exec(d, "ROLLBACK", NULL, 0);
+            goto fail;
+        }
+        char tables[8192], create[8600];
+        create[0] = '\0';
+        if (app_id == 0) {
+            snprintf(tables, sizeof tables, schema, metrics_table);
+            snprintf(create, sizeof create, "%s PRAGMA application_id = %d;", tables,
+                     A2A_APPLICATION_ID);
+        } else { /* an older schema of ours: add what it lacks */
+            if (version < 2)
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
+                         metrics_table);
+            if (version < 3)
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
+                         liveness_columns);
+        }
+        if (version < A2A_SCHEMA_VERSION)
+            snprintf(create + strlen(create), sizeof create - strlen(create),
+                     " PRAGMA user_version = %d;", A2A_SCHEMA_VERSION);
+        if (exec(d, create, msg, sizeof msg) || exec(d, "COMMIT", msg, sizeof msg)) {
             exec(d, "ROLLBACK", NULL, 0);
             snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
             goto fail;
@@ -175,14 +214,17 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
-/* Guarantees: a new row in runs with status 'running' and the start time. */
+/* Guarantees: a new row in runs with status 'running', the start time, this process's
+ * pid and a first heartbeat. */
 int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t errlen)
 {
     const char *sql =
         "INSERT INTO runs(started, status, host, hosts, nodes, world_size, ppn, cores_per_node,"
         " oversubscribed, mpi_library, mpi_version, compiler, git_revision, cpu_model, l1d_bytes,"
-        " l2_bytes, l3_bytes, backend, sweep_file, sweep_text, section, command_line)"
-        " VALUES (strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'running', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " l2_bytes, l3_bytes, backend, sweep_file, sweep_text, section, command_line, pid,"
+        " heartbeat)"
+        " VALUES (strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'running', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
@@ -209,6 +251,7 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
     bind_text_or_null(st, i++, in->sweep_text);
     bind_text_or_null(st, i++, in->section);
     bind_text_or_null(st, i++, in->command_line);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)getpid()); /* alive while this process is */
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -223,13 +266,16 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
 int db_find_resumable_run(db *d, const run_info *in, long long *run_id)
 {
     const char *sql = "SELECT id FROM runs WHERE sweep_text IS ? AND IFNULL(section, '') = ?"
-                      " AND world_size = ? ORDER BY id DESC LIMIT 1";
+                      " AND world_size = ? AND mpi_library IS ? AND mpi_version IS ?"
+                      " AND status <> 'running' ORDER BY id DESC LIMIT 1";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     bind_text_or_null(st, 1, in->sweep_text);
     sqlite3_bind_text(st, 2, in->section ? in->section : "", -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 3, in->world_size);
+    sqlite3_bind_text(st, 4, in->mpi_library, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, in->mpi_version, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st), found = 0;
     if (rc == SQLITE_ROW) {
         *run_id = sqlite3_column_int64(st, 0);
@@ -259,6 +305,152 @@ int db_recorded_keys(db *d, long long run_id, void (*seen)(const char *key, void
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         seen((const char *)sqlite3_column_text(st, 0), ctx);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Guarantees: see db.h. */
+int db_transaction(db *d, const char *verb, char *err, size_t errlen)
+{
+    return exec(d, verb, err, errlen);
+}
+
+/* 1 when process pid of this host exists and is not a zombie (a killed launch whose
+ * processes nobody reaped yet is gone all the same). */
+static int process_exists(long long pid)
+{
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1; /* no /proc: kill's answer stands */
+    int alive = 1;
+    if (fgets(line, sizeof line, f)) {
+        const char *close = strrchr(line, ')'); /* "pid (comm) S ..." */
+        alive = !(close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X'));
+    }
+    fclose(f);
+    return alive;
+}
+
+/* 1 when run `id`, last seen by `pid` on `host` with a heartbeat `age` seconds old, may
+ * still be alive: its heartbeat is recent and, on this host, its process exists. */
+static int run_alive(const char *host, long long pid, double age, int has_heartbeat,
+                     const char *this_host, double stale_seconds)
+{
+    if (!has_heartbeat || age > stale_seconds)
+        return 0;
+    if (host && strcmp(host, this_host) == 0 && pid > 0 && !process_exists(pid))
+        return 0;
+    return 1;
+}
+
+/* Guarantees: see db.h. */
+int db_mark_dead_runs(db *d, const char *this_host, double stale_seconds, int *marked)
+{
+    sqlite3_stmt *st, *up;
+    *marked = 0;
+    if (sqlite3_prepare_v2(d->handle,
+                           "SELECT id, host, pid, heartbeat IS NOT NULL,"
+                           " (julianday('now') - julianday(heartbeat)) * 86400.0"
+                           " FROM runs WHERE status = 'running'", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(d->handle,
+                           "UPDATE runs SET status = 'interrupted', planned = NULL WHERE id = ?",
+                           -1, &up, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (run_alive((const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
+                      sqlite3_column_double(st, 4), sqlite3_column_int(st, 3), this_host,
+                      stale_seconds))
+            continue;
+        sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
+        if (sqlite3_step(up) != SQLITE_DONE) {
+            rc = SQLITE_ERROR;
+            break;
+        }
+        sqlite3_reset(up);
+        (*marked)++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(up);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Guarantees: see db.h. */
+int db_live_plans(db *d, void (*seen)(const char *identity, long long run_id, void *ctx), void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle, "SELECT id, planned FROM runs WHERE status = 'running'"
+                           " AND planned IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long long id = sqlite3_column_int64(st, 0);
+        char *plan = strdup((const char *)sqlite3_column_text(st, 1)), *save = NULL;
+        for (char *line = strtok_r(plan, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            seen(line, id, ctx);
+        free(plan);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Guarantees: see db.h. */
+int db_claim_run(db *d, long long run_id, const char *planned)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle,
+                           "UPDATE runs SET pid = ?, planned = ?,"
+                           " heartbeat = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)getpid());
+    bind_text_or_null(st, 2, planned);
+    sqlite3_bind_int64(st, 3, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Guarantees: see db.h. */
+int db_heartbeat(db *d, long long run_id)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE runs SET heartbeat = strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ',"
+             "'now') WHERE id = %lld AND status = 'running'", run_id);
+    return exec(d, sql, NULL, 0);
+}
+
+/* Guarantees: see db.h. The identity is the configuration key without its section
+ * (config_key = section "|" identity). */
+int db_recorded_identities(db *d, const run_info *in,
+                           void (*seen)(const char *identity, const char *status, void *ctx),
+                           void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle,
+                           "SELECT DISTINCT substr(r.config_key, length(r.section) + 2), r.status"
+                           " FROM results r JOIN runs u ON u.id = r.run_id"
+                           " WHERE r.status IN ('ok', 'skipped') AND substr(r.config_key, 1, length(r.section) + 1)"
+                           " = r.section || '|' AND u.mpi_library IS ? AND u.mpi_version IS ?"
+                           " AND u.cpu_model IS ? AND u.cores_per_node IS ?"
+                           " AND IFNULL(u.backend, '') = ?", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, in->mpi_library, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, in->mpi_version, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, in->cpu_model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 4, in->cores_per_node);
+    sqlite3_bind_text(st, 5, in->backend, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        seen((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+             ctx);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -428,9 +620,13 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     }
     sqlite3_finalize(st);
     sqlite3_finalize(ss);
-    return exec(d, "COMMIT", err, errlen);
+    if (exec(d, "COMMIT", err, errlen)) {
+        exec(d, "ROLLBACK", NULL, 0);
+        return -1;
+    }
+    return 0;
 fail:
-    snprintf(err, errlen, "cannot store %s: %s", c->key, sqlite3_errmsg(d->handle));
+    snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
     sqlite3_finalize(st);
     sqlite3_finalize(ss);
     exec(d, "ROLLBACK", NULL, 0);
@@ -442,8 +638,8 @@ int db_end_run(db *d, long long run_id, const char *status)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle,
-                           "UPDATE runs SET status = ?, ended = strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-                           " WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+                           "UPDATE runs SET status = ?, ended = strftime('%Y-%m-%dT%H:%M:%fZ','now'),"
+                           " planned = NULL WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, run_id);

@@ -41,12 +41,40 @@ typedef struct result_record {
 int db_open(const char *path, db **out, char *err, size_t errlen);
 void db_close(db *d);
 
-/* Starts a run and returns its id. */
+/* Starts a run (status running, this process's pid, a first heartbeat) and returns its id. */
 int db_begin_run(db *d, const run_info *info, long long *run_id, char *err, size_t errlen);
 
-/* The newest run of the same sweep text, section filter and launch size, if any:
- * returns 1 and its id, 0 if there is none, -1 on error. */
+/* The newest run, not running, of the same sweep text, section filter, launch size and
+ * MPI library and version, if any: returns 1 and its id, 0 if there is none, -1 on error. */
 int db_find_resumable_run(db *d, const run_info *info, long long *run_id);
+
+/* BEGIN IMMEDIATE, COMMIT or ROLLBACK (verb): groups the calls below into one atomic
+ * step. Returns 0, or -1 with the reason in err (may be NULL). */
+int db_transaction(db *d, const char *verb, char *err, size_t errlen);
+
+/* Runs left 'running' whose launch is gone become 'interrupted': no heartbeat within
+ * stale_seconds, or (on this_host) no process with their pid. *marked counts them.
+ * Returns 0 or -1. */
+int db_mark_dead_runs(db *d, const char *this_host, double stale_seconds, int *marked);
+
+/* Calls seen(identity, run_id, ctx) for every configuration a live ('running') run
+ * planned. Returns 0 or -1. */
+int db_live_plans(db *d, void (*seen)(const char *identity, long long run_id, void *ctx), void *ctx);
+
+/* Makes run_id this process's: its pid, a fresh heartbeat and its plan (identities one
+ * a line, NULL for none). Returns 0 or -1. */
+int db_claim_run(db *d, long long run_id, const char *planned);
+
+/* A fresh heartbeat for run_id while it is 'running'. Returns 0 or -1. */
+int db_heartbeat(db *d, long long run_id);
+
+/* Calls seen(identity, status, ctx) once for every configuration identity (config_key
+ * without its section) and status ('ok' or 'skipped') recorded by any run with the same
+ * MPI library and version, CPU model, cores per node and backend (the host class) as
+ * `in`. Returns 0 or -1. */
+int db_recorded_identities(db *d, const run_info *in,
+                           void (*seen)(const char *identity, const char *status, void *ctx),
+                           void *ctx);
 
 /* Marks run_id running again (for --resume). */
 int db_reopen_run(db *d, long long run_id);
@@ -54,7 +82,8 @@ int db_reopen_run(db *d, long long run_id);
 /* Calls seen(key, ctx) for every configuration already recorded in run_id. */
 int db_recorded_keys(db *d, long long run_id, void (*seen)(const char *key, void *ctx), void *ctx);
 
-/* Stores one configuration and its samples in one transaction. */
+/* Stores one configuration and its samples in one transaction (all or nothing). Returns
+ * 0, or -1 with SQLite's reason in err ("database or disk is full"). */
 int db_store_result(db *d, long long run_id, const sweep_section *sec, const config *c,
                     const result_record *r, const double *samples, int nsamples, char *err,
                     size_t errlen);

@@ -47,13 +47,18 @@ static const char usage[] =
     "                  page-faults, or the sets `default` (PAPI_L1_DCM, PAPI_L2_DCM,\n"
     "                  PAPI_L3_TCM, PAPI_MEM_WCY, PAPI_STL_ICY, PAPI_TOT_CYC, PAPI_TOT_INS)\n"
     "                  and `software`; `none` turns counting off\n"
-    "  --resume        continue the newest run of the same sweep in PATH: configurations\n"
-    "                  already recorded are neither redone nor duplicated\n"
-    "  --dry-run       print the configurations (and why some are skipped); run nothing\n"
+    "  --resume        skip every configuration already ok in PATH (matched on the\n"
+    "                  configuration, MPI library and host class, whatever the sweep text\n"
+    "                  or launch size) and continue the newest run of this very sweep;\n"
+    "                  nothing is redone or duplicated; counts of what is skipped are printed\n"
+    "  --dry-run       print the configurations (and why some are skipped); run nothing;\n"
+    "                  with --resume, also which are already recorded and how many are left\n"
     "  --quiet         no per-configuration progress lines\n"
     "\n"
-    "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input,\n"
-    "            3 a configuration hit its time limit (the run was ended; --resume continues)\n";
+    "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input\n"
+    "            (or a live run holds the same configurations, or the database refused a\n"
+    "            write), 3 a configuration hit its time limit (the run was ended; --resume\n"
+    "            continues)\n";
 
 /* Prints the registry as a table. */
 static int command_list(void)
@@ -92,11 +97,22 @@ static int command_list(void)
     return EXIT_OK;
 }
 
+static const char model_usage[] =
+    "usage: a2atune model --P LIST [--radix LIST]\n"
+    "  rounds K and blocks D of TRA (TRA paper, Propositions 1-4) and the digit count w,\n"
+    "  for every P of the list and every radix 2 <= r <= P (default 2..P); lists as in\n"
+    "  sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
+    "exit codes: 0 ok, 2 bad input (a P below 1, a radix outside 2..P)\n";
+
 /* `a2atune model`: a table of w, K, D for every (P, radix) asked for. */
 static int command_model(int argc, char **argv)
 {
     const char *P_text = NULL, *radix_text = "2..P";
     for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(model_usage, stdout);
+            return EXIT_OK;
+        }
         if ((strcmp(argv[i], "--P") == 0 || strcmp(argv[i], "-P") == 0) && i + 1 < argc)
             P_text = argv[++i];
         else if (strcmp(argv[i], "--radix") == 0 && i + 1 < argc)
@@ -116,7 +132,7 @@ static int command_model(int argc, char **argv)
     long long *pv = NULL;
     int np = 0, rc = EXIT_OK;
     if (vlist_parse(P_text, &Ps, err, sizeof err) || vlist_parse(radix_text, &radices, err, sizeof err) ||
-        vlist_eval(Ps, &(vlist_env){ 0, 0, 0, 0 }, &pv, &np, err, sizeof err)) {
+        vlist_eval(Ps, &(vlist_env){ 0, 0, 0, 0, 0 }, &pv, &np, err, sizeof err)) {
         fprintf(stderr, "a2atune: model: %s\n", err);
         rc = EXIT_BAD_INPUT;
         goto out;
@@ -125,13 +141,14 @@ static int command_model(int argc, char **argv)
     for (int i = 0; i < np && rc == EXIT_OK; i++) {
         long long *rv = NULL;
         int nr = 0;
-        if (pv[i] < 1 || vlist_eval(radices, &(vlist_env){ pv[i], pv[i], 1, pv[i] }, &rv, &nr, err, sizeof err)) {
+        if (pv[i] < 1 || vlist_eval(radices, &(vlist_env){ pv[i], pv[i], 1, pv[i], 0 }, &rv, &nr, err, sizeof err)) {
             fprintf(stderr, "a2atune: model: %s\n", pv[i] < 1 ? "P must be at least 1" : err);
             rc = EXIT_BAD_INPUT;
         }
         for (int j = 0; j < nr && rc == EXIT_OK; j++) {
-            if (rv[j] < 2) {
-                fprintf(stderr, "a2atune: model: radix %lld is below 2\n", rv[j]);
+            if (rv[j] < 2 || rv[j] > pv[i]) {
+                fprintf(stderr, "a2atune: model: radix %lld is outside 2..P at P = %lld\n", rv[j],
+                        pv[i]);
                 rc = EXIT_BAD_INPUT;
                 break;
             }

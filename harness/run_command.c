@@ -2,12 +2,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "configs.h"
 #include "counting.h"
+#include "counters.h"
 #include "db.h"
+#include "graph_counts.h"
+#include "heartbeat.h"
 #include "polite.h"
 #include "provenance.h"
 #include "runner.h"
@@ -35,6 +39,12 @@ static char *read_file(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot read the sweep file: %m", path);
         return NULL;
     }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not a sweep file", path);
+        fclose(f);
+        return NULL;
+    }
     size_t cap = 4096, len = 0;
     char *text = malloc(cap);
     size_t got;
@@ -43,8 +53,14 @@ static char *read_file(const char *path, char *err, size_t errlen)
         if (cap - len - 1 == 0)
             text = realloc(text, cap *= 2);
     }
+    int failed = ferror(f);
     fclose(f);
     text[len] = '\0';
+    if (failed) {
+        snprintf(err, errlen, "%s: cannot read the sweep file", path);
+        free(text);
+        return NULL;
+    }
     if (strlen(text) != len) {
         snprintf(err, errlen, "%s: not a text file (contains NUL bytes)", path);
         free(text);
@@ -85,6 +101,274 @@ static int compare_keys(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void sort_keys(key_set *set)
+{
+    if (set->count)
+        qsort(set->keys, (size_t)set->count, sizeof *set->keys, compare_keys);
+}
+
+static int has_key(const key_set *set, const char *key)
+{
+    return set->count && bsearch(&key, set->keys, (size_t)set->count, sizeof *set->keys,
+                                 compare_keys) != NULL;
+}
+
+static void free_keys(key_set *set)
+{
+    for (int i = 0; i < set->count; i++)
+        free(set->keys[i]);
+    free(set->keys);
+    memset(set, 0, sizeof *set);
+}
+
+/* What identifies a configuration across runs: its key without the section name
+ * (kernel, P, Q, S, dist and its parameters, payload, datatype, layout, iterations,
+ * warmup, seed, kernel parameters); the run adds MPI library, version and host class. */
+static const char *identity(const sweep *sw, const config *c)
+{
+    return c->key + strlen(sw->sections[c->section].name) + 1;
+}
+
+typedef struct recorded_sets {
+    key_set ok, skipped, ok_any_Q;
+} recorded_sets;
+
+/* The identity without its "|Q=..." part: a configuration too large for this launch has
+ * no ranks per node of its own here, so it is matched on everything else. */
+static void without_Q(const char *identity, char *out, size_t len)
+{
+    const char *q = strstr(identity, "|Q=");
+    if (!q) {
+        snprintf(out, len, "%s", identity);
+        return;
+    }
+    const char *rest = strchr(q + 1, '|');
+    snprintf(out, len, "%.*s%s", (int)(q - identity), identity, rest ? rest : "");
+}
+
+static void add_recorded(const char *identity, const char *status, void *ctx)
+{
+    recorded_sets *sets = ctx;
+    add_key(identity, strcmp(status, "ok") == 0 ? &sets->ok : &sets->skipped);
+    if (strcmp(status, "ok") == 0) {
+        char any_Q[sizeof ((config *)0)->key];
+        without_Q(identity, any_Q, sizeof any_Q);
+        add_key(any_Q, &sets->ok_any_Q);
+    }
+}
+
+typedef struct live_plan {
+    key_set keys;
+    long long run_id;
+} live_plan;
+
+static void add_live(const char *identity, long long run_id, void *ctx)
+{
+    live_plan *live = ctx;
+    add_key(identity, &live->keys);
+    live->run_id = run_id;
+}
+
+/* Which configurations are already done, for --resume (rank 0): recorded[i] = 1 for
+ * every configuration recorded in the continued run *continued (any status), or 'ok'
+ * in any run of the same MPI library, version and host class, or, when it would only be
+ * skipped again, recorded 'skipped' there. Says what it found on stderr unless quiet
+ * (dry runs say it on stdout). Returns 0, or -1 when the database cannot be read. */
+static int find_recorded(db *d, const run_info *info, const sweep *sw, const config *configs,
+                         int nconfigs, char *recorded, long long *continued, FILE *out)
+{
+    key_set in_run = { 0 };
+    recorded_sets done = { { 0 }, { 0 }, { 0 } };
+    int found = db_find_resumable_run(d, info, continued);
+    if (found < 0 || (found && db_recorded_keys(d, *continued, add_key, &in_run)) ||
+        db_recorded_identities(d, info, add_recorded, &done)) {
+        free_keys(&in_run);
+        free_keys(&done.ok);
+        free_keys(&done.skipped);
+        free_keys(&done.ok_any_Q);
+        return -1;
+    }
+    if (!found)
+        *continued = 0;
+    sort_keys(&in_run);
+    sort_keys(&done.ok);
+    sort_keys(&done.skipped);
+    sort_keys(&done.ok_any_Q);
+    int in_continued = 0, ok_elsewhere = 0, skipped_before = 0, left = 0;
+    for (int i = 0; i < nconfigs; i++) {
+        const char *id = identity(sw, &configs[i]);
+        char any_Q[sizeof configs[i].key];
+        without_Q(id, any_Q, sizeof any_Q);
+        if (has_key(&in_run, configs[i].key))
+            recorded[i] = 1, in_continued++;
+        else if (has_key(&done.ok, id) ||
+                 (configs[i].P > info->world_size && has_key(&done.ok_any_Q, any_Q)))
+            recorded[i] = 1, ok_elsewhere++;
+        else if (configs[i].skip && has_key(&done.skipped, id))
+            recorded[i] = 1, skipped_before++;
+        left += !recorded[i] && !configs[i].skip;
+    }
+    if (*continued)
+        fprintf(out, "a2atune: --resume: continuing run %lld (the same sweep text, launch size "
+                "and MPI library): %d configurations recorded there\n", *continued, in_continued);
+    else
+        fprintf(out, "a2atune: --resume: no earlier run of this very sweep text and launch size; "
+                "a new run reuses what the database holds\n");
+    fprintf(out, "a2atune: --resume: %d already ok in other runs (same configuration, MPI "
+            "library and version, host class; any sweep text or launch size), %d skipped "
+            "before and again now: not redone; %d left to run\n", ok_elsewhere, skipped_before,
+            left);
+    free_keys(&in_run);
+    free_keys(&done.ok);
+    free_keys(&done.skipped);
+    free_keys(&done.ok_any_Q);
+    return 0;
+}
+
+/* The identities this launch will run, one a line (the run's plan). */
+static char *plan_text(const sweep *sw, const config *configs, int nconfigs, const char *recorded)
+{
+    size_t len = 1;
+    for (int i = 0; i < nconfigs; i++)
+        if (!configs[i].skip && !recorded[i])
+            len += strlen(identity(sw, &configs[i])) + 1;
+    char *text = malloc(len), *at = text;
+    *at = '\0';
+    for (int i = 0; i < nconfigs; i++)
+        if (!configs[i].skip && !recorded[i])
+            at += sprintf(at, "%s\n", identity(sw, &configs[i]));
+    return text;
+}
+
+/* Rank 0 before a run: under the database's write lock, marks runs whose launch is gone
+ * 'interrupted', refuses (1, the reason in err) when a live run plans a configuration
+ * this one would run, finds what --resume need not redo, starts or continues the run and
+ * records this launch's pid and plan in it. Returns 0, 1 (refused), 2 (--resume finds
+ * nothing left to run or record: no run is started) or -1 (err). */
+static int claim_run(db *d, const run_options *opt, run_info *info, const sweep *sw,
+                     const config *configs, int nconfigs, char *recorded, long long *run_id,
+                     char *err, size_t errlen)
+{
+    char msg[512];
+    if (db_transaction(d, "BEGIN IMMEDIATE", msg, sizeof msg)) {
+        snprintf(err, errlen, "%s: %s", opt->db_path, msg);
+        return -1;
+    }
+    int marked = 0, rc = -1;
+    live_plan live = { { 0 }, 0 };
+    char *plan = NULL, *resume_note = NULL;
+    /* dead runs are marked for good, even when this launch is then refused */
+    int unreadable = db_mark_dead_runs(d, info->host, HEARTBEAT_STALE_SECONDS, &marked);
+    if (!unreadable && marked && (db_transaction(d, "COMMIT", msg, sizeof msg) ||
+                                  db_transaction(d, "BEGIN IMMEDIATE", msg, sizeof msg))) {
+        snprintf(err, errlen, "%s: %s", opt->db_path, msg);
+        goto out;
+    }
+    if (unreadable || db_live_plans(d, add_live, &live)) {
+        snprintf(err, errlen, "%s: cannot read its runs", opt->db_path);
+        goto out;
+    }
+    /* what --resume found is said once the launch is known to go ahead */
+    size_t note_len = 0;
+    FILE *note = opt->resume ? open_memstream(&resume_note, &note_len) : NULL;
+    unreadable = opt->resume && (!note || find_recorded(d, info, sw, configs, nconfigs,
+                                                        recorded, run_id, note));
+    if (note)
+        fclose(note);
+    if (unreadable) {
+        snprintf(err, errlen, "%s: cannot look for what is already recorded", opt->db_path);
+        goto out;
+    }
+    sort_keys(&live.keys);
+    int overlap = 0, first = -1;
+    for (int i = 0; i < nconfigs; i++)
+        if (!configs[i].skip && !recorded[i] && has_key(&live.keys, identity(sw, &configs[i]))) {
+            overlap++;
+            if (first < 0)
+                first = i;
+        }
+    if (overlap) {
+        char what[300];
+        config_describe(&configs[first], what, sizeof what);
+        snprintf(err, errlen, "%s: run %lld is live (its launch is still running) and plans "
+                 "%d of the configurations this launch would run (%s, ...); wait for it to end "
+                 "or end it (a run whose processes died is marked interrupted)", opt->db_path,
+                 live.run_id, overlap, what);
+        rc = 1;
+        goto out;
+    }
+    int pending = 0;
+    for (int i = 0; i < nconfigs; i++)
+        pending += !recorded[i];
+    if (opt->resume && pending == 0) { /* nothing to run or to record: no new run */
+        rc = db_transaction(d, "COMMIT", msg, sizeof msg) ? -1 : 2;
+        if (rc < 0)
+            snprintf(err, errlen, "%s: %s", opt->db_path, msg);
+        goto out;
+    }
+    if (*run_id)
+        db_reopen_run(d, *run_id);
+    else if (db_begin_run(d, info, run_id, err, errlen))
+        goto out;
+    plan = plan_text(sw, configs, nconfigs, recorded);
+    if (db_claim_run(d, *run_id, plan)) {
+        snprintf(err, errlen, "%s: cannot record the run's plan", opt->db_path);
+        goto out;
+    }
+    if (db_transaction(d, "COMMIT", msg, sizeof msg)) {
+        snprintf(err, errlen, "%s: %s", opt->db_path, msg);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (rc == 1 || rc < 0) {
+        db_transaction(d, "ROLLBACK", NULL, 0);
+    } else {
+        if (marked)
+            fprintf(stderr, "a2atune: %d earlier run(s) in %s marked interrupted: their "
+                    "processes are gone (no heartbeat)\n", marked, opt->db_path);
+        if (resume_note)
+            fputs(resume_note, stderr);
+    }
+    free(resume_note);
+    free(plan);
+    free_keys(&live.keys);
+    return rc;
+}
+
+/* Rank 0's verdict, shared with every rank without spinning while they wait. */
+static int polite_share(int value)
+{
+    MPI_Request req;
+    MPI_Ibcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    polite_wait(&req);
+    return value;
+}
+
+/* Warns (rank 0, one line) about events of `list` this machine cannot count: unknown
+ * names or events without hardware support; they are recorded with available = 0. */
+static void warn_uncountable(const char *where, const char *list)
+{
+    char err[256], names[1024] = "";
+    counter_set *set = counters_open(list, err, sizeof err);
+    if (!set)
+        return;
+    int bad = 0;
+    size_t used = 0;
+    for (int i = 0; i < counters_count(set); i++)
+        if (!counters_available(set, i) && used < sizeof names) {
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s (%.80s)",
+                                     bad ? ", " : "", counters_name(set, i),
+                                     counters_reason(set, i));
+            bad++;
+        }
+    if (bad)
+        fprintf(stderr, "a2atune: warning: %s: %d of %d events cannot be counted here: %s; "
+                "they are recorded with available = 0 and the reason (a2atune counters "
+                "shows what works)\n", where, bad, counters_count(set), names);
+    counters_close(set);
+}
+
 /* ---- the watchdog's last act ----------------------------------------------------- */
 
 typedef struct timeout_context {
@@ -93,6 +377,8 @@ typedef struct timeout_context {
     const sweep_section *section;
     const config *config;
     double started;
+    const int *counts;  /* ok, wrong, error, skipped so far */
+    double launched;    /* when the launch started */
 } timeout_context;
 
 /* Records the hung configuration as `timeout` through its own connection and ends
@@ -104,18 +390,21 @@ static void on_timeout(void *arg)
     config_describe(t->config, what, sizeof what);
     result_record r = { .status = "timeout", .started = t->started, .ended = now() };
     snprintf(r.message, sizeof r.message,
-             "exceeded the time limit of %.0f s; the launch was ended (rerun with --resume to "
+             "exceeded the time limit of %g s; the launch was ended (rerun with --resume to "
              "continue after this configuration)", t->config->timeout);
     db *d;
     if (db_open(t->db_path, &d, err, sizeof err) == 0) {
         if (db_store_result(d, t->run_id, t->section, t->config, &r, NULL, 0, err, sizeof err))
-            fprintf(stderr, "a2atune: %s\n", err);
+            fprintf(stderr, "a2atune: %s: cannot store %s: %s\n", t->db_path, what, err);
         db_end_run(d, t->run_id, "timeout");
         db_close(d);
     } else {
         fprintf(stderr, "a2atune: %s\n", err);
     }
     fprintf(stderr, "a2atune: TIMEOUT %s: %s\n", what, r.message);
+    fprintf(stderr, "a2atune: ended by a timeout after %.1f s: %d ok, %d wrong, %d error, "
+            "%d skipped, 1 timeout\n", now() - t->launched, t->counts[0], t->counts[1],
+            t->counts[2], t->counts[3]);
     _exit(EXIT_TIMEOUT);
 }
 
@@ -135,6 +424,7 @@ int command_run(const run_options *opt)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     char err[1024] = "";
+    double t_launch = now(); /* the summary counts the whole launch, graph closures included */
 
     /* A wrong srun --mpi plugin starts P singletons. Rank 0's view decides for everyone:
      * under mpirun inside an allocation, ranks on other nodes inherit SLURM_NTASKS of their
@@ -179,7 +469,16 @@ int command_run(const run_options *opt)
     config *configs = NULL;
     char *counters = NULL;
     int nconfigs = 0, rc = EXIT_OK;
-    if (expand_sweep(sw, &launch, opt->section, &configs, &nconfigs, err, sizeof err)) {
+    /* rank 0 expands first: it computes what the graph cache lacks, saying so, and the
+     * other ranks then read the cache instead of computing the same closures */
+    graph_counts_progress(rank == 0 && !opt->quiet ? stderr : NULL);
+    if (rank != 0)
+        polite_barrier(MPI_COMM_WORLD);
+    int expanded = expand_sweep(sw, &launch, opt->section, &configs, &nconfigs, err, sizeof err);
+    if (rank == 0)
+        polite_barrier(MPI_COMM_WORLD);
+    graph_counts_progress(NULL);
+    if (expanded) {
         rc = fail_input(rank, err);
         goto out;
     }
@@ -193,67 +492,87 @@ int command_run(const run_options *opt)
         }
         for (int i = 0; i < nconfigs; i++)
             configs[i].counters = counters;
+        if (rank == 0)
+            warn_uncountable("--counters", counters);
+    } else if (rank == 0) {
+        for (int s = 0; s < sw->nsections; s++)
+            if (sw->sections[s].counters) {
+                char where[600];
+                snprintf(where, sizeof where, "%s:%d: counters", sw->path,
+                         sw->sections[s].setting[KEY_COUNTERS].line);
+                warn_uncountable(where, sw->sections[s].counters);
+                break; /* one line: sections usually share the list */
+            }
     }
 
+    info.sweep_file = opt->sweep_path;
+    info.sweep_text = sw->text;
+    info.section = opt->section;
+    info.command_line = opt->command_line;
+    char *recorded = calloc((size_t)nconfigs + 1, 1);
     if (opt->dry_run) {
         if (rank == 0) {
-            int runnable = 0;
-            for (int i = 0; i < nconfigs; i++) {
+            struct stat sb;
+            db *d = NULL;
+            long long continued = 0;
+            if (opt->resume && stat(opt->db_path, &sb) != 0) {
+                printf("a2atune: --resume: %s does not exist yet: nothing is recorded\n",
+                       opt->db_path);
+            } else if (opt->resume && (db_open(opt->db_path, &d, err, sizeof err) ||
+                                       find_recorded(d, &info, sw, configs, nconfigs, recorded,
+                                                     &continued, stdout))) {
+                if (d)
+                    snprintf(err, sizeof err, "%s: cannot look for what is recorded", opt->db_path);
+                rc = EXIT_BAD_INPUT;
+            }
+            db_close(d);
+            int runnable = 0, done = 0;
+            for (int i = 0; i < nconfigs && rc == EXIT_OK; i++) {
                 char what[300];
                 config_describe(&configs[i], what, sizeof what);
-                printf("%5d  %s%s%s\n", i + 1, what, configs[i].skip ? "  SKIPPED: " : "",
-                       configs[i].skip ? configs[i].reason : "");
-                runnable += !configs[i].skip;
+                printf("%5d  %s%s%s\n", i + 1, what,
+                       recorded[i] ? "  RECORDED" : configs[i].skip ? "  SKIPPED: " : "",
+                       recorded[i] || !configs[i].skip ? "" : configs[i].reason);
+                runnable += !configs[i].skip && !recorded[i];
+                done += recorded[i];
             }
-            printf("%d configurations: %d to run, %d skipped\n", nconfigs, runnable,
-                   nconfigs - runnable);
+            if (rc == EXIT_OK && opt->resume)
+                printf("%d configurations: %d to run, %d skipped, %d already recorded\n",
+                       nconfigs, runnable, nconfigs - runnable - done, done);
+            else if (rc == EXIT_OK)
+                printf("%d configurations: %d to run, %d skipped\n", nconfigs, runnable,
+                       nconfigs - runnable);
         }
+        rc = share(rc);
+        if (rc)
+            fail_input(rank, err);
+        free(recorded);
         goto out;
     }
 
     /* rank 0 owns the database; everyone learns what is already recorded */
     db *d = NULL;
     long long run_id = 0;
-    char *recorded = calloc((size_t)nconfigs + 1, 1);
-    info.sweep_file = opt->sweep_path;
-    info.sweep_text = sw->text;
-    info.section = opt->section;
-    info.command_line = opt->command_line;
     int status = 0;
     if (rank == 0) {
-        if (db_open(opt->db_path, &d, err, sizeof err)) {
+        if (db_open(opt->db_path, &d, err, sizeof err))
             status = 1;
-        } else if (opt->resume) {
-            int found = db_find_resumable_run(d, &info, &run_id);
-            if (found < 0) {
-                snprintf(err, sizeof err, "%s: cannot look for a run to resume", opt->db_path);
-                status = 1;
-            } else if (found == 0) {
-                fprintf(stderr, "a2atune: --resume: no earlier run of this sweep in %s; starting "
-                        "a new run\n", opt->db_path);
-            } else {
-                key_set done = { 0 };
-                db_recorded_keys(d, run_id, add_key, &done);
-                qsort(done.keys, (size_t)done.count, sizeof *done.keys, compare_keys);
-                int skipped = 0;
-                for (int i = 0; i < nconfigs; i++) {
-                    const char *key = configs[i].key;
-                    recorded[i] = bsearch(&key, done.keys, (size_t)done.count,
-                                          sizeof *done.keys, compare_keys) != NULL;
-                    skipped += recorded[i];
-                }
-                for (int i = 0; i < done.count; i++)
-                    free(done.keys[i]);
-                free(done.keys);
-                db_reopen_run(d, run_id);
-                fprintf(stderr, "a2atune: resuming run %lld: %d of %d configurations already "
-                        "recorded\n", run_id, skipped, nconfigs);
-            }
-        }
-        if (!status && run_id == 0 && db_begin_run(d, &info, &run_id, err, sizeof err))
+        else if ((status = claim_run(d, opt, &info, sw, configs, nconfigs, recorded, &run_id,
+                                     err, sizeof err)) == 2)
+            fprintf(stderr, "a2atune: --resume: nothing left to run: every configuration is "
+                    "recorded in %s\n", opt->db_path);
+        else if (status == 0)
+            heartbeat_start(opt->db_path, run_id);
+        else
             status = 1;
     }
-    if (share(status)) {
+    status = share(status);
+    if (status == 2) {
+        db_close(d);
+        free(recorded);
+        goto out;
+    }
+    if (status) {
         db_close(d);
         free(recorded);
         rc = fail_input(rank, err);
@@ -306,7 +625,7 @@ int command_run(const run_options *opt)
         if (c->skip) {
             snprintf(r.message, sizeof r.message, "%s", c->reason);
         } else {
-            timeout_context tc = { opt->db_path, run_id, sec, c, r.started };
+            timeout_context tc = { opt->db_path, run_id, sec, c, r.started, counts, t_launch };
             if (rank == 0)
                 watchdog_arm(c->timeout, on_timeout, &tc);
             if (rank < c->P)
@@ -317,13 +636,25 @@ int command_run(const run_options *opt)
             done_count++;
         }
         r.ended = now();
-        if (rank != 0)
+        if (rank != 0) {
+            if (polite_share(0)) /* rank 0 could not store it: the launch ends */
+                break;
             continue;
+        }
         int nsamples = strcmp(r.status, "ok") == 0 ? c->iterations : 0;
         if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
-            fprintf(stderr, "a2atune: %s\n", err);
+            /* the first write that fails ends the launch: nothing measured after it
+             * could be kept (full disk, a lost or damaged database) */
+            char what[300];
+            config_describe(c, what, sizeof what);
+            fprintf(stderr, "a2atune: %s: cannot store %s: %s; the launch ends here (%d "
+                    "configurations stored; make room and rerun with --resume)\n", opt->db_path,
+                    what, err, counts[0] + counts[1] + counts[2] + counts[3]);
             status = 1;
+            polite_share(1);
+            break;
         }
+        polite_share(0);
         for (int s = 0; s < 5; s++)
             if (strcmp(r.status, status_names[s]) == 0)
                 counts[s]++;
@@ -356,10 +687,12 @@ int command_run(const run_options *opt)
     }
     status = share(status);
     if (rank == 0) {
+        heartbeat_stop();
         db_end_run(d, run_id, status ? "failed" : counts[1] + counts[2] ? "failed" : "done");
         db_close(d);
-        fprintf(stderr, "a2atune: finished in %.1f s: %d ok, %d wrong, %d error, %d skipped\n",
-                now() - t_start, counts[0], counts[1], counts[2], counts[3]);
+        fprintf(stderr, "a2atune: %s in %.1f s: %d ok, %d wrong, %d error, %d skipped\n",
+                status ? "ended" : "finished", now() - t_launch, counts[0], counts[1], counts[2],
+                counts[3]);
         if (counts[1] + counts[2])
             fprintf(stderr, "a2atune: wrong or failed configurations are listed above and in the "
                     "database (status <> 'ok')\n");

@@ -1,7 +1,6 @@
 /* sweep.c — loading sweep files with libinih (see sweep.h). */
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <unistd.h>
 #include <libgen.h>
 #include <math.h>
@@ -57,6 +56,14 @@ const char *sweep_datatype_name(int index)
     return datatype_names[index];
 }
 
+/* Guarantees: the size in bytes of datatype `index` (valid index), without MPI. */
+int sweep_datatype_size(int index)
+{
+    static const int sizes[NDATATYPES] = { 1, 1, (int)sizeof(int), 8, (int)sizeof(float),
+                                           (int)sizeof(double) };
+    return sizes[index];
+}
+
 /* Guarantees: the MPI predefined type for datatype `index` (valid index). */
 MPI_Datatype sweep_datatype(int index)
 {
@@ -70,36 +77,15 @@ MPI_Datatype sweep_datatype(int index)
     }
 }
 
-/* ---- reading: libinih over a string, counting lines ------------------------------- */
-
-typedef struct reader_state {
-    const char *next;
-    int line;
-} reader_state;
+/* ---- reading: INI lines of any length, counted ------------------------------------ */
 
 typedef struct load_state {
     sweep *sw;
-    reader_state reader;
+    int line;                 /* the line being read (1-based) */
     sweep_setting global[KEY_COUNT];
+    sweep_setting *last;      /* the setting of the previous key line (continuations) */
     char err[512];
 } load_state;
-
-static char *read_line(char *str, int num, void *stream)
-{
-    reader_state *r = stream;
-    if (!*r->next)
-        return NULL;
-    int n = 0;
-    while (n < num - 1 && r->next[n] && r->next[n] != '\n')
-        n++;
-    if (r->next[n] == '\n' && n < num - 1)
-        n++;
-    memcpy(str, r->next, (size_t)n);
-    str[n] = '\0';
-    r->next += n;
-    r->line++;
-    return str;
-}
 
 static int key_by_name(const char *name)
 {
@@ -113,7 +99,7 @@ static int handle_pair(void *user, const char *section, const char *name, const 
 {
     load_state *st = user;
     sweep *sw = st->sw;
-    int line = st->reader.line;
+    int line = st->line;
     sweep_setting *settings = st->global;
     if (section[0]) {
         sweep_section *last = sw->nsections ? &sw->sections[sw->nsections - 1] : NULL;
@@ -152,7 +138,136 @@ static int handle_pair(void *user, const char *section, const char *name, const 
     }
     settings[key].text = strdup(value);
     settings[key].line = line;
+    st->last = &settings[key];
     return 1;
+}
+
+/* Where an inline comment (';' after white space) or one of `stop` begins in s, or its
+ * end. */
+static char *find_stop(char *s, const char *stop)
+{
+    int after_space = 0;
+    while (*s && !(stop && strchr(stop, *s)) && !(after_space && *s == ';')) {
+        after_space = isspace((unsigned char)*s);
+        s++;
+    }
+    return s;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Reads the INI text line by line, of any length: `[section]` headers, `key = value`
+ * (or `key: value`) pairs, whole-line comments (';' or '#') and inline comments (';'
+ * after white space). An indented line right after a key line continues its value
+ * (joined with one space). Returns 0, or the first bad line with the message in st->err
+ * when the handler gave one. */
+static int parse_ini(const char *text, load_state *st)
+{
+    char section[sizeof st->sw->sections[0].name] = "";
+    if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        text += 3; /* a UTF-8 byte order mark */
+    char *copy = strdup(text), *next = copy;
+    int rc = 0;
+    st->line = 0;
+    st->last = NULL;
+    while (*next && rc == 0) {
+        char *raw = next, *end = strchr(next, '\n');
+        if (end) {
+            *end = '\0';
+            next = end + 1;
+        } else {
+            next = raw + strlen(raw);
+        }
+        st->line++;
+        char *line = trim(raw);
+        if (!*line || *line == ';' || *line == '#')
+            continue;
+        if (st->last && line > raw) { /* indented: continues the previous value */
+            *find_stop(line, NULL) = '\0';
+            line = trim(line);
+            size_t had = strlen(st->last->text), more = strlen(line);
+            char *joined = realloc(st->last->text, had + more + 2);
+            if (!joined)
+                abort();
+            snprintf(joined + had, more + 2, "%s%s", had ? " " : "", line);
+            st->last->text = joined;
+            continue;
+        }
+        st->last = NULL;
+        if (*line == '[') {
+            char *close = find_stop(line + 1, "]");
+            if (*close != ']') {
+                rc = st->line;
+                break;
+            }
+            *close = '\0';
+            const char *name = trim(line + 1);
+            if (strlen(name) >= sizeof section) {
+                snprintf(st->err, sizeof st->err, "%s:%d: section name too long (at most %zu "
+                         "characters)", st->sw->path, st->line, sizeof section - 1);
+                rc = st->line;
+                break;
+            }
+            snprintf(section, sizeof section, "%s", name);
+            continue;
+        }
+        char *sep = find_stop(line, "=:");
+        if (*sep != '=' && *sep != ':') {
+            rc = st->line;
+            break;
+        }
+        *sep = '\0';
+        char *value = sep + 1;
+        while (isspace((unsigned char)*value))
+            value++;
+        *find_stop(value, NULL) = '\0';
+        if (!handle_pair(st, section, trim(line), trim(value)))
+            rc = st->line;
+    }
+    free(copy);
+    return rc;
+}
+
+/* 0 when text is UTF-8, else the line of its first byte that is not, with the byte and
+ * its column (1-based, in bytes). */
+static int first_bad_utf8(const char *text, int *column, unsigned *byte)
+{
+    const unsigned char *p = (const unsigned char *)text, *line_start = p;
+    int line = 1;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        unsigned cp = n == 0 ? *p : n == 1 ? *p & 0x1Fu : n == 2 ? *p & 0x0Fu : *p & 0x07u;
+        int ok = n >= 0;
+        for (int k = 1; ok && k <= n; k++) {
+            ok = (p[k] & 0xC0) == 0x80;
+            cp = (cp << 6) | (p[k] & 0x3Fu);
+        }
+        /* no overlong forms, surrogates or values beyond U+10FFFF */
+        if (ok && n > 0)
+            ok = cp >= (n == 1 ? 0x80u : n == 2 ? 0x800u : 0x10000u) && cp <= 0x10FFFFu &&
+                 (cp < 0xD800u || cp > 0xDFFFu);
+        if (!ok) {
+            *column = (int)(p - line_start) + 1;
+            *byte = *p;
+            return line;
+        }
+        if (*p == '\n') {
+            line++;
+            line_start = p + 1;
+        }
+        p += n + 1;
+    }
+    return 0;
 }
 
 /* ---- checking one section ------------------------------------------------------- */
@@ -440,9 +555,17 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
     if (parse_int_setting(path, &set[KEY_SEED], 0, (long long)(~0ULL >> 1), &v, err, errlen))
         return -1;
     sec->seed = (uint64_t)v;
-    if (parse_int_setting(path, &set[KEY_TIMEOUT], 1, 86400, &v, err, errlen))
-        return -1;
-    sec->timeout = (double)v;
+    {
+        const sweep_setting *s = &set[KEY_TIMEOUT];
+        char *end;
+        double t = strtod(s->text, &end);
+        while (*end == ' ')
+            end++;
+        if (end == s->text || *end || !isfinite(t) || t < 0.001 || t > 86400)
+            FAIL("%s:%d: timeout = '%s' is not a number of seconds from 0.001 to 86400", path,
+                 s->line, s->text);
+        sec->timeout = t;
+    }
 
     double *targets[] = { &sec->dist_params.mean, &sec->dist_params.sd, &sec->dist_params.exponent };
     const sweep_key number_keys[] = { KEY_MEAN, KEY_SD, KEY_EXPONENT };
@@ -506,20 +629,25 @@ int sweep_load(const char *path, const char *text, sweep **out, char *err, size_
     sweep *sw = calloc(1, sizeof *sw);
     sw->path = strdup(path);
     sw->text = strdup(text);
-    load_state st = { .sw = sw, .reader = { text, 0 } };
-    int rc = ini_parse_stream(read_line, &st.reader, handle_pair, &st);
+    load_state st = { .sw = sw };
+    int column, rc;
+    unsigned byte;
+    if ((rc = first_bad_utf8(text, &column, &byte)) != 0) {
+        snprintf(err, errlen, "%s:%d: not UTF-8 text (byte 0x%02X at column %d); save the sweep "
+                 "file as UTF-8", path, rc, byte, column);
+        goto fail;
+    }
+    rc = parse_ini(text, &st);
     if (rc != 0) {
         if (st.err[0])
             snprintf(err, errlen, "%s", st.err);
-        else if (rc > 0)
-            snprintf(err, errlen, "%s:%d: not a 'key = value' line or '[section]' header", path, rc);
         else
-            snprintf(err, errlen, "%s: cannot parse (out of memory)", path);
+            snprintf(err, errlen, "%s:%d: not a 'key = value' line or '[section]' header", path, rc);
         goto fail;
     }
     if (sw->nsections == 0) {
         snprintf(err, errlen, "%s:%d: no section with settings: nothing to run", path,
-                 st.reader.line > 0 ? st.reader.line : 1);
+                 st.line > 0 ? st.line : 1);
         goto fail;
     }
     for (int i = 0; i < sw->nsections; i++)

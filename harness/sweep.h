@@ -79,5 +79,6 @@ const char *sweep_alloc_name(int alloc);
 int sweep_datatype_count(void);
 const char *sweep_datatype_name(int index);
 MPI_Datatype sweep_datatype(int index);
+int sweep_datatype_size(int index);   /* bytes of one element (no MPI call) */
 
 #endif

@@ -19,8 +19,8 @@ typedef enum {
     NODE_SQRT, NODE_LOG2, NODE_MIN, NODE_MAX
 } node_kind;
 
-enum { VAR_P, VAR_Q, VAR_N, VAR_WORLD, VAR_COUNT };
-static const char *const var_names[VAR_COUNT] = {"P", "Q", "N", "world"};
+enum { VAR_P, VAR_Q, VAR_N, VAR_WORLD, VAR_RADIX, VAR_COUNT };
+static const char *const var_names[VAR_COUNT] = {"P", "Q", "N", "world", "radix"};
 
 /* One expression node; children are indices into vlist.nodes (-1 when absent). */
 typedef struct node {
@@ -359,7 +359,7 @@ static int parse_atom(parser *p)
         }
         return parse_call(p, functions[f].kind, functions[f].arg_count);
     }
-    parse_error(p, "unknown name '%.*s' at column %zu (known: P, Q, N, world, sqrt, log2, min, max)",
+    parse_error(p, "unknown name '%.*s' at column %zu (known: P, Q, N, world, radix, sqrt, log2, min, max)",
                 (int)(tok.length > 40 ? 40 : tok.length), name, tok.begin + 1);
     return -1;
 }
@@ -569,7 +569,7 @@ static int eval_node(evaluator *ev, int index, long long *out)
         const vlist_env *env = ev->env;
         if (!env)
             return eval_error(ev, "no value given for '%s'", var_names[n->value]);
-        const long long by_var[VAR_COUNT] = {env->P, env->Q, env->N, env->world};
+        const long long by_var[VAR_COUNT] = {env->P, env->Q, env->N, env->world, env->radix};
         *out = by_var[n->value];
         return 0;
     }

@@ -8,7 +8,8 @@
  *   unary := '-' unary | atom
  *   atom  := number[suffix] | ident | func '(' args ')' | '(' expr ')'
  * Numbers are decimal integers; suffixes K Ki KiB KB (2^10), M Mi MiB MB (2^20),
- * G Gi GiB GB (2^30), B (1) follow the digits directly. Names: P, Q, N, world;
+ * G Gi GiB GB (2^30), B (1) follow the digits directly. Names: P, Q, N, world, radix
+ * (the configuration's radix, for parameters evaluated after it such as block_count);
  * `sqrt` alone means sqrt(P). Functions: sqrt(x) (nearest integer), log2(x) (ceiling),
  * min(a,b), max(a,b). '/' truncates toward zero. All arithmetic is checked int64.
  */
@@ -27,6 +28,7 @@ typedef struct vlist vlist;
 /* Values of the names a list may use; only the names the list mentions are read. */
 typedef struct vlist_env {
     long long P, Q, N, world;
+    long long radix; /* the radix already chosen (block_count = 1..radix-1) */
 } vlist_env;
 
 /* Parses `text`. Returns 0 and a new list in *out, or -1 with *out = NULL and a one-line
@@ -34,7 +36,7 @@ typedef struct vlist_env {
  * int64 are all reported here, with a 1-based column). err may be NULL. */
 int vlist_parse(const char *text, vlist **out, char *err, size_t errlen);
 
-/* Returns 1 if the list mentions `ident` (one of "P", "Q", "N", "world"; a bare `sqrt`
+/* Returns 1 if the list mentions `ident` (one of "P", "Q", "N", "world", "radix"; a bare `sqrt`
  * counts as mentioning P), else 0. */
 int vlist_uses(const vlist *l, const char *ident);
 

@@ -299,12 +299,46 @@ static void test_sweeps(void)
     expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 1..\n", "t.ini:4:");
 }
 
+/* The INI reader: comments, ':' pairs, continuation lines, a byte order mark, CRLF,
+ * lines of any length, UTF-8 only. */
+static void test_ini_reader(void)
+{
+    char err[512] = "";
+    size_t pad = 100000;
+    char *text = malloc(pad + 512);
+    snprintf(text, pad + 512, "\xEF\xBB\xBF; comment\r\n# another\r\niterations: 7 ; inline\r\n"
+             "[s] ; header comment\r\nfamily = uniform\r\nkernels = vendor,\r\n    scattered"
+             " ; continued\r\nS = 8\r\nblock_count = 1\r\n; ");
+    size_t used = strlen(text);
+    memset(text + used, 'x', pad); /* a comment line of 100 000 characters */
+    snprintf(text + used + pad, 512, "\nwarmup = 2\n");
+    sweep *sw = load(text, err, sizeof err);
+    CHECK(sw && sw->nsections == 1 && sw->sections[0].nkernels == 2 &&
+              sw->sections[0].iterations == 7 && sw->sections[0].warmup == 2,
+          "BOM, CRLF, ':' pairs, inline comments, continuation, a 100 000-character line: %s",
+          err);
+    CHECK(sw && sw->sections[0].setting[KEY_WARMUP].line == 11, "line numbers count every line");
+    sweep_free(sw);
+    free(text);
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\n; caf\xE9\n",
+                      "t.ini:5: not UTF-8 text (byte 0xE9 at column 6)");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\n; \xC0\xAF overlong\n",
+                      "t.ini:5: not UTF-8");
+    expect_load_error("[s\nfamily = uniform\n", "t.ini:1: not a 'key = value' line");
+    expect_load_error("[s]\nfamily = uniform\nkernels = vendor\nS = 8\ntimeout = 0\n",
+                      "t.ini:5: timeout = '0' is not a number of seconds");
+    sw = load("[s]\nfamily = uniform\nkernels = vendor\nS = 8\ntimeout = 0.25\n", err, sizeof err);
+    CHECK(sw && sw->sections[0].timeout == 0.25, "fractional timeout: %s", err);
+    sweep_free(sw);
+}
+
 int main(void)
 {
     test_stats();
     test_workload();
     test_distributions();
     test_sweeps();
+    test_ini_reader();
     printf("unit_harness: %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -21,7 +21,7 @@ from .common import A2AError
 
 APPLICATION_ID = 0x61326174
 RUN_IDENTITY = ("started", "host", "command_line", "sweep_text")
-RUN_PROGRESS = ("ended", "status")      # change while a run goes on: the later state wins
+RUN_PROGRESS = ("ended", "status", "pid", "heartbeat", "planned")  # change while a run goes on: the later state wins
 EXIT_CONFLICT = 1
 MAX_CONFLICT_LINES = 20
 

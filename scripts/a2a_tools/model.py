@@ -123,8 +123,8 @@ def run(args, db=None):
             raise A2AError("model: P must be at least 1")
         radices = vlist.parse(args.radix, {"P": P, "Q": P, "N": 1, "world": P})
         for r in radices:
-            if r < 2:
-                raise A2AError("model: radix %d is below 2" % r)
+            if r < 2 or r > P:
+                raise A2AError("model: radix %d is outside 2..P at P = %d" % (r, P))
         best = optimal_radix(P, S, args.alpha, args.beta, radices) if S is not None else None
         for r in radices:
             row = [P, r, digits(P, r), rounds(P, r), blocks(P, r)]

@@ -88,6 +88,7 @@ class BadInput(A2ATestCase):
         self.bad("heatmap", "--db", self.db)                      # --kernel is required
         self.bad("model", "--P", "0")
         self.bad("model", "--P", "8", "--radix", "1")
+        self.bad("model", "--P", "8", "--radix", "9")            # a radix above P
         self.bad("nosuch")
         self.bad()
 
