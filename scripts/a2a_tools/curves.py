@@ -94,7 +94,7 @@ def draw(style, db, run, kernel, baseline, P, groups, oversubscribed, args):
             ax.set_yscale("log")
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
             ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-        ax.set_title("S = %s B" % fmt_size(g.S))
+        ax.set_title("S = %s" % fmt_size(g.S))
         ax.grid(True, which="major")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
         if i % ncols == 0:

@@ -35,6 +35,7 @@ import math
 import os
 
 from . import options
+from .analysis import within_noise
 from .common import A2AError, fmt_size, write_rows
 from .db import build_where, describe_filters, short_mpi
 
@@ -168,7 +169,7 @@ def decide(cands):
     """The winner among candidates (see the module text): a Decision."""
     ranked = sorted(cands, key=lambda c: (c.median, simplicity(c)))
     fastest = ranked[0]
-    band = [c for c in ranked if c.median - fastest.median <= max(fastest.iqr, c.iqr)]
+    band = [c for c in ranked if within_noise(fastest.median, fastest.iqr, c.median, c.iqr)]
     if len(band) == 1:
         runner = ranked[1] if len(ranked) > 1 else None
         how = "only candidate" if runner is None else "faster than the runner-up by more than the IQR"
