@@ -54,6 +54,8 @@ def oversubscription_text(oversubscribed, cores=None):
         if not over:
             return "not oversubscribed"
         where = "P = %s" % fmt_ps(over)
+        if len(oversubscribed) == 1:
+            return "oversubscribed%s" % (" (more ranks than the %d cores)" % cores if cores else "")
         if len(over) == len(oversubscribed):
             where = "every P"
         return "oversubscribed at %s%s" % (
