@@ -55,7 +55,8 @@ def rows_for(db, kernel, args):
     return out
 
 
-def run(args, db):
+def run(args, db, out=None):
+    """Prints the table on out (default stdout)."""
     if args.kernel:
         kernels = args.kernel
     else:
@@ -75,5 +76,5 @@ def run(args, db):
              None if r[10] is None else round(r[10], digits),
              None if r[11] is None else round(r[11], digits), r[12],
              ("yes" if r[13] else "no") if human else bool(r[13])] for r in rows]
-    write_rows(COLUMNS, rows, args.format, float_format="%.2f")
+    write_rows(COLUMNS, rows, args.format, out=out, float_format="%.2f")
     return 0

@@ -168,10 +168,10 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
     return fig, 0.3 + 0.19 * legend_rows
 
 
-def run(args, db):
-    baseline = None if args.baseline == "none" else args.baseline
-    run_id, groups, _ = analysis.load(db, args.kernel, baseline, args.run,
-                                      options.select_filters(args))
+def make(db, kernel, baseline, run_id, filters, out, args):
+    """Draws the curves of one kernel (one figure per data set and P) into out, all in one
+    time unit; args holds alpha, beta and log_time. Returns the paths."""
+    run_id, groups, _ = analysis.load(db, kernel, baseline, run_id, filters)
     run = db.run(run_id)
     from . import style   # matplotlib is loaded only once there is something to draw
     sets = analysis.split_by_data(groups)
@@ -180,12 +180,17 @@ def run(args, db):
     for data_key, gs in sets.items():
         for P in sorted({g.P for g in gs}):
             pg = sorted([g for g in gs if g.P == P], key=lambda g: g.S)
-            fig, bottom = draw(style, db, run, args.kernel, baseline, P, pg, unit, args)
-            stem = "curves_%s_P%d_run%s_%s" % (args.kernel, P, run_id,
-                                               analysis.data_tag(data_key))
+            fig, bottom = draw(style, db, run, kernel, baseline, P, pg, unit, args)
+            stem = "curves_%s_P%d_run%s_%s" % (kernel, P, run_id, analysis.data_tag(data_key))
             if len({k[1:] for k in sets}) < len(sets):   # one data set in two families
                 stem += "_" + data_key[0]
-            written += style.save(fig, args.out, style.safe_name(stem), footer_inches=bottom)
-    for path in written:
+            written += style.save(fig, out, style.safe_name(stem), footer_inches=bottom)
+    return written
+
+
+def run(args, db):
+    baseline = None if args.baseline == "none" else args.baseline
+    for path in make(db, args.kernel, baseline, args.run, options.select_filters(args),
+                     args.out, args):
         sys.stdout.write(path + "\n")
     return 0

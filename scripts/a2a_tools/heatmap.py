@@ -250,27 +250,32 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
     return fig, 0.35 + 0.19 * rows
 
 
-def run(args, db):
-    filters = options.select_filters(args)
-    run_id, groups, _ = analysis.load(db, args.kernel, args.baseline, args.run, filters)
+def make(db, kernel, baseline, run_id, filters, out, cmap="RdBu"):
+    """Draws the heatmaps of one kernel (one per data set) into out; returns the paths."""
+    run_id, groups, _ = analysis.load(db, kernel, baseline, run_id, filters)
     run = db.run(run_id)
     from . import style   # matplotlib is loaded only once there is something to draw
     import matplotlib
-    if args.cmap not in matplotlib.colormaps:
-        raise A2AError("unknown colormap '%s' (try RdBu, PuOr, BrBG)" % args.cmap)
+    if cmap not in matplotlib.colormaps:
+        raise A2AError("unknown colormap '%s' (try RdBu, PuOr, BrBG)" % cmap)
     written = []
     sets = analysis.split_by_data(groups)
     for data_key, gs in sets.items():
         with_base = [g for g in gs if g.baseline is not None]
         if not with_base:
             raise A2AError("no ok results of baseline '%s' in run %s for %s %s blocks"
-                           % (args.baseline, run_id, args.kernel, data_label(data_key)))
-        fig, bottom = draw(style, db, run, args.kernel, args.baseline, gs, args.cmap)
-        stem = "heatmap_%s_vs_%s_run%s_%s" % (args.kernel, args.baseline, run_id,
+                           % (baseline, run_id, kernel, data_label(data_key)))
+        fig, bottom = draw(style, db, run, kernel, baseline, gs, cmap)
+        stem = "heatmap_%s_vs_%s_run%s_%s" % (kernel, baseline, run_id,
                                               analysis.data_tag(data_key))
         if len({k[1:] for k in sets}) < len(sets):       # one data set in two families
             stem += "_" + data_key[0]
-        written += style.save(fig, args.out, style.safe_name(stem), footer_inches=bottom)
-    for path in written:
+        written += style.save(fig, out, style.safe_name(stem), footer_inches=bottom)
+    return written
+
+
+def run(args, db):
+    for path in make(db, args.kernel, args.baseline, args.run, options.select_filters(args),
+                     args.out, args.cmap):
         sys.stdout.write(path + "\n")
     return 0
