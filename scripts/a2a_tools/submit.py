@@ -666,6 +666,13 @@ def _prepare(args, cfg, sweep, names, jobs, notes, made, id_key, ext):
     """Writes the job sweeps and the scripts, checks every job (precheck) and saves the
     manifest; every path it creates is appended to made. Returns (arrays, manifest)."""
     out = cfg["out"]
+    missing, parent = [], out
+    while not os.path.isdir(parent):          # the folders above out that do not exist yet
+        missing.insert(0, parent)
+        parent = os.path.dirname(parent)
+    for path in missing[:-1]:
+        os.mkdir(path)
+        made.append(path)
     for sub in ("", slurm.SWEEPS, slurm.SHARDS, slurm.STATE, slurm.LOGS):
         path = os.path.join(out, sub) if sub else out
         if not os.path.isdir(path):
