@@ -223,7 +223,8 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
               label="radix slower than %s" % baseline),
         Patch(facecolor=MISSING, edgecolor="0.3", label="not measured"),
         Line2D([], [], marker="v", color="black", linestyle="none", markersize=5.5,
-               label="fastest radix, beyond the noise (bold: r, speedup)"),
+               label="fastest radix, beyond the noise (bold: r, speedup; "
+                     "\u2248: within the baseline's noise)"),
         Line2D([], [], marker="v", color="white", markeredgecolor="black", linestyle="none",
                markersize=5.5, label="tied: within the noise (larger IQR) of the fastest"),
         Line2D([], [], color="0.2", marker="|", linestyle="none", markersize=8,
