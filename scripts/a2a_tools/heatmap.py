@@ -1,6 +1,6 @@
 """`a2a heatmap`: radix selection against a baseline (TuNA paper, Fig. 9).
 
-x = S (log2), y = P. Each (P, S) cell holds one bar standing for the full radix range
+x = S (one column per measured size, in order), y = P. Each (P, S) cell holds one bar standing for the full radix range
 2..P (left to right), one bordered cell per radix with its number written in it (every
 radix up to P = 32, sampled ones above). A cell's colour is its speedup over the baseline
 (baseline median / kernel median) on a diverging logarithmic scale centred on x1: faster
@@ -17,7 +17,7 @@ import sys
 
 from . import analysis, options
 from .analysis import data_label, fmt_factor
-from .common import DEFAULT_FIGURES, A2AError
+from .common import DEFAULT_FIGURES, A2AError, fmt_size
 
 MISSING = "white"
 HATCH = "////"
@@ -141,8 +141,8 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
 
     pl = plan(groups, baseline)
     Ps, Ss = pl.Ps, pl.Ss
-    xs = [math.log2(s) if s > 0 else 0.0 for s in Ss]
-    dx = min([b - a for a, b in zip(xs, xs[1:])] or [1.0])
+    xs = list(range(len(Ss)))      # one column per size: every bar equally wide
+    dx = 1.0
     half_w, half_h = 0.42 * dx, 0.24
     norm = LogNorm(vmin=pl.scale.vmin, vmax=pl.scale.vmax, clip=True)
     cmap = matplotlib.colormaps[cmap_name]
@@ -194,10 +194,11 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
                 color="black" if clear else "0.3", fontweight="bold" if clear else "normal")
     ax.set_xlim(xs[0] - 0.55 * dx, xs[-1] + 0.55 * dx)
     ax.set_ylim(-0.7, len(Ps) - 0.35)
-    style.log2_size_axis(ax.xaxis, Ss)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([fmt_size(S) for S in Ss])
     ax.set_yticks(range(len(Ps)))
     ax.set_yticklabels(["%d%s" % (P, " *" if pl.oversubscribed.get(P) else "") for P in Ps])
-    ax.set_xlabel("S: largest block size per destination (log2 scale)")
+    ax.set_xlabel("S: largest block size per destination")
     ax.set_ylabel("P (processes; * = oversubscribed)" if any(pl.oversubscribed.values())
                   else "P (processes)")
     for side in ("top", "right"):

@@ -27,7 +27,7 @@ class Figures(A2ATestCase):
                           "heatmap_tra_vs_vendor_run1_constant.svg"])
         self.assertPng(paths[0])
         svg = self.assertSvg(paths[1])
-        for text in ("Open MPI", "oversubscribed", "P (processes", "log2 scale", "4 KiB",
+        for text in ("Open MPI", "oversubscribed", "P (processes", "block size per destination", "4 KiB",
                      "speedup over vendor", "git "):
             self.assertIn(text, svg)
 
