@@ -1,5 +1,4 @@
-"""The shared look of every figure: Agg backend, fonts, S ticks, title, footer, saving."""
-import math
+"""The shared look of every figure: Agg backend, fonts, title block, footer, saving."""
 import os
 import warnings
 
@@ -7,9 +6,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
-from matplotlib.ticker import FixedLocator, FuncFormatter  # noqa: E402
 
-from .common import A2AError, fmt_size  # noqa: E402
+from .common import A2AError  # noqa: E402
 from .db import short_mpi  # noqa: E402
 
 
@@ -30,12 +28,6 @@ plt.rcParams.update({
 BASELINE_STYLE = dict(color="black", linestyle="--", linewidth=1.0)
 SQRT_STYLE = dict(color="tab:gray", linestyle="-.", linewidth=1.0)
 MODEL_STYLE = dict(color="tab:red", linestyle=":", linewidth=1.4)
-
-
-def log2_size_axis(axis, sizes):
-    """Ticks at log2(S) for every S in sizes, labelled 16, 1K, 16K ..."""
-    axis.set_major_locator(FixedLocator([math.log2(s) for s in sizes if s > 0]))
-    axis.set_major_formatter(FuncFormatter(lambda x, pos: fmt_size(round(2 ** x))))
 
 
 def fmt_ps(ps):

@@ -13,7 +13,7 @@ import unittest
 
 from a2a_test_support import A2ATestCase, out_dir, sql
 
-from a2a_tools import analysis, curves, heatmap, model, tune  # noqa: E402
+from a2a_tools import analysis, curves, heatmap, tune  # noqa: E402
 from a2a_tools.common import fmt_size  # noqa: E402
 
 
