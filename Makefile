@@ -1,7 +1,8 @@
 # a2atune — build, run and test.
 #   make            build liba2a and a2atune against Open MPI (build/openmpi/)
 #   make MPI=mpich  the same against MPICH (build/mpich/)
-#   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks
+#   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks, then
+#                   write its summary, heatmaps and curves into results/figures/
 #   make test       install what is missing, build both MPI flavours, run every test
 #   make setup      only install the Debian packages that are missing
 
@@ -9,6 +10,7 @@ MPI      ?= openmpi
 NP       ?= 4
 SWEEP    ?= sweeps/quick.ini
 DB       ?= results/a2a.db
+FIGURES  ?= results/figures
 BUILD    := build/$(MPI)
 CC       := mpicc.$(MPI)
 MPIRUN   := mpirun.$(MPI)
@@ -83,7 +85,9 @@ tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD)
 run: setup
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(dir $(DB))
-	@scripts/run-sweep.sh $(NP) $(SWEEP) $(DB)
+	@scripts/run-sweep.sh $(NP) $(SWEEP) $(DB); rc=$$?; \
+	if [ -f $(DB) ]; then scripts/a2a figures --db $(DB) --out $(FIGURES) || { [ $$rc -ne 0 ] || rc=2; }; \
+	else echo "make run: no database $(DB): no figures"; fi; exit $$rc
 
 test: setup
 	@$(MAKE) --no-print-directory MPI=openmpi tests
@@ -91,12 +95,10 @@ test: setup
 	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' OPT='-O1 -g' build/asan/a2atune
 	@tests/run.sh
 
-# figures and tables from the database of `make run` (DB=...), into results/figures/
+# summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
+# into $(FIGURES) (results/figures/ by default; index.html shows them all)
 plots:
-	scripts/a2a summary --db $(DB)
-	scripts/a2a heatmap --db $(DB) --kernel tra --baseline vendor --out results/figures
-	scripts/a2a curves --db $(DB) --kernel tra --out results/figures
-	scripts/a2a best-radix --db $(DB) --format markdown
+	scripts/a2a figures --db $(DB) --out $(FIGURES)
 
 clean:
 	rm -rf build a2atune

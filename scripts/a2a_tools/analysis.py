@@ -43,6 +43,154 @@ class Group:
     def sqrt_p(self):
         return math.sqrt(self.P)
 
+    @property
+    def verdict(self):
+        """The best radix and how sure it is (radix_verdict)."""
+        return radix_verdict(self)
+
+    @property
+    def oversubscribed(self):
+        """True when any row drawn for this (P, S), the baseline's included, ran with more
+        ranks than cores (the driver flags it per P)."""
+        rows = self.rows + ([self.baseline] if self.baseline else [])
+        return any(r.get("oversubscribed") for r in rows)
+
+
+# ---- decisions behind the figures and tables (testable without drawing) ----------------
+
+def iqr(row):
+    """Q3 - Q1 of a result row in seconds (0 when the quartiles are missing)."""
+    median = row["median_s"]
+    q1 = median if row.get("q1_s") is None else row["q1_s"]
+    q3 = median if row.get("q3_s") is None else row["q3_s"]
+    return max(0.0, q3 - q1)
+
+
+def within_noise(a_median, a_iqr, b_median, b_iqr):
+    """True when two medians differ by no more than the larger of their interquartile
+    ranges: the noise rule of `a2a tune`, of the figures' markers and of best-radix."""
+    return abs(a_median - b_median) <= max(a_iqr, b_iqr)
+
+
+class Verdict:
+    """Which radix of a group is fastest, and whether that is beyond the noise.
+
+    fastest: the row with the least median; tied: the rows (by radix) within the noise of
+    the fastest, the fastest included; clear: only the fastest is there, i.e. it beats the
+    runner-up by more than the larger IQR; runner_up: the second fastest row or None;
+    vs_baseline: 'faster' / 'slower' beyond the noise, 'noise' within it, None without a
+    baseline."""
+
+    def __init__(self, fastest, tied, runner_up, vs_baseline):
+        self.fastest, self.tied, self.runner_up = fastest, tied, runner_up
+        self.vs_baseline = vs_baseline
+
+    @property
+    def clear(self):
+        return len(self.tied) == 1
+
+    @property
+    def tied_radices(self):
+        return [r["radix"] for r in self.tied]
+
+
+def radix_verdict(group):
+    """The Verdict of one group's radices (None without any)."""
+    rows = sorted(group.by_radix.values(), key=lambda r: (r["median_s"], r["radix"]))
+    if not rows:
+        return None
+    fastest = rows[0]
+    tied = sorted((r for r in rows if within_noise(fastest["median_s"], iqr(fastest),
+                                                   r["median_s"], iqr(r))),
+                  key=lambda r: r["radix"])
+    vs = None
+    base = group.baseline
+    if base is not None:
+        if within_noise(fastest["median_s"], iqr(fastest), base["median_s"], iqr(base)):
+            vs = "noise"
+        else:
+            vs = "faster" if fastest["median_s"] < base["median_s"] else "slower"
+    return Verdict(fastest, tied, rows[1] if len(rows) > 1 else None, vs)
+
+
+def oversubscribed_by_p(groups):
+    """{P: True/False}: whether the rows drawn at that P ran oversubscribed."""
+    out = {}
+    for g in groups:
+        out[g.P] = out.get(g.P, False) or g.oversubscribed
+    return out
+
+
+def radix_ticks(P, most=12):
+    """Integer radices to label on an axis or bar of radices 2..P: every one while they
+    are at most `most`, else 2, P and every k-th radix between, k the smallest of 2, 4, 5,
+    8, 10, 20, 40 ... giving at most `most` labels."""
+    if P < 2:
+        return []
+    every = list(range(2, P + 1))
+    if len(every) <= most:
+        return every
+    steps = [2, 4, 5, 8, 10]
+    i = 0
+    while True:
+        k = steps[i] if i < len(steps) else steps[-1] * 2 ** (i - len(steps) + 1)
+        picked = [r for r in every if r % k == 0]
+        if len(picked) + 2 <= most:
+            break
+        i += 1
+    out = sorted(set([2, P] + picked))
+    # no label crowding the last one
+    return [r for r in out if r == P or P - r >= k / 2]
+
+
+NICE_CAPS = (1.25, 1.5, 2.0, 3.0, 4.0, 8.0, 16.0)
+
+
+class ColourScale:
+    """The heatmap's colour scale of speedups: logarithmic, centred on x1 (vmin * vmax = 1),
+    capped at x`cap` and /`cap` (faster and slower), `beyond` cells past the cap."""
+
+    def __init__(self, cap, beyond):
+        self.cap, self.beyond = cap, beyond
+        self.vmin, self.vmax = 1.0 / cap, cap
+
+
+def colour_scale(speedups):
+    """The ColourScale for these speedups: the cap is the smallest of NICE_CAPS reaching the
+    90th percentile of |log speedup| (so one outlier does not flatten every other cell into
+    one colour), at least x1.25 (noise-sized differences stay pale), at most x16."""
+    logs = sorted(abs(math.log(s)) for s in speedups if s and s > 0)
+    if not logs:
+        return ColourScale(NICE_CAPS[0], 0)
+    q90 = logs[min(len(logs) - 1, int(math.ceil(0.9 * len(logs))) - 1)]
+    cap = next((c for c in NICE_CAPS if math.log(c) >= q90 - 1e-12), NICE_CAPS[-1])
+    beyond = sum(1 for v in logs if v > math.log(cap) + 1e-12)
+    return ColourScale(cap, beyond)
+
+
+def fmt_factor(x):
+    """A speedup for labels: x1.35, x13.5 (with the multiplication sign)."""
+    return "\u00d7%.2f" % x if x < 9.995 else "\u00d7%.1f" % x
+
+
+# parameters besides the radix, and their short names in figure cells
+PARAM_SHORT = {"block_count": "b", "radix2": "r2", "ppn": "ppn", "order": "", "threshold": "t"}
+
+
+def chosen_params(group):
+    """{radix: {param: value}}: the kernel parameters besides the radix of the configuration
+    each radix cell shows (its fastest), read from the params JSON."""
+    out = {}
+    for r, row in group.by_radix.items():
+        try:
+            params = json.loads(row.get("params") or "{}")
+        except ValueError:
+            params = {}
+        if not isinstance(params, dict):
+            params = {}
+        out[r] = {k: v for k, v in params.items() if k != "radix"}
+    return out
+
 
 def group_key(row):
     return (row["run_id"], row["family"], row["P"], row["S"], row["dist"], row["payload"],

@@ -1,5 +1,8 @@
 """`a2a best-radix`: the best radix per kernel, P, S and data set, next to sqrt(P), the
-model-optimal radix and the baseline (TRA paper's best-r tables)."""
+model-optimal radix and the baseline (TRA paper's best-r tables). `within_noise` lists the
+other radices whose median is within the noise of the best one (the larger IQR, as `a2a
+tune` decides; empty: the best beats the runner-up beyond the noise), and `oversubscribed`
+says whether that P ran with more ranks than cores."""
 import math
 
 from . import analysis, model, options
@@ -7,7 +10,8 @@ from .analysis import data_label, other_params
 from .common import A2AError, fmt_size, write_rows
 
 COLUMNS = ["run", "kernel", "P", "S", "dist", "best_radix", "params", "best_median_us",
-           "sqrt_P", "model_radix", "baseline_median_us", "speedup"]
+           "sqrt_P", "model_radix", "baseline_median_us", "speedup", "within_noise",
+           "oversubscribed"]
 
 
 def add_parser(sub, common):
@@ -39,17 +43,20 @@ def rows_for(db, kernel, args):
     out = []
     for g in groups:
         best = g.best
+        tied = [r for r in g.verdict.tied_radices if r != best["radix"]]
         base = g.baseline["median_s"] if g.baseline else None
         speedup = g.speedup(best)
         out.append([
             run_id, kernel, g.P, g.S, data_label(g.data_key),
             best["radix"], other_params(best), best["median_s"] * 1e6, math.sqrt(g.P),
             model.optimal_radix(g.P, g.S, args.alpha, args.beta),
-            base * 1e6 if base is not None else None, speedup])
+            base * 1e6 if base is not None else None, speedup,
+            ",".join(str(r) for r in tied), g.oversubscribed])
     return out
 
 
-def run(args, db):
+def run(args, db, out=None):
+    """Prints the table on out (default stdout)."""
     if args.kernel:
         kernels = args.kernel
     else:
@@ -67,6 +74,7 @@ def run(args, db):
     rows = [[r[0], r[1], r[2], fmt_size(r[3]) if human else r[3], r[4], r[5], r[6],
              round(r[7], digits), round(r[8], digits), r[9],
              None if r[10] is None else round(r[10], digits),
-             None if r[11] is None else round(r[11], digits)] for r in rows]
-    write_rows(COLUMNS, rows, args.format, float_format="%.2f")
+             None if r[11] is None else round(r[11], digits), r[12],
+             ("yes" if r[13] else "no") if human else bool(r[13])] for r in rows]
+    write_rows(COLUMNS, rows, args.format, out=out, float_format="%.2f")
     return 0

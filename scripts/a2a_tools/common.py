@@ -13,19 +13,21 @@ class A2AError(Exception):
 EXIT_BAD_INPUT = 2
 DEFAULT_FIGURES = "results/figures"   # where heatmap and curves write by default
 
-_SIZE_UNITS = ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K"))
+_SIZE_UNITS = ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
 
 
 def fmt_size(nbytes):
-    """16 -> '16', 1024 -> '1K', 16384 -> '16K', 1536 -> '1.5K', 1048576 -> '1M'."""
+    """Bytes in the one style of every table, figure and tuning output: 16 -> '16 B',
+    1024 -> '1 KiB', 1536 -> '1.5 KiB', 16384 -> '16 KiB', 1048576 -> '1 MiB'; a size that
+    is no whole (or whole-and-a-tenth) multiple of a unit stays in bytes: 1000 -> '1000 B'."""
     n = int(nbytes)
     for unit, suffix in _SIZE_UNITS:
         if abs(n) >= unit:
             if n % unit == 0:
-                return "%d%s" % (n // unit, suffix)
+                return "%d %s" % (n // unit, suffix)
             if (n * 10) % unit == 0:
-                return "%.1f%s" % (n / unit, suffix)
-    return str(n)
+                return "%.1f %s" % (n / unit, suffix)
+    return "%d B" % n
 
 
 def time_unit(seconds_max):

@@ -1,9 +1,14 @@
 """`a2a curves`: time versus radix per (P, S) (TRA paper, Fig. 7/8).
 
 One figure per P (and data set), one panel per S: the median time per call for every
-radix with Q1..Q3 error bars, one line per setting of the kernel's other parameters
-(e.g. TuNA's block_count), vertical lines at sqrt(P) and at the model-optimal radix
-(least K*alpha + D*S*beta), and the baseline's median as a horizontal dashed line."""
+radix with Q1..Q3 error bars (drawn above the reference lines), one line per setting of
+the kernel's other parameters (e.g. TuNA's block_count), vertical lines at sqrt(P) and at
+the model-optimal radix (least K*alpha + D*S*beta, alpha and beta written on the figure),
+and the baseline's median as a horizontal dashed line. The radix axis has integer ticks;
+every figure of one command uses one time unit. A star marks the fastest radix only when
+it beats the runner-up by more than the noise (the larger IQR); radices tied within the
+noise get hollow stars. A figure measured with more ranks than cores says so in its title
+and is shaded."""
 import math
 import sys
 
@@ -55,16 +60,46 @@ def _or(value, default):
     return default if value is None else value
 
 
-def draw(style, db, run, kernel, baseline, P, groups, oversubscribed, args):
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+# drawing order: reference lines under the measured points and their error bars
+REFERENCE_Z, DATA_Z, MARKER_Z = 1, 3, 5
+
+
+def family_unit(groups, baseline=True):
+    """(scale, unit) shared by every figure drawn from these groups: chosen for the largest
+    Q3 (or median) of any radix or baseline among them."""
+    top = max([_or(r["q3_s"], r["median_s"]) for g in groups for r in g.rows] +
+              [g.baseline["median_s"] for g in groups if baseline and g.baseline])
+    return time_unit(top)
+
+
+def radix_axis(P):
+    """(xlim, ticks) of the radix axis at P: integer ticks only (sampled above 16 radices),
+    limits holding radix 2..P and the sqrt(P) line."""
+    return (min(1.5, math.sqrt(P) - 0.2), P + 0.5), analysis.radix_ticks(P, 16)
+
+
+def _engineering(seconds):
+    """1e-06 -> '1 \u00b5s', 1e-09 -> '1 ns', 2.5e-10 -> '0.25 ns'."""
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s"), (1e-9, "ns")):
+        if abs(seconds) >= scale or unit == "ns":
+            return "%.3g %s" % (seconds / scale, unit)
+
+
+def model_words(alpha, beta):
+    """'alpha = 1 us per round, beta = 1 ns per byte' for the model line's legend."""
+    return "\u03b1 = %s per round, \u03b2 = %s per byte" % (_engineering(alpha), _engineering(beta))
+
+
+def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
+    from matplotlib.ticker import FixedLocator, FuncFormatter
 
     n = len(groups)
     ncols = min(4, n)
     nrows = (n + ncols - 1) // ncols
-    fig = style.new_figure(2.9 * ncols + 0.6, 2.35 * nrows + 1.3)
-    top = max([r["q3_s"] or r["median_s"] for g in groups for r in g.rows] +
-              [g.baseline["median_s"] for g in groups if g.baseline])
-    scale, unit = time_unit(top)
+    fig = style.new_figure(2.9 * ncols + 0.6, 2.35 * nrows + 1.6)
+    scale, unit = unit_of_family
+    over = analysis.oversubscribed_by_p(groups)
+    (x_lo, x_hi), ticks = radix_axis(P)
     axes = []
     for i, g in enumerate(groups):
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=axes[0] if axes else None)
@@ -74,70 +109,88 @@ def draw(style, db, run, kernel, baseline, P, groups, oversubscribed, args):
             ys = [r["median_s"] * scale for r in rows]
             lo = [max(0.0, r["median_s"] - _or(r["q1_s"], r["median_s"])) * scale for r in rows]
             hi = [max(0.0, _or(r["q3_s"], r["median_s"]) - r["median_s"]) * scale for r in rows]
-            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, linewidth=1.2,
-                        capsize=2, elinewidth=0.8,
-                        label="%s median, Q1\u2013Q3%s" % (kernel, " (%s)" % label if label else ""))
-        best = g.best
-        if best is not None:
-            ax.plot([best["radix"]], [best["median_s"] * scale], marker="*", markersize=9,
-                    color="gold", markeredgecolor="black", linestyle="none", zorder=5,
-                    label="fastest radix")
-        ax.axvline(math.sqrt(P), label="\u221aP = %.2f" % math.sqrt(P), **style.SQRT_STYLE)
+            bars = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, linewidth=1.2,
+                               capsize=2, elinewidth=0.8, zorder=DATA_Z,
+                               label="%s median, Q1\u2013Q3%s" % (
+                                   kernel, " (%s)" % label if label else ""))
+            for artist in bars.lines[1] + bars.lines[2]:     # caps and bars above the lines
+                artist.set_zorder(DATA_Z)
+        v = g.verdict
+        if v is not None and v.clear:
+            ax.plot([v.fastest["radix"]], [v.fastest["median_s"] * scale], marker="*",
+                    markersize=10, color="gold", markeredgecolor="black", linestyle="none",
+                    zorder=MARKER_Z, label="fastest radix, beyond the noise (larger IQR)")
+        elif v is not None:
+            ax.plot([r["radix"] for r in v.tied], [r["median_s"] * scale for r in v.tied],
+                    marker="*", markersize=9, color="white", markeredgecolor="black",
+                    linestyle="none", zorder=MARKER_Z,
+                    label="tied within the noise: no radix is the fastest")
+        ax.axvline(math.sqrt(P), label="\u221aP = %.2f" % math.sqrt(P), zorder=REFERENCE_Z,
+                   **style.SQRT_STYLE)
         r_model = model.optimal_radix(P, g.S, args.alpha, args.beta)
-        ax.axvline(r_model, label="model-optimal radix", **style.MODEL_STYLE)
+        ax.axvline(r_model, label="model-optimal radix (%s)" % model_words(args.alpha, args.beta),
+                   zorder=REFERENCE_Z, **style.MODEL_STYLE)
         ax.text(r_model, 0.98, " r=%d" % r_model, transform=ax.get_xaxis_transform(),
                 color=style.MODEL_STYLE["color"], fontsize=6.5, va="top", ha="left")
         if g.baseline is not None:
             ax.axhline(g.baseline["median_s"] * scale, label="%s median" % baseline,
-                       **style.BASELINE_STYLE)
+                       zorder=REFERENCE_Z, **style.BASELINE_STYLE)
+        if over.get(P):
+            ax.set_facecolor("#f4f0e8")
         if args.log_time:
             ax.set_yscale("log")
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
             ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-        ax.set_title("S = %s B" % fmt_size(g.S))
+        ax.set_title("S = %s" % fmt_size(g.S))
         ax.grid(True, which="major")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
         if i % ncols == 0:
             ax.set_ylabel("time per call (%s)" % unit)
         if i >= n - ncols:
             ax.set_xlabel("radix r")
-    axes[0].set_xlim(min(1.5, math.sqrt(P) - 0.3), P + 0.5)
+    axes[0].set_xlim(x_lo, x_hi)
     legend = {}                       # every label once, from whichever panel has it
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             legend.setdefault(label, handle)
     labels, handles = list(legend), list(legend.values())
-    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), frameon=False,
-               bbox_to_anchor=(0.5, 0.035))
+    ncol = min(3 if ncols >= 3 else 2, len(labels))
+    height = fig.get_size_inches()[1]
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False,
+               bbox_to_anchor=(0.5, 0.2 / height))
     g0 = groups[0]
-    fig.suptitle("%s: time per call versus radix, P = %d (%s family, dist = %s)\n%s"
-                 % (kernel, P, g0.family, data_label(g0.data_key),
-                    style.provenance(run, oversubscribed)),
-                 fontsize=9.5)
-    style.footer(fig, run, oversubscribed, db.path)
-    legend_rows = (len(labels) + 3) // 4
-    return fig, 0.25 + 0.2 * legend_rows
+    details = "%s family, dist = %s" % (g0.family, data_label(g0.data_key))
+    if over.get(P):
+        details += " \u00b7 P = %d is oversubscribed: more ranks than cores (shaded panels)" % P
+    style.titles(fig, "%s: time per call versus radix, P = %d" % (kernel, P), details, run, over)
+    style.footer(fig, run, over, db.path)
+    legend_rows = (len(labels) + ncol - 1) // ncol
+    return fig, 0.3 + 0.19 * legend_rows
 
 
-def run(args, db):
-    baseline = None if args.baseline == "none" else args.baseline
-    run_id, groups, _ = analysis.load(db, args.kernel, baseline, args.run,
-                                      options.select_filters(args))
+def make(db, kernel, baseline, run_id, filters, out, args):
+    """Draws the curves of one kernel (one figure per data set and P) into out, all in one
+    time unit; args holds alpha, beta and log_time. Returns the paths."""
+    run_id, groups, _ = analysis.load(db, kernel, baseline, run_id, filters)
     run = db.run(run_id)
     from . import style   # matplotlib is loaded only once there is something to draw
     sets = analysis.split_by_data(groups)
     written = []
+    unit = family_unit(groups)        # one time unit for every figure of this command
     for data_key, gs in sets.items():
         for P in sorted({g.P for g in gs}):
             pg = sorted([g for g in gs if g.P == P], key=lambda g: g.S)
-            over = any(r["oversubscribed"] for g in pg for r in g.rows) or \
-                any(g.baseline["oversubscribed"] for g in pg if g.baseline)
-            fig, bottom = draw(style, db, run, args.kernel, baseline, P, pg, over, args)
-            stem = "curves_%s_P%d_run%s_%s" % (args.kernel, P, run_id,
-                                               analysis.data_tag(data_key))
+            fig, bottom = draw(style, db, run, kernel, baseline, P, pg, unit, args)
+            stem = "curves_%s_P%d_run%s_%s" % (kernel, P, run_id, analysis.data_tag(data_key))
             if len({k[1:] for k in sets}) < len(sets):   # one data set in two families
                 stem += "_" + data_key[0]
-            written += style.save(fig, args.out, style.safe_name(stem), footer_inches=bottom)
-    for path in written:
+            written += style.save(fig, out, style.safe_name(stem), footer_inches=bottom)
+    return written
+
+
+def run(args, db):
+    baseline = None if args.baseline == "none" else args.baseline
+    for path in make(db, args.kernel, baseline, args.run, options.select_filters(args),
+                     args.out, args):
         sys.stdout.write(path + "\n")
     return 0

@@ -5,6 +5,7 @@ value reaches SQL as a bound parameter (?), never through string formatting."""
 import os
 import re
 import sqlite3
+import sys
 import urllib.parse
 
 from .common import A2AError
@@ -18,16 +19,60 @@ RESULT_COLUMNS = ("id", "run_id", "section", "family", "kernel", "P", "Q", "S", 
                   "iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status")
 
 
+SCHEMA_VERSION = 2   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db.c)
+
+
+def read_text(data):
+    """SQLite text as a str: UTF-8 decoded; bytes that are not UTF-8 (older versions stored
+    sweep text verbatim) become U+FFFD instead of an exception. The text_factory of every
+    connection the scripts open for reading."""
+    return data.decode("utf-8", "replace")
+
+
+def connect_readonly(path, what="database", timeout=5.0):
+    """A read-only connection to the SQLite file at path whose text columns never raise
+    (read_text). Opened with mode=ro; when that cannot open it (a write-ahead-log database
+    on a read-only mount, where the -shm file cannot be made), again with immutable=1,
+    which reads the file as it is (a non-empty -wal file beside it is then not read, and a
+    note on stderr says so). Raises sqlite3.Error when neither works."""
+    quoted = urllib.parse.quote(os.path.abspath(path))
+    try:
+        conn = sqlite3.connect("file:%s?mode=ro" % quoted, uri=True, timeout=timeout)
+        conn.execute("PRAGMA application_id").fetchone()
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as e:
+        name = getattr(e, "sqlite_errorname", "") or ""
+        if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+            raise
+        conn = sqlite3.connect("file:%s?mode=ro&immutable=1" % quoted, uri=True, timeout=timeout)
+        wal = path + "-wal"
+        if os.path.exists(wal) and os.path.getsize(wal) > 0:
+            sys.stderr.write("a2a: note: %s: opened as immutable (read-only location); the "
+                             "%d bytes of %s are not read\n" % (path, os.path.getsize(wal), wal))
+    conn.text_factory = read_text
+    return conn
+
+
+def check_version(conn, path):
+    """A2AError when the file's user_version is newer than the scripts know."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise A2AError("%s: database schema version %d is newer than these scripts know (%d); "
+                       "use the scripts of the a2atune that wrote it" % (path, version,
+                                                                        SCHEMA_VERSION))
+    return version
+
+
 def open_db(path):
     """A read-only connection to an a2atune database, or A2AError (missing file, not
-    SQLite, not written by a2atune)."""
+    SQLite, not written by a2atune, a newer schema than the scripts know). Works on a
+    read-only mount; text that is not UTF-8 reads as U+FFFD (read_text)."""
     if not os.path.exists(path):
         raise A2AError("%s: no such database (run a sweep first, or pass --db PATH)" % path)
     if not os.path.isfile(path):
         raise A2AError("%s: not a regular file" % path)
-    uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
     try:
-        conn = sqlite3.connect(uri, uri=True)
+        conn = connect_readonly(path)
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.Error as e:
         raise A2AError("%s: not an a2atune database (%s)" % (path, e))
@@ -35,6 +80,11 @@ def open_db(path):
         conn.close()
         raise A2AError("%s: not an a2atune database (application_id %#x, expected %#x)"
                        % (path, app_id, APPLICATION_ID))
+    try:
+        check_version(conn, path)
+    except A2AError:
+        conn.close()
+        raise
     conn.row_factory = sqlite3.Row
     return Database(conn, path)
 

@@ -12,12 +12,17 @@ children of a conflicting result are not merged), and the exit status is 1.
 Child tables are found in the schema, not listed here: every table with a foreign key
 to results(id) or runs(id) (or, without declared keys, a result_id / run_id column), so
 tables added later are merged too. Tables, columns, indexes and views the target lacks
-are created from the shard's schema. Each shard is merged in one transaction."""
+are created from the shard's schema. Each shard is merged in one transaction.
+
+Text that is not UTF-8 (older a2atune versions stored sweep text verbatim) is copied
+byte for byte and compared byte for byte (RawText), so such a shard merges like any
+other, and merging it again adds nothing. A shard or target whose schema is newer than
+these scripts know is refused."""
 import os
 import sqlite3
-import urllib.parse
 
 from .common import A2AError
+from .db import check_version, connect_readonly
 
 APPLICATION_ID = 0x61326174
 RUN_IDENTITY = ("started", "host", "command_line", "sweep_text")
@@ -47,6 +52,24 @@ def add_parser(sub, common):
                    help="report what would be added; change nothing")
     p.set_defaults(func=run, needs_db=False)
     return p
+
+
+class RawText(bytes):
+    """A TEXT value whose bytes are not UTF-8, as read from a file: written and compared as
+    TEXT with exactly these bytes (CAST(? AS TEXT)), never decoded."""
+
+
+def raw_text(data):
+    """text_factory of merge connections: a str for UTF-8 text, else RawText."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return RawText(data)
+
+
+def _param(value):
+    """The SQL placeholder of one bound value: TEXT with its own bytes for RawText."""
+    return "CAST(? AS TEXT)" if isinstance(value, RawText) else "?"
 
 
 def q(name):
@@ -88,15 +111,20 @@ def open_shard(path):
     """A read-only connection to an a2atune database (A2AError if it is none)."""
     if not os.path.isfile(path):
         raise A2AError("%s: no such shard" % path)
-    uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=30)
+        conn = connect_readonly(path, timeout=30)
+        conn.text_factory = raw_text
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.Error as e:
         raise A2AError("%s: not an a2atune database (%s)" % (path, e))
     if app_id != APPLICATION_ID or "runs" not in _tables(conn) or "results" not in _tables(conn):
         conn.close()
         raise A2AError("%s: not an a2atune database (application_id %#x)" % (path, app_id))
+    try:
+        check_version(conn, path)
+    except A2AError:
+        conn.close()
+        raise
     conn.row_factory = sqlite3.Row
     return conn
 
@@ -121,6 +149,12 @@ def open_target(path, dry_run):
         conn.close()
         raise A2AError("%s: not an a2atune database (it holds other tables); choose another --into"
                        % path)
+    try:
+        check_version(conn, path)
+    except A2AError:
+        conn.close()
+        raise
+    conn.text_factory = raw_text
     if not dry_run and objects == 0:
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -154,15 +188,16 @@ def sync_schema(target, shard):
     return added
 
 
-def _where(cols):
-    """'a IS ? AND b IS ?' for cols (IS: NULL matches NULL)."""
-    return " AND ".join("%s IS ?" % q(c) for c in cols)
+def _where(cols, values):
+    """'a IS ? AND b IS ?' for cols and their values (IS: NULL matches NULL; RawText
+    compared as the TEXT it was)."""
+    return " AND ".join("%s IS %s" % (q(c), _param(v)) for c, v in zip(cols, values))
 
 
 def _insert(target, table, cols, values):
     """Inserts one row; its new rowid."""
     cur = target.execute("INSERT INTO %s (%s) VALUES (%s)" % (
-        q(table), ", ".join(q(c) for c in cols), ", ".join("?" * len(cols))), values)
+        q(table), ", ".join(q(c) for c in cols), ", ".join(_param(v) for v in values)), values)
     return cur.lastrowid
 
 
@@ -203,7 +238,8 @@ class ShardMerge:
         if not ident:
             raise A2AError("%s: its runs table has none of %s" % (self.label, ", ".join(RUN_IDENTITY)))
         for row in self.s.execute("SELECT * FROM runs ORDER BY id"):
-            match = self.t.execute("SELECT * FROM runs WHERE %s ORDER BY id LIMIT 1" % _where(ident),
+            match = self.t.execute("SELECT * FROM runs WHERE %s ORDER BY id LIMIT 1"
+                                   % _where(ident, [row[c] for c in ident]),
                                    [row[c] for c in ident]).fetchone()
             if match is None:
                 new = _insert(self.t, "runs", cols, [row[c] for c in cols])
@@ -218,7 +254,7 @@ class ShardMerge:
                                              row["host"] if "host" in cols else ""), diffs)
             progress = [c for c in RUN_PROGRESS if c in cols]
             if any(match[c] != row[c] for c in progress) and self._later(match, row):
-                assignments = ", ".join("%s = ?" % q(c) for c in progress)
+                assignments = ", ".join("%s = %s" % (q(c), _param(row[c])) for c in progress)
                 self.t.execute("UPDATE runs SET %s WHERE id = ?" % assignments,
                                [row[c] for c in progress] + [match["id"]])
                 self.counts["runs"][2] += 1
@@ -250,7 +286,8 @@ class ShardMerge:
             values = [parent[0] if c == "run_id" else row[c] for c in cols]
             match = None
             if parent[1] != "new":
-                match = self.t.execute("SELECT * FROM results WHERE run_id = ? AND config_key = ?",
+                match = self.t.execute("SELECT * FROM results WHERE run_id = ? AND config_key = %s"
+                                       % _param(row["config_key"]),
                                        (parent[0], row["config_key"])).fetchone()
             if match is None:
                 self.result_map[row["id"]] = (_insert(self.t, "results", cols, values), "new")
@@ -299,7 +336,8 @@ class ShardMerge:
             if skip:
                 continue
             if not fresh:
-                match = self.t.execute("SELECT * FROM %s WHERE %s LIMIT 1" % (q(table), _where(key)),
+                match = self.t.execute("SELECT * FROM %s WHERE %s LIMIT 1" % (
+                    q(table), _where(key, [values[c] for c in key])),
                                        [values[c] for c in key]).fetchone()
                 if match is not None:
                     diffs = [(c, match[c], values[c]) for c in cols if match[c] != values[c]]

@@ -7,9 +7,9 @@ one) and keeps each job's scheduler id under id_key(scheduler)."""
 import json
 import os
 import sqlite3
-import urllib.parse
 
 from .common import A2AError
+from .db import connect_readonly
 
 MANIFEST = "a2a-submit.json"
 MANIFEST_VERSION = 1
@@ -91,9 +91,8 @@ def shard_rows(path):
     not an a2atune database gives A2AError. Opened read-only."""
     if not os.path.exists(path):
         return None
-    uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path))
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=10)
+        conn = connect_readonly(path, timeout=10)
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]

@@ -1,5 +1,4 @@
-"""The shared look of every figure: Agg backend, fonts, S ticks, title, footer, saving."""
-import math
+"""The shared look of every figure: Agg backend, fonts, title block, footer, saving."""
 import os
 import warnings
 
@@ -7,9 +6,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
-from matplotlib.ticker import FixedLocator, FuncFormatter  # noqa: E402
 
-from .common import fmt_size  # noqa: E402
+from .common import A2AError  # noqa: E402
 from .db import short_mpi  # noqa: E402
 
 
@@ -32,22 +30,52 @@ SQRT_STYLE = dict(color="tab:gray", linestyle="-.", linewidth=1.0)
 MODEL_STYLE = dict(color="tab:red", linestyle=":", linewidth=1.4)
 
 
-def log2_size_axis(axis, sizes):
-    """Ticks at log2(S) for every S in sizes, labelled 16, 1K, 16K ..."""
-    axis.set_major_locator(FixedLocator([math.log2(s) for s in sizes if s > 0]))
-    axis.set_major_formatter(FuncFormatter(lambda x, pos: fmt_size(round(2 ** x))))
+def fmt_ps(ps):
+    """'3..8' or '3, 5, 8' for a sorted list of process counts."""
+    ps = sorted(ps)
+    if len(ps) > 2 and ps == list(range(ps[0], ps[-1] + 1)):
+        return "%d..%d" % (ps[0], ps[-1])
+    return ", ".join(str(p) for p in ps)
+
+
+def oversubscription_text(oversubscribed, cores=None):
+    """What a figure says about oversubscription: oversubscribed is a bool for the whole
+    figure or {P: bool} per process count."""
+    if isinstance(oversubscribed, dict):
+        over = [p for p, o in oversubscribed.items() if o]
+        if not over:
+            return "not oversubscribed"
+        where = "P = %s" % fmt_ps(over)
+        if len(oversubscribed) == 1:
+            return "oversubscribed%s" % (" (more ranks than the %d cores)" % cores if cores else "")
+        if len(over) == len(oversubscribed):
+            where = "every P"
+        return "oversubscribed at %s%s" % (
+            where, " (more ranks than the %d cores)" % cores if cores else "")
+    return "oversubscribed" if oversubscribed else "not oversubscribed"
 
 
 def provenance(run, oversubscribed):
-    """One line: MPI library + version, host, ranks/cores and oversubscription."""
+    """One line: MPI library + version, host, ranks/cores and oversubscription (a bool, or
+    {P: bool} per process count)."""
     parts = [short_mpi(run), "host %s" % (run["host"] or "?")]
+    cores = None
     if run["world_size"]:
         ranks = "%d ranks" % run["world_size"]
         if run["cores_per_node"]:
-            ranks += " on %d cores" % (run["cores_per_node"] * max(1, run["nodes"] or 1))
+            cores = run["cores_per_node"] * max(1, run["nodes"] or 1)
+            ranks += " on %d cores" % cores
         parts.append(ranks)
-    parts.append("oversubscribed" if oversubscribed else "not oversubscribed")
+    parts.append(oversubscription_text(oversubscribed))
     return " \u00b7 ".join(parts)
+
+
+def titles(fig, headline, details, run, oversubscribed, size=9.5):
+    """The title block of every figure, in one place: the headline, then one line of
+    details (what is drawn: family, data, P) and the provenance (library, host, ranks,
+    where it was oversubscribed)."""
+    fig.suptitle("%s\n%s\n%s" % (headline, details, provenance(run, oversubscribed)),
+                 fontsize=size, y=0.995)
 
 
 def footer(fig, run, oversubscribed, db_path):
@@ -63,18 +91,24 @@ def new_figure(width, height):
 
 def save(fig, out_dir, stem, footer_inches=0.22):
     """Tight layout leaving room for the footer; writes stem.png and stem.svg into
-    out_dir (created). Returns the two paths."""
-    os.makedirs(out_dir, exist_ok=True)
+    out_dir (created). Returns the two paths; A2AError (one line) when out_dir cannot be
+    made or written (a read-only directory, a file in the way)."""
     height = fig.get_size_inches()[1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fig.tight_layout(rect=(0, footer_inches / height, 1, 1))
     paths = []
-    for ext in ("png", "svg"):
-        path = os.path.join(out_dir, "%s.%s" % (stem, ext))
-        fig.savefig(path)
-        paths.append(path)
-    plt.close(fig)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        for ext in ("png", "svg"):
+            path = os.path.join(out_dir, "%s.%s" % (stem, ext))
+            fig.savefig(path)
+            paths.append(path)
+    except OSError as e:
+        raise A2AError("--out %s: cannot write figures there: %s" % (
+            out_dir, e.strerror or e))
+    finally:
+        plt.close(fig)
     return paths
 
 

@@ -510,6 +510,7 @@ def precheck(cfg, sweep, jobs, notes):
         if r.returncode == 2:
             lines = [ln for ln in r.stderr.splitlines() if ln.startswith("a2atune: ")]
             msg = lines[0][len("a2atune: "):] if lines else r.stderr.strip()[:300]
+            msg = users_words(msg, job, cfg["sweep_shown"])
             hint = ""
             if "out of range for every P" in msg and cfg["p_split"] == "smallest":
                 full = {s: [v for v in sweep.process_counts(sweep.section(s), job["ntasks"])
@@ -522,6 +523,21 @@ def precheck(cfg, sweep, jobs, notes):
         if r.returncode != 0:
             notes.append("job %d: the one-process dry run failed (exit %d: %s); not checked"
                          % (k, r.returncode, (r.stderr.strip().splitlines() or ["?"])[-1][:200]))
+
+
+def users_words(message, job, shown):
+    """A driver message about a job's copy of the sweep, told about the user's file: the
+    copy's path (and line) become the user's sweep as given on the command line and the
+    line the copied line came from (job['origin'])."""
+    path = job["sweep_abs"]
+    origin = job.get("origin") or []
+
+    def line_of(m):
+        n = int(m.group(1))
+        mapped = origin[n - 1] if 0 < n <= len(origin) else None
+        return "%s:%d:" % (shown, mapped) if mapped else "%s:" % shown
+    message = re.sub(re.escape(path) + r":(\d+):", line_of, message)
+    return message.replace(path, shown)
 
 
 SUBMIT = {"slurm": ["sbatch", "--parsable"], "pbs": ["qsub"]}
@@ -591,56 +607,12 @@ def run(args, db=None):
     jobs, notes = plan_jobs(sweep, names, args.nodes, args.ppn, args.per_section, args.p_split)
 
     out = cfg["out"]
-    for sub in ("", slurm.SWEEPS, slurm.SHARDS, slurm.STATE, slurm.LOGS):
-        os.makedirs(os.path.join(out, sub), exist_ok=True)
-    arrays = []
-    for k, job in enumerate(jobs):
-        tag = "job-%d" % k
-        job["index"] = k
-        job["sweep"] = (os.path.join(slurm.SWEEPS, tag + ".ini") if args.p_split == "smallest"
-                        else None)
-        job["shard"] = os.path.join(slurm.SHARDS, "%s-n%d.db" % (tag, job["nodes"]))
-        job["state"] = os.path.join(slurm.STATE, tag)
-        job["sweep_abs"] = os.path.join(out, job["sweep"]) if job["sweep"] else sweep.path
-        job["shard_abs"] = os.path.join(out, job["shard"])
-        job["state_abs"] = os.path.join(out, job["state"])
-        if job["sweep"]:
-            text = sweep.job_text(job_sweep_header(cfg, k, job), job["P"])
-            with open(job["sweep_abs"], "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(text)
-        if not arrays or arrays[-1]["nodes"] != job["nodes"]:
-            name = "%s-n%d" % (cfg["name"], job["nodes"])
-            arrays.append({"name": name, "nodes": job["nodes"], "script": name + ext,
-                           "jobs": [], args.scheduler + "_job": None})
-        job["array"] = len(arrays) - 1
-        job["task"] = len(arrays[-1]["jobs"])
-        job[id_key] = None
-        arrays[-1]["jobs"].append(k)
-    if not args.no_check:
-        blocker = precheck_blocker(sweep, names, args.p_split)
-        if blocker:
-            notes.append("%s: a one-process dry run cannot check the jobs' sweeps; not checked"
-                         % blocker)
-        else:
-            precheck(cfg, sweep, jobs, notes)
-    for array in arrays:
-        path = os.path.join(out, array["script"])
-        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(render_script(cfg, array, jobs))
-        os.chmod(path, 0o755)
-
-    manifest = {
-        "version": slurm.MANIFEST_VERSION,
-        "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "sweep": sweep.path, "mpi": cfg["mpi"], "launcher": cfg["launcher"], "ppn": cfg["ppn"],
-        "scheduler": args.scheduler, "pbs_dialect": cfg["pbs_dialect"],
-        "p_split": args.p_split, "binary": cfg["binary"], "dry_run": bool(args.dry_run),
-        "arrays": arrays,
-        "jobs": [{key: job[key] for key in ("index", "nodes", "ntasks", "sections", "P", "sweep",
-                                             "shard", "state", "array", "task", id_key)}
-                 for job in jobs],
-    }
-    slurm.save_manifest(out, manifest)
+    made = []     # what this submission created, removed again if it fails before the manifest
+    try:
+        arrays, manifest = _prepare(args, cfg, sweep, names, jobs, notes, made, id_key, ext)
+    except BaseException:
+        _remove(made)
+        raise
     for note in notes:
         sys.stderr.write("a2a: note: %s\n" % note)
     array_key = args.scheduler + "_job"
@@ -675,3 +647,87 @@ def run(args, db=None):
     print("merge:   scripts/a2a merge %s/*.db --into results/a2a.db"
           % q(os.path.join(out, slurm.SHARDS)))
     return 0
+
+
+def _remove(made):
+    """Removes the files and folders in made (created in this order), newest first; a
+    folder only when it is empty by then."""
+    for path in reversed(made):
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.rmdir(path)
+            else:
+                os.remove(path)
+        except OSError:
+            pass
+
+
+def _prepare(args, cfg, sweep, names, jobs, notes, made, id_key, ext):
+    """Writes the job sweeps and the scripts, checks every job (precheck) and saves the
+    manifest; every path it creates is appended to made. Returns (arrays, manifest)."""
+    out = cfg["out"]
+    missing, parent = [], out
+    while not os.path.isdir(parent):          # the folders above out that do not exist yet
+        missing.insert(0, parent)
+        parent = os.path.dirname(parent)
+    for path in missing[:-1]:
+        os.mkdir(path)
+        made.append(path)
+    for sub in ("", slurm.SWEEPS, slurm.SHARDS, slurm.STATE, slurm.LOGS):
+        path = os.path.join(out, sub) if sub else out
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            made.append(path)
+    arrays = []
+    for k, job in enumerate(jobs):
+        tag = "job-%d" % k
+        job["index"] = k
+        job["sweep"] = (os.path.join(slurm.SWEEPS, tag + ".ini") if args.p_split == "smallest"
+                        else None)
+        job["shard"] = os.path.join(slurm.SHARDS, "%s-n%d.db" % (tag, job["nodes"]))
+        job["state"] = os.path.join(slurm.STATE, tag)
+        job["sweep_abs"] = os.path.join(out, job["sweep"]) if job["sweep"] else sweep.path
+        job["shard_abs"] = os.path.join(out, job["shard"])
+        job["state_abs"] = os.path.join(out, job["state"])
+        if job["sweep"]:
+            job["origin"] = []
+            text = sweep.job_text(job_sweep_header(cfg, k, job), job["P"], job["origin"])
+            made.append(job["sweep_abs"])
+            with open(job["sweep_abs"], "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text)
+        if not arrays or arrays[-1]["nodes"] != job["nodes"]:
+            name = "%s-n%d" % (cfg["name"], job["nodes"])
+            arrays.append({"name": name, "nodes": job["nodes"], "script": name + ext,
+                           "jobs": [], args.scheduler + "_job": None})
+        job["array"] = len(arrays) - 1
+        job["task"] = len(arrays[-1]["jobs"])
+        job[id_key] = None
+        arrays[-1]["jobs"].append(k)
+    if not args.no_check:
+        blocker = precheck_blocker(sweep, names, args.p_split)
+        if blocker:
+            notes.append("%s: a one-process dry run cannot check the jobs' sweeps; not checked"
+                         % blocker)
+        else:
+            precheck(cfg, sweep, jobs, notes)
+    for array in arrays:
+        path = os.path.join(out, array["script"])
+        made.append(path)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(render_script(cfg, array, jobs))
+        os.chmod(path, 0o755)
+
+    manifest = {
+        "version": slurm.MANIFEST_VERSION,
+        "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "sweep": sweep.path, "mpi": cfg["mpi"], "launcher": cfg["launcher"], "ppn": cfg["ppn"],
+        "scheduler": args.scheduler, "pbs_dialect": cfg["pbs_dialect"],
+        "p_split": args.p_split, "binary": cfg["binary"], "dry_run": bool(args.dry_run),
+        "arrays": arrays,
+        "jobs": [{key: job[key] for key in ("index", "nodes", "ntasks", "sections", "P", "sweep",
+                                             "shard", "state", "array", "task", id_key)}
+                 for job in jobs],
+    }
+    made.append(slurm.manifest_path(out) + ".tmp")
+    slurm.save_manifest(out, manifest)
+    return arrays, manifest

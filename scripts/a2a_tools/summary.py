@@ -52,17 +52,18 @@ def collect(db, run_id):
             "status": status, "results": sum(status.values()), "samples": samples}
 
 
-def run(args, db):
+def run(args, db, out=None):
+    """Prints the summary (table or JSON) on out (default stdout)."""
+    out = out or sys.stdout
     if args.run is not None:
         db.check_run(args.run)
     info = collect(db, args.run)
     if not info["runs"]:
         raise A2AError("%s holds no runs" % db.path)
     if args.format == "json":
-        json.dump(info, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        json.dump(info, out, indent=1)
+        out.write("\n")
         return 0
-    out = sys.stdout
     out.write("database: %s (%d results, %d samples%s)\n\n" % (
         info["database"], info["results"], info["samples"],
         ", run %d" % args.run if args.run is not None else ""))
@@ -71,11 +72,11 @@ def run(args, db):
             "git", "sweep", "results", "ok"]
     write_rows(cols, [[("yes" if r[c] else "no") if c == "oversubscribed" else
                        (r[c] or "")[:19].replace("T", " ") if c == "started" else r[c]
-                       for c in cols] for r in info["runs"]], "table")
+                       for c in cols] for r in info["runs"]], "table", out=out)
     out.write("\nkernels:\n")
     write_rows(["family", "kernel", "results", "ok", "radices"],
                [[k["family"], k["kernel"], k["results"], k["ok"], k["radices"]]
-                for k in info["kernels"]], "table")
+                for k in info["kernels"]], "table", out=out)
     out.write("\nP:         %s\n" % ", ".join(str(p) for p in info["P"]))
     out.write("S:         %s\n" % ", ".join(fmt_size(s) for s in info["S"]))
     out.write("dist:      %s\n" % ", ".join(info["dist"]))

@@ -177,10 +177,13 @@ class Sweep:
                            "absolute path there" % (self.shown, key, value))
         return result
 
-    def job_text(self, header, process_counts):
+    def job_text(self, header, process_counts, origin=None):
         """The text of a per-job copy of this sweep.
 
-        header: comment lines put first; process_counts: {section name: [P values]}.
+        header: comment lines put first; process_counts: {section name: [P values]};
+        origin: a list that receives, per line of the copy, the number of the line of
+        this file it comes from (None for the header; an added P line counts as its
+        section's header line), so that errors about the copy can name this file.
         Guarantees: each named section gets exactly `P = <its values>` (replacing its own
         P line, or added after its last setting), every relative matrix/pattern file
         becomes absolute (so the copy may live in another folder), every other line is
@@ -220,6 +223,14 @@ class Sweep:
                                    "characters a sweep line may have" % (self.shown, name,
                                                                          line[:60], MAX_LINE))
                 added[sec.last] = added.get(sec.last, "") + line + "\n"
+        if origin is not None:
+            origin[:] = [None] * len(header)
+            owner = {}
+            for sec in self.sections:
+                owner[sec.last] = sec.index + 1
+            for i in range(len(out)):
+                origin.append(i + 1)
+                origin.extend([owner.get(i, i + 1)] * added.get(i, "").count("\n"))
         for index, text in added.items():
             out[index] = out[index] + text
         return "".join(header) + "".join(out)

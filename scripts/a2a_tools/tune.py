@@ -35,6 +35,7 @@ import math
 import os
 
 from . import options
+from .analysis import within_noise
 from .common import A2AError, fmt_size, write_rows
 from .db import build_where, describe_filters, short_mpi
 
@@ -168,7 +169,7 @@ def decide(cands):
     """The winner among candidates (see the module text): a Decision."""
     ranked = sorted(cands, key=lambda c: (c.median, simplicity(c)))
     fastest = ranked[0]
-    band = [c for c in ranked if c.median - fastest.median <= max(fastest.iqr, c.iqr)]
+    band = [c for c in ranked if within_noise(fastest.median, fastest.iqr, c.median, c.iqr)]
     if len(band) == 1:
         runner = ranked[1] if len(ranked) > 1 else None
         how = "only candidate" if runner is None else "faster than the runner-up by more than the IQR"
@@ -532,8 +533,30 @@ def table_rows(tables_by_file):
                                                              else fmt_size(s_hi)),
                                 d.winner.label(), round(d.winner.median * 1e6, 3),
                                 round(d.winner.iqr * 1e6, 3), r.label() if r else "",
-                                round(r.median * 1e6, 3) if r else None, d.how])
+                                round(r.median * 1e6, 3) if r else None, d.how,
+                                oversubscribed_at(t, P)])
     return out
+
+
+def oversubscribed_at(table, P):
+    """True when a candidate measured at P (any S) ran with more ranks than cores."""
+    return any(c.row.get("oversubscribed") for (p, _), cands in table.candidates.items()
+               if p == P for c in cands)
+
+
+def oversubscription_warnings(tables_by_file):
+    """One line per file and collective whose decisions rest on oversubscribed runs."""
+    lines = []
+    for fmt, tables in tables_by_file:
+        for family, coll in COLLECTIVES:
+            t = tables.get(family)
+            over = [P for P in sorted(t.points) if oversubscribed_at(t, P)] if t else []
+            if over:
+                lines.append("warning: %s %s: P = %s measured oversubscribed (more ranks than "
+                             "cores): these decisions time the scheduler as much as the "
+                             "collective; measure again with one rank per core"
+                             % (FILES[fmt], coll, ", ".join(str(P) for P in over)))
+    return lines
 
 
 def run(args, db):
@@ -642,10 +665,16 @@ def run(args, db):
             raise A2AError("%s: %s" % (path, e.strerror or e))
         written.append(path)
     columns = ["file", "collective", "P", "S", "covers", "choice", "median_us", "iqr_us",
-               "runner_up", "runner_up_us", "decided"]
-    write_rows(columns, table_rows([(f, t) for f, t, _ in made if os.path.join(
-        args.out, FILES[f]) in written]), args.format, float_format="%.3f")
-    if args.format in ("table", "markdown"):
+               "runner_up", "runner_up_us", "decided", "oversubscribed"]
+    shown = [(f, t) for f, t, _ in made if os.path.join(args.out, FILES[f]) in written]
+    human = args.format in ("table", "markdown")
+    rows = table_rows(shown)
+    if human:
+        rows = [r[:3] + [fmt_size(r[3])] + r[4:-1] + ["yes" if r[-1] else "no"] for r in rows]
+    write_rows(columns, rows, args.format, float_format="%.3f")
+    if human:
+        for line in oversubscription_warnings(shown):
+            print(line)
         for path in written:
             print("wrote %s" % path)
         for fmt, why in skipped:

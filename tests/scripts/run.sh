@@ -21,7 +21,7 @@ echo "fixture: $(sqlite3 "$WORK/fixture.db" "SELECT count(*) FROM results" 2>/de
 
 mkdir -p "$WORK/out"
 A2A_TEST_DB="$WORK/fixture.db" A2A_TEST_OUT="$WORK/out" PYTHONDONTWRITEBYTECODE=1 \
-    timeout -k 5 150 /usr/bin/python3 -m unittest discover -s tests/scripts -t tests/scripts \
+    timeout -k 5 600 /usr/bin/python3 -m unittest discover -s tests/scripts -t tests/scripts \
     -p 'test_*.py' -v >"$WORK/unittest.log" 2>&1
 rc=$?
 grep -E '\.\.\. (ok|FAIL|ERROR|skipped)|^(FAIL|ERROR):' "$WORK/unittest.log" | grep -v '^\(FAIL\|ERROR\):' \

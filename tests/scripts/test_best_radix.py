@@ -46,7 +46,7 @@ class BestRadix(A2ATestCase):
         self.assertEqual(len(lines), 2 + 3)
         self.assertTrue(lines[0].startswith("| run | kernel | P "))
         self.assertRegex(lines[1], r"^\| -*:? \|")
-        self.assertEqual([l.split("|")[4].strip() for l in lines[2:]], ["16", "256", "4K"])
+        self.assertEqual([l.split("|")[4].strip() for l in lines[2:]], ["16 B", "256 B", "4 KiB"])
         self.assertIn("block_count=1", lines[2])
 
     def test_alpha_beta_change_the_model_radix(self):

@@ -27,7 +27,7 @@ class Figures(A2ATestCase):
                           "heatmap_tra_vs_vendor_run1_constant.svg"])
         self.assertPng(paths[0])
         svg = self.assertSvg(paths[1])
-        for text in ("Open MPI", "oversubscribed", "P (processes)", "log2 scale", "4K",
+        for text in ("Open MPI", "oversubscribed", "P (processes", "block size per destination", "4 KiB",
                      "speedup over vendor", "git "):
             self.assertIn(text, svg)
 
@@ -48,7 +48,7 @@ class Figures(A2ATestCase):
                 self.assertPng(p)
         svg = self.assertSvg(os.path.join(d, "curves_tra_P4_run1_constant.svg"))
         for text in ("radix r", "time per call", "vendor median", "model-optimal radix",
-                     "S = 4K B", "Open MPI"):
+                     "S = 4 KiB", "Open MPI"):
             self.assertIn(text, svg)
 
     def test_curves_tuna_one_P(self):

@@ -10,7 +10,7 @@ class Summary(A2ATestCase):
         self.assertIn("runs:", out)
         self.assertIn("kernels:", out)
         self.assertIn("P:         2, 3, 4", out)
-        self.assertIn("S:         16, 256, 4K", out)
+        self.assertIn("S:         16 B, 256 B, 4 KiB", out)
         self.assertIn("dist:      constant, uniform", out)
         ok, skipped = (sql("SELECT count(*) FROM results WHERE status = ?", (s,))[0][0]
                        for s in ("ok", "skipped"))

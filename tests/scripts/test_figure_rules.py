@@ -1,0 +1,285 @@
+"""The rules of the figures, checked on the data behind them (never on pixels): the
+heatmap's colour scale (log, centred on x1, capped, diverging), markers only beyond the
+noise and ties drawn as ties, oversubscription per P, radix labels, block_count per radix;
+curves' integer radix ticks, error bars above the reference lines, one time unit, the
+model's alpha and beta; best-radix and tune flags; sizes written as 16 KiB."""
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import unittest
+
+from a2a_test_support import A2ATestCase, out_dir, sql
+
+from a2a_tools import analysis, curves, heatmap, tune  # noqa: E402
+from a2a_tools.common import fmt_size  # noqa: E402
+
+
+def row(radix, median, iqr=0.0, over=0, kernel="tra", **params):
+    params = dict(params, radix=radix) if radix is not None else params
+    return {"radix": radix, "median_s": median, "q1_s": median - iqr / 2,
+            "q3_s": median + iqr / 2, "oversubscribed": over, "kernel": kernel,
+            "params": json.dumps(params), "id": 0, "run_id": 1, "family": "uniform"}
+
+
+def group(P, S, rows, base=None):
+    g = analysis.Group((1, "uniform", P, S, "constant", "pattern", "byte", 0))
+    for r in rows:
+        g.rows.append(r)
+        if r["radix"] not in g.by_radix or r["median_s"] < g.by_radix[r["radix"]]["median_s"]:
+            g.by_radix[r["radix"]] = r
+    g.baseline = base
+    return g
+
+
+class ColourScale(unittest.TestCase):
+    def test_one_outlier_does_not_flatten_the_rest(self):
+        # the issue's case: cells x1.02 .. x1.68 and one x13.5
+        speedups = [1.02, 1.1, 1.15, 1.2, 1.3, 1.35, 1.4, 1.5, 1.6, 1.68, 13.5]
+        scale = analysis.colour_scale(speedups)
+        self.assertAlmostEqual(scale.vmin * scale.vmax, 1.0)       # centred on x1
+        self.assertLess(scale.vmax, 3.0)
+        self.assertEqual(scale.beyond, 1)                          # the outlier, at the cap
+
+        def norm(x):     # what LogNorm(vmin, vmax, clip=True) gives
+            v = (math.log(x) - math.log(scale.vmin)) / (math.log(scale.vmax) - math.log(scale.vmin))
+            return min(1.0, max(0.0, v))
+        self.assertAlmostEqual(norm(1.0), 0.5)
+        self.assertGreater(norm(1.68) - norm(1.02), 0.3)           # spread over the scale
+        self.assertLess(norm(0.7), 0.5)                            # slower: the other half
+
+    def test_caps_and_limits(self):
+        self.assertEqual(analysis.colour_scale([]).cap, 1.25)
+        self.assertEqual(analysis.colour_scale([1.01, 0.99]).cap, 1.25)   # noise stays pale
+        self.assertEqual(analysis.colour_scale([100.0] * 5).cap, 16.0)
+        self.assertEqual(analysis.colour_scale([0.3] * 10).cap, 4.0)      # slower counts too
+
+    def test_plan_and_diverging_colours(self):
+        g = group(4, 16, [row(2, 1.0), row(3, 2.0), row(4, 0.1)], base=row(None, 1.0))
+        plan = heatmap.plan([g], "vendor")
+        self.assertAlmostEqual(plan.scale.vmin * plan.scale.vmax, 1.0)
+        import matplotlib
+        cmap = matplotlib.colormaps["RdBu"]                      # the default --cmap
+        fast, slow = cmap(1.0), cmap(0.0)
+        self.assertGreater(fast[2], fast[0])                     # faster: blue
+        self.assertGreater(slow[0], slow[2])                     # slower: red
+
+
+class Markers(unittest.TestCase):
+    def test_clear_winner_and_tie(self):
+        base = row(None, 30e-6, 1e-6, kernel="vendor")
+        clear = group(3, 16, [row(2, 10e-6, 1e-6), row(3, 20e-6, 1e-6)], base)
+        tie = group(3, 64, [row(2, 10e-6, 4e-6), row(3, 12e-6, 1e-6)], base)
+        edge = group(3, 256, [row(2, 10e-6, 2e-6), row(3, 12e-6, 0.0)], base)  # = the IQR: tie
+        bars = {b.S: b for b in heatmap.plan([clear, tie, edge], "vendor").bars}
+        self.assertEqual(bars[16].markers, [(2, "best")])
+        self.assertTrue(bars[16].label.startswith("r=2 \u00d73.00"), bars[16].label)
+        self.assertEqual(bars[64].markers, [(2, "tie"), (3, "tie")])
+        self.assertTrue(bars[64].label.startswith("tie r=2,3"), bars[64].label)
+        self.assertEqual(bars[256].markers, [(2, "tie"), (3, "tie")])
+
+    def test_same_rule_as_tune(self):
+        cases = [[(10, 1), (20, 1)], [(10, 4), (12, 1)], [(10, 2), (12, 0)], [(5, 0), (5, 0)],
+                 [(10, 0.5), (11, 0.2), (11.4, 3)], [(10, 1)]]
+        for case in cases:
+            rows = [row(r + 2, m, i) for r, (m, i) in enumerate(case)]
+            v = group(len(case) + 1, 16, rows).verdict
+            d = tune.decide([tune.Candidate(r) for r in rows])
+            beyond = d.how in ("faster than the runner-up by more than the IQR", "only candidate")
+            self.assertEqual(v.clear, beyond, case)
+
+    def test_baseline_within_the_noise(self):
+        g = group(2, 16, [row(2, 10e-6, 2e-6)], base=row(None, 11e-6, 2e-6, kernel="vendor"))
+        self.assertEqual(g.verdict.vs_baseline, "noise")
+        self.assertIn("\u2248 vendor", heatmap.plan([g], "vendor").bars[0].label)
+
+
+class Oversubscription(unittest.TestCase):
+    def test_per_p(self):
+        gs = [group(2, 16, [row(2, 1.0)], row(None, 1.0)),
+              group(4, 16, [row(r, 1.0, over=1) for r in (2, 3, 4)], row(None, 1.0, over=1)),
+              group(3, 16, [row(r, 1.0) for r in (2, 3)], row(None, 1.0, over=1))]
+        plan = heatmap.plan(gs, "vendor")
+        self.assertEqual(plan.oversubscribed, {2: False, 3: True, 4: True})
+        self.assertEqual({b.P: b.oversubscribed for b in plan.bars}, {2: False, 3: True, 4: True})
+
+
+class RadixLabels(unittest.TestCase):
+    def test_every_radix_up_to_32_sampled_above(self):
+        for P in (2, 3, 8, 17, 32):
+            b = heatmap.plan([group(P, 16, [row(2, 1.0)])], "vendor").bars[0]
+            self.assertEqual(b.labelled, list(range(2, P + 1)))
+            self.assertEqual([r for r, _, _ in b.cells], list(range(2, P + 1)))
+        for P in (33, 64, 100, 1000, 4096):
+            b = heatmap.plan([group(P, 16, [row(2, 1.0)])], "vendor").bars[0]
+            self.assertIn(2, b.labelled)
+            self.assertIn(P, b.labelled)
+            self.assertLessEqual(len(b.labelled), heatmap.SAMPLED_LABELS)
+            self.assertEqual(b.labelled, sorted(set(b.labelled)))
+
+    def test_block_count_chosen_per_radix(self):
+        g = group(4, 16, [row(2, 2.0, block_count=1), row(2, 1.0, block_count=2),
+                          row(3, 1.0, block_count=1), row(4, 1.0, block_count=3)])
+        plan = heatmap.plan([g], "vendor")
+        self.assertEqual(plan.varying, ["block_count"])
+        self.assertEqual({r: p["block_count"] for r, _, p in plan.bars[0].cells},
+                         {2: 2, 3: 1, 4: 3})
+        fixed = heatmap.plan([group(3, 16, [row(2, 1.0, block_count=1),
+                                            row(3, 1.0, block_count=1)])], "vendor")
+        self.assertEqual((fixed.varying, fixed.fixed), ([], {"block_count": "1"}))
+
+
+class HeatmapOfTheFixture(A2ATestCase):
+    def test_decisions_agree_with_the_database(self):
+        from a2a_tools.db import open_db
+        db = open_db(self.db)
+        try:
+            _, groups, _ = analysis.load(db, "tra", "vendor", 1, {})
+            plan = heatmap.plan(groups, "vendor")
+        finally:
+            db.conn.close()
+        self.assertAlmostEqual(plan.scale.vmin * plan.scale.vmax, 1.0)
+        for b in plan.bars:
+            rows = sql("SELECT radix, min(median_s), q1_s, q3_s FROM results WHERE run_id = 1"
+                       " AND kernel = 'tra' AND P = ? AND S = ? AND status = 'ok' GROUP BY radix"
+                       " ORDER BY 2", (b.P, b.S))
+            fastest = rows[0]
+            tied = sorted(r[0] for r in rows
+                          if r[1] - fastest[1] <= max(fastest[3] - fastest[2], r[3] - r[2]))
+            if len(tied) == 1:
+                self.assertEqual(b.markers, [(fastest[0], "best")])
+            else:
+                self.assertEqual(b.markers, [(r, "tie") for r in tied])
+            over = sql("SELECT max(oversubscribed) FROM results WHERE run_id = 1 AND P = ?"
+                       " AND family = 'uniform' AND kernel IN ('tra', 'vendor') AND status = 'ok'",
+                       (b.P,))[0][0]
+            self.assertEqual(bool(b.oversubscribed), bool(over), b.P)
+
+
+class Curves(A2ATestCase):
+    def test_radix_axis_has_integer_ticks(self):
+        for P in list(range(2, 70)) + [128, 1000]:
+            (lo, hi), ticks = curves.radix_axis(P)
+            self.assertTrue(all(isinstance(t, int) for t in ticks), P)
+            self.assertEqual((ticks[0], ticks[-1]), (2, P))
+            self.assertLessEqual(lo, min(2, math.sqrt(P)))
+            self.assertGreaterEqual(hi, P)
+
+    def test_one_time_unit(self):
+        small = group(2, 16, [row(2, 20e-6)])
+        large = group(8, 16, [row(2, 4e-3)])
+        self.assertEqual(curves.family_unit([small, large]), (1e3, "ms"))
+
+    def test_drawn_figure(self):
+        from a2a_tools import style
+        from a2a_tools.db import open_db
+        db = open_db(self.db)
+        try:
+            _, groups, _ = analysis.load(db, "tra", "vendor", 1, {"P": [2]})
+            args = argparse.Namespace(alpha=2e-6, beta=5e-10, log_time=False)
+            fig, _ = curves.draw(style, db, db.run(1), "tra", "vendor", 2, groups,
+                                 curves.family_unit(groups), args)
+        finally:
+            db.conn.close()
+        try:
+            for ax in fig.axes:
+                ticks = list(ax.get_xticks())
+                self.assertTrue(ticks and all(float(t).is_integer() for t in ticks), ticks)
+                lines = [l for l in ax.get_lines() if l.get_label() in (
+                    "vendor median",) or l.get_label().startswith(("\u221aP", "model-optimal"))]
+                self.assertTrue(lines)
+                data = [c for c in ax.collections] + [l for l in ax.get_lines()
+                                                      if l.get_label().startswith("tra median")]
+                self.assertTrue(data)
+                self.assertGreater(min(a.get_zorder() for a in data),
+                                   max(l.get_zorder() for l in lines))
+            texts = [t.get_text() for t in fig.legends[0].get_texts()]
+            self.assertTrue(any("\u03b1 = 2 \u00b5s" in t and "\u03b2 = 0.5 ns" in t for t in texts),
+                            texts)
+        finally:
+            import matplotlib.pyplot as plt
+            plt.close(fig)
+
+    def test_every_figure_of_a_command_in_one_unit(self):
+        d = out_dir("curves-unit")
+        paths = [p for p in self.ok("curves", "--kernel", "tra", "--run", "1", "--out", d).split()
+                 if p.endswith(".svg")]
+        self.assertEqual(len(paths), 3)
+        units = set()
+        for p in paths:
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+            units.update(u for u in ("(s)", "(ms)", "(\u00b5s)") if "time per call " + u in text)
+        self.assertEqual(len(units), 1, units)
+
+
+class Tables(A2ATestCase):
+    def test_best_radix_ties_and_oversubscription(self):
+        rows = list(csv.DictReader(io.StringIO(self.ok("best-radix", "--run", "1", "--format",
+                                                       "csv"))))
+        self.assertTrue(rows)
+        for r in rows:
+            over = sql("SELECT max(oversubscribed) FROM results WHERE run_id = 1 AND P = ?"
+                       " AND kernel IN (?, 'vendor') AND status = 'ok' AND dist = ?",
+                       (int(r["P"]), r["kernel"], r["dist"]))[0][0]
+            self.assertEqual(r["oversubscribed"], str(bool(over)))
+            best = sql("SELECT median_s, q3_s - q1_s FROM results WHERE run_id = 1 AND kernel = ?"
+                       " AND P = ? AND S = ? AND radix = ? AND status = 'ok' ORDER BY median_s"
+                       " LIMIT 1", (r["kernel"], int(r["P"]), int(r["S"]),
+                                    int(r["best_radix"])))[0]
+            for radix in filter(None, r["within_noise"].split(",")):
+                other = sql("SELECT min(median_s), q3_s - q1_s FROM results WHERE run_id = 1"
+                            " AND kernel = ? AND P = ? AND S = ? AND radix = ? AND status = 'ok'",
+                            (r["kernel"], int(r["P"]), int(r["S"]), int(radix)))[0]
+                self.assertLessEqual(other[0] - best[0], max(best[1], other[1]) + 1e-15)
+
+    def test_tune_warns_per_oversubscribed_p(self):
+        out = self.ok("tune", "--out", out_dir("tune-over"), "--files", "a2a")
+        over = sorted(p for (p,) in sql("SELECT DISTINCT P FROM results WHERE status = 'ok'"
+                                        " AND family = 'uniform' AND oversubscribed = 1"))
+        warnings = [l for l in out.splitlines() if l.startswith("warning: ")]
+        mine = [l for l in warnings if " alltoall: " in l]
+        if over:
+            self.assertEqual(len(mine), 1, warnings)
+            self.assertIn("P = %s measured oversubscribed" % ", ".join(map(str, over)), mine[0])
+        else:
+            self.assertEqual(mine, [])
+        rows = list(csv.DictReader(io.StringIO(self.ok("tune", "--out", out_dir("tune-csv"),
+                                                       "--files", "a2a", "--format", "csv"))))
+        for r in rows:
+            if r["collective"] == "alltoall":
+                self.assertEqual(r["oversubscribed"], str(int(r["P"]) in over))
+
+
+class Units(A2ATestCase):
+    def test_one_style(self):
+        self.assertEqual([fmt_size(n) for n in (0, 16, 1000, 1024, 1536, 16384, 1 << 20, 3 << 30)],
+                         ["0 B", "16 B", "1000 B", "1 KiB", "1.5 KiB", "16 KiB", "1 MiB", "3 GiB"])
+        self.assertIn("S:         16 B, 256 B, 4 KiB", self.ok("summary"))
+        md = self.ok("best-radix", "--run", "1", "--kernel", "tra", "--P", "2")
+        self.assertEqual([l.split("|")[4].strip() for l in md.splitlines()[2:]],
+                         ["16 B", "256 B", "4 KiB"])
+        out = self.ok("tune", "--out", out_dir("tune-units"), "--files", "a2a")
+        self.assertRegex(out, r"\n(a2a\s+alltoall\s+\d+\s+4 KiB\s+[0-9.]+ (B|KiB)\.\.)")
+
+
+class Figures(A2ATestCase):
+    def test_everything_in_one_folder(self):
+        d = out_dir("figures-all")
+        out = self.ok("figures", "--out", d)
+        last = out.splitlines()[-1]
+        self.assertEqual(last, "figures: %d files in %s; open %s" % (
+            len(out.splitlines()) - 1, d, os.path.join(d, "index.html")))
+        names = sorted(os.listdir(d))
+        for want in ("summary.txt", "best-radix.md", "index.html"):
+            self.assertIn(want, names)
+        pngs = [n for n in names if n.endswith(".png")]
+        self.assertTrue(any(n.startswith("heatmap_tra_vs_vendor") for n in pngs))
+        self.assertTrue(any(n.startswith("heatmap_tuna_vs_vendor") for n in pngs))
+        self.assertTrue(any(n.startswith("curves_tra_P2") for n in pngs))
+        with open(os.path.join(d, "index.html"), encoding="utf-8") as f:
+            index = f.read()
+        for n in pngs:
+            self.assertIn('src="%s"' % n, index)
