@@ -44,6 +44,12 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h worklo
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
+# the revision (with -dirty when a tracked file was edited) in a file rewritten only when it
+# changes, so that what prints it is rebuilt after an edit or a commit
+REV_STAMP := $(BUILD)/git-revision
+$(shell mkdir -p $(BUILD) && [ "$$(cat $(REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(REV_STAMP))
+$(BUILD)/harness/provenance.o $(BUILD)/harness/main.o: $(REV_STAMP)
+
 $(BUILD)/liba2a.a: $(LIB_OBJ)
 	ar rcs $@ $^
 

@@ -21,6 +21,14 @@ typedef struct run_info {
     long long l1d_bytes, l2_bytes, l3_bytes;
     char backend[32];
     const char *sweep_file, *sweep_text, *section, *command_line;
+    /* schema 3: launches of one experiment, order, MPI environment, binding, load */
+    const char *launch_group;    /* shared by the launches of one experiment, or NULL */
+    int launch_index, launches;  /* 1..launches; launches = 0: not part of a series */
+    int shuffled;                /* configurations ran in the order drawn from order_seed */
+    unsigned long long order_seed;
+    char mpi_env[8192];          /* JSON: MPI variables and parameter files */
+    char binding[4096];          /* CPUs each rank may run on: "0-1:0-1" (ranks:cpus) */
+    double load_start;           /* 1-minute load average at the start, -1 if unknown */
 } run_info;
 
 /* The outcome of one configuration. */
@@ -30,7 +38,9 @@ typedef struct result_record {
     sample_summary summary;      /* of the timed samples (ok rows only) */
     long long bytes_moved;       /* payload bytes sent between distinct ranks, all ranks */
     a2a_stats stats;             /* per-rank maximum of each field, first (validated) call */
-    int oversubscribed;          /* more ranks than cores on some node of the sub-communicator */
+    int oversubscribed;          /* more ranks alive (measured or idle) than cores on some
+                                    node of the sub-communicator */
+    int idle_ranks;              /* ranks of the launch alive outside the sub-communicator */
     double started, ended;       /* Unix time */
     counted_events counted;      /* counters (counted.n == 0: none asked) */
 } result_record;
@@ -93,6 +103,9 @@ typedef struct measurement {
 /* Stores one measurement, its samples and metrics in one transaction (all or nothing).
  * Returns 0, or -1 with one line in err. */
 int db_store_measurement(db *d, long long run_id, const measurement *m, char *err, size_t errlen);
+
+/* Records the 1-minute load average at the end of the run (nothing if load < 0). */
+int db_note_run_load(db *d, long long run_id, double load);
 
 /* Sets the run's end time and final status ("done", "failed", "timeout"). */
 int db_end_run(db *d, long long run_id, const char *status);
