@@ -2,6 +2,7 @@
 #   make            build liba2a and a2atune against Open MPI (build/openmpi/)
 #   make MPI=mpich  the same against MPICH (build/mpich/)
 #   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks
+#                   (LAUNCHES=N: in N launches, whose spread the tools take as the noise)
 #   make test       install what is missing, build both MPI flavours, run every test
 #   make setup      only install the Debian packages that are missing
 
@@ -9,6 +10,7 @@ MPI      ?= openmpi
 NP       ?= 4
 SWEEP    ?= sweeps/quick.ini
 DB       ?= results/a2a.db
+LAUNCHES ?= 1
 BUILD    := build/$(MPI)
 CC       := mpicc.$(MPI)
 MPIRUN   := mpirun.$(MPI)
@@ -89,7 +91,7 @@ tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD)
 run: setup
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(dir $(DB))
-	@scripts/run-sweep.sh $(NP) $(SWEEP) $(DB)
+	@scripts/run-sweep.sh --launches $(LAUNCHES) $(NP) $(SWEEP) $(DB)
 
 test: setup
 	@$(MAKE) --no-print-directory MPI=openmpi tests

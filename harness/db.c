@@ -416,8 +416,16 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     bind_param_or_null(st, i++, c, A2A_PARAM_PPN);
     bind_text_or_null(st, i++, json);
     free(json);
-    sqlite3_bind_int(st, i++, c->iterations);
-    sqlite3_bind_int(st, i++, c->warmup);
+    if (c->iterations != SWEEP_ITERATIONS_AUTO) {
+        sqlite3_bind_int(st, i++, c->iterations);
+        sqlite3_bind_int(st, i++, c->warmup);
+    } else if (measured) { /* the counts the time budget gave */
+        sqlite3_bind_int(st, i++, r->iterations);
+        sqlite3_bind_int(st, i++, r->warmup);
+    } else {
+        sqlite3_bind_null(st, i++);
+        sqlite3_bind_null(st, i++);
+    }
     sqlite3_bind_int64(st, i++, (sqlite3_int64)c->seed);
     sqlite3_bind_int(st, i++, r->oversubscribed);
     const double stat_values[] = { r->summary.median, r->summary.q1, r->summary.q3, r->summary.min,

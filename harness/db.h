@@ -41,6 +41,7 @@ typedef struct result_record {
     int oversubscribed;          /* more ranks alive (measured or idle) than cores on some
                                     node of the sub-communicator */
     int idle_ranks;              /* ranks of the launch alive outside the sub-communicator */
+    int iterations, warmup;      /* timed and warm-up calls made (iterations = auto: chosen) */
     double started, ended;       /* Unix time */
     counted_events counted;      /* counters (counted.n == 0: none asked) */
 } result_record;

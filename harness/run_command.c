@@ -305,7 +305,9 @@ int command_run(const run_options *opt)
     }
     int max_iterations = 1;
     for (int i = 0; i < nconfigs; i++)
-        if (configs[i].iterations > max_iterations)
+        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO && max_iterations < SWEEP_AUTO_MAX_ITERATIONS)
+            max_iterations = SWEEP_AUTO_MAX_ITERATIONS;
+        else if (configs[i].iterations > max_iterations)
             max_iterations = configs[i].iterations;
     double *samples = malloc((size_t)max_iterations * sizeof *samples);
     double t_start = now();
@@ -341,7 +343,7 @@ int command_run(const run_options *opt)
         r.ended = now();
         if (rank != 0)
             continue;
-        int nsamples = strcmp(r.status, "ok") == 0 ? c->iterations : 0;
+        int nsamples = strcmp(r.status, "ok") == 0 ? r.iterations : 0;
         if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
             fprintf(stderr, "a2atune: %s\n", err);
             status = 1;

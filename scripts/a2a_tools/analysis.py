@@ -1,4 +1,14 @@
-"""Tunable-kernel results grouped per (P, S, data) with their baselines.
+"""Tunable-kernel results grouped per (P, S, data) with their baselines, and the noise of a
+measurement.
+
+Noise (`noise`): a sweep repeated in several launches (scripts/run-sweep.sh --launches N:
+runs of one launch group) is judged by the spread between the launches' medians, since a
+launch's own interquartile range misses what changes from one launch to the next (ReproMPI's
+practice); a configuration measured in one launch only has its interquartile range. The
+rows of the launches of one configuration are combined into one row (`combine_launches`)
+whose median is the median of the launches' medians, q1_s and q3_s the lowest and highest
+launch median (so that error bars show the spread), noise_s the noise and launches their
+number; every figure, table and tuning decision reads those rows.
 
 A *group* is one point of a radix study: run, family, P, S, dist, payload, datatype and
 gap. Inside a group every radix keeps its fastest configuration (the minimum median
@@ -35,6 +45,16 @@ class Group:
             return None
         return min(self.by_radix.values(), key=lambda r: (r["median_s"], r["radix"]))
 
+    def beyond_noise(self):
+        """True if the best radix is faster than every other radix by more than the larger
+        noise of the two, False if some other radix is within it, None with one radix."""
+        best = self.best
+        others = [r for r in self.by_radix.values() if r is not best]
+        if best is None or not others:
+            return None
+        return all(r["median_s"] - best["median_s"] > max(noise([best]), noise([r]))
+                   for r in others)
+
     def speedup(self, row):
         if self.baseline is None or not row or not row["median_s"]:
             return None
@@ -42,6 +62,74 @@ class Group:
 
     def sqrt_p(self):
         return math.sqrt(self.P)
+
+
+def noise(rows):
+    """The noise of one configuration, in seconds: rows are its ok result rows (mappings with
+    median_s, q1_s, q3_s), one per launch. Several launches: the spread between their
+    medians (largest - smallest); one: its interquartile range (q3_s - q1_s). A row that
+    combine_launches made carries its noise (noise_s). 0.0 when nothing is known."""
+    rows = list(rows)
+    if len(rows) == 1 and _has(rows[0], "noise_s") and rows[0]["noise_s"] is not None:
+        return rows[0]["noise_s"]
+    medians = [r["median_s"] for r in rows if r["median_s"] is not None]
+    if len(medians) > 1:
+        return max(medians) - min(medians)
+    if not rows:
+        return 0.0
+    r = rows[0]
+    med = r["median_s"] or 0.0
+    q1 = r["q1_s"] if r["q1_s"] is not None else med
+    q3 = r["q3_s"] if r["q3_s"] is not None else med
+    return max(0.0, q3 - q1)
+
+
+def _has(row, key):
+    return key in (row.keys() if hasattr(row, "keys") else row)
+
+
+def launch_groups(db):
+    """{run_id: [run ids of its launch group, oldest first]}: a run outside any group (or a
+    database from before launch groups) is alone in its own."""
+    if "launch_group" not in db.columns("runs"):
+        return {r["id"]: [r["id"]] for r in db.all("SELECT id FROM runs")}
+    members = {}
+    rows = db.all("SELECT id, launch_group FROM runs ORDER BY id")
+    for r in rows:
+        if r["launch_group"] is not None:
+            members.setdefault(r["launch_group"], []).append(r["id"])
+    return {r["id"]: (members[r["launch_group"]] if r["launch_group"] is not None else [r["id"]])
+            for r in rows}
+
+
+def combine_launches(rows, groups):
+    """One row per configuration and launch group: rows (ok result rows of any runs) whose
+    runs share a launch group (groups: from launch_groups) and whose config_key is equal
+    become one dict, a copy of the newest launch's row with run_id = the group's newest run,
+    median_s = the median of the launches' medians, q1_s / q3_s = the lowest / highest of
+    them, noise_s = noise(those rows) and launches = their number. A configuration of a
+    single launch keeps its row (as a dict, with noise_s = its IQR and launches = 1)."""
+    by_config = {}
+    for r in rows:
+        r = dict(r)
+        members = groups.get(r["run_id"], [r["run_id"]])
+        by_config.setdefault((members[-1], r["config_key"]), []).append(r)
+    out = []
+    for (newest_run, _), same in by_config.items():
+        same.sort(key=lambda r: (r["run_id"], r["id"]))
+        row = dict(same[-1])
+        row["noise_s"] = noise(same)
+        row["launches"] = len(same)
+        if len(same) > 1:
+            medians = sorted(r["median_s"] for r in same)
+            mid = len(medians) // 2
+            row["median_s"] = (medians[mid] if len(medians) % 2 else
+                               (medians[mid - 1] + medians[mid]) / 2)
+            row["q1_s"], row["q3_s"] = medians[0], medians[-1]
+            row["run_id"] = newest_run
+        out.append(row)
+    out.sort(key=lambda r: r["id"])
+    return out
 
 
 def group_key(row):
@@ -124,8 +212,11 @@ def load(db, kernel, baseline, run_id, filters):
     if baseline:
         db.check_kernels([baseline])
     run_id = resolve_run(db, kernel, run_id, filters)
-    sel = dict(filters, kernel=kernel, run_id=run_id, status="ok")
-    rows = [dict(r) for r in db.rows_where(sel, extra=(SWEPT, []))]
+    groups_of_runs = launch_groups(db)
+    members = groups_of_runs.get(run_id, [run_id])
+    run_id = members[-1]    # a launch group is named by its newest launch
+    sel = dict(filters, kernel=kernel, run_id=members, status="ok")
+    rows = combine_launches(db.rows_where(sel, extra=(SWEPT, [])), groups_of_runs)
     if not rows:
         raise A2AError("no ok results match (%s) in %s" % (describe_filters(sel), db.path))
     groups = {}
@@ -141,10 +232,10 @@ def load(db, kernel, baseline, run_id, filters):
     if baseline:
         base_filters = {k: v for k, v in filters.items() if k in ("P", "S", "dist", "family",
                                                                   "payload", "datatype", "gap")}
-        base_filters.update(kernel=baseline, run_id=run_id, status="ok")
+        base_filters.update(kernel=baseline, run_id=members, status="ok")
         # the library's own choice only: forced vendor algorithms are candidates, not the baseline
         own_choice = ("IFNULL(json_extract(params, '$.vendor_algorithm'), 0) = 0", [])
-        for row in db.rows_where(base_filters, extra=own_choice):
+        for row in combine_launches(db.rows_where(base_filters, extra=own_choice), groups_of_runs):
             g = groups.get(group_key(row))
             if g is None:
                 continue

@@ -7,7 +7,7 @@ from .analysis import data_label, other_params
 from .common import A2AError, fmt_size, write_rows
 
 COLUMNS = ["run", "kernel", "P", "S", "dist", "best_radix", "params", "best_median_us",
-           "sqrt_P", "model_radix", "baseline_median_us", "speedup"]
+           "sqrt_P", "model_radix", "baseline_median_us", "speedup", "noise_us", "beyond_noise"]
 
 
 def add_parser(sub, common):
@@ -16,8 +16,11 @@ def add_parser(sub, common):
         help="table: best radix vs sqrt(P) vs model radix, with speedup over a baseline",
         description="Per tunable kernel, P, S and data set: the fastest radix and its median, "
                     "sqrt(P), the model-optimal radix (least K*alpha + D*S*beta) and the "
-                    "baseline's median and the speedup over it. Without --run each kernel "
-                    "uses its newest run.",
+                    "baseline's median and the speedup over it, the best radix's noise (the "
+                    "spread between launches when several launches measured it, else its IQR) "
+                    "and whether it beats every other radix by more than the larger noise. "
+                    "Without --run each kernel uses its newest run (with all launches of its "
+                    "launch group).",
         epilog="example:  a2a best-radix --kernel tra --format markdown > results/best.md",
         formatter_class=common["formatter"])
     p.add_argument("--kernel", type=options.word_list, metavar="LIST",
@@ -45,7 +48,8 @@ def rows_for(db, kernel, args):
             run_id, kernel, g.P, g.S, data_label(g.data_key),
             best["radix"], other_params(best), best["median_s"] * 1e6, math.sqrt(g.P),
             model.optimal_radix(g.P, g.S, args.alpha, args.beta),
-            base * 1e6 if base is not None else None, speedup])
+            base * 1e6 if base is not None else None, speedup,
+            analysis.noise([best]) * 1e6, g.beyond_noise()])
     return out
 
 
@@ -67,6 +71,7 @@ def run(args, db):
     rows = [[r[0], r[1], r[2], fmt_size(r[3]) if human else r[3], r[4], r[5], r[6],
              round(r[7], digits), round(r[8], digits), r[9],
              None if r[10] is None else round(r[10], digits),
-             None if r[11] is None else round(r[11], digits)] for r in rows]
+             None if r[11] is None else round(r[11], digits), round(r[12], digits),
+             {True: "yes", False: "no", None: ""}[r[13]]] for r in rows]
     write_rows(COLUMNS, rows, args.format, float_format="%.2f")
     return 0

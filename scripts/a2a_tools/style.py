@@ -47,6 +47,9 @@ def provenance(run, oversubscribed):
             ranks += " on %d cores" % (run["cores_per_node"] * max(1, run["nodes"] or 1))
         parts.append(ranks)
     parts.append("oversubscribed" if oversubscribed else "not oversubscribed")
+    launches = run["launches"] if "launches" in run.keys() else None
+    if launches and launches > 1:
+        parts.append("%d launches: medians of their medians, noise = their spread" % launches)
     return " \u00b7 ".join(parts)
 
 
