@@ -33,7 +33,8 @@ static const char *const schema =
     " rounds_local INTEGER, rounds_global INTEGER, blocks INTEGER, bytes_sent INTEGER,"
     " meta_bytes INTEGER, messages INTEGER, temp_bytes INTEGER,"
     " status TEXT NOT NULL CHECK (status IN ('ok','wrong','skipped','timeout','error')),"
-    " message TEXT, started TEXT, ended TEXT, idle_ranks INTEGER, UNIQUE (run_id, config_key));"
+    " message TEXT, started TEXT, ended TEXT, idle_ranks INTEGER, bytes_copied INTEGER,"
+    " UNIQUE (run_id, config_key));"
     "CREATE INDEX results_lookup ON results(family, kernel, P, S, dist);"
     "CREATE TABLE samples("
     " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
@@ -91,6 +92,7 @@ static const char *const schema3_migration =
     "ALTER TABLE runs ADD COLUMN load_start REAL;"
     "ALTER TABLE runs ADD COLUMN load_end REAL;"
     "ALTER TABLE results ADD COLUMN idle_ranks INTEGER;"
+    "ALTER TABLE results ADD COLUMN bytes_copied INTEGER;"
     "DROP VIEW IF EXISTS speedup_vs_baseline;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
@@ -385,9 +387,10 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
         " dist_params, payload, datatype, gap, radix, radix2, block_count, ppn, params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, rounds, rounds_local, rounds_global, blocks, bytes_sent,"
-        " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks)"
+        " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks,"
+        " bytes_copied)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), ?)";
+        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), ?, ?)";
     sqlite3_stmt *st = NULL, *ss = NULL;
     if (exec(d, "BEGIN IMMEDIATE", err, errlen))
         return -1;
@@ -450,6 +453,10 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     sqlite3_bind_double(st, i++, r->started);
     sqlite3_bind_double(st, i++, r->ended);
     sqlite3_bind_int(st, i++, r->idle_ranks);
+    if (measured)
+        sqlite3_bind_int64(st, i++, r->bytes_copied);
+    else
+        sqlite3_bind_null(st, i++);
     if (sqlite3_step(st) != SQLITE_DONE)
         goto fail;
     long long result_id = sqlite3_last_insert_rowid(d->handle);

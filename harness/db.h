@@ -37,6 +37,8 @@ typedef struct result_record {
     char message[512];
     sample_summary summary;      /* of the timed samples (ok rows only) */
     long long bytes_moved;       /* payload bytes sent between distinct ranks, all ranks */
+    long long bytes_copied;      /* payload bytes arriving in receive buffers, every rank's
+                                    own block included (P^2 S for alltoall): what HINT copies */
     a2a_stats stats;             /* per-rank maximum of each field, first (validated) call */
     int oversubscribed;          /* more ranks alive (measured or idle) than cores on some
                                     node of the sub-communicator */

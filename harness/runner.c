@@ -475,7 +475,7 @@ static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out
         long long sent = (long long)in.nvals * (long long)sizeof(int), total = 0;
         polite_allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
         if (rank == 0)
-            out->bytes_moved = total;
+            out->bytes_moved = out->bytes_copied = total;
     }
     int rc = MPI_SUCCESS, iterations = c->iterations, warmup = c->warmup;
     if (status == CHECK_OK && iterations == SWEEP_ITERATIONS_AUTO) {
@@ -576,13 +576,17 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     }
     if (status != CHECK_ERROR) {
         stats_max(&stats, &out->stats, comm);
-        long long sent = 0, total = 0;
-        for (int j = 0; j < c->P; j++)
+        long long mine[2] = { 0, 0 }, total[2]; /* between ranks; arriving, own block included */
+        for (int j = 0; j < c->P; j++) {
             if (j != rank)
-                sent += (long long)w.scounts[j] * w.type_bytes;
-        polite_allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
-        if (rank == 0)
-            out->bytes_moved = total;
+                mine[0] += (long long)w.scounts[j] * w.type_bytes;
+            mine[1] += (long long)w.rcounts[j] * w.type_bytes;
+        }
+        polite_allreduce(mine, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
+        if (rank == 0) {
+            out->bytes_moved = total[0];
+            out->bytes_copied = total[1];
+        }
     }
     if (status != CHECK_OK || c->iterations == 0) { /* iterations = 0: validate only */
         free_workload(&w);

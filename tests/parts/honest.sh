@@ -70,6 +70,16 @@ for r in csv.DictReader(open(\"$HD/tune.csv\")):
 curves_out="$HD/fig"
 check honest/curves-with-launches holds '/usr/bin/python3 scripts/a2a curves --db "$L" --kernel tra --out "$curves_out" > /dev/null 2>&1 && ls "$curves_out"/*.png > /dev/null 2>&1'
 
+# ---- bytes copied (own blocks included: P^2 S) against copybench's rate at the same working set
+check honest/bytes-copied [ "$(sql "$HD/crowd.db" "SELECT count(*) FROM results WHERE status = 'ok' AND family = 'uniform' AND (bytes_copied IS NOT P * P * S OR bytes_moved IS NOT P * (P - 1) * S)")" = 0 ]
+./a2atune copybench --db "$HD/copy.db" --sizes 4K..64K:*4 --samples 3 --min-time 0.001 --quiet > /dev/null 2>&1
+/usr/bin/python3 scripts/a2a bandwidth --db "$HD/crowd.db" --copy-db "$HD/copy.db" --kernel vendor --P 2 --format csv --out "$HD/bw" > "$HD/bw.csv" 2> "$HD/bw.err"
+check honest/bandwidth-limit holds '/usr/bin/python3 -c "
+import csv, sqlite3
+rows = list(csv.DictReader(open(\"$HD/bw.csv\")))
+assert rows and all(float(r[\"limit_GB/s\"]) > 0 and abs(float(r[\"GB/s\"]) - int(r[\"bytes_copied\"]) / float(r[\"median_us\"]) / 1e3) < 1e-3 * float(r[\"GB/s\"]) for r in rows), rows
+" && ls "$HD"/bw/bandwidth_P2_*.png > /dev/null || { tail -n 5 "$HD/bw.err" | sed "s/^/    /"; false; }'
+
 # ---- a rebuilt binary after a source edit reports -dirty (a clone reusing this build) -------
 if git rev-parse --git-dir > /dev/null 2>&1 && [ -f build/openmpi/liba2a.a ]; then
     CL="$HD/clone"
@@ -89,4 +99,4 @@ fi
 # ---- a schema-2 file gains the schema-3 columns and view ------------------------------------
 cp tests/data/schema2.db "$HD/old.db"
 run honest/schema2-append 120 mpirun_openmpi 2 ./a2atune run "$HD/launches.ini" --db "$HD/old.db" --quiet
-check honest/schema2-migrated [ "$(sql "$HD/old.db" "SELECT (SELECT user_version FROM pragma_user_version) || ',' || (SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('launch_group', 'launch_index', 'launches', 'order_seed', 'mpi_env', 'binding', 'load_start', 'load_end')) || ',' || (SELECT count(*) FROM pragma_table_info('results') WHERE name = 'idle_ranks') || ',' || (SELECT count(*) = count(DISTINCT result_id) FROM speedup_vs_baseline)")" = "3,8,1,1" ]
+check honest/schema2-migrated [ "$(sql "$HD/old.db" "SELECT (SELECT user_version FROM pragma_user_version) || ',' || (SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('launch_group', 'launch_index', 'launches', 'order_seed', 'mpi_env', 'binding', 'load_start', 'load_end')) || ',' || (SELECT count(*) FROM pragma_table_info('results') WHERE name IN ('idle_ranks', 'bytes_copied')) || ',' || (SELECT count(*) = count(DISTINCT result_id) FROM speedup_vs_baseline)")" = "3,8,2,1" ]
