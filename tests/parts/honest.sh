@@ -62,7 +62,9 @@ check honest/noise-is-between-launch-spread holds 'grep -q "^noise = spread of 3
 check honest/tune-uses-launch-spread holds '/usr/bin/python3 -c "
 import csv, sqlite3, sys
 db = sqlite3.connect(\"$L\")
-for r in csv.DictReader(open(\"$HD/tune.csv\")):
+rows = list(csv.DictReader(open(\"$HD/tune.csv\")))
+assert len(rows) == 2, rows
+for r in rows:
     kernel = r[\"choice\"].split()[0]
     meds = [m for (m,) in db.execute(\"SELECT median_s FROM results WHERE kernel = ? AND S = ?\", (kernel, int(r[\"S\"])))]
     assert len(meds) == 3 and abs(float(r[\"iqr_us\"]) - round((max(meds) - min(meds)) * 1e6, 3)) < 2e-3, (r, meds)
