@@ -76,7 +76,9 @@ def draw(style, db, run, kernel, baseline, P, groups, oversubscribed, args):
             hi = [max(0.0, _or(r["q3_s"], r["median_s"]) - r["median_s"]) * scale for r in rows]
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, linewidth=1.2,
                         capsize=2, elinewidth=0.8,
-                        label="%s median, Q1\u2013Q3%s" % (kernel, " (%s)" % label if label else ""))
+                        label="%s median, %s%s" % (
+                            kernel, "range of launch medians" if any(r.get("launches", 1) > 1 for r in rows)
+                            else "Q1\u2013Q3", " (%s)" % label if label else ""))
         best = g.best
         if best is not None:
             ax.plot([best["radix"]], [best["median_s"] * scale], marker="*", markersize=9,

@@ -49,7 +49,7 @@ def provenance(run, oversubscribed):
     parts.append("oversubscribed" if oversubscribed else "not oversubscribed")
     launches = run["launches"] if "launches" in run.keys() else None
     if launches and launches > 1:
-        parts.append("%d launches: medians of their medians, noise = their spread" % launches)
+        parts.append("%d launches" % launches)
     return " \u00b7 ".join(parts)
 
 
