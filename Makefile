@@ -3,6 +3,7 @@
 #   make MPI=mpich  the same against MPICH (build/mpich/)
 #   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks, then
 #                   write its summary, heatmaps and curves into results/figures/
+#                   (LAUNCHES=N: in N launches, whose spread the tools take as the noise)
 #   make test       install what is missing, build both MPI flavours, run every test
 #   make setup      only install the Debian packages that are missing
 
@@ -11,6 +12,7 @@ NP       ?= 4
 SWEEP    ?= sweeps/quick.ini
 DB       ?= results/a2a.db
 FIGURES  ?= results/figures
+LAUNCHES ?= 1
 BUILD    := build/$(MPI)
 CC       := mpicc.$(MPI)
 MPIRUN   := mpirun.$(MPI)
@@ -45,6 +47,12 @@ setup:
 $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h workloads/*.h harness/*.h apps/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+# the revision (with -dirty when a tracked file was edited) in a file rewritten only when it
+# changes, so that what prints it is rebuilt after an edit or a commit
+REV_STAMP := $(BUILD)/git-revision
+$(shell mkdir -p $(BUILD) && [ "$$(cat $(REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(REV_STAMP))
+$(BUILD)/harness/provenance.o $(BUILD)/harness/main.o: $(REV_STAMP)
 
 $(BUILD)/liba2a.a: $(LIB_OBJ)
 	ar rcs $@ $^
@@ -85,7 +93,7 @@ tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD)
 run: setup
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(dir $(DB))
-	@scripts/run-sweep.sh $(NP) $(SWEEP) $(DB); rc=$$?; \
+	@scripts/run-sweep.sh --launches $(LAUNCHES) $(NP) $(SWEEP) $(DB); rc=$$?; \
 	if [ -f $(DB) ]; then scripts/a2a figures --db $(DB) --out $(FIGURES) || { [ $$rc -ne 0 ] || rc=2; }; \
 	else echo "make run: no database $(DB): no figures"; fi; exit $$rc
 

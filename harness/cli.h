@@ -16,6 +16,10 @@ typedef struct run_options {
     const char *section;
     const char *counters;   /* --counters LIST: overrides every section's `counters` */
     int resume, dry_run, quiet;
+    int shuffle;                   /* --shuffle SEED: configurations in an order drawn from it */
+    unsigned long long order_seed;
+    int launch_index, launches;    /* --launch I/N: this launch is the I-th of N */
+    const char *launch_group;      /* --launch-group ID: names the N launches together */
     char command_line[4096];
 } run_options;
 

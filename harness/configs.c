@@ -106,6 +106,8 @@ static void make_key(config *c, const sweep_section *sec)
                      (unsigned long long)c->seed);
     if (c->pattern && n > 0 && (size_t)n < sizeof c->key)
         n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|pattern=%.200s", c->pattern);
+    if (c->iterations == SWEEP_ITERATIONS_AUTO && n > 0 && (size_t)n < sizeof c->key)
+        n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|budget=%g", c->time_budget);
     for (int p = 0; p < A2A_PARAM_COUNT; p++)
         if (a2a_kernel_takes(c->kernel, (a2a_param)p) && n > 0 && (size_t)n < sizeof c->key)
             n += snprintf(c->key + n, sizeof c->key - (size_t)n, "|%s=%d",
@@ -367,6 +369,7 @@ static int expand_section(expansion *ex, int section_index)
                                     c.datatype = sec->datatypes[it];
                                     c.gap = (int)gaps[ig];
                                     c.iterations = sec->iterations;
+                                    c.time_budget = sec->time_budget;
                                     c.warmup = sec->warmup;
                                     c.seed = sec->seed;
                                     c.timeout = sec->timeout;

@@ -21,7 +21,8 @@ typedef struct config {
     int gap;                        /* elements left free between blocks (non-uniform) */
     int alloc;                      /* sweep_alloc: private or shared (A2A_Hint_alloc) buffers */
     int params[A2A_PARAM_COUNT];    /* 0 for parameters the kernel does not take */
-    int iterations, warmup;
+    int iterations, warmup;         /* iterations = SWEEP_ITERATIONS_AUTO: chosen by time_budget */
+    double time_budget;             /* seconds of timed calls (iterations = auto) */
     uint64_t seed;
     double timeout;
     const char *counters;           /* events counted after the timed calls, NULL: none */

@@ -23,7 +23,9 @@ static const char *const schema =
     " cores_per_node INTEGER, oversubscribed INTEGER, mpi_library TEXT, mpi_version TEXT,"
     " compiler TEXT, git_revision TEXT, cpu_model TEXT, l1d_bytes INTEGER, l2_bytes INTEGER,"
     " l3_bytes INTEGER, backend TEXT, sweep_file TEXT, sweep_text TEXT, section TEXT,"
-    " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT);"
+    " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT, launch_group TEXT,"
+    " launch_index INTEGER, launches INTEGER, order_seed INTEGER, mpi_env TEXT, binding TEXT,"
+    " load_start REAL, load_end REAL);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -35,7 +37,8 @@ static const char *const schema =
     " rounds_local INTEGER, rounds_global INTEGER, blocks INTEGER, bytes_sent INTEGER,"
     " meta_bytes INTEGER, messages INTEGER, temp_bytes INTEGER,"
     " status TEXT NOT NULL CHECK (status IN ('ok','wrong','skipped','timeout','error')),"
-    " message TEXT, started TEXT, ended TEXT, UNIQUE (run_id, config_key));"
+    " message TEXT, started TEXT, ended TEXT, idle_ranks INTEGER, bytes_copied INTEGER,"
+    " UNIQUE (run_id, config_key));"
     "CREATE INDEX results_lookup ON results(family, kernel, P, S, dist);"
     "CREATE TABLE samples("
     " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
@@ -45,24 +48,56 @@ static const char *const schema =
     " max_value INTEGER, sum_value INTEGER, rank0_value INTEGER, calls INTEGER,"
     " available INTEGER NOT NULL, reason TEXT, PRIMARY KEY (result_id, event));"
     "%s"
-    /* For every tunable configuration group: the radix with the lowest median. */
+    "%s%s";
+
+/* For every tunable configuration group: the radix with the lowest median. */
+static const char *const best_radix_view =
     "CREATE VIEW best_radix AS"
     " SELECT run_id, section, family, kernel, P, Q, S, dist, payload, datatype, radix, radix2,"
     "  block_count, median_s FROM ("
     "  SELECT r.*, ROW_NUMBER() OVER (PARTITION BY run_id, family, kernel, P, Q, S, dist,"
     "   payload, datatype ORDER BY median_s) AS rank_in_group"
     "  FROM results r WHERE status = 'ok' AND radix IS NOT NULL)"
-    " WHERE rank_in_group = 1;"
-    /* Every ok result next to the vendor collective of the same run, P, S and data. */
+    " WHERE rank_in_group = 1;";
+
+/* Every ok result next to one vendor collective (the library's own choice) of the same run
+ * and data: family, P, Q, S, dist and its parameters, payload, datatype, gap and buffer
+ * allocation; of several such baselines, the one of the result's own section, then the
+ * first recorded. One row per result (schema 3; schema 2 joined without Q, dist_params and
+ * alloc and could give a result several rows). */
+static const char *const speedup_view =
     "CREATE VIEW speedup_vs_baseline AS"
-    " SELECT r.id AS result_id, r.run_id, r.section, r.family, r.kernel, r.P, r.Q, r.S, r.dist,"
-    "  r.payload, r.datatype, r.radix, r.radix2, r.block_count, r.median_s,"
-    "  b.median_s AS baseline_median_s, b.median_s / r.median_s AS speedup"
-    " FROM results r JOIN results b ON b.run_id = r.run_id AND b.family = r.family"
-    "  AND b.kernel = 'vendor' AND b.P = r.P AND b.S = r.S AND b.dist = r.dist"
-    "  AND b.payload = r.payload AND b.datatype = r.datatype AND b.gap = r.gap"
-    "  AND b.status = 'ok' AND IFNULL(json_extract(b.params, '$.vendor_algorithm'), 0) = 0"
-    " WHERE r.status = 'ok';";
+    " SELECT result_id, run_id, section, family, kernel, P, Q, S, dist, payload, datatype, radix,"
+    "  radix2, block_count, median_s, baseline_median_s, speedup FROM ("
+    "  SELECT r.id AS result_id, r.run_id, r.section, r.family, r.kernel, r.P, r.Q, r.S, r.dist,"
+    "   r.payload, r.datatype, r.radix, r.radix2, r.block_count, r.median_s,"
+    "   b.median_s AS baseline_median_s, b.median_s / r.median_s AS speedup,"
+    "   ROW_NUMBER() OVER (PARTITION BY r.id ORDER BY b.section = r.section DESC, b.id)"
+    "    AS baseline_rank"
+    "  FROM results r JOIN results b ON b.run_id = r.run_id AND b.family = r.family"
+    "   AND b.kernel = 'vendor' AND b.P = r.P AND b.Q IS r.Q AND b.S = r.S AND b.dist = r.dist"
+    "   AND b.dist_params IS r.dist_params AND b.payload IS r.payload"
+    "   AND b.datatype IS r.datatype AND b.gap IS r.gap"
+    "   AND IFNULL(json_extract(b.params, '$.alloc'), 'private')"
+    "     = IFNULL(json_extract(r.params, '$.alloc'), 'private')"
+    "   AND b.status = 'ok' AND IFNULL(json_extract(b.params, '$.vendor_algorithm'), 0) = 0"
+    "  WHERE r.status = 'ok')"
+    " WHERE baseline_rank = 1;";
+
+/* Schema 3 adds to a schema-2 (or 1) file: launches and the conditions of a run, idle ranks
+ * per result, and the one-row-per-result speedup view. */
+static const char *const schema3_migration =
+    "ALTER TABLE runs ADD COLUMN launch_group TEXT;"
+    "ALTER TABLE runs ADD COLUMN launch_index INTEGER;"
+    "ALTER TABLE runs ADD COLUMN launches INTEGER;"
+    "ALTER TABLE runs ADD COLUMN order_seed INTEGER;"
+    "ALTER TABLE runs ADD COLUMN mpi_env TEXT;"
+    "ALTER TABLE runs ADD COLUMN binding TEXT;"
+    "ALTER TABLE runs ADD COLUMN load_start REAL;"
+    "ALTER TABLE runs ADD COLUMN load_end REAL;"
+    "ALTER TABLE results ADD COLUMN idle_ranks INTEGER;"
+    "ALTER TABLE results ADD COLUMN bytes_copied INTEGER;"
+    "DROP VIEW IF EXISTS speedup_vs_baseline;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =
@@ -166,10 +201,10 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
             exec(d, "ROLLBACK", NULL, 0);
             goto fail;
         }
-        char tables[8192], create[8600];
+        char tables[12288], create[12800];
         create[0] = '\0';
         if (app_id == 0) {
-            snprintf(tables, sizeof tables, schema, metrics_table);
+            snprintf(tables, sizeof tables, schema, metrics_table, best_radix_view, speedup_view);
             snprintf(create, sizeof create, "%s PRAGMA application_id = %d;", tables,
                      A2A_APPLICATION_ID);
         } else { /* an older schema of ours: add what it lacks */
@@ -177,8 +212,8 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
                 snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
                          metrics_table);
             if (version < 3)
-                snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
-                         liveness_columns);
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s",
+                         schema3_migration, liveness_columns, speedup_view);
         }
         if (version < A2A_SCHEMA_VERSION)
             snprintf(create + strlen(create), sizeof create - strlen(create),
@@ -214,17 +249,41 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
+/* Binds launch_group .. load_start of runs (schema 3) from parameter i on. */
+static void bind_run_conditions(sqlite3_stmt *st, int i, const run_info *in)
+{
+    bind_text_or_null(st, i++, in->launch_group);
+    if (in->launches > 0) {
+        sqlite3_bind_int(st, i++, in->launch_index);
+        sqlite3_bind_int(st, i++, in->launches);
+    } else {
+        sqlite3_bind_null(st, i++);
+        sqlite3_bind_null(st, i++);
+    }
+    if (in->shuffled)
+        sqlite3_bind_int64(st, i++, (sqlite3_int64)in->order_seed);
+    else
+        sqlite3_bind_null(st, i++);
+    bind_text_or_null(st, i++, in->mpi_env[0] ? in->mpi_env : NULL);
+    bind_text_or_null(st, i++, in->binding[0] ? in->binding : NULL);
+    if (in->load_start >= 0)
+        sqlite3_bind_double(st, i++, in->load_start);
+    else
+        sqlite3_bind_null(st, i++);
+}
+
 /* Guarantees: a new row in runs with status 'running', the start time, this process's
- * pid and a first heartbeat. */
+ * pid, a first heartbeat and the launch's conditions. */
 int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t errlen)
 {
     const char *sql =
         "INSERT INTO runs(started, status, host, hosts, nodes, world_size, ppn, cores_per_node,"
         " oversubscribed, mpi_library, mpi_version, compiler, git_revision, cpu_model, l1d_bytes,"
         " l2_bytes, l3_bytes, backend, sweep_file, sweep_text, section, command_line, pid,"
+        " launch_group, launch_index, launches, order_seed, mpi_env, binding, load_start,"
         " heartbeat)"
         " VALUES (strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'running', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-        " ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))";
+        " ?,?,?,?,?,?,?,?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
@@ -252,6 +311,7 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
     bind_text_or_null(st, i++, in->section);
     bind_text_or_null(st, i++, in->command_line);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)getpid()); /* alive while this process is */
+    bind_run_conditions(st, i, in);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -267,6 +327,7 @@ int db_find_resumable_run(db *d, const run_info *in, long long *run_id)
 {
     const char *sql = "SELECT id FROM runs WHERE sweep_text IS ? AND IFNULL(section, '') = ?"
                       " AND world_size = ? AND mpi_library IS ? AND mpi_version IS ?"
+                      " AND launch_group IS ? AND IFNULL(launch_index, 0) = ?"
                       " AND status <> 'running' ORDER BY id DESC LIMIT 1";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
@@ -276,6 +337,8 @@ int db_find_resumable_run(db *d, const run_info *in, long long *run_id)
     sqlite3_bind_int(st, 3, in->world_size);
     sqlite3_bind_text(st, 4, in->mpi_library, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 5, in->mpi_version, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(st, 6, in->launch_group);
+    sqlite3_bind_int(st, 7, in->launches > 0 ? in->launch_index : 0);
     int rc = sqlite3_step(st), found = 0;
     if (rc == SQLITE_ROW) {
         *run_id = sqlite3_column_int64(st, 0);
@@ -440,13 +503,18 @@ int db_recorded_identities(db *d, const run_info *in,
                            " WHERE r.status IN ('ok', 'skipped') AND substr(r.config_key, 1, length(r.section) + 1)"
                            " = r.section || '|' AND u.mpi_library IS ? AND u.mpi_version IS ?"
                            " AND u.cpu_model IS ? AND u.cores_per_node IS ?"
-                           " AND IFNULL(u.backend, '') = ?", -1, &st, NULL) != SQLITE_OK)
+                           " AND IFNULL(u.backend, '') = ?"
+                           /* launch i of a launch group measures everything again */
+                           " AND u.launch_group IS ? AND IFNULL(u.launch_index, 0) = ?",
+                           -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, in->mpi_library, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, in->mpi_version, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, in->cpu_model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 4, in->cores_per_node);
     sqlite3_bind_text(st, 5, in->backend, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(st, 6, in->launch_group);
+    sqlite3_bind_int(st, 7, in->launches > 0 ? in->launch_index : 0);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         seen((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
@@ -518,9 +586,10 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
         " dist_params, payload, datatype, gap, radix, radix2, block_count, ppn, params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, rounds, rounds_local, rounds_global, blocks, bytes_sent,"
-        " meta_bytes, messages, temp_bytes, status, message, started, ended)"
+        " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks,"
+        " bytes_copied)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))";
+        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), ?, ?)";
     sqlite3_stmt *st = NULL, *ss = NULL;
     if (exec(d, "BEGIN IMMEDIATE", err, errlen))
         return -1;
@@ -549,8 +618,16 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     bind_param_or_null(st, i++, c, A2A_PARAM_PPN);
     bind_text_or_null(st, i++, json);
     free(json);
-    sqlite3_bind_int(st, i++, c->iterations);
-    sqlite3_bind_int(st, i++, c->warmup);
+    if (c->iterations != SWEEP_ITERATIONS_AUTO) {
+        sqlite3_bind_int(st, i++, c->iterations);
+        sqlite3_bind_int(st, i++, c->warmup);
+    } else if (measured) { /* the counts the time budget gave */
+        sqlite3_bind_int(st, i++, r->iterations);
+        sqlite3_bind_int(st, i++, r->warmup);
+    } else {
+        sqlite3_bind_null(st, i++);
+        sqlite3_bind_null(st, i++);
+    }
     sqlite3_bind_int64(st, i++, (sqlite3_int64)c->seed);
     sqlite3_bind_int(st, i++, r->oversubscribed);
     const double stat_values[] = { r->summary.median, r->summary.q1, r->summary.q3, r->summary.min,
@@ -574,6 +651,11 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     bind_text_or_null(st, i++, r->message[0] ? r->message : NULL);
     sqlite3_bind_double(st, i++, r->started);
     sqlite3_bind_double(st, i++, r->ended);
+    sqlite3_bind_int(st, i++, r->idle_ranks);
+    if (measured)
+        sqlite3_bind_int64(st, i++, r->bytes_copied);
+    else
+        sqlite3_bind_null(st, i++);
     if (sqlite3_step(st) != SQLITE_DONE)
         goto fail;
     long long result_id = sqlite3_last_insert_rowid(d->handle);
@@ -631,6 +713,16 @@ fail:
     sqlite3_finalize(ss);
     exec(d, "ROLLBACK", NULL, 0);
     return -1;
+}
+
+/* Guarantees: the run's load_end is the 1-minute load average now (when readable). */
+int db_note_run_load(db *d, long long run_id, double load)
+{
+    if (load < 0)
+        return 0;
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE runs SET load_end = %.2f WHERE id = %lld", load, run_id);
+    return exec(d, sql, NULL, 0);
 }
 
 /* Guarantees: the run has an end time and the given status. */

@@ -21,6 +21,14 @@ typedef struct run_info {
     long long l1d_bytes, l2_bytes, l3_bytes;
     char backend[32];
     const char *sweep_file, *sweep_text, *section, *command_line;
+    /* schema 3: launches of one experiment, order, MPI environment, binding, load */
+    const char *launch_group;    /* shared by the launches of one experiment, or NULL */
+    int launch_index, launches;  /* 1..launches; launches = 0: not part of a series */
+    int shuffled;                /* configurations ran in the order drawn from order_seed */
+    unsigned long long order_seed;
+    char mpi_env[8192];          /* JSON: MPI variables and parameter files */
+    char binding[4096];          /* CPUs each rank may run on: "0-1:0-1" (ranks:cpus) */
+    double load_start;           /* 1-minute load average at the start, -1 if unknown */
 } run_info;
 
 /* The outcome of one configuration. */
@@ -29,8 +37,13 @@ typedef struct result_record {
     char message[512];
     sample_summary summary;      /* of the timed samples (ok rows only) */
     long long bytes_moved;       /* payload bytes sent between distinct ranks, all ranks */
+    long long bytes_copied;      /* payload bytes arriving in receive buffers, every rank's
+                                    own block included (P^2 S for alltoall): what HINT copies */
     a2a_stats stats;             /* per-rank maximum of each field, first (validated) call */
-    int oversubscribed;          /* more ranks than cores on some node of the sub-communicator */
+    int oversubscribed;          /* more ranks alive (measured or idle) than cores on some
+                                    node of the sub-communicator */
+    int idle_ranks;              /* ranks of the launch alive outside the sub-communicator */
+    int iterations, warmup;      /* timed and warm-up calls made (iterations = auto: chosen) */
     double started, ended;       /* Unix time */
     counted_events counted;      /* counters (counted.n == 0: none asked) */
 } result_record;
@@ -45,7 +58,8 @@ void db_close(db *d);
 int db_begin_run(db *d, const run_info *info, long long *run_id, char *err, size_t errlen);
 
 /* The newest run, not running, of the same sweep text, section filter, launch size and
- * MPI library and version, if any: returns 1 and its id, 0 if there is none, -1 on error. */
+ * MPI library and version, and the same launch of the same launch group (or none), if
+ * any: returns 1 and its id, 0 if there is none, -1 on error. */
 int db_find_resumable_run(db *d, const run_info *info, long long *run_id);
 
 /* BEGIN IMMEDIATE, COMMIT or ROLLBACK (verb): groups the calls below into one atomic
@@ -71,7 +85,8 @@ int db_heartbeat(db *d, long long run_id);
 /* Calls seen(identity, status, ctx) once for every configuration identity (config_key
  * without its section) and status ('ok' or 'skipped') recorded by any run with the same
  * MPI library and version, CPU model, cores per node and backend (the host class) as
- * `in`. Returns 0 or -1. */
+ * `in`, in the same launch of the same launch group (or in no group, as `in`): launch i of
+ * a group measures again what the other launches measured. Returns 0 or -1. */
 int db_recorded_identities(db *d, const run_info *in,
                            void (*seen)(const char *identity, const char *status, void *ctx),
                            void *ctx);
@@ -122,6 +137,9 @@ typedef struct measurement {
 /* Stores one measurement, its samples and metrics in one transaction (all or nothing).
  * Returns 0, or -1 with one line in err. */
 int db_store_measurement(db *d, long long run_id, const measurement *m, char *err, size_t errlen);
+
+/* Records the 1-minute load average at the end of the run (nothing if load < 0). */
+int db_note_run_load(db *d, long long run_id, double load);
 
 /* Sets the run's end time and final status ("done", "failed", "timeout"). */
 int db_end_run(db *d, long long run_id, const char *status);

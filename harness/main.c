@@ -18,6 +18,7 @@ static const char usage[] =
     "usage:\n"
     "  mpirun -n N a2atune run SWEEP.ini [--db PATH] [--section LIST] [--counters LIST]\n"
     "                                    [--resume] [--dry-run] [--quiet]\n"
+    "                                    [--shuffle SEED] [--launch I/N --launch-group ID]\n"
     "  a2atune list       every kernel: family, parameters and their valid ranges\n"
     "  a2atune counters   which hardware (PAPI) and software counters work here, and why not\n"
     "  a2atune model --P LIST --radix LIST\n"
@@ -54,6 +55,12 @@ static const char usage[] =
     "  --dry-run       print the configurations (and why some are skipped); run nothing;\n"
     "                  with --resume, also which are already recorded and how many are left\n"
     "  --quiet         no per-configuration progress lines\n"
+    "  --shuffle SEED  run the configurations in an order drawn from SEED (recorded): the\n"
+    "                  process counts in a random order, each one's configurations shuffled\n"
+    "  --launch I/N --launch-group ID\n"
+    "                  this launch is the I-th of N launches of one experiment named ID\n"
+    "                  (recorded; scripts/run-sweep.sh --launches N makes them): the tools\n"
+    "                  then take the spread between the launches' medians as the noise\n"
     "\n"
     "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input\n"
     "            (or a live run holds the same configurations, or the database refused a\n"
@@ -191,6 +198,26 @@ static int parse_run(int argc, char **argv, run_options *opt)
                                   : strcmp(a, "--section") == 0 ? &opt->section
                                                                 : &opt->counters;
             *target = argv[++i];
+        } else if (strcmp(a, "--shuffle") == 0 || strcmp(a, "--launch") == 0 ||
+                   strcmp(a, "--launch-group") == 0) {
+            if (i + 1 >= argc)
+                return bad_usage("%s needs a value", a);
+            const char *v = argv[++i];
+            char *end = NULL;
+            if (strcmp(a, "--shuffle") == 0) {
+                opt->shuffle = 1;
+                opt->order_seed = strtoull(v, &end, 10);
+                if (end == v || *end || v[0] == '-')
+                    return bad_usage("--shuffle needs a non-negative integer seed, not '%s'", v);
+            } else if (strcmp(a, "--launch") == 0) {
+                int n = 0;
+                if (sscanf(v, "%d/%d%n", &opt->launch_index, &opt->launches, &n) != 2 ||
+                    v[n] || opt->launches < 1 || opt->launch_index < 1 ||
+                    opt->launch_index > opt->launches)
+                    return bad_usage("--launch needs I/N with 1 <= I <= N, not '%s'", v);
+            } else {
+                opt->launch_group = v;
+            }
         } else if (strcmp(a, "--resume") == 0) {
             opt->resume = 1;
         } else if (strcmp(a, "--dry-run") == 0) {
@@ -207,6 +234,8 @@ static int parse_run(int argc, char **argv, run_options *opt)
     }
     if (!opt->sweep_path)
         return bad_usage("%s", "run needs a sweep file");
+    if ((opt->launches > 0) != (opt->launch_group != NULL))
+        return bad_usage("%s", "--launch and --launch-group go together");
     return -1;
 }
 

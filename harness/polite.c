@@ -2,6 +2,9 @@
 #include <time.h>
 #include "polite.h"
 
+/* longest sleep between two tests of an idle rank (about 10 ms) */
+#define IDLE_MAX_PAUSE_NS 10000000L
+
 /* Guarantees: req is complete on return; the caller's CPU is mostly given away. */
 void polite_wait(MPI_Request *req)
 {
@@ -14,6 +17,25 @@ void polite_wait(MPI_Request *req)
         struct timespec ts = { 0, pause_ns };
         nanosleep(&ts, NULL);
         if (pause_ns < 100000)
+            pause_ns *= 2;
+    }
+}
+
+/* Guarantees: every rank of comm has entered the barrier when it returns; the caller woke
+ * at most about 100 times a second once it has waited for 10 ms. */
+void idle_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    MPI_Ibarrier(comm, &req);
+    long pause_ns = 1000;
+    for (;;) {
+        int done = 0;
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        struct timespec ts = { pause_ns / 1000000000L, pause_ns % 1000000000L };
+        nanosleep(&ts, NULL);
+        if (pause_ns < IDLE_MAX_PAUSE_NS)
             pause_ns *= 2;
     }
 }

@@ -1,5 +1,7 @@
 /* provenance.c — where and how a run is measured (see provenance.h). */
 #include <hwloc.h>
+#include <jansson.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,11 @@
 #endif
 
 #define HOST_LEN 256
+#define CPU_LIST_LEN 256
+
+extern char **environ;
+
+static void run_conditions(MPI_Comm world, run_info *info);
 
 static void cpu_model(char *out, size_t len)
 {
@@ -54,6 +61,141 @@ double memory_available(void)
 }
 
 /* Guarantees: see provenance.h. */
+double load_average(void)
+{
+    double load[1];
+    return getloadavg(load, 1) == 1 ? (double)(long)(load[0] * 100 + 0.5) / 100 : -1;
+}
+
+/* Open MPI's launcher talks to its ranks through OMPI_MCA_ variables that differ in every
+ * launch (job ids, addresses, session directories) and steer nothing measured. */
+static int launcher_internal(const char *var)
+{
+    static const char *const internal[] = { "OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix=",
+                                            "OMPI_MCA_initial_wdir=",
+                                            "OMPI_MCA_shmem_RUNTIME_QUERY_hint=", NULL };
+    for (const char *const *p = internal; *p; p++)
+        if (strncmp(var, *p, strlen(*p)) == 0)
+            return 1;
+    return 0;
+}
+
+/* Appends the variables of environ that start with one of prefixes to the JSON object obj. */
+static void add_environment(json_t *obj, const char *const *prefixes)
+{
+    for (char **e = environ; *e; e++)
+        for (const char *const *p = prefixes; *p; p++)
+            if (strncmp(*e, *p, strlen(*p)) == 0 && !launcher_internal(*e)) {
+                const char *eq = strchr(*e, '=');
+                if (!eq)
+                    break;
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+                json_object_set_new(obj, name, json_string(eq + 1));
+                break;
+            }
+}
+
+/* Appends the settings (lines that are not comments) of an MCA parameter file, if any. */
+static void add_parameter_file(json_t *files, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    json_t *lines = json_array();
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        const char *t = line + strspn(line, " \t");
+        if (*t && *t != '#')
+            json_array_append_new(lines, json_string(t));
+    }
+    fclose(f);
+    json_object_set_new(files, path, lines);
+}
+
+/* The CPUs this process may run on, as "0-3,6". */
+static void cpu_list(char *out, size_t len)
+{
+    cpu_set_t set;
+    out[0] = '\0';
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(out, len, "?");
+        return;
+    }
+    size_t used = 0;
+    for (int c = 0; c < CPU_SETSIZE && used < len; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        used += (size_t)snprintf(out + used, len - used, "%s%d", used ? "," : "", c);
+        if (last > c && used < len)
+            used += (size_t)snprintf(out + used, len - used, "-%d", last);
+        c = last;
+    }
+}
+
+/* Fills mpi_env (the environment variables and parameter files that steer the MPI library,
+ * as rank 0 saw them; liba2a's own setting of coll_tuned_use_dynamic_rules included, since
+ * it is made before MPI_Init), binding (ranks with the same CPUs as one run, "0-1:0-1
+ * 2:0"), load_start. Collective over world. */
+static void run_conditions(MPI_Comm world, run_info *info)
+{
+    int rank, size;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    char mine[CPU_LIST_LEN];
+    cpu_list(mine, sizeof mine);
+    char *all = rank == 0 ? malloc((size_t)size * CPU_LIST_LEN) : NULL;
+    MPI_Gather(mine, CPU_LIST_LEN, MPI_CHAR, all, CPU_LIST_LEN, MPI_CHAR, 0, world);
+    info->load_start = load_average();
+    if (rank != 0)
+        return;
+    size_t used = 0, cap = sizeof info->binding;
+    for (int lo = 0; lo < size && used < cap;) {
+        int hi = lo;
+        while (hi + 1 < size && strcmp(all + (size_t)(hi + 1) * CPU_LIST_LEN,
+                                       all + (size_t)lo * CPU_LIST_LEN) == 0)
+            hi++;
+        if (hi > lo)
+            used += (size_t)snprintf(info->binding + used, cap - used, "%s%d-%d:%s",
+                                     used ? " " : "", lo, hi, all + (size_t)lo * CPU_LIST_LEN);
+        else
+            used += (size_t)snprintf(info->binding + used, cap - used, "%s%d:%s",
+                                     used ? " " : "", lo, all + (size_t)lo * CPU_LIST_LEN);
+        lo = hi + 1;
+    }
+    free(all);
+
+    static const char *const prefixes[] = { "OMPI_MCA_", "OMPI_MPI_", "MPIR_CVAR_",
+                                            "MPICH_", "HYDRA_", "UCX_", "FI_", "SMPI_", NULL };
+    json_t *obj = json_object(), *files = json_object();
+    add_environment(obj, prefixes);
+    const char *home = getenv("HOME");
+    char path[1024];
+    add_parameter_file(files, "/etc/openmpi/openmpi-mca-params.conf");
+    if (home) {
+        snprintf(path, sizeof path, "%s/.openmpi/mca-params.conf", home);
+        add_parameter_file(files, path);
+    }
+    const char *param_files = getenv("OMPI_MCA_mca_base_param_files");
+    if (param_files)
+        add_parameter_file(files, param_files);
+    if (json_object_size(files) > 0)
+        json_object_set(obj, "parameter files", files);
+    json_decref(files);
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(obj);
+    if (text && strlen(text) < sizeof info->mpi_env)
+        snprintf(info->mpi_env, sizeof info->mpi_env, "%s", text);
+    else if (text)
+        snprintf(info->mpi_env, sizeof info->mpi_env, "{\"truncated\": true}");
+    free(text);
+}
+
+/* Guarantees: see provenance.h. */
 void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *oversubscribed_at)
 {
     int rank, size;
@@ -89,15 +231,20 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
         }
     }
     int oversubscribed = 0, ppn = 0;
-    oversubscribed_at[0] = 0;
-    for (int P = 1; P <= size; P++) {
-        int node = node_of[P - 1];
+    for (int r = 0; r < size; r++) {
+        int node = node_of[r];
         on_node[node]++;
         if (on_node[node] > ppn)
             ppn = on_node[node];
         if (on_node[node] > all_cores[node])
             oversubscribed = 1;
-        oversubscribed_at[P] = oversubscribed;
+    }
+    /* every rank of the launch stays alive while the first P run, idle or not: a node of
+     * the first P ranks is crowded when the launch put more ranks than cores on it */
+    oversubscribed_at[0] = 0;
+    for (int P = 1; P <= size; P++) {
+        int node = node_of[P - 1];
+        oversubscribed_at[P] = oversubscribed_at[P - 1] || on_node[node] > all_cores[node];
     }
     *node_ranks = on_node[0];
 
@@ -124,6 +271,7 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
 #endif
     snprintf(info->git_revision, sizeof info->git_revision, "%s", A2A_GIT_REVISION);
     snprintf(info->backend, sizeof info->backend, "mpi");
+    run_conditions(world, info);
     if (rank != 0)
         return; /* the machine description is only recorded by rank 0 */
     cpu_model(info->cpu_model, sizeof info->cpu_model);

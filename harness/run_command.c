@@ -15,6 +15,7 @@
 #include "polite.h"
 #include "provenance.h"
 #include "runner.h"
+#include "schedule.h"
 #include "watchdog.h"
 
 static double now(void)
@@ -509,6 +510,11 @@ int command_run(const run_options *opt)
     info.sweep_text = sw->text;
     info.section = opt->section;
     info.command_line = opt->command_line;
+    info.launch_group = opt->launch_group;
+    info.launch_index = opt->launch_index;
+    info.launches = opt->launches;
+    info.shuffled = opt->shuffle;
+    info.order_seed = opt->order_seed;
     char *recorded = calloc((size_t)nconfigs + 1, 1);
     if (opt->dry_run) {
         if (rank == 0) {
@@ -596,8 +602,17 @@ int command_run(const run_options *opt)
     }
 
     int todo = 0, done_count = 0, counts[5] = { 0 };
-    for (int i = 0; i < nconfigs; i++)
-        todo += !configs[i].skip && !recorded[i];
+    char *runs = calloc((size_t)nconfigs + 1, 1);
+    for (int i = 0; i < nconfigs; i++) {
+        runs[i] = !configs[i].skip && !recorded[i];
+        todo += runs[i];
+    }
+    schedule plan;
+    if (schedule_make(configs, nconfigs, runs, opt->shuffle, opt->order_seed, &plan)) {
+        fprintf(stderr, "a2atune: out of memory ordering the configurations\n");
+        MPI_Abort(MPI_COMM_WORLD, EXIT_BAD_INPUT);
+    }
+    free(runs);
     if (rank == 0) {
         watchdog_start();
         if (info.oversubscribed)
@@ -609,18 +624,22 @@ int command_run(const run_options *opt)
     }
     int max_iterations = 1;
     for (int i = 0; i < nconfigs; i++)
-        if (configs[i].iterations > max_iterations)
+        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO && max_iterations < SWEEP_AUTO_MAX_ITERATIONS)
+            max_iterations = SWEEP_AUTO_MAX_ITERATIONS;
+        else if (configs[i].iterations > max_iterations)
             max_iterations = configs[i].iterations;
     double *samples = malloc((size_t)max_iterations * sizeof *samples);
     double t_start = now();
     static const char *const status_names[5] = { "ok", "wrong", "error", "skipped", "timeout" };
 
-    for (int i = 0; i < nconfigs; i++) {
+    for (int k = 0; k < nconfigs; k++) {
+        int i = plan.order[k];
         const config *c = &configs[i];
         if (recorded[i])
             continue;
         const sweep_section *sec = &sw->sections[c->section];
-        result_record r = { .status = "skipped", .oversubscribed = oversubscribed_at[c->P < world ? c->P : world] };
+        result_record r = { .status = "skipped", .oversubscribed = oversubscribed_at[c->P < world ? c->P : world],
+                            .idle_ranks = c->P < world ? world - c->P : 0 };
         r.started = now();
         if (c->skip) {
             snprintf(r.message, sizeof r.message, "%s", c->reason);
@@ -630,7 +649,12 @@ int command_run(const run_options *opt)
                 watchdog_arm(c->timeout, on_timeout, &tc);
             if (rank < c->P)
                 run_config(c, comm_of[c->P], &r, samples);
-            polite_barrier(MPI_COMM_WORLD);
+            if (plan.meet_after[i] && rank < c->P) /* the ranks at work change next */
+                polite_barrier(MPI_COMM_WORLD);
+            else if (plan.meet_after[i])
+                idle_barrier(MPI_COMM_WORLD);
+            else if (rank < c->P)
+                polite_barrier(comm_of[c->P]);
             if (rank == 0)
                 watchdog_disarm();
             done_count++;
@@ -641,7 +665,7 @@ int command_run(const run_options *opt)
                 break;
             continue;
         }
-        int nsamples = strcmp(r.status, "ok") == 0 ? c->iterations : 0;
+        int nsamples = strcmp(r.status, "ok") == 0 ? r.iterations : 0;
         if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
             /* the first write that fails ends the launch: nothing measured after it
              * could be kept (full disk, a lost or damaged database) */
@@ -686,8 +710,10 @@ int command_run(const run_options *opt)
         }
     }
     status = share(status);
+    schedule_free(&plan);
     if (rank == 0) {
         heartbeat_stop();
+        db_note_run_load(d, run_id, load_average());
         db_end_run(d, run_id, status ? "failed" : counts[1] + counts[2] ? "failed" : "done");
         db_close(d);
         fprintf(stderr, "a2atune: %s in %.1f s: %d ok, %d wrong, %d error, %d skipped\n",

@@ -204,6 +204,43 @@ static int call_counted(void *arg)
     return rc;
 }
 
+/* iterations = auto: warm-up calls in doubling batches until at least c->warmup calls and a
+ * tenth of c->time_budget have passed on the slowest rank's clock, then as many timed calls
+ * as the budget holds at the last batch's time per call, within SWEEP_AUTO_MIN_ITERATIONS ..
+ * SWEEP_AUTO_MAX_ITERATIONS. Every rank of comm returns the same count and *warmup_done;
+ * 0 when a call failed on some rank (the failing call's code is in its argument's rc). */
+static int choose_iterations(const config *c, MPI_Comm comm, int (*call)(void *), void *arg,
+                             int *warmup_done)
+{
+    double spent = 0, per_call = 0;
+    int done = 0;
+    for (long batch = 1;; batch *= 2) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        int failed = 0;
+        for (long i = 0; i < batch && !failed; i++)
+            failed = call(arg) != MPI_SUCCESS;
+        double mine[2] = { MPI_Wtime() - t0, failed }, most[2];
+        MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, comm);
+        done += (int)batch;
+        spent += most[0];
+        per_call = most[0] / (double)batch;
+        if (most[1] != 0) {
+            *warmup_done = done;
+            return 0;
+        }
+        if (done >= c->warmup && spent >= c->time_budget / 10)
+            break;
+    }
+    *warmup_done = done;
+    double n = per_call > 0 ? c->time_budget / per_call : SWEEP_AUTO_MAX_ITERATIONS;
+    if (n < SWEEP_AUTO_MIN_ITERATIONS)
+        n = SWEEP_AUTO_MIN_ITERATIONS;
+    if (n > SWEEP_AUTO_MAX_ITERATIONS)
+        n = SWEEP_AUTO_MAX_ITERATIONS;
+    return (int)n;
+}
+
 /* Index of the first differing byte of a and b, or -1. */
 static long long first_difference(const unsigned char *a, const unsigned char *b, size_t n)
 {
@@ -438,15 +475,24 @@ static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out
         long long sent = (long long)in.nvals * (long long)sizeof(int), total = 0;
         polite_allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
         if (rank == 0)
-            out->bytes_moved = total;
+            out->bytes_moved = out->bytes_copied = total;
     }
-    int rc = MPI_SUCCESS;
-    if (status == CHECK_OK && c->iterations > 0) {
-        for (int i = 0; i < c->warmup && rc == MPI_SUCCESS; i++) {
+    int rc = MPI_SUCCESS, iterations = c->iterations, warmup = c->warmup;
+    if (status == CHECK_OK && iterations == SWEEP_ITERATIONS_AUTO) {
+        counted_crs_call calibration = { c, &in, comm, &got, MPI_SUCCESS };
+        iterations = choose_iterations(c, comm, crs_call_counted, &calibration, &warmup);
+        rc = calibration.rc;
+        crs_free(&got);
+    } else if (status == CHECK_OK && iterations > 0) {
+        for (int i = 0; i < warmup && rc == MPI_SUCCESS; i++) {
             rc = crs_call(c, c->kernel, &in, comm, &got, NULL);
             crs_free(&got);
         }
-        for (int i = 0; i < c->iterations && rc == MPI_SUCCESS; i++) {
+    }
+    out->iterations = iterations > 0 ? iterations : 0;
+    out->warmup = warmup;
+    if (status == CHECK_OK && (iterations > 0 || rc != MPI_SUCCESS)) {
+        for (int i = 0; i < iterations && rc == MPI_SUCCESS; i++) {
             crs_free(&got);
             MPI_Barrier(comm);
             double t0 = MPI_Wtime();
@@ -459,7 +505,7 @@ static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out
         if (rc == MPI_SUCCESS && c->counters) {
             /* counted in separate calls after the timed ones; the last result is checked */
             counted_crs_call cc = { c, &in, comm, &got, MPI_SUCCESS };
-            count_calls(c->counters, c->iterations, crs_call_counted, &cc, comm, &out->counted);
+            count_calls(c->counters, iterations, crs_call_counted, &cc, comm, &out->counted);
             rc = cc.rc;
         }
         if (rc != MPI_SUCCESS) {
@@ -472,7 +518,7 @@ static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out
         status = agree(status, msg, sizeof msg, comm);
         if (rank == 0) {
             if (status == CHECK_OK) {
-                out->summary = summarize_samples(samples, c->iterations);
+                out->summary = summarize_samples(samples, iterations);
             } else {
                 out->status = status == CHECK_WRONG ? "wrong" : "error";
                 snprintf(out->message, sizeof out->message, "after the timed calls: %.480s", msg);
@@ -530,23 +576,35 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     }
     if (status != CHECK_ERROR) {
         stats_max(&stats, &out->stats, comm);
-        long long sent = 0, total = 0;
-        for (int j = 0; j < c->P; j++)
+        long long mine[2] = { 0, 0 }, total[2]; /* between ranks; arriving, own block included */
+        for (int j = 0; j < c->P; j++) {
             if (j != rank)
-                sent += (long long)w.scounts[j] * w.type_bytes;
-        polite_allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
-        if (rank == 0)
-            out->bytes_moved = total;
+                mine[0] += (long long)w.scounts[j] * w.type_bytes;
+            mine[1] += (long long)w.rcounts[j] * w.type_bytes;
+        }
+        polite_allreduce(mine, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
+        if (rank == 0) {
+            out->bytes_moved = total[0];
+            out->bytes_copied = total[1];
+        }
     }
     if (status != CHECK_OK || c->iterations == 0) { /* iterations = 0: validate only */
         free_workload(&w);
         return;
     }
 
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < c->warmup && rc == MPI_SUCCESS; i++)
-        rc = call_kernel(c, &w, 0, w.rbuf, comm, NULL);
-    for (int i = 0; i < c->iterations && rc == MPI_SUCCESS; i++) {
+    int rc = MPI_SUCCESS, iterations = c->iterations, warmup = c->warmup;
+    if (iterations == SWEEP_ITERATIONS_AUTO) {
+        counted_call calibration = { c, &w, comm, MPI_SUCCESS };
+        iterations = choose_iterations(c, comm, call_counted, &calibration, &warmup);
+        rc = calibration.rc;
+    } else {
+        for (int i = 0; i < warmup && rc == MPI_SUCCESS; i++)
+            rc = call_kernel(c, &w, 0, w.rbuf, comm, NULL);
+    }
+    out->iterations = iterations;
+    out->warmup = warmup;
+    for (int i = 0; i < iterations && rc == MPI_SUCCESS; i++) {
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         rc = call_kernel(c, &w, 0, w.rbuf, comm, NULL);
@@ -558,14 +616,14 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     if (rc == MPI_SUCCESS && c->counters) {
         /* counted in separate calls after the timed ones: counting never perturbs timing */
         counted_call cc = { c, &w, comm, MPI_SUCCESS };
-        count_calls(c->counters, c->iterations, call_counted, &cc, comm, &out->counted);
+        count_calls(c->counters, iterations, call_counted, &cc, comm, &out->counted);
         rc = cc.rc;
     }
     if (rc != MPI_SUCCESS) {
         mpi_error_text(rc, c->kernel->name, msg, sizeof msg);
         status = CHECK_ERROR;
     } else {
-        long long calls = 1 + c->warmup + c->iterations + (c->counters ? c->iterations : 0);
+        long long calls = 1 + warmup + iterations + (c->counters ? iterations : 0);
         if (c->kernel->family == A2A_FAMILY_INPLACE && calls % 2 == 0) {
             /* an even number of in-place exchanges brings every block back home */
             memcpy(w.expected, w.sbuf, w.sbytes);
@@ -580,7 +638,7 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     status = agree(status, msg, sizeof msg, comm);
     if (rank == 0) {
         if (status == CHECK_OK) {
-            out->summary = summarize_samples(samples, c->iterations);
+            out->summary = summarize_samples(samples, iterations);
         } else {
             out->status = status == CHECK_WRONG ? "wrong" : "error";
             snprintf(out->message, sizeof out->message, "%s", msg);

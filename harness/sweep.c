@@ -16,7 +16,7 @@ static const char *const key_names[KEY_COUNT] = {
     "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
     "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
     "matrix", "counters", "aux_bytes", "pattern", "order", "threshold", "vendor_algorithm",
-    "graph", "graph_iteration", "fft", "alloc"
+    "graph", "graph_iteration", "fft", "alloc", "time_budget"
 };
 
 /* Defaults for keys a section and the global part leave unset. */
@@ -24,7 +24,7 @@ static const char *const key_defaults[KEY_COUNT] = {
     [KEY_P] = "world", [KEY_DIST] = "constant", [KEY_PAYLOAD] = "pattern",
     [KEY_DATATYPE] = "byte", [KEY_GAP] = "0", [KEY_PPN] = "0", [KEY_ITERATIONS] = "20",
     [KEY_WARMUP] = "3", [KEY_SEED] = "1", [KEY_TIMEOUT] = "60", [KEY_THRESHOLD] = "0",
-    [KEY_VENDOR_ALGORITHM] = "0", [KEY_ALLOC] = "private",
+    [KEY_VENDOR_ALGORITHM] = "0", [KEY_ALLOC] = "private", [KEY_TIME_BUDGET] = "0.2",
 };
 
 static const char *const alloc_names[SWEEP_ALLOC_COUNT] = { "private", "shared" };
@@ -273,6 +273,37 @@ static int first_bad_utf8(const char *text, int *column, unsigned *byte)
 /* ---- checking one section ------------------------------------------------------- */
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int parse_int_setting(const char *path, const sweep_setting *s, long long lo,
+                             long long hi, long long *out, char *err, size_t errlen);
+
+/* iterations (a count, or `auto`) and time_budget (seconds, used by auto). */
+static int parse_iterations(const char *path, const sweep_setting *set, sweep_section *sec,
+                            char *err, size_t errlen)
+{
+    const sweep_setting *it = &set[KEY_ITERATIONS], *b = &set[KEY_TIME_BUDGET];
+    char *end;
+    sec->time_budget = strtod(b->text, &end);
+    while (*end == ' ')
+        end++;
+    if (end == b->text || *end || !(sec->time_budget > 0 && sec->time_budget <= 3600))
+        FAIL("%s:%d: time_budget = '%s' is not a number of seconds in (0, 3600]", path, b->line,
+             b->text);
+    const char *t = it->text + strspn(it->text, " ");
+    if (strncmp(t, "auto", 4) == 0 && t[4 + strspn(t + 4, " ")] == '\0') {
+        sec->iterations = SWEEP_ITERATIONS_AUTO;
+        return 0;
+    }
+    long long v;
+    if (parse_int_setting(path, it, 0, 1000000, &v, err, errlen)) {
+        char line[1024];
+        snprintf(line, sizeof line, "%s (or auto: by time_budget)", err);
+        snprintf(err, errlen, "%s", line);
+        return -1;
+    }
+    sec->iterations = (int)v;
+    return 0;
+}
 
 static int parse_int_setting(const char *path, const sweep_setting *s, long long lo,
                              long long hi, long long *out, char *err, size_t errlen)
@@ -546,9 +577,8 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
                      sec->name);
 
     long long v;
-    if (parse_int_setting(path, &set[KEY_ITERATIONS], 0, 1000000, &v, err, errlen))
+    if (parse_iterations(path, set, sec, err, errlen))
         return -1;
-    sec->iterations = (int)v;
     if (parse_int_setting(path, &set[KEY_WARMUP], 0, 1000000, &v, err, errlen))
         return -1;
     sec->warmup = (int)v;

@@ -17,7 +17,7 @@ typedef enum sweep_key {
     KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN, KEY_ITERATIONS, KEY_WARMUP, KEY_SEED,
     KEY_TIMEOUT, KEY_MEAN, KEY_SD, KEY_EXPONENT, KEY_MATRIX, KEY_COUNTERS, KEY_AUX_BYTES,
     KEY_PATTERN, KEY_ORDER, KEY_THRESHOLD, KEY_VENDOR_ALGORITHM, KEY_GRAPH, KEY_GRAPH_ITERATION,
-    KEY_FFT, KEY_ALLOC, KEY_COUNT
+    KEY_FFT, KEY_ALLOC, KEY_TIME_BUDGET, KEY_COUNT
 } sweep_key;
 
 /* Values of the `alloc` key: where the runner puts send and receive buffers. */
@@ -33,6 +33,13 @@ typedef struct sweep_setting {
     int line;
 } sweep_setting;
 
+/* `iterations = auto`: as many timed calls as fit in the section's time_budget, at least
+ * SWEEP_AUTO_MIN_ITERATIONS and at most SWEEP_AUTO_MAX_ITERATIONS (OSU's 1000 for small
+ * messages), after warm-up calls that last a tenth of the budget. */
+#define SWEEP_ITERATIONS_AUTO (-1)
+#define SWEEP_AUTO_MIN_ITERATIONS 10
+#define SWEEP_AUTO_MAX_ITERATIONS 1000
+
 typedef struct sweep_section {
     char name[64];
     int line;                        /* line of the [name] header */
@@ -45,7 +52,8 @@ typedef struct sweep_section {
     int *dists, ndists;              /* wl_dist values */
     int *payloads, npayloads;        /* wl_payload values */
     int *datatypes, ndatatypes;      /* indices into sweep_datatype_name() */
-    int iterations, warmup;
+    int iterations, warmup;          /* iterations = SWEEP_ITERATIONS_AUTO: by time_budget */
+    double time_budget;              /* iterations = auto: seconds of timed calls per configuration */
     uint64_t seed;
     double timeout;                  /* seconds per configuration */
     wl_params dist_params;           /* mean, sd, exponent (NAN: default); matrix unused */

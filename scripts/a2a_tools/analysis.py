@@ -1,4 +1,14 @@
-"""Tunable-kernel results grouped per (P, S, data) with their baselines.
+"""Tunable-kernel results grouped per (P, S, data) with their baselines, and the noise of a
+measurement.
+
+Noise (`noise`): a sweep repeated in several launches (scripts/run-sweep.sh --launches N:
+runs of one launch group) is judged by the spread between the launches' medians, since a
+launch's own interquartile range misses what changes from one launch to the next (ReproMPI's
+practice); a configuration measured in one launch only has its interquartile range. The
+rows of the launches of one configuration are combined into one row (`combine_launches`)
+whose median is the median of the launches' medians, q1_s and q3_s the lowest and highest
+launch median (so that error bars show the spread), noise_s the noise and launches their
+number; every figure, table and tuning decision reads those rows.
 
 A *group* is one point of a radix study: run, family, P, S, dist, payload, datatype and
 gap. Inside a group every radix keeps its fastest configuration (the minimum median
@@ -58,18 +68,11 @@ class Group:
 
 # ---- decisions behind the figures and tables (testable without drawing) ----------------
 
-def iqr(row):
-    """Q3 - Q1 of a result row in seconds (0 when the quartiles are missing)."""
-    median = row["median_s"]
-    q1 = median if row.get("q1_s") is None else row["q1_s"]
-    q3 = median if row.get("q3_s") is None else row["q3_s"]
-    return max(0.0, q3 - q1)
-
-
-def within_noise(a_median, a_iqr, b_median, b_iqr):
-    """True when two medians differ by no more than the larger of their interquartile
-    ranges: the noise rule of `a2a tune`, of the figures' markers and of best-radix."""
-    return abs(a_median - b_median) <= max(a_iqr, b_iqr)
+def within_noise(a_median, a_noise, b_median, b_noise):
+    """True when two medians differ by no more than the larger of their noises (noise():
+    the spread between launches, or one launch's interquartile range): the rule of `a2a
+    tune`, of the figures' markers and of best-radix."""
+    return abs(a_median - b_median) <= max(a_noise, b_noise)
 
 
 class Verdict:
@@ -77,7 +80,7 @@ class Verdict:
 
     fastest: the row with the least median; tied: the rows (by radix) within the noise of
     the fastest, the fastest included; clear: only the fastest is there, i.e. it beats the
-    runner-up by more than the larger IQR; runner_up: the second fastest row or None;
+    runner-up by more than the larger noise; runner_up: the second fastest row or None;
     vs_baseline: 'faster' / 'slower' beyond the noise, 'noise' within it, None without a
     baseline."""
 
@@ -100,13 +103,13 @@ def radix_verdict(group):
     if not rows:
         return None
     fastest = rows[0]
-    tied = sorted((r for r in rows if within_noise(fastest["median_s"], iqr(fastest),
-                                                   r["median_s"], iqr(r))),
+    tied = sorted((r for r in rows if within_noise(fastest["median_s"], noise([fastest]),
+                                                   r["median_s"], noise([r]))),
                   key=lambda r: r["radix"])
     vs = None
     base = group.baseline
     if base is not None:
-        if within_noise(fastest["median_s"], iqr(fastest), base["median_s"], iqr(base)):
+        if within_noise(fastest["median_s"], noise([fastest]), base["median_s"], noise([base])):
             vs = "noise"
         else:
             vs = "faster" if fastest["median_s"] < base["median_s"] else "slower"
@@ -192,6 +195,74 @@ def chosen_params(group):
     return out
 
 
+def noise(rows):
+    """The noise of one configuration, in seconds: rows are its ok result rows (mappings with
+    median_s, q1_s, q3_s), one per launch. Several launches: the spread between their
+    medians (largest - smallest); one: its interquartile range (q3_s - q1_s). A row that
+    combine_launches made carries its noise (noise_s). 0.0 when nothing is known."""
+    rows = list(rows)
+    if len(rows) == 1 and _has(rows[0], "noise_s") and rows[0]["noise_s"] is not None:
+        return rows[0]["noise_s"]
+    medians = [r["median_s"] for r in rows if r["median_s"] is not None]
+    if len(medians) > 1:
+        return max(medians) - min(medians)
+    if not rows:
+        return 0.0
+    r = rows[0]
+    med = r["median_s"] or 0.0
+    q1 = r["q1_s"] if r["q1_s"] is not None else med
+    q3 = r["q3_s"] if r["q3_s"] is not None else med
+    return max(0.0, q3 - q1)
+
+
+def _has(row, key):
+    return key in (row.keys() if hasattr(row, "keys") else row)
+
+
+def launch_groups(db):
+    """{run_id: [run ids of its launch group, oldest first]}: a run outside any group (or a
+    database from before launch groups) is alone in its own."""
+    if "launch_group" not in db.columns("runs"):
+        return {r["id"]: [r["id"]] for r in db.all("SELECT id FROM runs")}
+    members = {}
+    rows = db.all("SELECT id, launch_group FROM runs ORDER BY id")
+    for r in rows:
+        if r["launch_group"] is not None:
+            members.setdefault(r["launch_group"], []).append(r["id"])
+    return {r["id"]: (members[r["launch_group"]] if r["launch_group"] is not None else [r["id"]])
+            for r in rows}
+
+
+def combine_launches(rows, groups):
+    """One row per configuration and launch group: rows (ok result rows of any runs) whose
+    runs share a launch group (groups: from launch_groups) and whose config_key is equal
+    become one dict, a copy of the newest launch's row with run_id = the group's newest run,
+    median_s = the median of the launches' medians, q1_s / q3_s = the lowest / highest of
+    them, noise_s = noise(those rows) and launches = their number. A configuration of a
+    single launch keeps its row (as a dict, with noise_s = its IQR and launches = 1)."""
+    by_config = {}
+    for r in rows:
+        r = dict(r)
+        members = groups.get(r["run_id"], [r["run_id"]])
+        by_config.setdefault((members[-1], r["config_key"]), []).append(r)
+    out = []
+    for (newest_run, _), same in by_config.items():
+        same.sort(key=lambda r: (r["run_id"], r["id"]))
+        row = dict(same[-1])
+        row["noise_s"] = noise(same)
+        row["launches"] = len(same)
+        if len(same) > 1:
+            medians = sorted(r["median_s"] for r in same)
+            mid = len(medians) // 2
+            row["median_s"] = (medians[mid] if len(medians) % 2 else
+                               (medians[mid - 1] + medians[mid]) / 2)
+            row["q1_s"], row["q3_s"] = medians[0], medians[-1]
+            row["run_id"] = newest_run
+        out.append(row)
+    out.sort(key=lambda r: r["id"])
+    return out
+
+
 def group_key(row):
     return (row["run_id"], row["family"], row["P"], row["S"], row["dist"], row["payload"],
             row["datatype"], row["gap"])
@@ -272,8 +343,11 @@ def load(db, kernel, baseline, run_id, filters):
     if baseline:
         db.check_kernels([baseline])
     run_id = resolve_run(db, kernel, run_id, filters)
-    sel = dict(filters, kernel=kernel, run_id=run_id, status="ok")
-    rows = [dict(r) for r in db.rows_where(sel, extra=(SWEPT, []))]
+    groups_of_runs = launch_groups(db)
+    members = groups_of_runs.get(run_id, [run_id])
+    run_id = members[-1]    # a launch group is named by its newest launch
+    sel = dict(filters, kernel=kernel, run_id=members, status="ok")
+    rows = combine_launches(db.rows_where(sel, extra=(SWEPT, [])), groups_of_runs)
     if not rows:
         raise A2AError("no ok results match (%s) in %s" % (describe_filters(sel), db.path))
     groups = {}
@@ -289,10 +363,10 @@ def load(db, kernel, baseline, run_id, filters):
     if baseline:
         base_filters = {k: v for k, v in filters.items() if k in ("P", "S", "dist", "family",
                                                                   "payload", "datatype", "gap")}
-        base_filters.update(kernel=baseline, run_id=run_id, status="ok")
+        base_filters.update(kernel=baseline, run_id=members, status="ok")
         # the library's own choice only: forced vendor algorithms are candidates, not the baseline
         own_choice = ("IFNULL(json_extract(params, '$.vendor_algorithm'), 0) = 0", [])
-        for row in db.rows_where(base_filters, extra=own_choice):
+        for row in combine_launches(db.rows_where(base_filters, extra=own_choice), groups_of_runs):
             g = groups.get(group_key(row))
             if g is None:
                 continue

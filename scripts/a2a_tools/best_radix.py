@@ -1,8 +1,9 @@
 """`a2a best-radix`: the best radix per kernel, P, S and data set, next to sqrt(P), the
-model-optimal radix and the baseline (TRA paper's best-r tables). `within_noise` lists the
-other radices whose median is within the noise of the best one (the larger IQR, as `a2a
-tune` decides; empty: the best beats the runner-up beyond the noise), and `oversubscribed`
-says whether that P ran with more ranks than cores."""
+model-optimal radix and the baseline (TRA paper's best-r tables). `noise_us` is the best
+radix's noise (analysis.noise: the spread between launches, or one launch's IQR);
+`within_noise` lists the other radices whose median is within the larger noise of the best
+one (as `a2a tune` decides; empty: the best beats the runner-up beyond the noise), and
+`oversubscribed` says whether that P ran with more ranks than cores."""
 import math
 
 from . import analysis, model, options
@@ -10,8 +11,8 @@ from .analysis import data_label, other_params
 from .common import A2AError, fmt_size, write_rows
 
 COLUMNS = ["run", "kernel", "P", "S", "dist", "best_radix", "params", "best_median_us",
-           "sqrt_P", "model_radix", "baseline_median_us", "speedup", "within_noise",
-           "oversubscribed"]
+           "sqrt_P", "model_radix", "baseline_median_us", "speedup", "noise_us",
+           "within_noise", "oversubscribed"]
 
 
 def add_parser(sub, common):
@@ -20,8 +21,11 @@ def add_parser(sub, common):
         help="table: best radix vs sqrt(P) vs model radix, with speedup over a baseline",
         description="Per tunable kernel, P, S and data set: the fastest radix and its median, "
                     "sqrt(P), the model-optimal radix (least K*alpha + D*S*beta) and the "
-                    "baseline's median and the speedup over it. Without --run each kernel "
-                    "uses its newest run.",
+                    "baseline's median and the speedup over it, the best radix's noise (the "
+                    "spread between launches when several launches measured it, else its IQR) "
+                    "and the radices within the larger noise of it. "
+                    "Without --run each kernel uses its newest run (with all launches of its "
+                    "launch group).",
         epilog="example:  a2a best-radix --kernel tra --format markdown > results/best.md",
         formatter_class=common["formatter"])
     p.add_argument("--kernel", type=options.word_list, metavar="LIST",
@@ -51,7 +55,7 @@ def rows_for(db, kernel, args):
             best["radix"], other_params(best), best["median_s"] * 1e6, math.sqrt(g.P),
             model.optimal_radix(g.P, g.S, args.alpha, args.beta),
             base * 1e6 if base is not None else None, speedup,
-            ",".join(str(r) for r in tied), g.oversubscribed])
+            analysis.noise([best]) * 1e6, ",".join(str(r) for r in tied), g.oversubscribed])
     return out
 
 
@@ -74,7 +78,7 @@ def run(args, db, out=None):
     rows = [[r[0], r[1], r[2], fmt_size(r[3]) if human else r[3], r[4], r[5], r[6],
              round(r[7], digits), round(r[8], digits), r[9],
              None if r[10] is None else round(r[10], digits),
-             None if r[11] is None else round(r[11], digits), r[12],
-             ("yes" if r[13] else "no") if human else bool(r[13])] for r in rows]
+             None if r[11] is None else round(r[11], digits), round(r[12], digits), r[13],
+             ("yes" if r[14] else "no") if human else bool(r[14])] for r in rows]
     write_rows(COLUMNS, rows, args.format, out=out, float_format="%.2f")
     return 0

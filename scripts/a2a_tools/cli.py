@@ -6,10 +6,11 @@ from . import merge, status, submit
 from . import tune
 from . import hint_tune
 from . import figures
+from . import bandwidth
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures)
+               hint_tune, figures, bandwidth)
 
 
 def build_parser():

@@ -109,17 +109,19 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
             ys = [r["median_s"] * scale for r in rows]
             lo = [max(0.0, r["median_s"] - _or(r["q1_s"], r["median_s"])) * scale for r in rows]
             hi = [max(0.0, _or(r["q3_s"], r["median_s"]) - r["median_s"]) * scale for r in rows]
+            spread = ("range of launch medians" if any(r.get("launches", 1) > 1 for r in rows)
+                      else "Q1\u2013Q3")
             bars = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, linewidth=1.2,
                                capsize=2, elinewidth=0.8, zorder=DATA_Z,
-                               label="%s median, Q1\u2013Q3%s" % (
-                                   kernel, " (%s)" % label if label else ""))
+                               label="%s median, %s%s" % (
+                                   kernel, spread, " (%s)" % label if label else ""))
             for artist in bars.lines[1] + bars.lines[2]:     # caps and bars above the lines
                 artist.set_zorder(DATA_Z)
         v = g.verdict
         if v is not None and v.clear:
             ax.plot([v.fastest["radix"]], [v.fastest["median_s"] * scale], marker="*",
                     markersize=10, color="gold", markeredgecolor="black", linestyle="none",
-                    zorder=MARKER_Z, label="fastest radix, beyond the noise (larger IQR)")
+                    zorder=MARKER_Z, label="fastest radix, beyond the noise")
         elif v is not None:
             ax.plot([r["radix"] for r in v.tied], [r["median_s"] * scale for r in v.tied],
                     marker="*", markersize=9, color="white", markeredgecolor="black",

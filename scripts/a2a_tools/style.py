@@ -67,6 +67,9 @@ def provenance(run, oversubscribed):
             ranks += " on %d cores" % cores
         parts.append(ranks)
     parts.append(oversubscription_text(oversubscribed))
+    launches = run["launches"] if "launches" in run.keys() else None
+    if launches and launches > 1:
+        parts.append("%d launches" % launches)
     return " \u00b7 ".join(parts)
 
 

@@ -35,7 +35,7 @@ import math
 import os
 
 from . import options
-from .analysis import within_noise
+from .analysis import combine_launches, launch_groups, noise, within_noise
 from .common import A2AError, fmt_size, write_rows
 from .db import build_where, describe_filters, short_mpi
 
@@ -137,7 +137,8 @@ class Candidate:
         self.kernel = row["kernel"]
         self.params = params_of(row)
         self.median = row["median_s"]
-        self.iqr = max(0.0, (row["q3_s"] or row["median_s"]) - (row["q1_s"] or row["median_s"]))
+        # the spread between launches when several measured it, else the IQR (analysis.noise)
+        self.iqr = noise([row])
         self.key = (self.kernel, json.dumps(self.params, sort_keys=True))
 
     @property
@@ -272,8 +273,8 @@ def load(db, args):
                "family": [f for f, _ in COLLECTIVES]}
     where, params = build_where(filters)
     where.append("median_s IS NOT NULL")
-    rows = [dict(r) for r in db.all("SELECT * FROM results WHERE %s ORDER BY run_id, id"
-                                    % " AND ".join(where), params)]
+    rows = combine_launches(db.all("SELECT * FROM results WHERE %s ORDER BY run_id, id"
+                                   % " AND ".join(where), params), launch_groups(db))
     if not rows:
         raise A2AError("no ok timed results of alltoall (uniform) or alltoallv (nonuniform) "
                        "kernels match (%s) in %s" % (describe_filters(filters), db.path))
