@@ -10,19 +10,20 @@
 int A2A_Alltoallv_inplace_hier_sets(void *buf, const int *counts, const int *displs,
                                     MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
-    MPI_Aint size;
-    int err = A2A_Type_bytes(type, &size);
+    int rank, p, type_size;
+    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
     if (err != MPI_SUCCESS)
         return err;
-    int rank, p;
+    MPI_Aint lb, extent; /* displacements count extents; MPI moves the type's data */
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_size(type, &type_size);
+    const long long size = type_size;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
     char *base = buf;
     a2a_hsa_iter it;
     a2a_hsa_begin(&it, p, rank);
     for (int j; (j = a2a_hsa_next(&it)) >= 0;) {
-        err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0,
+        err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * extent, counts[j], type, j, 0,
                                    j, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
             return err;
