@@ -11,21 +11,20 @@
 int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *displs,
                                        MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, p, type_size;
+    int rank, p;
     int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
     if (err != MPI_SUCCESS)
         return err;
-    MPI_Aint lb, extent; /* displacements count extents; MPI moves the type's data */
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_size(type, &type_size);
-    const long long size = type_size;
+    MPI_Aint size;
+    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
+        return err;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     char *base = buf;
     for (int i = 0; i < p; i++) {
         int j = (i - rank + p) % p;
         if (j == rank)
             continue;
-        err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * extent, counts[j], type, j, 0,
+        err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0,
                                    j, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
             return err;
