@@ -27,14 +27,16 @@ for lib in openmpi mpich; do
     launch=mpirun_$lib
     mkdir -p "$SD/$lib/plain" "$SD/$lib/preload" "$SD/$lib/limit"
     run safety/$lib/plain 120 $launch 5 $B/tests/preload/safety_program "$SD/$lib/plain" $SAFETY_SIZES
+    # run keeps the output (the A2A_VERBOSE log) in $WORK/safety_$lib_preload.log
     run safety/$lib/preload 120 $launch 5 env LD_PRELOAD="$PWD/$B/liba2a_preload.so" \
-        A2A_TUNING_FILE="$SAFETY_FILE" A2A_VERBOSE=1 A2A_LOG="$SD/$lib/preload.log" \
-        sh -c 'exec "$0" "$@" 2>> "$A2A_LOG"' $B/tests/preload/safety_program "$SD/$lib/preload" $SAFETY_SIZES
+        A2A_TUNING_FILE="$SAFETY_FILE" A2A_VERBOSE=1 \
+        $B/tests/preload/safety_program "$SD/$lib/preload" $SAFETY_SIZES
+    log="$WORK/safety_${lib}_preload.log"
     safety_same safety/$lib/preload-same-bytes "$SD/$lib/plain" "$SD/$lib/preload"
     check safety/$lib/every-kernel-ran holds \
-        'for k in spread_out pairwise "scattered block_count=1" bruck "tra radix=2" "tra radix=3" tra2 "scattered block_count=2" linear twophase_bruck "tuna radix=2" "tuna radix=3" tuna_staggered tuna_coalesced; do grep -q -- "-> $k" "$SD/$lib/preload.log" || exit 1; done'
+        'for k in spread_out pairwise "scattered block_count=1" bruck "tra radix=2" "tra radix=3" tra2 "scattered block_count=2" linear twophase_bruck "tuna radix=2" "tuna radix=3" tuna_staggered tuna_coalesced; do grep -q -- "-> $k" "$log" || exit 1; done'
     check safety/$lib/intercommunicators-to-mpi holds \
-        '[ "$(grep -c "P=[23] .*-> MPI library (intercommunicator)" "$SD/$lib/preload.log")" -ge 4 ]'
+        '[ "$(grep -c "P=[23] .*-> MPI library (intercommunicator)" "$log")" -ge 4 ]'
     # every message of a kernel at most 24 bytes: rounds split, or the call falls back
     run safety/$lib/limit 120 $launch 5 env LD_PRELOAD="$PWD/$B/liba2a_preload.so" \
         A2A_TUNING_FILE="$SAFETY_FILE" A2A_MAX_MESSAGE_BYTES=24 \
