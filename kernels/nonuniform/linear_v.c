@@ -5,7 +5,8 @@
 
 /* Guarantees: the MPI_Alltoallv result. The local block is copied first (through a
  * self Sendrecv, so any datatype works); then receives from ranks 0..P-1 and sends to
- * ranks 0..P-1 are all posted in ascending order and completed together. */
+ * ranks 0..P-1 are all posted in ascending order and completed together.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype stype, void *rbuf, const int *rcounts,
                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,

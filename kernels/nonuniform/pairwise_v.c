@@ -4,7 +4,8 @@
 
 /* Guarantees: the MPI_Alltoallv result after P rounds (round 0 is the local block):
  * in round i the rank posts an Irecv from rank-i, sends to rank+i with a blocking
- * MPI_Send, and waits for the receive before the next round. */
+ * MPI_Send, and waits for the receive before the next round.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdispls,
                            MPI_Datatype stype, void *rbuf, const int *rcounts,
                            const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,

@@ -12,9 +12,12 @@
  * is taken. Kernels and parameters are looked up in the registry, so the file can name
  * any kernel of the uniform (alltoall) or non-uniform (alltoallv) family.
  *
- * Every rank makes the same choice: P and S are the same on all ranks (S of alltoallv is
- * agreed on with one MPI_Allreduce when the rules for this P depend on it), and so is
- * every check that sends a call back to the MPI library.
+ * Every rank makes the same choice: it depends only on values MPI requires to be the same
+ * on all ranks (intercommunicator or not, MPI_IN_PLACE or not, P, and S of alltoall: the
+ * bytes of one block, equal on all ranks whatever types each uses) and on S of alltoallv,
+ * agreed on with one MPI_Allreduce when the rules for this P depend on it. Datatypes are
+ * handled per rank by staging (a2a_stage), never by a different route. A kernel's
+ * MPI_ERR_COUNT (refused alike, before any data moved) sends the call to the MPI library.
  */
 #include <pthread.h>
 #include <stdarg.h>

@@ -3,7 +3,8 @@
 #include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoall result after P rounds (round 0 is the local block):
- * in round i the rank sends to rank+i and receives from rank-i, blocking. */
+ * in round i the rank sends to rank+i and receives from rank-i, blocking.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {

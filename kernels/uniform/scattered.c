@@ -5,7 +5,8 @@
 
 /* Guarantees: the MPI_Alltoall result. Peers are visited round-robin (receive from
  * rank-i, send to rank+i); at most block_count receives and block_count sends are in
- * flight, and each batch completes before the next is posted. */
+ * flight, and each batch completes before the next is posted.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoall_scattered(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            int rcount, MPI_Datatype rtype, MPI_Comm comm, int block_count,
                            a2a_stats *stats)
