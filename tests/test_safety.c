@@ -188,8 +188,10 @@ static void exchange(const a2a_kernel *k, const types_case *tc, MPI_Comm comm, c
         so += sc[j] + v;
         ro += rc[j] + v;
     }
-    size_t slen = (size_t)(so + 1) * (size_t)kind_bytes[sk], rlen = (size_t)(ro + 1) * (size_t)kind_bytes[rk];
-    unsigned char *sbuf = malloc(slen), *copy = malloc(slen), *rbuf = malloc(rlen), *ref = malloc(rlen);
+    size_t slen = (size_t)(so + 1) * (size_t)kind_bytes[sk];
+    size_t rlen = (size_t)(ro + 1) * (size_t)kind_bytes[rk];
+    unsigned char *sbuf = malloc(slen), *copy = malloc(slen);
+    unsigned char *rbuf = malloc(rlen), *ref = malloc(rlen);
     for (size_t i = 0; i < slen; i++)
         sbuf[i] = (unsigned char)(world_rank * 71 + i * 13 + 5);
     memcpy(copy, sbuf, slen);

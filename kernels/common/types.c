@@ -234,7 +234,10 @@ int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, i
 /* ---- staging ---------------------------------------------------------------------------- */
 
 /* Count and displacement (in elements) of block j of one side of a call. */
-static long long side_count(const a2a_side *s, int j) { return s->counts ? s->counts[j] : s->count; }
+static long long side_count(const a2a_side *s, int j)
+{
+    return s->counts ? s->counts[j] : s->count;
+}
 static long long side_displ(const a2a_side *s, int j)
 {
     return s->displs ? s->displs[j] : (long long)j * s->count;

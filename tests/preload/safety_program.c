@@ -81,7 +81,8 @@ static void signature_of(enum kind kind, const unsigned char *storage, long long
 }
 
 /* Storage a receive of kind `kind` makes of the signature bytes (n elements). */
-static void storage_of(enum kind kind, const unsigned char *sig, long long n, unsigned char *storage)
+static void storage_of(enum kind kind, const unsigned char *sig, long long n,
+                       unsigned char *storage)
 {
     if (kind == PERM) /* the inverse permutation is itself */
         signature_of(PERM, sig, n, storage);
@@ -110,7 +111,8 @@ static int world_of(MPI_Comm comm, int inter, int i)
 
 /* One MPI_Alltoall (v = 0) or MPI_Alltoallv (v = 1) of scenario sc at block size S on
  * comm, checked against what the senders' types mean and appended to the output. */
-static void exchange(run *r, const scenario *sc, MPI_Comm comm, const char *where, long long S, int v)
+static void exchange(run *r, const scenario *sc, MPI_Comm comm, const char *where, long long S,
+                     int v)
 {
     int inter, R;
     MPI_Comm_test_inter(comm, &inter);
@@ -136,7 +138,8 @@ static void exchange(run *r, const scenario *sc, MPI_Comm comm, const char *wher
         stotal += v ? sc_[j] + 1 : sc_[j];
         rtotal += v ? rc[j] + 1 : rc[j];
     }
-    unsigned char *sbuf = malloc((size_t)(stotal * sb) + 1), *rbuf = malloc((size_t)(rtotal * rb) + 1);
+    unsigned char *sbuf = malloc((size_t)(stotal * sb) + 1);
+    unsigned char *rbuf = malloc((size_t)(rtotal * rb) + 1);
     unsigned char *sig = malloc((size_t)S + 16), *want = malloc((size_t)S + 16);
     memset(sbuf, 0x3c, (size_t)(stotal * sb));
     for (int j = 0; j < R; j++)
@@ -208,8 +211,8 @@ int main(int argc, char **argv)
         sizes[nsizes] = strtoll(argv[i], &end, 10);
         if (*end || sizes[nsizes] < 0 || sizes[nsizes] % 16 || sizes[nsizes] > (1 << 20)) {
             if (r.world == 0)
-                fprintf(stderr, "safety_program: block size '%s' is not a multiple of 16 up to 1M\n",
-                        argv[i]);
+                fprintf(stderr, "safety_program: block size '%s' is not a multiple of 16 "
+                        "up to 1M\n", argv[i]);
             MPI_Finalize();
             return 2;
         }
