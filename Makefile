@@ -75,10 +75,13 @@ $(BUILD)/tests/%: tests/%.c $(TEST_LINK)
 # vendor_algorithm check (linked with it) and the probe that shows what the library ran
 PRELOAD_SO := $(BUILD)/liba2a_preload.so
 TEST_PRELOAD := $(BUILD)/tests/preload/plain_alltoall $(BUILD)/tests/preload/force_check \
-                $(BUILD)/tests/preload/probe.so
+                $(BUILD)/tests/preload/probe.so $(BUILD)/tests/preload/safety_program
 $(PRELOAD_SO): $(BUILD)/preload/preload.o $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -Wl,--as-needed $^ $(LDLIBS) -o $@
 $(BUILD)/tests/preload/plain_alltoall: tests/preload/plain_alltoall.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+$(BUILD)/tests/preload/safety_program: tests/preload/safety_program.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
 $(BUILD)/tests/preload/force_check: tests/preload/force_check.c $(BUILD)/liba2a.a

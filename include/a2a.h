@@ -11,10 +11,26 @@
  *    kernel wrote it (no flags in user memory);
  *  - only the communicator passed in is used (never MPI_COMM_WORLD);
  *  - everything the kernel allocates is freed before it returns;
- *  - datatypes: any datatype whose data is contiguous (size == extent, lower bound 0),
- *    which covers every predefined type; byte counts derive from the type size;
+ *  - communicators: intracommunicators. An intercommunicator (or MPI_COMM_NULL) is
+ *    refused with MPI_ERR_COMM on every rank before anything is sent;
+ *  - datatypes: any committed datatype, and the send and receive types may differ from
+ *    rank to rank as MPI allows (only the type signatures must match). A type whose
+ *    typemap is one ascending run of bytes from lower bound 0 to its extent
+ *    (A2A_Type_bytes) is used in place; the kernels that copy bytes themselves (bruck,
+ *    tra, tra2, hint) pack any other type into a staging buffer with MPI_Pack and unpack
+ *    the result with MPI_Unpack, each rank deciding alone; the others hand the type to
+ *    MPI. So a permuted or overlapping "contiguous" type gives MPI's result, never
+ *    reordered bytes. (tuna, tuna_staggered, tuna_coalesced and twophase_bruck refuse a
+ *    type that is not one ascending run with MPI_ERR_TYPE; the in-place and SDDE kernels
+ *    take only such types, see their headers);
+ *  - large counts: no message carries more than INT_MAX bytes: kernels that form byte
+ *    counts split a larger round into several messages; a kernel that cannot refuses
+ *    with MPI_ERR_COUNT, on every rank alike and before any data moved (the tuned
+ *    dispatcher then runs the MPI library's collective instead);
  *  - return value: MPI_SUCCESS, or an MPI error code (MPI_ERR_ARG for a tuning
- *    parameter out of range, MPI_ERR_TYPE for a non-contiguous type, MPI_ERR_NO_MEM);
+ *    parameter out of range, MPI_ERR_COMM, MPI_ERR_TYPE for an invalid type,
+ *    MPI_ERR_COUNT, MPI_ERR_NO_MEM); the kernels return errors and do not call the
+ *    communicator's error handler (the dispatcher A2A_Alltoall(v) does, as MPI would);
  *  - stats may be NULL. When given, the kernel ADDS what it did to it (the caller zeroes
  *    it first); temp_bytes is combined with max, not added.
  */
@@ -119,8 +135,12 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
 
 /* ---- helpers shared by kernels and applications ---------------------------------- */
 
-/* Bytes per element of a contiguous datatype in *bytes; MPI_ERR_TYPE if the type's
- * data is not contiguous (size != extent or lower bound != 0). */
+/* Bytes per element of a contiguous datatype in *bytes: one element's typemap is one
+ * ascending run of bytes from lower bound 0 to its extent (read with
+ * MPI_Type_get_envelope / MPI_Type_get_contents; the verdict on a derived type is cached
+ * on it). MPI_ERR_TYPE otherwise: size != extent, lower bound != 0, entries out of order
+ * (MPI_Type_indexed {1, 0}), overlapping, or built by a constructor not read here
+ * (subarray, darray). */
 int A2A_Type_bytes(MPI_Datatype type, MPI_Aint *bytes);
 
 /* Processes per node Q for comm: ppn if ppn > 0, otherwise the size of the calling

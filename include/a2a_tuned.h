@@ -6,10 +6,20 @@
  * MPI_Alltoallv's arguments and pick, per call, the kernel and parameters that the tuning
  * file named by the environment variable A2A_TUNING_FILE gives for the communicator size
  * P and the block size S (`a2a tune` writes it from a results database; format in
- * README.md). Where the file has no rule, or the rule's parameters are not valid at this
- * P, or the call is one the kernels do not take (MPI_IN_PLACE, a non-contiguous
- * datatype), the call goes to the MPI library. A2A_VERBOSE=1 makes rank 0 of each
- * communicator log every choice on stderr. The file is read once, at the first call.
+ * README.md). The call goes to the MPI library for an intercommunicator, for
+ * MPI_IN_PLACE, where the file has no rule, where the rule's parameters are not valid at
+ * this P, and when the kernel refuses the call for a message too large for it
+ * (MPI_ERR_COUNT, on every rank alike before any data moved). Every rank decides alike:
+ * the decision reads only what MPI requires to be the same on all ranks (the
+ * communicator, in place or not, P, the bytes of one block for alltoall) and, for
+ * alltoallv when the rules at this P depend on it, the largest block agreed on with one
+ * MPI_Allreduce. Datatypes are not part of the decision: a rank whose type is not one
+ * ascending run of bytes hands the kernel packed copies (MPI_Pack / MPI_Unpack), so
+ * ranks may use different types with matching signatures. Errors of a kernel go through
+ * the communicator's error handler, as the MPI library's own would. A2A_VERBOSE=1 makes
+ * rank 0 of each communicator log every choice, and why a call went to the MPI
+ * library, on stderr. The file is read once, at the first call; every rank must see the
+ * same A2A_TUNING_FILE and A2A_MAX_MESSAGE_BYTES.
  *
  * vendor_algorithm: 0 is the library's own choice; n > 0 forces the library's algorithm
  * n (names below, per library). Open MPI (coll/tuned): the algorithm is written to

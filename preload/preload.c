@@ -10,7 +10,14 @@
  * MPI_Alltoall(v) — the MPI library's own collective chosen by the file, or one a kernel
  * makes internally — goes straight to PMPI, so nothing is dispatched twice. The library
  * must be built against the same MPI as the program (build/openmpi or build/mpich).
- * C bindings only (Fortran calls do not pass through these symbols).
+ *
+ * Routed: blocking MPI_Alltoall and MPI_Alltoallv on intracommunicators, with separate
+ * send and receive buffers, any datatypes. Left to the MPI library: intercommunicators,
+ * MPI_IN_PLACE, calls the file has no valid rule for, calls a kernel refuses
+ * (MPI_ERR_COUNT), and every other entry point: MPI_Alltoallw, the nonblocking
+ * (MPI_Ialltoall(v)) and persistent (MPI_Alltoall(v)_init) collectives, the
+ * neighbourhood collectives, and the Fortran bindings (they do not pass through these C
+ * symbols).
  */
 #include "a2a.h"
 

@@ -5,24 +5,56 @@
 #include <stddef.h>
 #include <string.h>
 #include "a2a.h"
+#include "kernel_util.h"
 
-/* Checks a uniform call: contiguous types, non-negative counts, the same bytes on both
- * sides. On success *block_bytes is the size of one destination's block. */
-static inline int a2a_uniform_block_bytes(int scount, MPI_Datatype stype, int rcount,
-                                          MPI_Datatype rtype, size_t *block_bytes)
+/* A uniform call of a kernel that copies bytes, after a2a_uniform_begin: the bytes it
+ * reads and writes (the user's buffers, or staging buffers when a type is not one
+ * ascending run), one destination's block size, this rank and the size. */
+typedef struct a2a_byte_call {
+    const char *send;
+    char *recv;
+    size_t block_bytes;
+    MPI_Datatype stype, rtype; /* the types of send and recv: the user's, or staged runs */
+    int rank, size;
+    a2a_staging staging;
+} a2a_byte_call;
+
+/* Checks a uniform call and prepares its bytes: the kernel prologue (MPI_ERR_COMM,
+ * MPI_ERR_TYPE), non-negative counts (MPI_ERR_COUNT), the same bytes per block on both
+ * sides (MPI_ERR_ARG; MPI requires it, so it holds on every rank of a correct program,
+ * and the block size is then the same on every rank), then staging (a2a_stage) of any
+ * side whose type is not one ascending run. Each error is returned before anything is
+ * sent or allocated; after success the kernel ends with a2a_uniform_end. */
+static inline int a2a_uniform_begin(a2a_byte_call *c, const void *sbuf, int scount,
+                                    MPI_Datatype stype, void *rbuf, int rcount,
+                                    MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {
-    MPI_Aint sbytes, rbytes;
-    int err;
-    if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
-        return err;
-    if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
+    int ssize, rsize, err;
+    if ((err = a2a_kernel_prologue(comm, stype, rtype, &c->rank, &c->size)) != MPI_SUCCESS)
         return err;
     if (scount < 0 || rcount < 0)
         return MPI_ERR_COUNT;
-    if ((long long)scount * sbytes != (long long)rcount * rbytes)
+    MPI_Type_size(stype, &ssize);
+    MPI_Type_size(rtype, &rsize);
+    if ((long long)scount * ssize != (long long)rcount * rsize)
         return MPI_ERR_ARG;
-    *block_bytes = (size_t)scount * (size_t)sbytes;
+    c->block_bytes = (size_t)scount * (size_t)ssize;
+    a2a_side send = { (void *)sbuf, stype, NULL, NULL, scount };
+    a2a_side recv = { rbuf, rtype, NULL, NULL, rcount };
+    if ((err = a2a_stage(&c->staging, c->size, &send, &recv, comm, stats)) != MPI_SUCCESS)
+        return err;
+    c->send = send.buf;
+    c->recv = recv.buf;
+    c->stype = send.type;
+    c->rtype = recv.type;
     return MPI_SUCCESS;
+}
+
+/* Ends a call begun by a2a_uniform_begin: unstages (a2a_unstage) and returns err or the
+ * unstaging error. */
+static inline int a2a_uniform_end(a2a_byte_call *c, int err)
+{
+    return a2a_unstage(&c->staging, err);
 }
 
 /* The initial rotation: work[i] = send[(rank + i) % P], the block travelling distance i.

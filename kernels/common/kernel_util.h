@@ -6,10 +6,65 @@
 
 #include <stddef.h>
 
+/* The prologue of every dense kernel (alltoall and alltoallv shapes), before anything is
+ * sent: MPI_ERR_COMM for MPI_COMM_NULL or an intercommunicator (a property of the
+ * communicator, so every rank refuses alike; the kernels implement the intracommunicator
+ * exchange only), MPI_ERR_TYPE for an invalid datatype; then *rank and *size in comm. */
+int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, int *rank,
+                        int *size);
+
+/* One side (send or receive) of a dense call: buffer, type, and per block j either
+ * counts[j] elements at displs[j] (alltoallv) or `count` elements at j * count
+ * (alltoall, counts == displs == NULL). Displacements are in extents of type. */
+typedef struct a2a_side {
+    void *buf;
+    MPI_Datatype type;
+    const int *counts, *displs;
+    int count;
+} a2a_side;
+
+/* A side that was staged: its packed bytes, the run type standing for the user's, and
+ * the user's side to unpack into. */
+typedef struct a2a_staged_side {
+    char *buf;          /* malloc'ed, or NULL: not staged */
+    MPI_Datatype type;  /* MPI_Type_contiguous(size, MPI_BYTE), or MPI_DATATYPE_NULL */
+    a2a_side user;
+    int size;
+    MPI_Aint extent;
+    long long lowest;
+} a2a_staged_side;
+
+typedef struct a2a_staging {
+    int P;
+    MPI_Comm comm;
+    a2a_staged_side send, recv;
+} a2a_staging;
+
+/* Lets a kernel that copies bytes take any datatype, deciding on each rank alone (MPI
+ * only requires the type signatures to match, and a packed element is the signature's
+ * bytes in order): a side whose type is one ascending run (A2A_Type_bytes) is left as it
+ * is; the other sides are rewritten onto a staging buffer of packed elements (MPI_Pack)
+ * and a contiguous run type of the same size, with the same counts and displacements.
+ * The caller runs on the rewritten sides, then calls a2a_unstage. Temporary memory is
+ * counted in stats. On an error nothing is left allocated. */
+int a2a_stage(a2a_staging *st, int P, a2a_side *send, a2a_side *recv, MPI_Comm comm,
+              a2a_stats *stats);
+
+/* Ends a2a_stage: when err is MPI_SUCCESS, unpacks the staged receive side into the
+ * user's receive buffer (MPI_Unpack); frees the staging buffers and types. Returns err,
+ * or the unpacking error. */
+int a2a_unstage(a2a_staging *st, int err);
+
 /* Largest byte count one message (or one derived-type element count) may carry: INT_MAX,
  * or the value of A2A_MAX_MESSAGE_BYTES when set (a test hook, so that the large-count
  * paths are exercised at small sizes). Read once per process. */
 long long a2a_max_message_bytes(void);
+
+/* MPI_Sendrecv of `bytes` bytes to dest and the same number from source, as pieces of at
+ * most a2a_max_message_bytes() each (one empty message for 0 bytes); both partners
+ * derive the same pieces from the same byte count. *messages (if given) = pieces sent. */
+int a2a_sendrecv_bytes(const char *send, long long bytes, int dest, char *recv, int source,
+                       int tag, MPI_Comm comm, long long *messages);
 
 /* Adds one message of `bytes` payload carrying `blocks` blocks to stats (if given). */
 static inline void a2a_count_send(a2a_stats *stats, long long blocks, long long bytes)

@@ -50,14 +50,14 @@ int A2A_Alltoallv_inplace_hier_sets_aux(void *buf, const int *counts, const int 
 {
     if (aux_bytes < 0)
         return MPI_ERR_ARG;
-    MPI_Aint size;
-    int err = A2A_Type_bytes(type, &size);
+    int rank, p;
+    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
     if (err != MPI_SUCCESS)
         return err;
-    int rank, p;
+    MPI_Aint size;
+    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
+        return err;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
 
     int nonblocking;
     long long need = plan_aux(p, rank, counts, size, aux_bytes, &nonblocking);

@@ -11,14 +11,14 @@
 int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *displs,
                                        MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
-    MPI_Aint size;
-    int err = A2A_Type_bytes(type, &size);
+    int rank, p;
+    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
     if (err != MPI_SUCCESS)
         return err;
-    int rank, p;
+    MPI_Aint size;
+    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
+        return err;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &p);
     char *base = buf;
     for (int i = 0; i < p; i++) {
         int j = (i - rank + p) % p;

@@ -5,23 +5,24 @@
 
 /* Guarantees: the MPI_Alltoallv result. The local block is copied first (through a
  * self Sendrecv, so any datatype works); then receives from ranks 0..P-1 and sends to
- * ranks 0..P-1 are all posted in ascending order and completed together. */
+ * ranks 0..P-1 are all posted in ascending order and completed together.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype stype, void *rbuf, const int *rcounts,
                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                          a2a_stats *stats)
 {
-    int rank, size;
+    int rank, size, err;
+    if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
+        return err;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
     MPI_Aint lb, sext, rext;
     MPI_Type_get_extent(stype, &lb, &sext);
     MPI_Type_get_extent(rtype, &lb, &rext);
     int ssize;
     MPI_Type_size(stype, &ssize);
 
-    int err = MPI_Sendrecv((const char *)sbuf + sdispls[rank] * sext, scounts[rank], stype,
+    err = MPI_Sendrecv((const char *)sbuf + sdispls[rank] * sext, scounts[rank], stype,
                            rank, 0, (char *)rbuf + rdispls[rank] * rext, rcounts[rank], rtype,
                            rank, 0, comm, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS || size == 1)

@@ -5,15 +5,16 @@
 
 /* Guarantees: the MPI_Alltoallv result. Peers are visited round-robin (receive from
  * rank-i, send to rank+i); at most block_count receives and block_count sends are in
- * flight, and each batch completes before the next is posted. */
+ * flight, and each batch completes before the next is posted.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdispls,
                             MPI_Datatype stype, void *rbuf, const int *rcounts,
                             const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                             int block_count, a2a_stats *stats)
 {
-    int rank, size;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    int rank, size, err;
+    if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
+        return err;
     if (block_count < 1 || block_count > size)
         return MPI_ERR_ARG;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
@@ -27,7 +28,7 @@ int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdi
     if (!reqs)
         return MPI_ERR_NO_MEM;
     a2a_count_temp(stats, 2 * (long long)block_count * (long long)sizeof *reqs);
-    int err = MPI_SUCCESS;
+    err = MPI_SUCCESS;
     for (int first = 0; first < size && err == MPI_SUCCESS; first += block_count) {
         int batch = size - first < block_count ? size - first : block_count;
         int n = 0;

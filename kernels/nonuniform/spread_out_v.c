@@ -1,5 +1,5 @@
 /* spread_out_v.c — spread-out alltoallv: every request posted at once, round-robin. */
-#include "a2a.h"
+#include "kernel_util.h"
 
 /* Guarantees: the MPI_Alltoallv result. Spread-out is the scattered algorithm with a
  * single batch of all P peers (receive from rank-i, send to rank+i). */
@@ -8,8 +8,9 @@ int A2A_Alltoallv_spread_out(const void *sbuf, const int *scounts, const int *sd
                              const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                              a2a_stats *stats)
 {
-    int size;
-    MPI_Comm_size(comm, &size);
+    int rank, size, err;
+    if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
+        return err;
     return A2A_Alltoallv_scattered(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                                    rtype, comm, size, stats);
 }

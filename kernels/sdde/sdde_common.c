@@ -236,6 +236,9 @@ static int begin_call(sdde_call *call, int ppn, int known_nnz, MPI_Comm comm,
                       a2a_stats *stats)
 {
     memset(call, 0, sizeof *call);
+    int inter = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return MPI_ERR_COMM; /* the exchange is defined on one group */
     call->comm = a2a_private_comm(comm); /* never the application's messages */
     call->ppn = ppn;
     call->known_nnz = known_nnz >= 0 ? known_nnz : -1;

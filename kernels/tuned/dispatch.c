@@ -12,9 +12,12 @@
  * is taken. Kernels and parameters are looked up in the registry, so the file can name
  * any kernel of the uniform (alltoall) or non-uniform (alltoallv) family.
  *
- * Every rank makes the same choice: P and S are the same on all ranks (S of alltoallv is
- * agreed on with one MPI_Allreduce when the rules for this P depend on it), and so is
- * every check that sends a call back to the MPI library.
+ * Every rank makes the same choice: it depends only on values MPI requires to be the same
+ * on all ranks (intercommunicator or not, MPI_IN_PLACE or not, P, and S of alltoall: the
+ * bytes of one block, equal on all ranks whatever types each uses) and on S of alltoallv,
+ * agreed on with one MPI_Allreduce when the rules for this P depend on it. Datatypes are
+ * handled per rank by staging (a2a_stage), never by a different route. A kernel's
+ * MPI_ERR_COUNT (refused alike, before any data moved) sends the call to the MPI library.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "a2a_registry.h"
+#include "kernel_util.h"
 
 enum { COLL_ALLTOALL, COLL_ALLTOALLV };
 static const char *const coll_names[2] = { "alltoall", "alltoallv" };
@@ -330,62 +334,131 @@ static void tell(int coll, MPI_Comm comm, int P, long long S, const choice *ch)
         fprintf(stderr, "a2a: %s P=%d S=%lld -> %s\n", call_names[coll], P, S, ch->why);
 }
 
-/* 1 if the kernels can take this datatype pair: the same contiguous type. */
-static int types_usable(MPI_Datatype stype, MPI_Datatype rtype, MPI_Aint *bytes)
+/* Guarantees: the kernel's call on sides staged where a type is not one ascending run
+ * (a2a_stage; each rank decides alone, MPI only requires matching type signatures). */
+static int run_kernel(int coll, const choice *ch, int P, a2a_side *send, a2a_side *recv,
+                      MPI_Comm comm)
 {
-    return stype == rtype && A2A_Type_bytes(stype, bytes) == MPI_SUCCESS;
+    a2a_staging staging;
+    int err = a2a_stage(&staging, P, send, recv, comm, NULL);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (coll == COLL_ALLTOALL)
+        err = ch->kernel->call.uniform(send->buf, send->count, send->type, recv->buf,
+                                       recv->count, recv->type, comm, ch->params, NULL);
+    else
+        err = ch->kernel->call.nonuniform(send->buf, send->counts, send->displs, send->type,
+                                          recv->buf, recv->counts, recv->displs, recv->type,
+                                          comm, ch->params, NULL);
+    return a2a_unstage(&staging, err);
+}
+
+/* Guarantees: what a kernel's return means for the call. MPI_SUCCESS stands. A kernel
+ * refuses a message too large for it (MPI_ERR_COUNT) on every rank alike and before any
+ * data moved (the contract of include/a2a.h): then 1 is returned and the caller runs the
+ * MPI library instead (rank 0 says why under A2A_VERBOSE). Any other error goes through
+ * comm's error handler, as the MPI library's own would, and is returned. */
+static int kernel_outcome(int coll, MPI_Comm comm, int P, long long S, const choice *ch, int *err)
+{
+    if (*err == MPI_SUCCESS)
+        return 0;
+    if (*err == MPI_ERR_COUNT) {
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        if (rank == 0 && tuning.verbose)
+            fprintf(stderr, "a2a: %s P=%d S=%lld -> MPI library (%s refused: a message over "
+                    "%lld bytes)\n", call_names[coll], P, S, ch->kernel->name,
+                    a2a_max_message_bytes());
+        return 1;
+    }
+    MPI_Comm_call_errhandler(comm, *err);
+    return 0;
+}
+
+/* Guarantees: the reason a call goes to the MPI library whatever the file says, or NULL.
+ * Each reason is the same on every rank: an intercommunicator is one on all its ranks,
+ * and MPI requires MPI_IN_PLACE on all ranks or none. */
+static const char *library_only(const void *sbuf, MPI_Comm comm)
+{
+    int inter = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return "not a valid communicator";
+    if (inter)
+        return "intercommunicator";
+    if (sbuf == MPI_IN_PLACE)
+        return "MPI_IN_PLACE";
+    return NULL;
 }
 
 /* Guarantees: the result of MPI_Alltoall, computed by the kernel the tuning file names
- * for (P, scount * size(stype)), or by the MPI library (see a2a_tuned.h). */
+ * for (P, scount * size(stype)), or by the MPI library (see a2a_tuned.h). The decision
+ * uses only what MPI requires to be the same on every rank: the communicator, whether
+ * the call is in place, P and the bytes of one block (equal on all ranks of a correct
+ * program, whatever types each rank uses). */
 int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm)
 {
     pthread_once(&tuning.once, load_tuning);
-    int P;
-    MPI_Aint bytes = 0;
-    MPI_Comm_size(comm, &P);
-    int usable = sbuf != MPI_IN_PLACE && types_usable(stype, rtype, &bytes) && scount == rcount;
-    long long S = (long long)scount * bytes;
+    const char *only = library_only(sbuf, comm);
+    if (only && !tuning.verbose)
+        return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    int P = 0, tsize = 0;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_size(comm, &P);
+    if (sbuf == MPI_IN_PLACE ? MPI_Type_size(rtype, &tsize) : MPI_Type_size(stype, &tsize))
+        only = only ? only : "not a valid datatype";
+    long long S = (long long)(sbuf == MPI_IN_PLACE ? rcount : scount) * tsize;
     choice ch;
-    decide(COLL_ALLTOALL, comm, P, S, usable,
-           sbuf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "types or counts the kernels do not take", &ch);
-    tell(COLL_ALLTOALL, comm, P, S, &ch);
+    decide(COLL_ALLTOALL, comm, P, S, only == NULL, only, &ch);
+    if (comm != MPI_COMM_NULL)
+        tell(COLL_ALLTOALL, comm, P, S, &ch);
     if (!ch.kernel)
         return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    return ch.kernel->call.uniform(sbuf, scount, stype, rbuf, rcount, rtype, comm, ch.params, NULL);
+    a2a_side send = { (void *)sbuf, stype, NULL, NULL, scount };
+    a2a_side recv = { rbuf, rtype, NULL, NULL, rcount };
+    int err = run_kernel(COLL_ALLTOALL, &ch, P, &send, &recv, comm);
+    if (kernel_outcome(COLL_ALLTOALL, comm, P, S, &ch, &err))
+        return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return err;
 }
 
 /* Guarantees: the result of MPI_Alltoallv, computed by the kernel the tuning file names
- * for (P, largest block), or by the MPI library (see a2a_tuned.h). */
+ * for (P, largest block), or by the MPI library (see a2a_tuned.h). The largest block is
+ * agreed on with one MPI_Allreduce, only when the file's choice at this P depends on it;
+ * everything else the decision uses is the same on every rank (see A2A_Alltoall). */
 int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                   MPI_Comm comm)
 {
     pthread_once(&tuning.once, load_tuning);
-    int P;
-    MPI_Aint bytes = 0;
-    MPI_Comm_size(comm, &P);
-    /* every rank must reach the same verdict: agree on usability and on S */
-    long long local[2] = { sbuf != MPI_IN_PLACE && types_usable(stype, rtype, &bytes) ? 0 : 1, 0 };
-    if (!local[0])
-        for (int i = 0; i < P; i++)
-            if ((long long)scounts[i] * bytes > local[1])
-                local[1] = (long long)scounts[i] * bytes;
-    long long all[2] = { local[0], local[1] };
-    int agree = tuning.path && !tuning.error[0] && tuning.nrules[COLL_ALLTOALLV] > 0 &&
-                (sbuf != MPI_IN_PLACE) && !choice_ignores_S(COLL_ALLTOALLV, P);
-    if (agree) {
-        int rc = MPI_Allreduce(local, all, 2, MPI_LONG_LONG, MPI_MAX, comm);
+    const char *only = library_only(sbuf, comm);
+    if (only && !tuning.verbose)
+        return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    int P = 0, tsize = 0;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_size(comm, &P);
+    if (!only && MPI_Type_size(stype, &tsize) != MPI_SUCCESS)
+        only = "not a valid datatype";
+    long long S = 0;
+    for (int i = 0; i < P && !only; i++)
+        if ((long long)scounts[i] * tsize > S)
+            S = (long long)scounts[i] * tsize;
+    if (!only && tuning.path && !tuning.error[0] && tuning.nrules[COLL_ALLTOALLV] > 0 &&
+        !choice_ignores_S(COLL_ALLTOALLV, P)) {
+        int rc = MPI_Allreduce(MPI_IN_PLACE, &S, 1, MPI_LONG_LONG, MPI_MAX, comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     choice ch;
-    decide(COLL_ALLTOALLV, comm, P, all[1], all[0] == 0,
-           sbuf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "types the kernels do not take", &ch);
-    tell(COLL_ALLTOALLV, comm, P, all[1], &ch);
+    decide(COLL_ALLTOALLV, comm, P, S, only == NULL, only, &ch);
+    if (comm != MPI_COMM_NULL)
+        tell(COLL_ALLTOALLV, comm, P, S, &ch);
     if (!ch.kernel)
         return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-    return ch.kernel->call.nonuniform(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
-                                      comm, ch.params, NULL);
+    a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
+    a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
+    int err = run_kernel(COLL_ALLTOALLV, &ch, P, &send, &recv, comm);
+    if (kernel_outcome(COLL_ALLTOALLV, comm, P, S, &ch, &err))
+        return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    return err;
 }

@@ -1,5 +1,4 @@
 /* bruck.c — classic Bruck all-to-all with radix 2. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,24 +29,13 @@ static long long move_bit_blocks(char *work, char *packed, long long P, long lon
     return moved;
 }
 
-/* Guarantees: MPI_Alltoall semantics on comm for any P >= 1, in ceil(log2 P) rounds of
- * MPI_Sendrecv (to rank + 2^k, from rank - 2^k). The receive buffer is the working array,
- * fully written by the rotation before it is read; the temporary memory is two packing
- * buffers of the largest round (at most floor(P/2) blocks each). */
-int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                       int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
+/* Guarantees: the rounds of Bruck on the call's bytes (see A2A_Alltoall_bruck). */
+static int bruck_rounds(const a2a_byte_call *c, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, size, err;
-    size_t block_bytes;
-    if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &block_bytes)) != MPI_SUCCESS)
-        return err;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-
-    const long long P = size;
-    const char *send = sbuf;
-    char *work = rbuf;
+    const long long P = c->size;
+    const int rank = c->rank;
+    const size_t block_bytes = c->block_bytes;
+    char *work = c->recv;
 
     /* The largest round: bit k set in [0, P) is at most floor(P/2) blocks. */
     long long max_round_blocks = 0;
@@ -58,10 +46,8 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
         if (blocks > max_round_blocks)
             max_round_blocks = blocks;
     }
-    if ((long long)block_bytes * max_round_blocks > INT_MAX)
-        return MPI_ERR_COUNT;
 
-    a2a_rotate_blocks(work, send, P, rank, block_bytes);
+    a2a_rotate_blocks(work, c->send, P, rank, block_bytes);
 
     size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
     char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
@@ -75,9 +61,9 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
         int dest = (int)((rank + bit) % P);
         int source = (int)((rank - bit + P) % P);
         long long blocks = move_bit_blocks(work, send_pack, P, bit, block_bytes, 1);
-        int bytes = (int)(blocks * (long long)block_bytes);
-        err = MPI_Sendrecv(send_pack, bytes, MPI_BYTE, dest, BRUCK_TAG, recv_pack, bytes,
-                           MPI_BYTE, source, BRUCK_TAG, comm, MPI_STATUS_IGNORE);
+        long long bytes = blocks * (long long)block_bytes, pieces = 1;
+        int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, BRUCK_TAG,
+                                     comm, &pieces);
         if (err != MPI_SUCCESS) {
             free(temp);
             return err;
@@ -85,9 +71,29 @@ int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *r
         move_bit_blocks(work, recv_pack, P, bit, block_bytes, 0);
         a2a_count_rounds(stats, 1);
         a2a_count_send(stats, blocks, bytes);
+        if (stats)
+            stats->messages += pieces - 1;
     }
 
     a2a_unrotate_blocks(work, P, rank, block_bytes, send_pack);
     free(temp);
     return MPI_SUCCESS;
+}
+
+/* Guarantees: MPI_Alltoall semantics on comm for any P >= 1, in ceil(log2 P) rounds of
+ * MPI_Sendrecv (to rank + 2^k, from rank - 2^k); a round of more than
+ * a2a_max_message_bytes() is sent as several messages. The receive buffer is the working
+ * array, fully written by the rotation before it is read; the temporary memory is two
+ * packing buffers of the largest round (at most floor(P/2) blocks each). Any datatypes
+ * with matching signatures (a2a_uniform_begin); MPI_ERR_COMM for an intercommunicator. */
+int A2A_Alltoall_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
+{
+    a2a_byte_call c;
+    int err = a2a_uniform_begin(&c, sbuf, scount, stype, rbuf, rcount, rtype, comm, stats);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* kernel traffic never meets the application's */
+    err = bruck_rounds(&c, a2a_private_comm(comm), stats);
+    return a2a_uniform_end(&c, err);
 }

@@ -354,33 +354,36 @@ static int inter_node(a2a_hint_state *st, const void *sbuf, int scount, MPI_Data
  * the send buffer never written, the receive buffer never read. Argument errors
  * (MPI_ERR_ARG: order outside 1..5, threshold or ppn < 0, P % Q != 0) before any
  * communication except the node layout's; a node whose buffers are not shared copies
- * nothing and returns MPI_ERR_ARG after still taking part in the inter-node step. */
+ * nothing and returns MPI_ERR_ARG after still taking part in the inter-node step (so does
+ * a rank whose type is not one ascending run: it is staged, and staging buffers are not
+ * shared). MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoall_hint(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                       int rcount, MPI_Datatype rtype, MPI_Comm comm, int order, int threshold,
                       int ppn, a2a_stats *stats)
 {
-    size_t B;
-    int err;
-    if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &B)) != MPI_SUCCESS)
+    a2a_byte_call c;
+    int err = a2a_uniform_begin(&c, sbuf, scount, stype, rbuf, rcount, rtype, comm, stats);
+    if (err != MPI_SUCCESS)
         return err;
     if (order < A2A_ORDER_ROW || order > A2A_ORDER_LAST || threshold < 0 || ppn < 0)
-        return MPI_ERR_ARG;
+        return a2a_uniform_end(&c, MPI_ERR_ARG);
+    const size_t B = c.block_bytes;
     a2a_hint_state *st;
     if ((err = a2a_hint_state_get(comm, ppn, &st)) != MPI_SUCCESS)
-        return err;
+        return a2a_uniform_end(&c, err);
     if (B == 0) { /* nothing moves (B is the same on every rank) */
         st->last_order = order <= A2A_ORDER_HILBERT ? order : A2A_ORDER_ROW;
         st->last_threshold = (size_t)-1;
-        return MPI_SUCCESS;
+        return a2a_uniform_end(&c, MPI_SUCCESS);
     }
-    int node_err = intra_node(st, sbuf, rbuf, B, order, threshold, stats);
+    int node_err = intra_node(st, c.send, c.recv, B, order, threshold, stats);
     if (st->N > 1) {
-        err = inter_node(st, sbuf, scount, stype, rbuf, rcount, rtype, B,
+        err = inter_node(st, c.send, scount, c.stype, c.recv, rcount, c.rtype, B,
                          a2a_private_comm(comm), stats);
         if (node_err == MPI_SUCCESS)
             node_err = err;
     }
-    return node_err;
+    return a2a_uniform_end(&c, node_err);
 }
 
 /* Guarantees: see a2a_hint.h; no communication. */

@@ -3,14 +3,15 @@
 #include "private_comm.h"
 
 /* Guarantees: the MPI_Alltoall result after P rounds (round 0 is the local block):
- * in round i the rank sends to rank+i and receives from rank-i, blocking. */
+ * in round i the rank sends to rank+i and receives from rank-i, blocking.
+ * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, size;
+    int rank, size, err;
+    if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
+        return err;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
     MPI_Aint lb, sext, rext;
     MPI_Type_get_extent(stype, &lb, &sext);
     MPI_Type_get_extent(rtype, &lb, &rext);
@@ -18,7 +19,7 @@ int A2A_Alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void
     MPI_Type_size(stype, &ssize);
     for (int i = 0; i < size; i++) {
         int dst = (rank + i) % size, src = (rank - i + size) % size;
-        int err = MPI_Sendrecv((const char *)sbuf + (MPI_Aint)dst * scount * sext, scount,
+        err = MPI_Sendrecv((const char *)sbuf + (MPI_Aint)dst * scount * sext, scount,
                                stype, dst, 0, (char *)rbuf + (MPI_Aint)src * rcount * rext,
                                rcount, rtype, src, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)

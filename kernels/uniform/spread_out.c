@@ -1,5 +1,5 @@
 /* spread_out.c — spread-out all-to-all: every request posted at once, round-robin. */
-#include "a2a.h"
+#include "kernel_util.h"
 
 /* Guarantees: the MPI_Alltoall result. Spread-out is the scattered algorithm with a
  * single batch of all P peers: receive from rank-i and send to rank+i, i = 0..P-1, so
@@ -7,7 +7,8 @@
 int A2A_Alltoall_spread_out(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {
-    int size;
-    MPI_Comm_size(comm, &size);
+    int rank, size, err;
+    if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
+        return err;
     return A2A_Alltoall_scattered(sbuf, scount, stype, rbuf, rcount, rtype, comm, size, stats);
 }

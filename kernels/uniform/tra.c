@@ -1,5 +1,4 @@
 /* tra.c — TRA: tunable-radix (Bruck-style) all-to-all, radix r in [2, max(2, P)]. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,30 +36,13 @@ static long long move_digit_blocks(char *work, char *packed, long long P, long l
     return moved;
 }
 
-/* Guarantees: MPI_Alltoall semantics on comm for any P >= 1 and radix r in
- * [2, max(2, P)] (MPI_ERR_ARG otherwise, before any communication). Round (x, z) sends
- * every block whose distance has base-r digit x equal to z to rank + z*r^x and receives
- * from rank - z*r^x; rounds without a block are not taken, so the rounds and blocks
- * counted in stats are the model's K(P, r) and D(P, r). The send buffer is only read; the
- * receive buffer is the working array, fully written by the rotation before it is read.
- * Temporary memory: two packing buffers of the largest round, allocated once. */
-int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                     int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix,
-                     a2a_stats *stats)
+/* Guarantees: the rounds of TRA with radix r on the call's bytes (see A2A_Alltoall_tra). */
+static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, size, err;
-    size_t block_bytes;
-    if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &block_bytes)) != MPI_SUCCESS)
-        return err;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (radix < 2 || radix > (size > 2 ? size : 2))
-        return MPI_ERR_ARG;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-
-    const long long P = size, r = radix;
-    const char *send = sbuf;
-    char *work = rbuf;
+    const long long P = c->size;
+    const int rank = c->rank;
+    const size_t block_bytes = c->block_bytes;
+    char *work = c->recv;
 
     long long max_round_blocks = 0;
     for (long long unit = 1; unit < P; unit *= r)
@@ -69,10 +51,8 @@ int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
             if (blocks > max_round_blocks)
                 max_round_blocks = blocks;
         }
-    if ((long long)block_bytes * max_round_blocks > INT_MAX)
-        return MPI_ERR_COUNT;
 
-    a2a_rotate_blocks(work, send, P, rank, block_bytes);
+    a2a_rotate_blocks(work, c->send, P, rank, block_bytes);
 
     size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
     char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
@@ -89,9 +69,9 @@ int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
             int source = (int)((rank - hop + P) % P);
             long long blocks =
                 move_digit_blocks(work, send_pack, P, r, unit, z, block_bytes, DIGIT_PACK);
-            int bytes = (int)(blocks * (long long)block_bytes);
-            err = MPI_Sendrecv(send_pack, bytes, MPI_BYTE, dest, TRA_TAG, recv_pack, bytes,
-                               MPI_BYTE, source, TRA_TAG, comm, MPI_STATUS_IGNORE);
+            long long bytes = blocks * (long long)block_bytes, pieces = 1;
+            int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, TRA_TAG,
+                                         comm, &pieces);
             if (err != MPI_SUCCESS) {
                 free(temp);
                 return err;
@@ -99,10 +79,37 @@ int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
             move_digit_blocks(work, recv_pack, P, r, unit, z, block_bytes, DIGIT_UNPACK);
             a2a_count_rounds(stats, 1);
             a2a_count_send(stats, blocks, bytes);
+            if (stats)
+                stats->messages += pieces - 1;
         }
     }
 
     a2a_unrotate_blocks(work, P, rank, block_bytes, send_pack);
     free(temp);
     return MPI_SUCCESS;
+}
+
+/* Guarantees: MPI_Alltoall semantics on comm for any P >= 1 and radix r in
+ * [2, max(2, P)] (MPI_ERR_ARG otherwise, before any communication). Round (x, z) sends
+ * every block whose distance has base-r digit x equal to z to rank + z*r^x and receives
+ * from rank - z*r^x; rounds without a block are not taken, so the rounds and blocks
+ * counted in stats are the model's K(P, r) and D(P, r); a round of more than
+ * a2a_max_message_bytes() goes as several messages. The send buffer is only read; the
+ * receive buffer is the working array, fully written by the rotation before it is read.
+ * Temporary memory: two packing buffers of the largest round, allocated once. Any
+ * datatypes with matching signatures (a2a_uniform_begin); MPI_ERR_COMM for an
+ * intercommunicator. */
+int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix,
+                     a2a_stats *stats)
+{
+    a2a_byte_call c;
+    int err = a2a_uniform_begin(&c, sbuf, scount, stype, rbuf, rcount, rtype, comm, stats);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (radix < 2 || radix > (c.size > 2 ? c.size : 2))
+        return a2a_uniform_end(&c, MPI_ERR_ARG);
+    /* kernel traffic never meets the application's */
+    err = tra_rounds(&c, radix, a2a_private_comm(comm), stats);
+    return a2a_uniform_end(&c, err);
 }

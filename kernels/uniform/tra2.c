@@ -1,5 +1,4 @@
 /* tra2.c — TRA2: two-layer tunable-radix all-to-all (intra-node TRA, then inter-node TRA). */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,54 +83,33 @@ static int exchange_layer(char *work, char *send_pack, char *recv_pack, const la
             long long elements =
                 move_digit_elements(work, send_pack, view, r, unit, z, DIGIT_PACK);
             long long blocks = elements * view->blocks_per_element;
-            int bytes = (int)((long long)view->rows * elements * (long long)view->element_bytes);
-            int err = MPI_Sendrecv(send_pack, bytes, MPI_BYTE, dest, TRA2_TAG, recv_pack, bytes,
-                                   MPI_BYTE, source, TRA2_TAG, comm, MPI_STATUS_IGNORE);
+            long long bytes = (long long)view->rows * elements * (long long)view->element_bytes;
+            long long pieces = 1;
+            int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, TRA2_TAG,
+                                         comm, &pieces);
             if (err != MPI_SUCCESS)
                 return err;
             move_digit_elements(work, recv_pack, view, r, unit, z, DIGIT_UNPACK);
             *rounds += 1;
             a2a_count_send(stats, blocks, bytes);
+            if (stats)
+                stats->messages += pieces - 1;
         }
     }
     return MPI_SUCCESS;
 }
 
-/* Guarantees: MPI_Alltoall semantics on comm. With Q ranks per node (ppn, or the real node
- * size for ppn == 0; ranks numbered node by node) and N = P/Q nodes: first a TRA among the
- * Q ranks of each node with radix_local r1 in [2, max(2, Q)] brings every block to the
- * rank of its node whose local rank is the destination's; then a TRA among the N ranks with
- * the same local rank (one per node) with radix_global r2 in [2, max(2, N)] carries bundles
- * of Q blocks to the destination node. MPI_ERR_ARG, before any point-to-point message,
- * for ppn < 0, P % Q != 0 or a radix out of range. stats: rounds_local = K(Q, r1),
- * rounds_global = K(N, r2), blocks = N*D(Q, r1) + Q*D(N, r2). Peers are computed in comm;
- * no communicator is created (except by A2A_Node_layout when ppn == 0). The receive buffer
- * is the working array, fully written before it is read; temporary memory is two packing
- * buffers of the largest round, allocated once. */
-int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                      int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix_local,
-                      int radix_global, int ppn, a2a_stats *stats)
+/* Guarantees: both TRA layers on the call's bytes and the final placement (see
+ * A2A_Alltoall_tra2); Q divides P, the radices are valid. */
+static int tra2_layers(const a2a_byte_call *c, int Q, int node, int local, int radix_local,
+                       int radix_global, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, size, Q, node, local, err;
-    size_t block_bytes;
-    if ((err = a2a_uniform_block_bytes(scount, stype, rcount, rtype, &block_bytes)) != MPI_SUCCESS)
-        return err;
-    if (ppn < 0)
-        return MPI_ERR_ARG;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if ((err = A2A_Node_layout(comm, ppn, &Q, &node, &local)) != MPI_SUCCESS)
-        return err;
-    const int N = size / Q;
-    if (radix_local < 2 || radix_local > (Q > 2 ? Q : 2))
-        return MPI_ERR_ARG;
-    if (radix_global < 2 || radix_global > (N > 2 ? N : 2))
-        return MPI_ERR_ARG;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-
+    const int N = c->size / Q;
+    const size_t block_bytes = c->block_bytes;
+    int err;
     const size_t row_bytes = (size_t)Q * block_bytes;
-    const char *send = sbuf;
-    char *work = rbuf;
+    const char *send = c->send;
+    char *work = c->recv;
 
     /* work[e][d] (slot e*Q + d) holds the block for node (node + e) % N, local rank
      * (local + d) % Q. The local layer moves column d as one element (N blocks, one per
@@ -143,8 +121,6 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     long long global_round_blocks = largest_round_blocks(&global_view, radix_global);
     if (global_round_blocks > max_round_blocks)
         max_round_blocks = global_round_blocks;
-    if ((long long)block_bytes * max_round_blocks > INT_MAX)
-        return MPI_ERR_COUNT;
 
     size_t head = (size_t)(Q - local) * block_bytes;
     for (int e = 0; e < N; e++) {
@@ -180,7 +156,7 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     /* Slot (e, d) now holds the block from node - e, local rank local - d: it belongs at
      * recv[((node - e) % N) * Q + (local - d) % Q]. That map is an involution on slots,
      * so swapping pairs places every block. */
-    for (long long slot = 0; slot < (long long)size; slot++) {
+    for (long long slot = 0; slot < (long long)c->size; slot++) {
         long long e = slot / Q, d = slot % Q;
         long long target = (node - e + N) % N * Q + (local - d + Q) % Q;
         if (slot < target) {
@@ -192,4 +168,40 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     }
     free(temp);
     return MPI_SUCCESS;
+}
+
+/* Guarantees: MPI_Alltoall semantics on comm. With Q ranks per node (ppn, or the real node
+ * size for ppn == 0; ranks numbered node by node) and N = P/Q nodes: first a TRA among the
+ * Q ranks of each node with radix_local r1 in [2, max(2, Q)] brings every block to the
+ * rank of its node whose local rank is the destination's; then a TRA among the N ranks with
+ * the same local rank (one per node) with radix_global r2 in [2, max(2, N)] carries bundles
+ * of Q blocks to the destination node. MPI_ERR_ARG, before any point-to-point message,
+ * for ppn < 0, P % Q != 0 or a radix out of range. stats: rounds_local = K(Q, r1),
+ * rounds_global = K(N, r2), blocks = N*D(Q, r1) + Q*D(N, r2). Peers are computed in comm;
+ * no communicator is created (except by A2A_Node_layout when ppn == 0). The receive buffer
+ * is the working array, fully written before it is read; temporary memory is two packing
+ * buffers of the largest round, allocated once. A round of more than
+ * a2a_max_message_bytes() goes as several messages. Any datatypes with matching
+ * signatures (a2a_uniform_begin); MPI_ERR_COMM for an intercommunicator. */
+int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                      int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix_local,
+                      int radix_global, int ppn, a2a_stats *stats)
+{
+    a2a_byte_call c;
+    int Q, node, local;
+    int err = a2a_uniform_begin(&c, sbuf, scount, stype, rbuf, rcount, rtype, comm, stats);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (ppn < 0)
+        return a2a_uniform_end(&c, MPI_ERR_ARG);
+    if ((err = A2A_Node_layout(comm, ppn, &Q, &node, &local)) != MPI_SUCCESS)
+        return a2a_uniform_end(&c, err);
+    const int N = c.size / Q;
+    if (radix_local < 2 || radix_local > (Q > 2 ? Q : 2) || radix_global < 2 ||
+        radix_global > (N > 2 ? N : 2))
+        return a2a_uniform_end(&c, MPI_ERR_ARG);
+    /* kernel traffic never meets the application's */
+    err = tra2_layers(&c, Q, node, local, radix_local, radix_global, a2a_private_comm(comm),
+                      stats);
+    return a2a_uniform_end(&c, err);
 }
