@@ -180,6 +180,43 @@ static long long model_blocks(int P, int r)
     return D;
 }
 
+/* Guarantees: the rounds (x, z) whose digit pair carries more than one block when each
+ * distance stands for `copies` blocks (N node groups): those send a size message (the
+ * sizes of all blocks but the direct one, whose size the receiver knows). */
+static long long model_size_rounds(int P, int r, long long copies)
+{
+    int w = digits_of(P, r);
+    long long rounds = 0;
+    long long span = 1;
+    for (int x = 0; x < w; x++, span *= r)
+        for (int z = 1; z < r; z++) {
+            long long n = 0;
+            for (int i = 1; i < P; i++)
+                n += (i / span) % r == z;
+            if (n * copies > 1)
+                rounds++;
+        }
+    return rounds;
+}
+
+/* Guarantees: the most distances among 1..q-1, over groups of `group` consecutive rounds
+ * (x, z) of one digit: the blocks of one node group in flight at once. */
+static long long model_group_blocks(int q, int r, int group)
+{
+    long long worst = 0, span = 1;
+    for (int x = 0; x < digits_of(q, r); x++, span *= r)
+        for (int z0 = 1; z0 < r; z0 += group) {
+            long long n = 0;
+            for (int i = 1; i < q; i++) {
+                int z = (int)((i / span) % r);
+                n += z >= z0 && z < z0 + group;
+            }
+            if (n > worst)
+                worst = n;
+        }
+    return worst;
+}
+
 /* Guarantees: the largest number of blocks, over groups of `group` consecutive rounds
  * (x, z) of one digit among distances 1..q-1, that a rank must copy out of a slot the same
  * round refills: per block `own_weight` if it has a non-zero digit below and above x
@@ -245,19 +282,24 @@ static expectation expect(const exchange *ex, const config *c)
     if (c->kind == KERNEL_TWOPHASE || c->kind == KERNEL_TUNA) {
         int r = c->kind == KERNEL_TWOPHASE ? 2 : c->radix;
         long long K = model_rounds(P, r), D = model_blocks(P, r);
+        long long size_rounds = model_size_rounds(P, r, 1);
         e.rounds = K;
         e.blocks = D;
-        e.meta_bytes = 4 * D;
+        e.meta_bytes = 4 * (D - K); /* no size travels for the K direct blocks */
         e.bytes = routed_local_bytes(ex, P, r);
-        e.messages_max = e.messages_dense = 2 * K;
-        e.messages_empty = K;
+        e.messages_max = e.messages_dense = K + size_rounds;
+        e.messages_empty = size_rounds;
         if (c->kind == KERNEL_TWOPHASE) {
             long long max_round = (P + 1) / 2;
             e.temp_min = P > 1 ? (P - 1) * M : 0;
             e.temp_max = e.temp_min + 2 * max_round * M + overhead;
         } else {
+            /* T, the staging of refilled blocks and the pack buffers of the blocks in
+             * flight (each at most the largest block) */
+            long long in_flight = model_group_blocks(P, r, c->block_count);
             e.temp_min = (P - K - 1) * M;
-            e.temp_max = e.temp_min + model_staged(P, r, c->block_count, 1, 0) * M + overhead;
+            e.temp_max = e.temp_min + (model_staged(P, r, c->block_count, 1, 0) +
+                                       2 * in_flight) * M + overhead;
         }
         return e;
     }
@@ -269,16 +311,22 @@ static expectation expect(const exchange *ex, const config *c)
     e.rounds_global = global;
     e.rounds = K + global;
     e.blocks = N * D + (long long)(N - 1) * Q;
-    e.meta_bytes = 4LL * N * D;
+    e.meta_bytes = 4LL * (N * D - K);
     e.bytes = routed_local_bytes(ex, Q, r);
     for (int k = 1; k < N; k++)
         for (int i = 0; i < Q; i++)
             e.bytes += (long long)block_elements(ex->w, n * Q + (g - i + Q) % Q,
                                                  ((n + k) % N) * Q + g) * ex->elem;
-    e.messages_max = e.messages_dense = 2 * K + global;
-    e.messages_empty = K;
+    long long size_rounds = model_size_rounds(Q, r, N);
+    e.messages_max = e.messages_dense = K + size_rounds + global;
+    e.messages_empty = size_rounds;
     e.temp_min = ((long long)(N - 1) * (Q - 1) + (Q - K - 1)) * M;
-    e.temp_max = e.temp_min + model_staged(Q, r, 1, 1, N - 1) * M + overhead;
+    /* plus staging and pack buffers: the blocks of one round in flight (intra-node), or
+     * of block_count messages of Q blocks (coalesced), each at most the largest block */
+    long long in_flight = (long long)N * model_group_blocks(Q, r, 1);
+    if (c->kind == KERNEL_COALESCED && (long long)c->block_count * Q > in_flight)
+        in_flight = (long long)c->block_count * Q;
+    e.temp_max = e.temp_min + (model_staged(Q, r, 1, 1, N - 1) + 2 * in_flight) * M + overhead;
     return e;
 }
 
