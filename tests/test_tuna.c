@@ -22,7 +22,8 @@
  *     largest block for TuNA) and that buffer plus the staging of blocks whose slot is
  *     refilled in the same round plus O(P + block_count) bytes of metadata arrays.
  * Then large blocks (up to 160 KiB, far above the eager limits) at P = 8 and 16: the trap
- * case P = 8, r = 4, block_count = 3 and forwarding-heavy configurations; then argument
+ * case P = 8, r = 4, block_count = 3 and forwarding-heavy configurations; up to 320 KiB
+ * at P = 5 and 12 with block_count > 1; then argument
  * errors. One line per failure, a summary line; exit status 0 only if everything passed.
  * Set TEST_TUNA_VERBOSE=1 for a detail line from every failing rank.
  *
@@ -578,7 +579,9 @@ static void run_matrix(MPI_Comm comm, exchange *ex)
 }
 
 /* Guarantees: the large-block configurations for P = 8 (the trap: TuNA r = 4, b = 3) and
- * P = 16 (rounds that forward blocks from T, several rounds in flight, hierarchical). */
+ * P = 16 (rounds that forward blocks from T, several rounds in flight, hierarchical), and
+ * at P = 5 and 12 with blocks up to 320 KiB and block_count > 1 (the published TuNA
+ * code's failure with blocks of 160 KiB and more). */
 static void run_large(MPI_Comm comm, exchange *ex)
 {
     static const config at8[] = {
@@ -592,8 +595,22 @@ static void run_large(MPI_Comm comm, exchange *ex)
         { KERNEL_TUNA, 16, 15, 0 },    { KERNEL_TWOPHASE, 2, 1, 0 },  { KERNEL_STAGGERED, 2, 8, 8 },
         { KERNEL_STAGGERED, 3, 1, 8 }, { KERNEL_COALESCED, 2, 3, 4 }, { KERNEL_COALESCED, 2, 1, 8 },
     };
-    const config *list = ex->P == 8 ? at8 : at16;
-    size_t n = ex->P == 8 ? sizeof at8 / sizeof at8[0] : sizeof at16 / sizeof at16[0];
+    /* blocks up to 320 KiB (half of them above 160 KiB), several rounds in flight */
+    static const config at5[] = {
+        { KERNEL_TUNA, 2, 1, 0 },      { KERNEL_TUNA, 3, 2, 0 },      { KERNEL_TUNA, 4, 3, 0 },
+        { KERNEL_TUNA, 4, 2, 0 },      { KERNEL_TUNA, 5, 4, 0 },      { KERNEL_TWOPHASE, 2, 1, 0 },
+        { KERNEL_STAGGERED, 2, 4, 1 }, { KERNEL_COALESCED, 2, 4, 1 },
+    };
+    static const config at12[] = {
+        { KERNEL_TUNA, 3, 2, 0 },      { KERNEL_TUNA, 4, 3, 0 },      { KERNEL_TUNA, 5, 4, 0 },
+        { KERNEL_TUNA, 12, 11, 0 },    { KERNEL_TUNA, 2, 1, 0 },      { KERNEL_TWOPHASE, 2, 1, 0 },
+        { KERNEL_STAGGERED, 3, 5, 4 }, { KERNEL_COALESCED, 3, 2, 3 }, { KERNEL_COALESCED, 2, 3, 2 },
+    };
+    const config *list = ex->P == 5 ? at5 : ex->P == 8 ? at8 : ex->P == 12 ? at12 : at16;
+    size_t n = ex->P == 5    ? sizeof at5 / sizeof at5[0]
+               : ex->P == 8  ? sizeof at8 / sizeof at8[0]
+               : ex->P == 12 ? sizeof at12 / sizeof at12[0]
+                             : sizeof at16 / sizeof at16[0];
     batch calls = { NULL, 0, 0 };
     for (size_t i = 0; i < n; i++)
         run_case(&calls, ex, &list[i], comm);
@@ -689,6 +706,7 @@ int main(int argc, char **argv)
         { "sparse-3short", triple_short, 2000, 70, 0, 15 },
     };
     workload large = { "large-160KiB", MPI_BYTE, 160 * 1024, 10, 0, 16 };
+    workload larger = { "large-320KiB", MPI_BYTE, 320 * 1024, 10, 0, 17 };
 
     double start = MPI_Wtime();
     for (int P = min_P; P <= max_P; P++) {
@@ -706,9 +724,9 @@ int main(int argc, char **argv)
                 check_arguments(comm, &ex);
             free_exchange(&ex);
         }
-        if (P == 8 || P == 16) {
+        if (P == 5 || P == 8 || P == 12 || P == 16) {
             exchange ex;
-            build_exchange(&ex, &large, comm);
+            build_exchange(&ex, P == 5 || P == 12 ? &larger : &large, comm);
             run_large(comm, &ex);
             free_exchange(&ex);
         }
