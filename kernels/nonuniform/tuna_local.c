@@ -42,11 +42,13 @@ enum { TUNA_TAG_META = 0x7a10, TUNA_TAG_DATA = 0x7a11 };
 
 /* Largest block (bytes) copied into the pack buffer when a message carries several
  * blocks; larger ones travel in place through an hindexed type. Measured on this machine
- * (2 cores, Open MPI 4.1 vader and MPICH 4.0 ch3:nemesis, shared memory), with
- * A2A_TUNA_PACK_BYTES set to 0 (always in place) and to 1 GiB (always packed), tuna at
- * P = 4 and 8, radix 2 and 3, uniform block sizes: packing wins up to S = 16 KiB
- * (ratios in place / packed 1.1-1.6 at S <= 4 KiB), in place wins from S = 64 KiB on,
- * the two are within noise at 32 KiB. sweeps/bench/tuna_pack.ini repeats it. */
+ * (2 cores, Open MPI 4.1, shared memory) on 2026-11-23 with sweeps/bench/tuna_pack.ini:
+ * tuna at P = 4, radix 2 and 3, constant block sizes S, two launches each with
+ * A2A_TUNA_PACK_BYTES = 0 (every block in place) and 1 GiB (every block packed); median
+ * time in place / packed: S = 4-16 KiB 1.1-3.4 (packing wins), 32 KiB 1.0-5.2, 64 KiB
+ * 0.2-1.0, 128 KiB 0.2-0.5 (in place wins; one outlier run at radix 2). The machine was
+ * loaded (load average 20-36, other jobs) and P = 4 oversubscribes 2 cores, so the runs
+ * disagree in size but not in the side of 32 KiB / 64 KiB the switch falls on. */
 #define TUNA_PACK_LIMIT_DEFAULT (32 * 1024)
 
 /* Guarantees: see tuna_local.h. */
