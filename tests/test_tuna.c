@@ -22,7 +22,8 @@
  *     largest block for TuNA) and that buffer plus the staging of blocks whose slot is
  *     refilled in the same round plus O(P + block_count) bytes of metadata arrays.
  * Then large blocks (up to 160 KiB, far above the eager limits) at P = 8 and 16: the trap
- * case P = 8, r = 4, block_count = 3 and forwarding-heavy configurations; then argument
+ * case P = 8, r = 4, block_count = 3 and forwarding-heavy configurations; up to 320 KiB
+ * at P = 5 and 12 with block_count > 1; then argument
  * errors. One line per failure, a summary line; exit status 0 only if everything passed.
  * Set TEST_TUNA_VERBOSE=1 for a detail line from every failing rank.
  *
@@ -180,6 +181,43 @@ static long long model_blocks(int P, int r)
     return D;
 }
 
+/* Guarantees: the rounds (x, z) whose digit pair carries more than one block when each
+ * distance stands for `copies` blocks (N node groups): those send a size message (the
+ * sizes of all blocks but the direct one, whose size the receiver knows). */
+static long long model_size_rounds(int P, int r, long long copies)
+{
+    int w = digits_of(P, r);
+    long long rounds = 0;
+    long long span = 1;
+    for (int x = 0; x < w; x++, span *= r)
+        for (int z = 1; z < r; z++) {
+            long long n = 0;
+            for (int i = 1; i < P; i++)
+                n += (i / span) % r == z;
+            if (n * copies > 1)
+                rounds++;
+        }
+    return rounds;
+}
+
+/* Guarantees: the most distances among 1..q-1, over groups of `group` consecutive rounds
+ * (x, z) of one digit: the blocks of one node group in flight at once. */
+static long long model_group_blocks(int q, int r, int group)
+{
+    long long worst = 0, span = 1;
+    for (int x = 0; x < digits_of(q, r); x++, span *= r)
+        for (int z0 = 1; z0 < r; z0 += group) {
+            long long n = 0;
+            for (int i = 1; i < q; i++) {
+                int z = (int)((i / span) % r);
+                n += z >= z0 && z < z0 + group;
+            }
+            if (n > worst)
+                worst = n;
+        }
+    return worst;
+}
+
 /* Guarantees: the largest number of blocks, over groups of `group` consecutive rounds
  * (x, z) of one digit among distances 1..q-1, that a rank must copy out of a slot the same
  * round refills: per block `own_weight` if it has a non-zero digit below and above x
@@ -245,19 +283,24 @@ static expectation expect(const exchange *ex, const config *c)
     if (c->kind == KERNEL_TWOPHASE || c->kind == KERNEL_TUNA) {
         int r = c->kind == KERNEL_TWOPHASE ? 2 : c->radix;
         long long K = model_rounds(P, r), D = model_blocks(P, r);
+        long long size_rounds = model_size_rounds(P, r, 1);
         e.rounds = K;
         e.blocks = D;
-        e.meta_bytes = 4 * D;
+        e.meta_bytes = 4 * (D - K); /* no size travels for the K direct blocks */
         e.bytes = routed_local_bytes(ex, P, r);
-        e.messages_max = e.messages_dense = 2 * K;
-        e.messages_empty = K;
+        e.messages_max = e.messages_dense = K + size_rounds;
+        e.messages_empty = size_rounds;
         if (c->kind == KERNEL_TWOPHASE) {
             long long max_round = (P + 1) / 2;
             e.temp_min = P > 1 ? (P - 1) * M : 0;
             e.temp_max = e.temp_min + 2 * max_round * M + overhead;
         } else {
+            /* T, the staging of refilled blocks and the pack buffers of the blocks in
+             * flight (each at most the largest block) */
+            long long in_flight = model_group_blocks(P, r, c->block_count);
             e.temp_min = (P - K - 1) * M;
-            e.temp_max = e.temp_min + model_staged(P, r, c->block_count, 1, 0) * M + overhead;
+            e.temp_max = e.temp_min + (model_staged(P, r, c->block_count, 1, 0) +
+                                       2 * in_flight) * M + overhead;
         }
         return e;
     }
@@ -269,16 +312,22 @@ static expectation expect(const exchange *ex, const config *c)
     e.rounds_global = global;
     e.rounds = K + global;
     e.blocks = N * D + (long long)(N - 1) * Q;
-    e.meta_bytes = 4LL * N * D;
+    e.meta_bytes = 4LL * (N * D - K);
     e.bytes = routed_local_bytes(ex, Q, r);
     for (int k = 1; k < N; k++)
         for (int i = 0; i < Q; i++)
             e.bytes += (long long)block_elements(ex->w, n * Q + (g - i + Q) % Q,
                                                  ((n + k) % N) * Q + g) * ex->elem;
-    e.messages_max = e.messages_dense = 2 * K + global;
-    e.messages_empty = K;
+    long long size_rounds = model_size_rounds(Q, r, N);
+    e.messages_max = e.messages_dense = K + size_rounds + global;
+    e.messages_empty = size_rounds;
     e.temp_min = ((long long)(N - 1) * (Q - 1) + (Q - K - 1)) * M;
-    e.temp_max = e.temp_min + model_staged(Q, r, 1, 1, N - 1) * M + overhead;
+    /* plus staging and pack buffers: the blocks of one round in flight (intra-node), or
+     * of block_count messages of Q blocks (coalesced), each at most the largest block */
+    long long in_flight = (long long)N * model_group_blocks(Q, r, 1);
+    if (c->kind == KERNEL_COALESCED && (long long)c->block_count * Q > in_flight)
+        in_flight = (long long)c->block_count * Q;
+    e.temp_max = e.temp_min + (model_staged(Q, r, 1, 1, N - 1) + 2 * in_flight) * M + overhead;
     return e;
 }
 
@@ -530,7 +579,9 @@ static void run_matrix(MPI_Comm comm, exchange *ex)
 }
 
 /* Guarantees: the large-block configurations for P = 8 (the trap: TuNA r = 4, b = 3) and
- * P = 16 (rounds that forward blocks from T, several rounds in flight, hierarchical). */
+ * P = 16 (rounds that forward blocks from T, several rounds in flight, hierarchical), and
+ * at P = 5 and 12 with blocks up to 320 KiB and block_count > 1 (the published TuNA
+ * code's failure with blocks of 160 KiB and more). */
 static void run_large(MPI_Comm comm, exchange *ex)
 {
     static const config at8[] = {
@@ -544,8 +595,22 @@ static void run_large(MPI_Comm comm, exchange *ex)
         { KERNEL_TUNA, 16, 15, 0 },    { KERNEL_TWOPHASE, 2, 1, 0 },  { KERNEL_STAGGERED, 2, 8, 8 },
         { KERNEL_STAGGERED, 3, 1, 8 }, { KERNEL_COALESCED, 2, 3, 4 }, { KERNEL_COALESCED, 2, 1, 8 },
     };
-    const config *list = ex->P == 8 ? at8 : at16;
-    size_t n = ex->P == 8 ? sizeof at8 / sizeof at8[0] : sizeof at16 / sizeof at16[0];
+    /* blocks up to 320 KiB (half of them above 160 KiB), several rounds in flight */
+    static const config at5[] = {
+        { KERNEL_TUNA, 2, 1, 0 },      { KERNEL_TUNA, 3, 2, 0 },      { KERNEL_TUNA, 4, 3, 0 },
+        { KERNEL_TUNA, 4, 2, 0 },      { KERNEL_TUNA, 5, 4, 0 },      { KERNEL_TWOPHASE, 2, 1, 0 },
+        { KERNEL_STAGGERED, 2, 4, 1 }, { KERNEL_COALESCED, 2, 4, 1 },
+    };
+    static const config at12[] = {
+        { KERNEL_TUNA, 3, 2, 0 },      { KERNEL_TUNA, 4, 3, 0 },      { KERNEL_TUNA, 5, 4, 0 },
+        { KERNEL_TUNA, 12, 11, 0 },    { KERNEL_TUNA, 2, 1, 0 },      { KERNEL_TWOPHASE, 2, 1, 0 },
+        { KERNEL_STAGGERED, 3, 5, 4 }, { KERNEL_COALESCED, 3, 2, 3 }, { KERNEL_COALESCED, 2, 3, 2 },
+    };
+    const config *list = ex->P == 5 ? at5 : ex->P == 8 ? at8 : ex->P == 12 ? at12 : at16;
+    size_t n = ex->P == 5    ? sizeof at5 / sizeof at5[0]
+               : ex->P == 8  ? sizeof at8 / sizeof at8[0]
+               : ex->P == 12 ? sizeof at12 / sizeof at12[0]
+                             : sizeof at16 / sizeof at16[0];
     batch calls = { NULL, 0, 0 };
     for (size_t i = 0; i < n; i++)
         run_case(&calls, ex, &list[i], comm);
@@ -641,6 +706,7 @@ int main(int argc, char **argv)
         { "sparse-3short", triple_short, 2000, 70, 0, 15 },
     };
     workload large = { "large-160KiB", MPI_BYTE, 160 * 1024, 10, 0, 16 };
+    workload larger = { "large-320KiB", MPI_BYTE, 320 * 1024, 10, 0, 17 };
 
     double start = MPI_Wtime();
     for (int P = min_P; P <= max_P; P++) {
@@ -658,9 +724,9 @@ int main(int argc, char **argv)
                 check_arguments(comm, &ex);
             free_exchange(&ex);
         }
-        if (P == 8 || P == 16) {
+        if (P == 5 || P == 8 || P == 12 || P == 16) {
             exchange ex;
-            build_exchange(&ex, &large, comm);
+            build_exchange(&ex, P == 5 || P == 12 ? &larger : &large, comm);
             run_large(comm, &ex);
             free_exchange(&ex);
         }

@@ -1,9 +1,10 @@
 /* tuna.c — TuNA: tunable-radix non-uniform all-to-all (Algorithm 1 of the TuNA paper).
  *
  * Flat TuNA is the round machinery of tuna_local.c applied to the whole communicator as
- * a single node (q = P): rotation by index, per round (x, z) a metadata exchange and a
- * data exchange, direct delivery into the receive buffer, a temporary buffer of
- * P - K - 1 slots of the largest block, and block_count rounds of one digit in flight.
+ * a single node (q = P): rotation by index, per round (x, z) the sizes of the blocks the
+ * receiver cannot know (none at radix P) and one data message, direct delivery into the
+ * receive buffer, a temporary buffer of P - K - 1 slots of the largest block, and
+ * block_count rounds of one digit in flight.
  */
 #include <stdlib.h>
 
@@ -13,15 +14,15 @@
 
 /* Guarantees: the MPI_Alltoallv result on comm for any P >= 1, radix in [2, max(2, P)]
  * and block_count in [1, radix - 1] (MPI_ERR_ARG otherwise, before any communication;
- * MPI_ERR_TYPE for a non-contiguous type). Takes exactly the TRA count K(P, radix) of
- * rounds; stats->blocks is the TRA block count D(P, radix) (empty blocks included, a
- * round whose blocks are all empty sends its metadata but no data message). */
+ * MPI_ERR_TYPE for a non-contiguous type; MPI_ERR_COUNT as a2a_tuna_local says). Takes
+ * exactly the TRA count K(P, radix) of rounds; stats->blocks is the TRA block count
+ * D(P, radix) (empty blocks included; a round whose blocks are all empty sends no data
+ * message), stats->meta_bytes 4 (D - K): no size travels for the K direct blocks. */
 int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
                        MPI_Datatype stype, void *rbuf, const int *rcounts,
                        const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
                        int block_count, a2a_stats *stats)
 {
-    (void)rcounts; /* block sizes travel in the metadata */
     int size, err;
     MPI_Comm_size(comm, &size);
     if (radix < 2 || radix > (size > 2 ? size : 2))
@@ -36,8 +37,8 @@ int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
 
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     a2a_tuna_held held;
-    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, size,
-                         radix, block_count, &held, stats);
+    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes, comm,
+                         size, radix, block_count, 0, &held, stats);
     /* With a single node nothing is held for an inter-node phase. */
     free(held.data);
     free(held.sizes);

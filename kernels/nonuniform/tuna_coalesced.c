@@ -6,57 +6,79 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunked_p2p.h"
 #include "kernel_util.h"
 #include "tuna_local.h"
 #include "private_comm.h"
 
 enum { COALESCED_TAG = 0x7a30 };
 
-/* One message as MPI sees it: `count` items of `type` at `buf`; count 0 = not sent. */
+/* One message: `bytes` at `buf` as MPI_BYTE, or (type != MPI_BYTE) one item of a
+ * committed hindexed type relative to MPI_BOTTOM; bytes 0 = not sent. */
 typedef struct {
     void *buf;
-    int count;
-    MPI_Datatype type; /* MPI_BYTE, or a committed hindexed type relative to MPI_BOTTOM */
+    long long bytes;
+    MPI_Datatype type;
 } gathered_message;
 
 /* Guarantees: msg describes the non-empty ones of the n segments (ptrs, lengths) as one
- * message: plain bytes for one, a committed hindexed type of MPI_BYTE at absolute
- * addresses for several, nothing (count 0) for none. ptrs/lengths are compacted in place;
- * addresses is scratch of n entries. */
-static int describe_segments(int n, char **ptrs, int *lengths, MPI_Aint *addresses,
-                             gathered_message *msg)
+ * message: plain bytes for one (or several that follow each other in memory), a committed
+ * hindexed type of MPI_BYTE at absolute addresses for several, nothing for none.
+ * ptrs/lengths are compacted in place; addresses is scratch of n entries. A segment above
+ * INT_MAX bytes only comes alone (q = 1). */
+static int describe_segments(int n, char **ptrs, long long *lengths, int *int_lengths,
+                             MPI_Aint *addresses, gathered_message *msg)
 {
     int used = 0;
-    for (int s = 0; s < n; s++)
-        if (lengths[s] > 0) {
-            ptrs[used] = ptrs[s];
-            lengths[used++] = lengths[s];
+    long long bytes = 0;
+    for (int s = 0; s < n; s++) {
+        if (lengths[s] == 0)
+            continue;
+        bytes += lengths[s];
+        if (used > 0 && ptrs[used - 1] + lengths[used - 1] == ptrs[s]) {
+            lengths[used - 1] += lengths[s];
+            continue;
         }
-    msg->buf = NULL;
-    msg->count = 0;
-    msg->type = MPI_BYTE;
-    if (used == 0)
-        return MPI_SUCCESS;
-    if (used == 1) {
-        msg->buf = ptrs[0];
-        msg->count = lengths[0];
-        return MPI_SUCCESS;
+        ptrs[used] = ptrs[s];
+        lengths[used++] = lengths[s];
     }
+    msg->buf = used > 0 ? ptrs[0] : NULL;
+    msg->bytes = bytes;
+    msg->type = MPI_BYTE;
+    if (used <= 1)
+        return MPI_SUCCESS;
+    for (int s = 0; s < used; s++)
+        int_lengths[s] = (int)lengths[s];
     for (int s = 0; s < used; s++) {
         int err = MPI_Get_address(ptrs[s], &addresses[s]);
         if (err != MPI_SUCCESS)
             return err;
     }
-    int err = MPI_Type_create_hindexed(used, lengths, addresses, MPI_BYTE, &msg->type);
+    int err = MPI_Type_create_hindexed(used, int_lengths, addresses, MPI_BYTE, &msg->type);
     if (err != MPI_SUCCESS) {
         msg->type = MPI_BYTE;
+        msg->bytes = 0;
         return err;
     }
-    if ((err = MPI_Type_commit(&msg->type)) != MPI_SUCCESS)
-        return err;
     msg->buf = MPI_BOTTOM;
-    msg->count = 1;
-    return MPI_SUCCESS;
+    return MPI_Type_commit(&msg->type);
+}
+
+/* Guarantees: posts msg (if not empty) to/from peer: plain bytes in pieces of at most
+ * a2a_max_message_bytes(), or the one item of its type; adds the requests at *n. */
+static int post_message(int send, gathered_message *msg, int peer, MPI_Comm comm,
+                        MPI_Request *requests, int *n)
+{
+    if (msg->bytes == 0)
+        return MPI_SUCCESS;
+    if (msg->type == MPI_BYTE)
+        return a2a_post_chunked(send, msg->buf, msg->bytes, peer, COALESCED_TAG, comm,
+                                requests, n);
+    int err = send ? MPI_Isend(msg->buf, 1, msg->type, peer, COALESCED_TAG, comm, &requests[*n])
+                   : MPI_Irecv(msg->buf, 1, msg->type, peer, COALESCED_TAG, comm, &requests[*n]);
+    if (err == MPI_SUCCESS)
+        (*n)++;
+    return err;
 }
 
 /* Guarantees: the MPI_Alltoallv result on comm when Q (ppn, or the real node size for
@@ -67,7 +89,11 @@ static int describe_segments(int n, char **ptrs, int *lengths, MPI_Aint *address
  * space); round k sends that run plus the rank's own block, Q blocks, to the rank with
  * the same local rank on node n + k and receives Q blocks from node n - k straight into
  * the receive buffer. Rounds go in batches of block_count, each batch completed before
- * the next; a message whose Q blocks are all empty is not sent. */
+ * the next; a message whose Q blocks are all empty is not sent. Blocks up to the pack
+ * limit (a2a_tuna_pack_limit) are copied through pack buffers allocated once per call,
+ * larger ones travel in place; nothing is allocated inside the rounds. MPI_ERR_COUNT on
+ * every rank alike, before any data moves, when Q largest blocks could exceed
+ * a2a_max_message_bytes() (with Q = 1 a larger block goes in pieces). */
 int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int *sdispls,
                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
@@ -85,20 +111,42 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
 
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     a2a_tuna_held held;
-    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, q,
-                         radix, 1, &held, stats);
+    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes, comm,
+                         q, radix, 1, q, &held, stats);
     if (err != MPI_SUCCESS)
         return err;
     if (stats)
         stats->rounds_local += held.rounds;
 
+    /* With q > 1, held.slot_bytes is the largest block of the communicator and q of them
+     * fit one message (a2a_tuna_local checked it on every rank alike): blocks up to the
+     * pack limit are packed, into buffers of q such blocks per message in flight. With
+     * q = 1 a message is one block, whose size both sides know: it goes in pieces. */
+    long long small = 0, pieces = 1;
+    if (q > 1) {
+        small = a2a_tuna_pack_limit();
+        if (small > held.slot_bytes)
+            small = held.slot_bytes;
+    } else {
+        for (int d = 0; d < size; d++) {
+            long long out = a2a_chunk_count((long long)scounts[d] * sbytes);
+            long long in = a2a_chunk_count((long long)rcounts[d] * rbytes);
+            pieces = out > pieces ? out : pieces;
+            pieces = in > pieces ? in : pieces;
+        }
+    }
+    const size_t pack_bytes = (size_t)block_count * (size_t)q * (size_t)small;
+
     /* Scratch, carved from one allocation in order of decreasing alignment: run offsets
-     * per node offset, segments of one message, requests, message types, lengths. */
+     * per node offset, segments of one message, requests, messages, lengths, pack buffers
+     * (sent, then received). */
     const size_t segments = q > 2 ? (size_t)q : 2;
+    const size_t nrequests = 2 * (size_t)block_count * (size_t)pieces;
     const size_t scratch_bytes =
         (size_t)nodes * 2 * sizeof(size_t) +
-        segments * (sizeof(char *) + sizeof(int) + sizeof(MPI_Aint)) +
-        2 * (size_t)block_count * (sizeof(MPI_Request) + sizeof(gathered_message));
+        segments * (sizeof(char *) + sizeof(long long) + sizeof(MPI_Aint) + sizeof(int)) +
+        nrequests * sizeof(MPI_Request) + 2 * (size_t)block_count * sizeof(gathered_message) +
+        2 * pack_bytes;
     char *scratch = malloc(scratch_bytes);
     if (!scratch) {
         free(held.data);
@@ -109,10 +157,13 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
     size_t *run_start = (size_t *)scratch;
     size_t *run_bytes = run_start + nodes;
     char **seg_ptrs = (char **)(run_bytes + nodes);
-    MPI_Aint *seg_addresses = (MPI_Aint *)(seg_ptrs + segments);
+    long long *seg_lengths = (long long *)(seg_ptrs + segments);
+    MPI_Aint *seg_addresses = (MPI_Aint *)(seg_lengths + segments);
     MPI_Request *requests = (MPI_Request *)(seg_addresses + segments);
-    gathered_message *messages = (gathered_message *)(requests + 2 * (size_t)block_count);
-    int *seg_lengths = (int *)(messages + 2 * (size_t)block_count);
+    gathered_message *messages = (gathered_message *)(requests + nrequests);
+    int *int_lengths = (int *)(messages + 2 * (size_t)block_count);
+    char *pack_out = (char *)(int_lengths + segments);
+    char *pack_in = pack_out + pack_bytes;
 
     /* Compact the held slots: for k = 1..N-1, distances 1..q-1, one after the other. Every
      * block moves to an offset no larger than its slot's, so ascending moves are safe. */
@@ -135,36 +186,54 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
     for (int first = 1; first < nodes && err == MPI_SUCCESS; first += block_count) {
         int last = first + block_count < nodes ? first + block_count : nodes;
         int n = 0, built = 0;
-        /* Receives: from node n - k, blocks of distances 1..q-1, then distance 0. */
+        size_t packed_in = 0;
+        /* Receives: from node n - k, blocks of distances 1..q-1, then distance 0; small
+         * ones into the pack buffer. */
         for (int k = first; k < last && err == MPI_SUCCESS; k++) {
             int from_node = (node - k + nodes) % nodes;
             for (int i = 1; i <= q; i++) {
                 int source = from_node * q + (local - (i % q) + q) % q;
+                long long bytes = (long long)rcounts[source] * rbytes;
                 seg_ptrs[i - 1] = recv + (MPI_Aint)rdispls[source] * rbytes;
-                seg_lengths[i - 1] = (int)((long long)rcounts[source] * rbytes);
+                if (bytes > 0 && bytes <= small) {
+                    seg_ptrs[i - 1] = pack_in + packed_in;
+                    packed_in += (size_t)bytes;
+                }
+                seg_lengths[i - 1] = bytes;
             }
             gathered_message *msg = &messages[built++];
-            err = describe_segments(q, seg_ptrs, seg_lengths, seg_addresses, msg);
-            if (err == MPI_SUCCESS && msg->count > 0)
-                err = MPI_Irecv(msg->buf, msg->count, msg->type, from_node * q + local,
-                                COALESCED_TAG, comm, &requests[n++]);
+            err = describe_segments(q, seg_ptrs, seg_lengths, int_lengths, seg_addresses, msg);
+            if (err == MPI_SUCCESS)
+                err = post_message(0, msg, from_node * q + local, comm, requests, &n);
         }
-        /* Sends: the compacted run for node n + k, then the own block. */
+        /* Sends: the compacted run for node n + k, then the own block; both copied to
+         * the pack buffer when the own block is small. */
+        size_t packed_out = 0;
         for (int k = first; k < last && err == MPI_SUCCESS; k++) {
             int to = ((node + k) % nodes) * q + local;
             seg_ptrs[0] = held.data ? held.data + run_start[k] : NULL;
-            seg_lengths[0] = (int)run_bytes[k];
+            seg_lengths[0] = (long long)run_bytes[k];
             seg_ptrs[1] = (char *)send + (MPI_Aint)sdispls[to] * sbytes;
-            seg_lengths[1] = (int)((long long)scounts[to] * sbytes);
-            long long bytes = (long long)seg_lengths[0] + seg_lengths[1];
+            seg_lengths[1] = (long long)scounts[to] * sbytes;
+            long long bytes = seg_lengths[0] + seg_lengths[1];
+            if (seg_lengths[0] > 0 && seg_lengths[1] > 0 && seg_lengths[1] <= small &&
+                seg_lengths[0] <= (q - 1) * small) {
+                memcpy(pack_out + packed_out, seg_ptrs[0], (size_t)seg_lengths[0]);
+                memcpy(pack_out + packed_out + seg_lengths[0], seg_ptrs[1],
+                       (size_t)seg_lengths[1]);
+                seg_ptrs[0] = pack_out + packed_out;
+                seg_ptrs[1] = seg_ptrs[0] + seg_lengths[0];
+                packed_out += (size_t)bytes;
+            }
             gathered_message *msg = &messages[built++];
-            err = describe_segments(2, seg_ptrs, seg_lengths, seg_addresses, msg);
-            if (err == MPI_SUCCESS && msg->count > 0) {
-                err = MPI_Isend(msg->buf, msg->count, msg->type, to, COALESCED_TAG, comm,
-                                &requests[n++]);
-                a2a_count_send(stats, q, bytes);
-            } else if (stats) {
-                stats->blocks += q;
+            err = describe_segments(2, seg_ptrs, seg_lengths, int_lengths, seg_addresses, msg);
+            int before = n;
+            if (err == MPI_SUCCESS)
+                err = post_message(1, msg, to, comm, requests, &n);
+            if (stats) {
+                stats->blocks += q; /* empty blocks too; a message only if any data */
+                stats->messages += n - before;
+                stats->bytes += msg->bytes;
             }
         }
         if (n > 0) {
@@ -175,6 +244,20 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
         for (int m = 0; m < built; m++)
             if (messages[m].type != MPI_BYTE)
                 MPI_Type_free(&messages[m].type);
+        /* Unpack the small blocks, in the order they were received. */
+        packed_in = 0;
+        for (int k = first; k < last && err == MPI_SUCCESS; k++) {
+            int from_node = (node - k + nodes) % nodes;
+            for (int i = 1; i <= q; i++) {
+                int source = from_node * q + (local - (i % q) + q) % q;
+                long long bytes = (long long)rcounts[source] * rbytes;
+                if (bytes > 0 && bytes <= small) {
+                    memcpy(recv + (MPI_Aint)rdispls[source] * rbytes, pack_in + packed_in,
+                           (size_t)bytes);
+                    packed_in += (size_t)bytes;
+                }
+            }
+        }
     }
     if (stats && err == MPI_SUCCESS) {
         stats->rounds += nodes - 1;

@@ -1,6 +1,6 @@
-/* tuna_local.c — TuNA's rounds (metadata, then data) among the q ranks of each node, for
- * the blocks of all N = P/q nodes at once. Flat TuNA is the case q = P; TuNA_l^g runs it
- * as its intra-node phase. See tuna_local.h for the contract.
+/* tuna_local.c — TuNA's rounds (block sizes, then data) among the q ranks of each node,
+ * for the blocks of all N = P/q nodes at once. Flat TuNA is the case q = P; TuNA_l^g
+ * runs it as its intra-node phase. See tuna_local.h for the contract.
  *
  * Blocks are named by their local distance i = (destination local rank - source local
  * rank) mod q and by the node offset k = (destination node - this node) mod N. The
@@ -10,6 +10,17 @@
  * buffer at the destination ((n + k) mod N)*q + (g + i) mod q. The rank sends all those
  * blocks to g + z*r^x. A block whose digits above x are zero has then arrived.
  *
+ * Each round has exactly one direct block, (k = 0, i = z*r^x): it goes from the sender's
+ * send buffer to the receiver's receive buffer, and the receiver knows its size from
+ * rcounts. Only the other blocks' sizes travel, so a round whose only block is the direct
+ * one (every round when radix >= q and N = 1) sends no size message at all.
+ *
+ * A data message is one run of bytes, its blocks in (k, i) order. Blocks of at most
+ * pack_limit bytes are copied into a per-call pack buffer, larger ones are sent and
+ * received in place (zero copy, through an hindexed type when the message has several
+ * pieces); both sides pick independently, since only the byte order is shared. A block
+ * that a round both sends from a slot of T and refills is always copied out.
+ *
  * Temporary buffer T: one slot of the largest block per place where a block waits. For
  * this node's own group (k = 0) that is one slot per distance i with two or more non-zero
  * digits (q - K - 1 of them; a round's direct block z*r^x goes from the send buffer
@@ -18,13 +29,40 @@
  * there after its last intra-node hop for the inter-node phase.
  */
 #include <limits.h>
+#include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunked_p2p.h"
 #include "kernel_util.h"
 #include "tuna_local.h"
 
 enum { TUNA_TAG_META = 0x7a10, TUNA_TAG_DATA = 0x7a11 };
+
+/* Largest block (bytes) copied into the pack buffer when a message carries several
+ * blocks; larger ones travel in place through an hindexed type. Measured on this machine
+ * (2 cores, Open MPI 4.1, shared memory) on 2026-11-23 with sweeps/bench/tuna_pack.ini:
+ * tuna at P = 4, radix 2 and 3, constant block sizes S, two launches each with
+ * A2A_TUNA_PACK_BYTES = 0 (every block in place) and 1 GiB (every block packed); median
+ * time in place / packed: S = 4-16 KiB 1.1-3.4 (packing wins), 32 KiB 1.0-5.2, 64 KiB
+ * 0.2-1.0, 128 KiB 0.2-0.5 (in place wins; one outlier run at radix 2). The machine was
+ * loaded (load average 20-36, other jobs) and P = 4 oversubscribes 2 cores, so the runs
+ * disagree in size but not in the side of 32 KiB / 64 KiB the switch falls on. */
+#define TUNA_PACK_LIMIT_DEFAULT (32 * 1024)
+
+/* Guarantees: see tuna_local.h. */
+long long a2a_tuna_pack_limit(void)
+{
+    static long long limit = -1;
+    if (limit < 0) {
+        const char *env = getenv("A2A_TUNA_PACK_BYTES");
+        char *end = NULL;
+        long long v = env && *env ? strtoll(env, &end, 10) : -1;
+        limit = (end && *end == '\0' && v >= 0) ? v : TUNA_PACK_LIMIT_DEFAULT;
+    }
+    return limit;
+}
 
 /* Node layout of the calling rank, identical arithmetic on every rank. */
 typedef struct {
@@ -32,12 +70,12 @@ typedef struct {
     long held_slots; /* (nodes - 1) * (q - 1): slots of blocks bound for other nodes */
 } tuna_geometry;
 
-/* One message as MPI sees it: `count` items of `type` at `buf`; count 0 = not sent. */
+/* One data message: `bytes` at `buf` as MPI_BYTE, or (type != MPI_BYTE) one item of a
+ * committed hindexed type relative to MPI_BOTTOM; bytes 0 = not sent. */
 typedef struct {
     void *buf;
-    int count;
-    MPI_Datatype type; /* MPI_BYTE, or a committed hindexed type relative to MPI_BOTTOM */
     long long bytes;
+    MPI_Datatype type;
 } gathered_message;
 
 /* Everything one call works with. */
@@ -46,23 +84,28 @@ typedef struct {
     const int *scounts, *sdispls;
     MPI_Aint sbytes;
     char *rbuf;
-    const int *rdispls;
+    const int *rcounts, *rdispls;
     MPI_Aint rbytes;
     MPI_Comm comm;
     tuna_geometry geo;
-    char *temp;      /* T: slots of slot_bytes */
-    int *temp_sizes; /* bytes in each slot of T */
-    size_t slot_bytes;
-    /* scratch, sized for the largest group of rounds */
-    int *meta_out, *meta_in;   /* block sizes, concatenated over the group's rounds */
-    int *distances;            /* distances of the group's rounds, concatenated */
-    long *round_blocks;        /* distances per round of the group */
-    char **seg_ptrs;           /* segments of one message */
+    char *temp;          /* T: slots of slot_bytes */
+    int *temp_sizes;     /* bytes in each slot of T */
+    size_t slot_bytes;   /* the largest block of the communicator (when T exists) */
+    long long pack_limit; /* blocks up to this size in multi-block messages are packed */
+    /* scratch for the largest group of rounds, allocated once per call; per group,
+     * entries run round by round, node offset k, then distance; a round's entry 0 is
+     * its direct block */
+    long long *out_bytes, *in_bytes; /* size of every block sent / received */
+    int *meta_out, *meta_in;         /* the same as MPI_INT, for the size messages */
+    char **unpack_to;                /* where a packed incoming block goes, or NULL */
+    int *distances;                  /* distances of the group's rounds, concatenated */
+    long *round_blocks;              /* distances per round of the group */
+    char **seg_ptrs;                 /* pieces of one message */
     int *seg_lengths;
     MPI_Aint *seg_addresses;
-    MPI_Request *requests;     /* 2 per round of the group */
+    char *pack_out, *pack_in;        /* packed blocks of the group, sent / received */
+    MPI_Request *requests;           /* 2 * subrounds * max_chunks */
     gathered_message *sends, *recvs;
-    long long base_bytes;      /* temporary bytes held for the whole call */
     a2a_stats *stats;
 } tuna_state;
 
@@ -105,10 +148,11 @@ static long slot_of(const tuna_geometry *g, int k, int i)
 
 /* Guarantees: true when the outgoing block (k, i) of a round at digit weight span lies in
  * a slot of T that the same round refills (it left an earlier holder, and it waits here
- * again afterwards), so it must be copied out before the receive is posted. */
-static int refilled_in_round(const tuna_state *st, long long span, int k, int i)
+ * again afterwards), so it must be copied out before the receive is posted. Depends on
+ * the geometry only. */
+static int refilled_in_round(int radix, long long span, int k, int i)
 {
-    return i % span != 0 && (k > 0 || i >= span * st->geo.radix);
+    return i % span != 0 && (k > 0 || i >= span * radix);
 }
 
 /* Guarantees: byte size and (when not empty) address of the block (k, i) this rank sends
@@ -132,7 +176,7 @@ static const char *outgoing_block(const tuna_state *st, long long span, int k, i
  * digit weight span (set only when bytes > 0): the receive buffer when it arrived (own
  * node, no higher digit), else its slot of T, whose recorded size becomes `bytes`.
  * Returns 0 when the block would not fit a slot. */
-static int incoming_block(tuna_state *st, long long span, int k, int i, int bytes,
+static int incoming_block(tuna_state *st, long long span, int k, int i, long long bytes,
                           char **place)
 {
     const tuna_geometry *g = &st->geo;
@@ -142,31 +186,39 @@ static int incoming_block(tuna_state *st, long long span, int k, int i, int byte
             *place = st->rbuf + (MPI_Aint)st->rdispls[source] * st->rbytes;
         return 1;
     }
-    if (bytes < 0 || (size_t)bytes > st->slot_bytes)
+    if (bytes < 0 || (unsigned long long)bytes > st->slot_bytes)
         return 0;
     long slot = slot_of(g, k, i);
-    st->temp_sizes[slot] = bytes;
+    st->temp_sizes[slot] = (int)bytes;
     if (bytes > 0)
         *place = st->temp + (size_t)slot * st->slot_bytes;
     return 1;
 }
 
-/* Guarantees: msg describes the n non-empty segments (seg_ptrs, seg_lengths) of st as one
- * message: plain bytes for one segment, a committed hindexed type of MPI_BYTE at absolute
- * addresses for several, nothing (count 0) for none. */
-static int describe_segments(tuna_state *st, int n, long long bytes, gathered_message *msg)
+/* Guarantees: appends the piece (ptr, len > 0) to the pieces of the message being built,
+ * merged with the previous piece when it continues it in memory. */
+static void append_piece(tuna_state *st, int *pieces, char *ptr, long long len)
 {
-    msg->buf = NULL;
-    msg->count = 0;
-    msg->type = MPI_BYTE;
-    msg->bytes = bytes;
-    if (n == 0)
-        return MPI_SUCCESS;
-    if (n == 1) {
-        msg->buf = st->seg_ptrs[0];
-        msg->count = st->seg_lengths[0];
-        return MPI_SUCCESS;
+    int n = *pieces;
+    if (n > 0 && st->seg_ptrs[n - 1] + st->seg_lengths[n - 1] == ptr) {
+        st->seg_lengths[n - 1] += (int)len;
+        return;
     }
+    st->seg_ptrs[n] = ptr;
+    st->seg_lengths[n] = (int)len;
+    *pieces = n + 1;
+}
+
+/* Guarantees: msg describes the n pieces of st (bytes in total) as one message: plain
+ * bytes for one piece, a committed hindexed type of MPI_BYTE at absolute addresses for
+ * several, nothing for none. */
+static int describe_pieces(tuna_state *st, int n, long long bytes, gathered_message *msg)
+{
+    msg->buf = n > 0 ? st->seg_ptrs[0] : NULL;
+    msg->bytes = n > 0 ? bytes : 0;
+    msg->type = MPI_BYTE;
+    if (n <= 1)
+        return MPI_SUCCESS;
     for (int s = 0; s < n; s++) {
         int err = MPI_Get_address(st->seg_ptrs[s], &st->seg_addresses[s]);
         if (err != MPI_SUCCESS)
@@ -176,28 +228,36 @@ static int describe_segments(tuna_state *st, int n, long long bytes, gathered_me
                                        &msg->type);
     if (err != MPI_SUCCESS) {
         msg->type = MPI_BYTE;
+        msg->bytes = 0;
         return err;
     }
-    err = MPI_Type_commit(&msg->type);
-    if (err != MPI_SUCCESS)
-        return err;
     msg->buf = MPI_BOTTOM;
-    msg->count = 1;
-    return MPI_SUCCESS;
+    return MPI_Type_commit(&msg->type);
 }
 
-/* Guarantees: frees the datatype msg may own; msg becomes empty. */
-static void release_message(gathered_message *msg)
+/* Guarantees: posts msg (if not empty) to/from peer: plain bytes in pieces of at most
+ * a2a_max_message_bytes(), or the one item of its type. Adds the requests at *n. */
+static int post_message(const tuna_state *st, int send, gathered_message *msg, int peer,
+                        int *n)
 {
-    if (msg->type != MPI_BYTE)
-        MPI_Type_free(&msg->type);
-    msg->type = MPI_BYTE;
-    msg->count = 0;
+    if (msg->bytes == 0)
+        return MPI_SUCCESS;
+    if (msg->type == MPI_BYTE)
+        return a2a_post_chunked(send, msg->buf, msg->bytes, peer, TUNA_TAG_DATA, st->comm,
+                                st->requests, n);
+    int err = send ? MPI_Isend(msg->buf, 1, msg->type, peer, TUNA_TAG_DATA, st->comm,
+                               &st->requests[*n])
+                   : MPI_Irecv(msg->buf, 1, msg->type, peer, TUNA_TAG_DATA, st->comm,
+                               &st->requests[*n]);
+    if (err == MPI_SUCCESS)
+        (*n)++;
+    return err;
 }
 
 /* Guarantees: runs rounds (x, z0) .. (x, z0 + zcount - 1) of digit weight span with all
- * of them in flight together: metadata of every round, then data of every round, then
- * waits for all. Everything the group allocates is freed before it returns. */
+ * of them in flight together: the sizes of every round's non-direct blocks, then the data
+ * of every round, then waits for all and unpacks the packed incoming blocks. Allocates
+ * nothing; the datatypes it creates are freed before it returns. */
 static int run_round_group(tuna_state *st, long long span, long long z0, int zcount)
 {
     const tuna_geometry *g = &st->geo;
@@ -210,37 +270,40 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
         filled += st->round_blocks[c];
     }
 
-    /* Phase 1: block sizes. Message order: node offset k, then distance. */
+    /* Sizes of the outgoing blocks; the direct block's (entry 0 of each round) and those
+     * of single-block rounds never travel. */
     long entry = 0;
     const int *dist = st->distances;
     for (int c = 0; c < zcount; c++) {
+        const long n = nodes * st->round_blocks[c];
         for (int k = 0; k < nodes; k++)
-            for (long t = 0; t < st->round_blocks[c]; t++) {
-                long long bytes;
-                outgoing_block(st, span, k, dist[t], &bytes);
-                st->meta_out[entry++] = (int)bytes;
+            for (long t = 0; t < st->round_blocks[c]; t++, entry++) {
+                outgoing_block(st, span, k, dist[t], &st->out_bytes[entry]);
+                if (n > 1)
+                    st->meta_out[entry] = (int)st->out_bytes[entry];
             }
         dist += st->round_blocks[c];
     }
     int nreq = 0;
     entry = 0;
     for (int c = 0; c < zcount && err == MPI_SUCCESS; c++) {
-        long long hop = (z0 + c) * span;
-        int from = g->node * g->q + (int)((g->local - hop + g->q) % g->q);
-        int count = (int)(nodes * st->round_blocks[c]);
-        err = MPI_Irecv(st->meta_in + entry, count, MPI_INT, from, TUNA_TAG_META, st->comm,
-                        &st->requests[nreq++]);
-        entry += count;
+        const long n = nodes * st->round_blocks[c];
+        int from = g->node * g->q + (int)((g->local - (z0 + c) * span + g->q) % g->q);
+        if (n > 1)
+            err = MPI_Irecv(st->meta_in + entry + 1, (int)(n - 1), MPI_INT, from,
+                            TUNA_TAG_META, st->comm, &st->requests[nreq++]);
+        entry += n;
     }
     entry = 0;
     for (int c = 0; c < zcount && err == MPI_SUCCESS; c++) {
-        long long hop = (z0 + c) * span;
-        int to = g->node * g->q + (int)((g->local + hop) % g->q);
-        int count = (int)(nodes * st->round_blocks[c]);
-        err = MPI_Isend(st->meta_out + entry, count, MPI_INT, to, TUNA_TAG_META, st->comm,
-                        &st->requests[nreq++]);
-        a2a_count_meta(st->stats, (long long)count * (long long)sizeof(int));
-        entry += count;
+        const long n = nodes * st->round_blocks[c];
+        int to = g->node * g->q + (int)((g->local + (z0 + c) * span) % g->q);
+        if (n > 1) {
+            err = MPI_Isend(st->meta_out + entry + 1, (int)(n - 1), MPI_INT, to, TUNA_TAG_META,
+                            st->comm, &st->requests[nreq++]);
+            a2a_count_meta(st->stats, (long long)(n - 1) * (long long)sizeof(int));
+        }
+        entry += n;
     }
     if (nreq > 0) {
         int wait_err = MPI_Waitall(nreq, st->requests, MPI_STATUSES_IGNORE);
@@ -249,97 +312,91 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
     }
     if (err != MPI_SUCCESS)
         return err;
+    entry = 0;
+    for (int c = 0; c < zcount; c++) {
+        const long n = nodes * st->round_blocks[c];
+        int source = g->node * g->q + (int)((g->local - (z0 + c) * span + g->q) % g->q);
+        st->in_bytes[entry] = (long long)st->rcounts[source] * st->rbytes;
+        for (long e = 1; e < n; e++)
+            st->in_bytes[entry + e] = st->meta_in[entry + e];
+        entry += n;
+    }
 
-    /* Staging: blocks whose slot this group refills, one region per block, kept until
-     * the whole group completed. */
-    size_t stage_bytes = 0;
+    /* Sends first (they read T before the receives refill it): small and refilled blocks
+     * packed, the others in place. */
+    size_t packed = 0;
     entry = 0;
     dist = st->distances;
     for (int c = 0; c < zcount; c++) {
-        for (int k = 0; k < nodes; k++)
-            for (long t = 0; t < st->round_blocks[c]; t++, entry++)
-                if (refilled_in_round(st, span, k, dist[t]))
-                    stage_bytes += (size_t)st->meta_out[entry];
-        dist += st->round_blocks[c];
-    }
-    char *stage = NULL;
-    if (stage_bytes > 0) {
-        stage = malloc(stage_bytes);
-        if (!stage)
-            return MPI_ERR_NO_MEM;
-    }
-    a2a_count_temp(st->stats, st->base_bytes + (long long)stage_bytes);
-
-    /* Phase 2: data. Build every send first (copying refilled blocks to the stage), then
-     * the receives (recording sizes of blocks landing in T), then post them all. */
-    size_t staged = 0;
-    entry = 0;
-    dist = st->distances;
-    for (int c = 0; c < zcount; c++) {
-        int segments = 0;
+        const long n = nodes * st->round_blocks[c];
+        int pieces = 0;
         long long bytes = 0;
         for (int k = 0; k < nodes; k++)
             for (long t = 0; t < st->round_blocks[c]; t++, entry++) {
-                int size = st->meta_out[entry];
+                long long size = st->out_bytes[entry];
                 if (size == 0)
                     continue;
                 long long ignored;
                 const char *block = outgoing_block(st, span, k, dist[t], &ignored);
-                if (refilled_in_round(st, span, k, dist[t])) {
-                    memcpy(stage + staged, block, (size_t)size);
-                    block = stage + staged;
-                    staged += (size_t)size;
+                if (n > 1 && (size <= st->pack_limit ||
+                              refilled_in_round(g->radix, span, k, dist[t]))) {
+                    memcpy(st->pack_out + packed, block, (size_t)size);
+                    block = st->pack_out + packed;
+                    packed += (size_t)size;
                 }
-                st->seg_ptrs[segments] = (char *)block;
-                st->seg_lengths[segments++] = size;
+                append_piece(st, &pieces, (char *)block, size);
                 bytes += size;
             }
         dist += st->round_blocks[c];
         if (err == MPI_SUCCESS)
-            err = describe_segments(st, segments, bytes, &st->sends[c]);
+            err = describe_pieces(st, pieces, bytes, &st->sends[c]);
     }
+    /* Receives: small blocks into the pack buffer, the others in place. */
+    packed = 0;
     entry = 0;
     dist = st->distances;
     for (int c = 0; c < zcount; c++) {
-        int segments = 0;
+        const long n = nodes * st->round_blocks[c];
+        int pieces = 0;
         long long bytes = 0;
         for (int k = 0; k < nodes; k++)
             for (long t = 0; t < st->round_blocks[c]; t++, entry++) {
-                int size = st->meta_in[entry];
+                long long size = st->in_bytes[entry];
                 char *block = NULL;
+                st->unpack_to[entry] = NULL;
                 if (!incoming_block(st, span, k, dist[t], size, &block)) {
                     err = MPI_ERR_TRUNCATE;
                     continue;
                 }
                 if (size == 0)
                     continue;
-                st->seg_ptrs[segments] = block;
-                st->seg_lengths[segments++] = size;
+                if (n > 1 && size <= st->pack_limit) {
+                    st->unpack_to[entry] = block;
+                    block = st->pack_in + packed;
+                    packed += (size_t)size;
+                }
+                append_piece(st, &pieces, block, size);
                 bytes += size;
             }
         dist += st->round_blocks[c];
         if (err == MPI_SUCCESS)
-            err = describe_segments(st, segments, bytes, &st->recvs[c]);
+            err = describe_pieces(st, pieces, bytes, &st->recvs[c]);
     }
 
     nreq = 0;
     for (int c = 0; c < zcount && err == MPI_SUCCESS; c++) {
-        long long hop = (z0 + c) * span;
-        int from = g->node * g->q + (int)((g->local - hop + g->q) % g->q);
-        if (st->recvs[c].count > 0)
-            err = MPI_Irecv(st->recvs[c].buf, st->recvs[c].count, st->recvs[c].type, from,
-                            TUNA_TAG_DATA, st->comm, &st->requests[nreq++]);
+        int from = g->node * g->q + (int)((g->local - (z0 + c) * span + g->q) % g->q);
+        err = post_message(st, 0, &st->recvs[c], from, &nreq);
     }
     for (int c = 0; c < zcount && err == MPI_SUCCESS; c++) {
-        long long hop = (z0 + c) * span;
-        int to = g->node * g->q + (int)((g->local + hop) % g->q);
+        int to = g->node * g->q + (int)((g->local + (z0 + c) * span) % g->q);
         long long blocks = (long long)nodes * st->round_blocks[c];
-        if (st->sends[c].count > 0) {
-            err = MPI_Isend(st->sends[c].buf, st->sends[c].count, st->sends[c].type, to,
-                            TUNA_TAG_DATA, st->comm, &st->requests[nreq++]);
-            a2a_count_send(st->stats, blocks, st->sends[c].bytes);
-        } else if (st->stats) {
-            st->stats->blocks += blocks; /* every block of the round is empty: no message */
+        int before = nreq;
+        err = post_message(st, 1, &st->sends[c], to, &nreq);
+        if (st->stats) {
+            st->stats->blocks += blocks; /* empty blocks too; a message only if any data */
+            st->stats->messages += nreq - before;
+            st->stats->bytes += st->sends[c].bytes;
         }
     }
     if (nreq > 0) {
@@ -348,24 +405,81 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
             err = wait_err;
     }
     for (int c = 0; c < zcount; c++) {
-        release_message(&st->sends[c]);
-        release_message(&st->recvs[c]);
+        if (st->sends[c].type != MPI_BYTE)
+            MPI_Type_free(&st->sends[c].type);
+        if (st->recvs[c].type != MPI_BYTE)
+            MPI_Type_free(&st->recvs[c].type);
+        st->sends[c].type = st->recvs[c].type = MPI_BYTE;
     }
-    free(stage);
-    return err;
+    if (err != MPI_SUCCESS)
+        return err;
+    packed = 0;
+    for (long e = 0; e < entry; e++)
+        if (st->unpack_to[e]) {
+            memcpy(st->unpack_to[e], st->pack_in + packed, (size_t)st->in_bytes[e]);
+            packed += (size_t)st->in_bytes[e];
+        }
+    return MPI_SUCCESS;
 }
 
-/* Guarantees: malloc of max(bytes, 1) that adds `bytes` to *total. */
-static void *scratch_alloc(size_t bytes, long long *total)
+/* Round structure of one call, from the geometry alone (identical on every rank). */
+typedef struct {
+    long long rounds;     /* K */
+    long max_round;       /* most distances in one round */
+    long max_group;       /* most distances in one group of rounds in flight */
+} round_plan;
+
+/* Guarantees: the round plan of q ranks at this radix with `subrounds` rounds in flight;
+ * with pack_limit >= 0 and largest given, also the pack buffer bytes the largest group
+ * needs: *pack_out for packed and refilled outgoing blocks, *pack_in for packed incoming
+ * ones (only multi-block messages pack). */
+static round_plan plan_rounds(int q, int nodes, int radix, int subrounds, long long largest,
+                              long long pack_limit, size_t *pack_out, size_t *pack_in)
 {
-    *total += (long long)bytes;
-    return malloc(bytes > 0 ? bytes : 1);
+    round_plan plan = { 0, 0, 0 };
+    const long long small = largest < pack_limit ? largest : pack_limit;
+    size_t most_out = 0, most_in = 0;
+    for (long long span = 1; span < q; span *= radix) {
+        long long zmax = (q - 1) / span < radix - 1 ? (q - 1) / span : radix - 1;
+        plan.rounds += zmax;
+        for (long long z0 = 1; z0 <= zmax; z0 += subrounds) {
+            long group = 0;
+            size_t out = 0, in = 0;
+            for (long long z = z0; z <= zmax && z < z0 + subrounds; z++) {
+                long n = round_distances(q, span, radix, z, NULL);
+                group += n;
+                if (n > plan.max_round)
+                    plan.max_round = n;
+                if (!pack_out || (long long)nodes * n < 2)
+                    continue;
+                /* every block may be small; a refilled one is copied whatever its size */
+                in += (size_t)((long long)nodes * n * small);
+                for (long long start = z * span; start < q; start += span * radix)
+                    for (long long i = start; i < start + span && i < q; i++)
+                        for (int k = 0; k < nodes; k++)
+                            out += (size_t)(refilled_in_round(radix, span, k, (int)i) ? largest
+                                                                                     : small);
+            }
+            if (group > plan.max_group)
+                plan.max_group = group;
+            if (out > most_out)
+                most_out = out;
+            if (in > most_in)
+                most_in = in;
+        }
+    }
+    if (pack_out) {
+        *pack_out = most_out;
+        *pack_in = most_in;
+    }
+    return plan;
 }
 
 /* Guarantees: see tuna_local.h. */
 int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI_Aint sbytes,
-                   void *rbuf, const int *rdispls, MPI_Aint rbytes, MPI_Comm comm, int q,
-                   int radix, int subrounds, a2a_tuna_held *held, a2a_stats *stats)
+                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Aint rbytes,
+                   MPI_Comm comm, int q, int radix, int subrounds, long long later_blocks,
+                   a2a_tuna_held *held, a2a_stats *stats)
 {
     int rank, size, err;
     MPI_Comm_rank(comm, &rank);
@@ -379,6 +493,7 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
     st.sdispls = sdispls;
     st.sbytes = sbytes;
     st.rbuf = rbuf;
+    st.rcounts = rcounts;
     st.rdispls = rdispls;
     st.rbytes = rbytes;
     st.comm = comm;
@@ -389,76 +504,97 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
     st.geo.local = rank % q;
     st.geo.radix = radix;
     st.geo.held_slots = (long)(st.geo.nodes - 1) * (q - 1);
+    const int nodes = st.geo.nodes;
+    const long long limit = a2a_max_message_bytes();
 
-    /* Rounds (x, z) with z*r^x < q: K of them; sizes of the largest round and group. */
-    long long rounds = 0;
-    long max_round = 0, max_group = 0;
-    for (long long span = 1; span < q; span *= radix) {
-        long long zmax = (q - 1) / span < radix - 1 ? (q - 1) / span : radix - 1;
-        rounds += zmax;
-        for (long long z0 = 1; z0 <= zmax; z0 += subrounds) {
-            long group = 0;
-            for (long long z = z0; z <= zmax && z < z0 + subrounds; z++) {
-                long n = round_distances(q, span, radix, z, NULL);
-                group += n;
-                if (n > max_round)
-                    max_round = n;
-            }
-            if (group > max_group)
-                max_group = group;
-        }
-    }
-    const long slots = st.geo.held_slots + (long)(q - 1 - rounds);
+    round_plan plan = plan_rounds(q, nodes, radix, subrounds, 0, 0, NULL, NULL);
+    const long slots = st.geo.held_slots + (long)(q - 1 - plan.rounds);
 
-    long long largest = 0;
+    /* With slots, blocks wait in T: its slot is the largest block of the communicator,
+     * which also bounds every message, so the size check is the same on every rank.
+     * Without (one node, radix >= q), every round carries one direct block whose size
+     * both sides know: a block above the message limit goes in pieces. */
+    long long largest = 0, max_chunks = 1;
     for (int d = 0; d < size; d++) {
-        long long bytes = (long long)scounts[d] * sbytes;
-        if (bytes > largest)
-            largest = bytes;
+        long long out = (long long)scounts[d] * sbytes, in = (long long)rcounts[d] * rbytes;
+        long long most = out > in ? out : in;
+        if (most > largest)
+            largest = most;
     }
+    size_t pack_out = 0, pack_in = 0;
     if (slots > 0) {
-        long long mine = largest;
+        long long mine = 0;
+        for (int d = 0; d < size; d++)
+            if ((long long)scounts[d] * sbytes > mine)
+                mine = (long long)scounts[d] * sbytes;
         err = MPI_Allreduce(&mine, &largest, 1, MPI_LONG_LONG, MPI_MAX, comm);
         if (err != MPI_SUCCESS)
             return err;
+        long long message_blocks = (long long)nodes * plan.max_round;
+        if (later_blocks > message_blocks)
+            message_blocks = later_blocks;
+        if (largest > limit || largest * message_blocks > limit)
+            return MPI_ERR_COUNT;
+        /* packed blocks never exceed the largest, so the pack buffers bound them all */
+        st.pack_limit = a2a_tuna_pack_limit() < largest ? a2a_tuna_pack_limit() : largest;
+        plan_rounds(q, nodes, radix, subrounds, largest, st.pack_limit, &pack_out, &pack_in);
+    } else {
+        max_chunks = largest > limit ? a2a_chunk_count(largest) : 1;
     }
-    if (largest > INT_MAX)
-        return MPI_ERR_COUNT;
     st.slot_bytes = (size_t)largest;
 
-    const long message_blocks = (long)st.geo.nodes * max_round;
-    const long group_blocks = (long)st.geo.nodes * max_group;
-    long long total = 0;
-    st.temp = scratch_alloc((size_t)slots * st.slot_bytes, &total);
-    st.temp_sizes = scratch_alloc((size_t)slots * sizeof(int), &total);
-    st.meta_out = scratch_alloc(2 * (size_t)group_blocks * sizeof(int), &total);
-    st.meta_in = st.meta_out ? st.meta_out + group_blocks : NULL;
-    st.distances = scratch_alloc((size_t)max_group * sizeof(int), &total);
-    st.round_blocks = scratch_alloc((size_t)subrounds * sizeof(long), &total);
-    st.seg_ptrs = scratch_alloc((size_t)message_blocks * sizeof(char *), &total);
-    st.seg_lengths = scratch_alloc((size_t)message_blocks * sizeof(int), &total);
-    st.seg_addresses = scratch_alloc((size_t)message_blocks * sizeof(MPI_Aint), &total);
-    st.requests = scratch_alloc(2 * (size_t)subrounds * sizeof(MPI_Request), &total);
-    st.sends = scratch_alloc(2 * (size_t)subrounds * sizeof(gathered_message), &total);
-    st.recvs = st.sends ? st.sends + subrounds : NULL;
-    st.base_bytes = total;
-    err = MPI_SUCCESS;
-    if (!st.temp || !st.temp_sizes || !st.meta_out || !st.distances || !st.round_blocks ||
-        !st.seg_ptrs || !st.seg_lengths || !st.seg_addresses || !st.requests || !st.sends)
-        err = MPI_ERR_NO_MEM;
-    if (err == MPI_SUCCESS) {
-        a2a_count_temp(stats, total);
-        for (int c = 0; c < 2 * subrounds; c++) {
-            st.sends[c].count = 0;
-            st.sends[c].type = MPI_BYTE;
-        }
-        /* The own block never leaves: copy it. */
-        if (scounts[rank] > 0)
-            memcpy(st.rbuf + (MPI_Aint)rdispls[rank] * rbytes,
-                   st.sbuf + (MPI_Aint)sdispls[rank] * sbytes,
-                   (size_t)((long long)scounts[rank] * sbytes));
+    /* One allocation for the scratch, in order of decreasing alignment (on the stack when
+     * small); T separately, since its held slots outlive the call. */
+    const size_t group_blocks = (size_t)nodes * (size_t)plan.max_group;
+    const size_t message_blocks = (size_t)nodes * (size_t)plan.max_round;
+    const size_t nrequests = 2 * (size_t)subrounds * (size_t)max_chunks;
+    const size_t scratch_bytes =
+        group_blocks * (2 * sizeof(long long) + sizeof(char *) + 2 * sizeof(int)) +
+        message_blocks * (sizeof(char *) + sizeof(MPI_Aint) + sizeof(int)) +
+        (size_t)subrounds * (sizeof(long) + 2 * sizeof(gathered_message)) +
+        nrequests * sizeof(MPI_Request) + (size_t)plan.max_group * sizeof(int) +
+        pack_out + pack_in;
+    alignas(max_align_t) char local_scratch[1024];
+    char *scratch = scratch_bytes <= sizeof local_scratch ? local_scratch : malloc(scratch_bytes);
+    const size_t temp_bytes = (size_t)slots * st.slot_bytes + (size_t)slots * sizeof(int);
+    if (slots > 0) {
+        st.temp = malloc((size_t)slots * st.slot_bytes > 0 ? (size_t)slots * st.slot_bytes : 1);
+        st.temp_sizes = malloc((size_t)slots * sizeof(int));
     }
+    if (!scratch || (slots > 0 && (!st.temp || !st.temp_sizes))) {
+        if (scratch != local_scratch)
+            free(scratch);
+        free(st.temp);
+        free(st.temp_sizes);
+        return MPI_ERR_NO_MEM;
+    }
+    a2a_count_temp(stats, (long long)(temp_bytes + scratch_bytes));
+    char *at = scratch;
+    st.out_bytes = (long long *)at, at += group_blocks * sizeof(long long);
+    st.in_bytes = (long long *)at, at += group_blocks * sizeof(long long);
+    st.unpack_to = (char **)at, at += group_blocks * sizeof(char *);
+    st.seg_ptrs = (char **)at, at += message_blocks * sizeof(char *);
+    st.seg_addresses = (MPI_Aint *)at, at += message_blocks * sizeof(MPI_Aint);
+    st.round_blocks = (long *)at, at += (size_t)subrounds * sizeof(long);
+    st.sends = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
+    st.recvs = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
+    st.requests = (MPI_Request *)at, at += nrequests * sizeof(MPI_Request);
+    st.meta_out = (int *)at, at += group_blocks * sizeof(int);
+    st.meta_in = (int *)at, at += group_blocks * sizeof(int);
+    st.seg_lengths = (int *)at, at += message_blocks * sizeof(int);
+    st.distances = (int *)at, at += (size_t)plan.max_group * sizeof(int);
+    st.pack_out = at, at += pack_out;
+    st.pack_in = at;
+    for (int c = 0; c < subrounds; c++)
+        st.sends[c].type = st.recvs[c].type = MPI_BYTE;
 
+    /* The own block never leaves: copy it. */
+    if (scounts[rank] > 0)
+        memcpy(st.rbuf + (MPI_Aint)rdispls[rank] * rbytes,
+               st.sbuf + (MPI_Aint)sdispls[rank] * sbytes,
+               (size_t)((long long)scounts[rank] * sbytes));
+
+    err = MPI_SUCCESS;
     for (long long span = 1; span < q && err == MPI_SUCCESS; span *= radix) {
         long long zmax = (q - 1) / span < radix - 1 ? (q - 1) / span : radix - 1;
         for (long long z0 = 1; z0 <= zmax && err == MPI_SUCCESS; z0 += subrounds) {
@@ -467,20 +603,15 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
         }
     }
 
-    free(st.meta_out);
-    free(st.distances);
-    free(st.round_blocks);
-    free(st.seg_ptrs);
-    free(st.seg_lengths);
-    free(st.seg_addresses);
-    free(st.requests);
-    free(st.sends);
+    if (scratch != local_scratch)
+        free(scratch);
     if (err != MPI_SUCCESS || st.geo.held_slots == 0) {
         free(st.temp);
         free(st.temp_sizes);
         if (err == MPI_SUCCESS) {
-            a2a_count_rounds(stats, rounds);
-            held->rounds = rounds;
+            a2a_count_rounds(stats, plan.rounds);
+            held->rounds = plan.rounds;
+            held->slot_bytes = (MPI_Aint)st.slot_bytes;
         }
         return err;
     }
@@ -501,8 +632,8 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
     held->sizes = st.temp_sizes;
     held->slot_bytes = (MPI_Aint)st.slot_bytes;
     held->alloc_bytes = (long long)held_data + st.geo.held_slots * (long long)sizeof(int);
-    held->rounds = rounds;
-    a2a_count_rounds(stats, rounds);
+    held->rounds = plan.rounds;
+    a2a_count_rounds(stats, plan.rounds);
     return MPI_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "chunked_p2p.h"
 #include "kernel_util.h"
 #include "tuna_local.h"
 #include "private_comm.h"
@@ -18,7 +19,9 @@ enum { STAGGERED_TAG = 0x7a20 };
  * that came from local rank g - i (i = 0: the rank's own block, from the send buffer) and
  * receives the matching block from node n - k straight into the receive buffer. Exchanges
  * go in batches of block_count, each batch completed before the next; empty blocks are
- * not sent (both sides know the size) but count as blocks in stats. */
+ * not sent (both sides know the size) but count as blocks in stats, and a block above
+ * a2a_max_message_bytes() goes in pieces (the intra-node phase refuses with
+ * MPI_ERR_COUNT on every rank alike what it cannot send). */
 int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
@@ -37,14 +40,24 @@ int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int
 
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     a2a_tuna_held held;
-    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rdispls, rbytes, comm, q,
-                         radix, 1, &held, stats);
+    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes, comm,
+                         q, radix, 1, 1, &held, stats);
     if (err != MPI_SUCCESS)
         return err;
     if (stats)
         stats->rounds_local += held.rounds;
 
-    const size_t request_bytes = 2 * (size_t)block_count * sizeof(MPI_Request);
+    /* pieces of the largest block this rank sends or receives (held ones are smaller) */
+    long long pieces = 1;
+    for (int d = 0; d < size; d++) {
+        long long out = a2a_chunk_count((long long)scounts[d] * sbytes);
+        long long in = a2a_chunk_count((long long)rcounts[d] * rbytes);
+        if (out > pieces)
+            pieces = out;
+        if (in > pieces)
+            pieces = in;
+    }
+    const size_t request_bytes = 2 * (size_t)block_count * (size_t)pieces * sizeof(MPI_Request);
     MPI_Request *requests = malloc(request_bytes);
     if (!requests) {
         free(held.data);
@@ -63,10 +76,8 @@ int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int
             int from_node = (node - k + nodes) % nodes;
             int source = from_node * q + (local - i + q) % q;
             long long bytes = (long long)rcounts[source] * rbytes;
-            if (bytes > 0)
-                err = MPI_Irecv(recv + (MPI_Aint)rdispls[source] * rbytes, (int)bytes,
-                                MPI_BYTE, from_node * q + local, STAGGERED_TAG, comm,
-                                &requests[n++]);
+            err = a2a_post_chunked(0, recv + (MPI_Aint)rdispls[source] * rbytes, bytes,
+                                   from_node * q + local, STAGGERED_TAG, comm, requests, &n);
         }
         for (long long j = first; j < last && err == MPI_SUCCESS; j++) {
             int k = (int)(1 + j / q), i = (int)(j % q);
@@ -76,9 +87,12 @@ int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int
             if (bytes > 0) {
                 const char *block = i == 0 ? send + (MPI_Aint)sdispls[to] * sbytes
                                            : held.data + (size_t)slot * (size_t)held.slot_bytes;
-                err = MPI_Isend(block, (int)bytes, MPI_BYTE, to, STAGGERED_TAG, comm,
-                                &requests[n++]);
+                int before = n;
+                err = a2a_post_chunked(1, (char *)block, bytes, to, STAGGERED_TAG, comm,
+                                       requests, &n);
                 a2a_count_send(stats, 1, bytes);
+                if (stats)
+                    stats->messages += n - before - 1;
             } else if (stats) {
                 stats->blocks += 1;
             }

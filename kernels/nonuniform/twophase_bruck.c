@@ -2,7 +2,9 @@
  *
  * The baseline TuNA generalises: ceil(log2 P) rounds; round k first exchanges the byte
  * sizes of the blocks it carries (metadata), then the blocks themselves, packed into one
- * contiguous message. Blocks are named by their distance i = (destination - source) mod P;
+ * contiguous message. The size of the round's first block (distance 2^k, from the
+ * sender's send buffer to the receiver's receive buffer) never travels: the receiver has
+ * it in rcounts, so a round of that block alone sends no size message. Blocks are named by their distance i = (destination - source) mod P;
  * the initial rotation is an index map. Round k (span 2^k) sends every block whose
  * distance has bit k set to rank + 2^k: blocks that have not moved yet come from the send
  * buffer, the others from the temporary buffer T. A received block whose distance has no
@@ -10,7 +12,6 @@
  * T keeps the layout of the original algorithm: one slot of the largest block for every
  * distance 1..P-1 (TuNA tightens this to the P - K - 1 non-direct distances).
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,17 +21,18 @@
 enum { TWOPHASE_TAG_META = 0x7a40, TWOPHASE_TAG_DATA = 0x7a41 };
 
 /* Guarantees: the MPI_Alltoallv result on comm for any P >= 1 (MPI_ERR_TYPE for a
- * non-contiguous type; MPI_ERR_COUNT, on every rank alike, when a round of largest blocks
- * could exceed INT_MAX bytes). ceil(log2 P) rounds, each one metadata message and at most
- * one data message (none when all its blocks are empty; they still count as blocks).
- * Temporary memory: T of (P-1) slots, their sizes, the metadata of one round and the
- * packed send and receive data of one round. */
+ * non-contiguous type; MPI_ERR_COUNT, on every rank alike and before any data moves, when
+ * a round of largest blocks could exceed a2a_max_message_bytes()). ceil(log2 P) rounds,
+ * each one size message (the sizes of all blocks but the first: none when that is the
+ * only one) and at most one data message (none when all its blocks are empty; they still
+ * count as blocks). Temporary memory, allocated once per call: T of (P-1) slots, their
+ * sizes, the sizes of one round and the packed send and receive data of a round of
+ * largest blocks. */
 int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int *sdispls,
                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                  a2a_stats *stats)
 {
-    (void)rcounts; /* block sizes travel in the metadata */
     int rank, size, err;
     MPI_Aint sbytes, rbytes;
     if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
@@ -65,23 +67,23 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
         if (n > max_round)
             max_round = n;
     }
-    if (largest * max_round > INT_MAX)
+    if (largest * max_round > a2a_max_message_bytes())
         return MPI_ERR_COUNT;
 
+    /* One allocation: sizes first (int alignment), then T, then the packed round. */
     const size_t slot_bytes = (size_t)largest;
     const size_t temp_bytes = (size_t)(size - 1) * slot_bytes;
     const size_t side_bytes = (size_t)size * sizeof(int) + 2 * (size_t)max_round * sizeof(int);
-    char *temp = malloc(temp_bytes > 0 ? temp_bytes : 1);
-    int *side = malloc(side_bytes);
-    if (!temp || !side) {
-        free(temp);
-        free(side);
+    const size_t round_bytes = (size_t)max_round * slot_bytes;
+    int *side = malloc(side_bytes + temp_bytes + 2 * round_bytes);
+    if (!side)
         return MPI_ERR_NO_MEM;
-    }
     int *temp_sizes = side;                /* bytes waiting in the slot of distance i */
     int *meta_out = side + size;           /* block sizes of the round, in distance order */
     int *meta_in = meta_out + max_round;
-    const long long base_bytes = (long long)(temp_bytes + side_bytes);
+    char *temp = (char *)(meta_in + max_round);
+    char *packed = temp + temp_bytes;      /* the round's data: sent, then received */
+    a2a_count_temp(stats, (long long)(side_bytes + temp_bytes + 2 * round_bytes));
 
     for (long span = 1; span < size && err == MPI_SUCCESS; span *= 2) {
         int to = (int)((rank + span) % size), from = (int)((rank - span + size) % size);
@@ -95,24 +97,20 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
                 meta_out[n++] = (int)bytes;
                 send_bytes += bytes;
             }
-        err = MPI_Sendrecv(meta_out, n, MPI_INT, to, TWOPHASE_TAG_META, meta_in, n, MPI_INT,
-                           from, TWOPHASE_TAG_META, comm, MPI_STATUS_IGNORE);
-        a2a_count_meta(stats, (long long)n * (long long)sizeof(int));
-        if (err != MPI_SUCCESS)
-            break;
+        if (n > 1) {
+            err = MPI_Sendrecv(meta_out + 1, n - 1, MPI_INT, to, TWOPHASE_TAG_META, meta_in + 1,
+                               n - 1, MPI_INT, from, TWOPHASE_TAG_META, comm, MPI_STATUS_IGNORE);
+            a2a_count_meta(stats, (long long)(n - 1) * (long long)sizeof(int));
+            if (err != MPI_SUCCESS)
+                break;
+        }
+        meta_in[0] = (int)((long long)rcounts[from] * rbytes); /* distance span: direct */
         for (int b = 0; b < n; b++)
             recv_bytes += meta_in[b];
-        if (recv_bytes > (long long)(n * slot_bytes)) {
+        if (recv_bytes > (long long)round_bytes || meta_in[0] < 0) {
             err = MPI_ERR_TRUNCATE;
             break;
         }
-
-        char *packed = malloc((size_t)(send_bytes + recv_bytes > 0 ? send_bytes + recv_bytes : 1));
-        if (!packed) {
-            err = MPI_ERR_NO_MEM;
-            break;
-        }
-        a2a_count_temp(stats, base_bytes + send_bytes + recv_bytes);
         size_t offset = 0;
         int b = 0;
         for (long start = span; start < size; start += 2 * span)
@@ -129,7 +127,7 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
         MPI_Request requests[2];
         int nreq = 0;
         if (recv_bytes > 0)
-            err = MPI_Irecv(packed + send_bytes, (int)recv_bytes, MPI_BYTE, from,
+            err = MPI_Irecv(packed + round_bytes, (int)recv_bytes, MPI_BYTE, from,
                             TWOPHASE_TAG_DATA, comm, &requests[nreq++]);
         if (send_bytes > 0 && err == MPI_SUCCESS) {
             err = MPI_Isend(packed, (int)send_bytes, MPI_BYTE, to, TWOPHASE_TAG_DATA, comm,
@@ -145,7 +143,7 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
         }
 
         /* Unpack: arrived blocks (no bit above k) to the receive buffer, others to T. */
-        offset = (size_t)send_bytes;
+        offset = round_bytes;
         b = 0;
         for (long start = span; start < size && err == MPI_SUCCESS; start += 2 * span)
             for (long i = start; i < start + span && i < size; i++, b++) {
@@ -165,10 +163,8 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
                 memcpy(place, packed + offset, bytes);
                 offset += bytes;
             }
-        free(packed);
         a2a_count_rounds(stats, 1);
     }
-    free(temp);
     free(side);
     return err;
 }
