@@ -106,10 +106,6 @@ test: setup
 	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' OPT='-O1 -g' build/asan/a2atune
 	@tests/run.sh
 
-<<<<<<< HEAD
-# summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
-# into $(FIGURES) (results/figures/ by default; index.html shows them all)
-=======
 # the TuNA benchmark: sweeps/bench/tuna.ini on 16 ranks (P = 2..16 in one launch) into
 # BENCH_DB, then the table of tuna against its floor (spread_out, twophase_bruck)
 BENCH_DB ?= results/bench.db
@@ -119,8 +115,8 @@ bench: all
 	@scripts/run-sweep.sh 16 sweeps/bench/tuna.ini $(BENCH_DB)
 	@/usr/bin/python3 sweeps/bench/tuna_ratios.py --db $(BENCH_DB)
 
-# figures and tables from the database of `make run` (DB=...), into results/figures/
->>>>>>> i19
+# summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
+# into $(FIGURES) (results/figures/ by default; index.html shows them all)
 plots:
 	scripts/a2a figures --db $(DB) --out $(FIGURES)
 
