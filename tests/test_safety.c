@@ -29,11 +29,6 @@
 
 enum { LIMIT = 24, INTS = 10 }; /* ints per block: 40 bytes, above the limit */
 
-/* Kernels whose prologue (MPI_ERR_COMM, staging of types) is added at merge by the work on
- * their files; until then A and B skip them (C covers them). */
-static const char *const pending[] = { "twophase_bruck", "tuna", "tuna_staggered",
-                                       "tuna_coalesced" };
-
 static int world_rank;
 static long long checks, failures;
 
@@ -77,14 +72,6 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 }
 
 /* ---- kernels and parameters --------------------------------------------------------- */
-
-static int is_pending(const a2a_kernel *k)
-{
-    for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++)
-        if (strcmp(k->name, pending[i]) == 0)
-            return 1;
-    return 0;
-}
 
 /* The lowest valid parameters at P with one rank per node (ppn = 1). */
 static void lowest_params(const a2a_kernel *k, int P, int *params)
@@ -266,14 +253,12 @@ int main(int argc, char **argv)
             k->is_baseline || (argc > 2 && strcmp(argv[2], k->name) != 0))
             continue;
         int shared = a2a_kernel_needs_shared(k); /* hint: buffers from A2A_Hint_alloc */
-        if (!is_pending(k) && world >= 5)
+        if (world >= 5)
             intercommunicators(k);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0] && !shared; c++) {
-            if (!is_pending(k) || c == 0) {
-                exchange(k, &cases[c], MPI_COMM_WORLD, "B/C");
-                if (three != MPI_COMM_NULL)
-                    exchange(k, &cases[c], three, "B/C");
-            }
+            exchange(k, &cases[c], MPI_COMM_WORLD, "B/C");
+            if (three != MPI_COMM_NULL)
+                exchange(k, &cases[c], three, "B/C");
         }
     }
     if (three != MPI_COMM_NULL)

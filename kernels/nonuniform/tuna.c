@@ -11,19 +11,16 @@
 #include "kernel_util.h"
 #include "tuna_local.h"
 #include "private_comm.h"
+#include "v_staging.h"
 
-/* Guarantees: the MPI_Alltoallv result on comm for any P >= 1, radix in [2, max(2, P)]
- * and block_count in [1, radix - 1] (MPI_ERR_ARG otherwise, before any communication;
- * MPI_ERR_TYPE for a non-contiguous type; MPI_ERR_COUNT as a2a_tuna_local says). Takes
- * exactly the TRA count K(P, radix) of rounds; stats->blocks is the TRA block count
- * D(P, radix) (empty blocks included; a round whose blocks are all empty sends no data
- * message), stats->meta_bytes 4 (D - K): no size travels for the K direct blocks. */
-int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
-                       MPI_Datatype stype, void *rbuf, const int *rcounts,
-                       const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
-                       int block_count, a2a_stats *stats)
+/* The kernel on run types: see A2A_Alltoallv_tuna below. */
+static int tuna_runs(const void *sbuf, const int *scounts, const int *sdispls,
+                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
+                     MPI_Datatype rtype, MPI_Comm comm, const a2a_v_args *args,
+                     a2a_stats *stats)
 {
     int size, err;
+    const int radix = args->radix, block_count = args->block_count;
     MPI_Comm_size(comm, &size);
     if (radix < 2 || radix > (size > 2 ? size : 2))
         return MPI_ERR_ARG;
@@ -43,4 +40,21 @@ int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
     free(held.data);
     free(held.sizes);
     return err;
+}
+
+/* Guarantees: the MPI_Alltoallv result on comm for any P >= 1, radix in [2, max(2, P)]
+ * and block_count in [1, radix - 1] (MPI_ERR_ARG otherwise, before any communication;
+ * MPI_ERR_COMM for an intercommunicator; any types, those that are not one ascending run
+ * packed through MPI first; MPI_ERR_COUNT as a2a_tuna_local says). Takes exactly the TRA
+ * count K(P, radix) of rounds; stats->blocks is the TRA block count D(P, radix) (empty
+ * blocks included; a round whose blocks are all empty sends no data message),
+ * stats->meta_bytes 4 (D - K): no size travels for the K direct blocks. */
+int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
+                       MPI_Datatype stype, void *rbuf, const int *rcounts,
+                       const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
+                       int block_count, a2a_stats *stats)
+{
+    const a2a_v_args args = { radix, block_count, 0 };
+    return a2a_v_staged(tuna_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                        rdispls, rtype, comm, stats);
 }

@@ -10,6 +10,7 @@
 #include "kernel_util.h"
 #include "tuna_local.h"
 #include "private_comm.h"
+#include "v_staging.h"
 
 enum { COALESCED_TAG = 0x7a30 };
 
@@ -81,24 +82,13 @@ static int post_message(int send, gathered_message *msg, int peer, MPI_Comm comm
     return err;
 }
 
-/* Guarantees: the MPI_Alltoallv result on comm when Q (ppn, or the real node size for
- * ppn = 0) divides P, radix is in [2, max(2, Q)] and block_count in [1, max(1, N-1)] with
- * N = P/Q (MPI_ERR_ARG otherwise). Rounds: K(Q, radix) intra-node ones (rounds_local),
- * then N-1 inter-node ones (rounds_global). After the intra-node phase the held blocks
- * for each node are compacted in place into one contiguous run (no gaps of unused slot
- * space); round k sends that run plus the rank's own block, Q blocks, to the rank with
- * the same local rank on node n + k and receives Q blocks from node n - k straight into
- * the receive buffer. Rounds go in batches of block_count, each batch completed before
- * the next; a message whose Q blocks are all empty is not sent. Blocks up to the pack
- * limit (a2a_tuna_pack_limit) are copied through pack buffers allocated once per call,
- * larger ones travel in place; nothing is allocated inside the rounds. MPI_ERR_COUNT on
- * every rank alike, before any data moves, when Q largest blocks could exceed
- * a2a_max_message_bytes() (with Q = 1 a larger block goes in pieces). */
-int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int *sdispls,
-                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                 int radix, int block_count, int ppn, a2a_stats *stats)
+/* The kernel on run types: see A2A_Alltoallv_tuna_coalesced below. */
+static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdispls,
+                          MPI_Datatype stype, void *rbuf, const int *rcounts,
+                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                          const a2a_v_args *args, a2a_stats *stats)
 {
+    const int radix = args->radix, block_count = args->block_count, ppn = args->ppn;
     int size, err, q, node, local;
     MPI_Aint sbytes, rbytes;
     MPI_Comm_size(comm, &size);
@@ -267,4 +257,29 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
     free(held.data);
     free(held.sizes);
     return err;
+}
+
+/* Guarantees: the MPI_Alltoallv result on comm (any types: those that are not one
+ * ascending run are packed through MPI first; MPI_ERR_COMM for an intercommunicator)
+ * when Q (ppn, or the real node size for
+ * ppn = 0) divides P, radix is in [2, max(2, Q)] and block_count in [1, max(1, N-1)] with
+ * N = P/Q (MPI_ERR_ARG otherwise). Rounds: K(Q, radix) intra-node ones (rounds_local),
+ * then N-1 inter-node ones (rounds_global). After the intra-node phase the held blocks
+ * for each node are compacted in place into one contiguous run (no gaps of unused slot
+ * space); round k sends that run plus the rank's own block, Q blocks, to the rank with
+ * the same local rank on node n + k and receives Q blocks from node n - k straight into
+ * the receive buffer. Rounds go in batches of block_count, each batch completed before
+ * the next; a message whose Q blocks are all empty is not sent. Blocks up to the pack
+ * limit (a2a_tuna_pack_limit) are copied through pack buffers allocated once per call,
+ * larger ones travel in place; nothing is allocated inside the rounds. MPI_ERR_COUNT on
+ * every rank alike, before any data moves, when Q largest blocks could exceed
+ * a2a_max_message_bytes() (with Q = 1 a larger block goes in pieces). */
+int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 int radix, int block_count, int ppn, a2a_stats *stats)
+{
+    const a2a_v_args args = { radix, block_count, ppn };
+    return a2a_v_staged(coalesced_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                        rdispls, rtype, comm, stats);
 }

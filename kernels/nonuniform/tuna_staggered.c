@@ -8,25 +8,17 @@
 #include "kernel_util.h"
 #include "tuna_local.h"
 #include "private_comm.h"
+#include "v_staging.h"
 
 enum { STAGGERED_TAG = 0x7a20 };
 
-/* Guarantees: the MPI_Alltoallv result on comm when Q (ppn, or the real node size for
- * ppn = 0) divides P, radix is in [2, max(2, Q)] and block_count in
- * [1, max(1, (N-1)*Q)] with N = P/Q (MPI_ERR_ARG otherwise). Rounds: K(Q, radix)
- * intra-node ones (rounds_local), then (N-1)*Q inter-node ones (rounds_global): exchange
- * j = (k-1)*Q + i sends to the rank with the same local rank on node n + k the block
- * that came from local rank g - i (i = 0: the rank's own block, from the send buffer) and
- * receives the matching block from node n - k straight into the receive buffer. Exchanges
- * go in batches of block_count, each batch completed before the next; empty blocks are
- * not sent (both sides know the size) but count as blocks in stats, and a block above
- * a2a_max_message_bytes() goes in pieces (the intra-node phase refuses with
- * MPI_ERR_COUNT on every rank alike what it cannot send). */
-int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
-                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                 int radix, int block_count, int ppn, a2a_stats *stats)
+/* The kernel on run types: see A2A_Alltoallv_tuna_staggered below. */
+static int staggered_runs(const void *sbuf, const int *scounts, const int *sdispls,
+                          MPI_Datatype stype, void *rbuf, const int *rcounts,
+                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                          const a2a_v_args *args, a2a_stats *stats)
 {
+    const int radix = args->radix, block_count = args->block_count, ppn = args->ppn;
     int size, err, q, node, local;
     MPI_Aint sbytes, rbytes;
     MPI_Comm_size(comm, &size);
@@ -111,4 +103,27 @@ int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int
     free(held.data);
     free(held.sizes);
     return err;
+}
+
+/* Guarantees: the MPI_Alltoallv result on comm (any types: those that are not one
+ * ascending run are packed through MPI first; MPI_ERR_COMM for an intercommunicator)
+ * when Q (ppn, or the real node size for
+ * ppn = 0) divides P, radix is in [2, max(2, Q)] and block_count in
+ * [1, max(1, (N-1)*Q)] with N = P/Q (MPI_ERR_ARG otherwise). Rounds: K(Q, radix)
+ * intra-node ones (rounds_local), then (N-1)*Q inter-node ones (rounds_global): exchange
+ * j = (k-1)*Q + i sends to the rank with the same local rank on node n + k the block
+ * that came from local rank g - i (i = 0: the rank's own block, from the send buffer) and
+ * receives the matching block from node n - k straight into the receive buffer. Exchanges
+ * go in batches of block_count, each batch completed before the next; empty blocks are
+ * not sent (both sides know the size) but count as blocks in stats, and a block above
+ * a2a_max_message_bytes() goes in pieces (the intra-node phase refuses with
+ * MPI_ERR_COUNT on every rank alike what it cannot send). */
+int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 int radix, int block_count, int ppn, a2a_stats *stats)
+{
+    const a2a_v_args args = { radix, block_count, ppn };
+    return a2a_v_staged(staggered_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                        rdispls, rtype, comm, stats);
 }

@@ -17,22 +17,17 @@
 
 #include "kernel_util.h"
 #include "private_comm.h"
+#include "v_staging.h"
 
 enum { TWOPHASE_TAG_META = 0x7a40, TWOPHASE_TAG_DATA = 0x7a41 };
 
-/* Guarantees: the MPI_Alltoallv result on comm for any P >= 1 (MPI_ERR_TYPE for a
- * non-contiguous type; MPI_ERR_COUNT, on every rank alike and before any data moves, when
- * a round of largest blocks could exceed a2a_max_message_bytes()). ceil(log2 P) rounds,
- * each one size message (the sizes of all blocks but the first: none when that is the
- * only one) and at most one data message (none when all its blocks are empty; they still
- * count as blocks). Temporary memory, allocated once per call: T of (P-1) slots, their
- * sizes, the sizes of one round and the packed send and receive data of a round of
- * largest blocks. */
-int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int *sdispls,
-                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                 a2a_stats *stats)
+/* The kernel on run types: see A2A_Alltoallv_twophase_bruck below. */
+static int twophase_runs(const void *sbuf, const int *scounts, const int *sdispls,
+                         MPI_Datatype stype, void *rbuf, const int *rcounts,
+                         const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                         const a2a_v_args *args, a2a_stats *stats)
 {
+    (void)args;
     int rank, size, err;
     MPI_Aint sbytes, rbytes;
     if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
@@ -167,4 +162,23 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
     }
     free(side);
     return err;
+}
+
+/* Guarantees: the MPI_Alltoallv result on comm (any types: those that are not one
+ * ascending run are packed through MPI first; MPI_ERR_COMM for an intercommunicator)
+ * for any P >= 1 (MPI_ERR_COUNT, on every rank alike and before any data moves, when
+ * a round of largest blocks could exceed a2a_max_message_bytes()). ceil(log2 P) rounds,
+ * each one size message (the sizes of all blocks but the first: none when that is the
+ * only one) and at most one data message (none when all its blocks are empty; they still
+ * count as blocks). Temporary memory, allocated once per call: T of (P-1) slots, their
+ * sizes, the sizes of one round and the packed send and receive data of a round of
+ * largest blocks. */
+int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int *sdispls,
+                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                 a2a_stats *stats)
+{
+    const a2a_v_args args = { 0, 0, 0 };
+    return a2a_v_staged(twophase_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                        rdispls, rtype, comm, stats);
 }
