@@ -12,8 +12,8 @@
 #define SCALE_P 1.0
 #define SCALE_R 1.0
 #define OTHER_PARAM_PENALTY 2.0
-#define OTHER_KERNEL_PENALTY 1.0 /* what the model misses at one (P, S) (a protocol switch,
-                                  * the cache) shows in every kernel: e^-1 of the weight */
+#define CELL_SCALE_S 0.75      /* what the model misses at one (P, S) in every kernel (a
+                                * protocol switch, a cache) changes quickly with S */
 #define PRIOR_WEIGHT 0.5      /* weight of "the model is right" against the neighbours */
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
@@ -168,38 +168,61 @@ static double model_time(double alpha, double beta, const candidate *c)
     return t > 1e-12 ? t : 1e-12;
 }
 
-/* Picks the design points (tuner.h, step 1): per group, the candidate with the most
- * rounds at the smallest S of the largest P, and the one with the most bytes at the
- * largest S of the smallest P; first points of every group, then second points, at most
- * a third of the budget. */
+/* Picks the design points (tuner.h, step 1). For the j-th of the J kernels of a context,
+ * with the context's sizes S_0 < ... < S_{n-1}: one point at S_{floor(j n / 2J)} (the lower
+ * half: latency) with the most rounds, on the largest P, and one at S_{n-1-floor(j n / 2J)}
+ * (the upper half: bandwidth) with the most bytes, on the smallest P. The kernels' points
+ * fall into different cells, so they also start covering the sweep. First points of every
+ * kernel, then second points, at most a third of the budget. */
 static void choose_design(tuner *t)
 {
-    int cap = t->opt.budget / 3;
+    int cap = t->opt.budget / 5;
     int *first = malloc((size_t)t->ngroups * sizeof *first), *second = malloc((size_t)t->ngroups * sizeof *second);
+    double *sizes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *sizes);
     for (int g = 0; g < t->ngroups; g++) {
         const group *gr = &t->groups[g];
+        int j = 0, J = 0, n = 0;
+        for (int h = 0; h < t->ngroups; h++)
+            if (t->groups[h].context == gr->context) {
+                j += h < g;
+                J++;
+            }
         double pmax = -1e300, pmin = 1e300;
-        for (int m = 0; m < gr->count; m++) {
-            const candidate *c = &t->cand[gr->members[m]];
-            pmax = fmax(pmax, c->log_p);
-            pmin = fmin(pmin, c->log_p);
+        for (int k = 0; k < t->ncand; k++) { /* the context's distinct sizes, ascending */
+            const candidate *c = &t->cand[k];
+            if (t->cells[c->cell].context != gr->context)
+                continue;
+            int seen = 0;
+            for (int i = 0; i < n && !seen; i++)
+                seen = sizes[i] == c->log_s;
+            if (!seen) {
+                int i = n++;
+                for (; i > 0 && sizes[i - 1] > c->log_s; i--)
+                    sizes[i] = sizes[i - 1];
+                sizes[i] = c->log_s;
+            }
         }
-        int a = -1, b = -1;
         for (int m = 0; m < gr->count; m++) {
+            pmax = fmax(pmax, t->cand[gr->members[m]].log_p);
+            pmin = fmin(pmin, t->cand[gr->members[m]].log_p);
+        }
+        int at = (int)((long long)j * n / (2 * J));
+        double s_low = sizes[at], s_high = sizes[n - 1 - at];
+        int a = -1, b = -1;
+        for (int m = 0; m < gr->count; m++) { /* nearest size to the target, then the extreme arm */
             int i = gr->members[m];
             const candidate *c = &t->cand[i];
-            if (c->log_p == pmax &&
-                (a < 0 || c->log_s < t->cand[a].log_s ||
-                 (c->log_s == t->cand[a].log_s && c->K > t->cand[a].K)))
+            if (c->log_p == pmax && (a < 0 || fabs(c->log_s - s_low) < fabs(t->cand[a].log_s - s_low) ||
+                                     (c->log_s == t->cand[a].log_s && c->K > t->cand[a].K)))
                 a = i;
-            if (c->log_p == pmin &&
-                (b < 0 || c->log_s > t->cand[b].log_s ||
-                 (c->log_s == t->cand[b].log_s && c->DS > t->cand[b].DS)))
+            if (c->log_p == pmin && (b < 0 || fabs(c->log_s - s_high) < fabs(t->cand[b].log_s - s_high) ||
+                                     (c->log_s == t->cand[b].log_s && c->DS > t->cand[b].DS)))
                 b = i;
         }
         first[g] = a;
         second[g] = b != a ? b : -1;
     }
+    free(sizes);
     t->design = malloc((size_t)(2 * t->ngroups + 1) * sizeof *t->design);
     for (int pass = 0; pass < 2; pass++)
         for (int g = 0; g < t->ngroups && t->ndesign < cap; g++) {
@@ -467,46 +490,62 @@ static void refresh(tuner *t)
         gr->model_sd = n >= 3 ? fmax(sqrt(ms * n / (n - 2)), MIN_MODEL_SD) : t->ctx_sd[gr->context];
     }
 
-    /* predictions: the model, corrected by the residuals nearby (the same kernel first) */
+    /* predictions: log time = log model + what the model misses at this (P, S) in every
+     * kernel (the cell effect) + how this candidate deviates from that nearby (the
+     * candidate effect); both are kernel-weighted averages of the measured residuals */
     int *ok_list = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ok_list), nok = 0;
-    for (int k = 0; k < t->ncand; k++) {
-        candidate *c = &t->cand[k];
-        if (c->ok) {
-            const group *gr = &t->groups[c->group];
-            c->residual = c->y - log(model_time(gr->alpha, gr->beta, c));
-            ok_list[nok++] = k;
-        }
-    }
     for (int k = 0; k < t->ncand; k++) {
         candidate *c = &t->cand[k];
         const group *gr = &t->groups[c->group];
         c->model = model_time(gr->alpha, gr->beta, c);
-        if (c->measured)
-            continue;
-        const config *ck = &t->configs[c->config];
-        int context = t->cells[c->cell].context;
+        if (c->ok) {
+            c->residual = c->y - log(c->model);
+            ok_list[nok++] = k;
+        }
+    }
+    double *cell_effect = malloc((size_t)(t->ncells ? t->ncells : 1) * sizeof *cell_effect);
+    double *cell_weight = malloc((size_t)(t->ncells ? t->ncells : 1) * sizeof *cell_weight);
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const cell *ce = &t->cells[ci];
         double sw = 0, swe = 0;
         for (int o_index = 0; o_index < nok; o_index++) {
             const candidate *o = &t->cand[ok_list[o_index]];
-            if (t->cells[o->cell].context != context)
+            if (t->cells[o->cell].context != ce->context)
                 continue;
-            double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
-            double d2 = ds * ds + dp * dp;
-            if (o->group == c->group) {
-                double dr = (c->log_r - o->log_r) / SCALE_R;
-                d2 += dr * dr + OTHER_PARAM_PENALTY * other_params_differ(ck, &t->configs[o->config]);
-            } else {
-                d2 += OTHER_KERNEL_PENALTY;
-            }
-            double w = exp(-d2);
+            double ds = (ce->log_s - o->log_s) / CELL_SCALE_S, dp = (ce->log_p - o->log_p) / SCALE_P;
+            double w = exp(-(ds * ds + dp * dp));
             sw += w;
             swe += w * o->residual;
         }
-        c->mu = log(c->model) + swe / (PRIOR_WEIGHT + sw);
-        c->var = t->noise * t->noise +
-                 gr->model_sd * gr->model_sd * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
+        cell_effect[ci] = swe / (PRIOR_WEIGHT + sw);
+        cell_weight[ci] = sw;
     }
-
+    for (int k = 0; k < t->ncand; k++) {
+        candidate *c = &t->cand[k];
+        if (c->measured)
+            continue;
+        const group *gr = &t->groups[c->group];
+        const config *ck = &t->configs[c->config];
+        double sw = 0, swe = 0;
+        for (int m = 0; m < gr->count; m++) {
+            const candidate *o = &t->cand[gr->members[m]];
+            if (!o->ok)
+                continue;
+            double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
+            double dr = (c->log_r - o->log_r) / SCALE_R;
+            double d2 = ds * ds + dp * dp + dr * dr +
+                        OTHER_PARAM_PENALTY * other_params_differ(ck, &t->configs[o->config]);
+            double w = exp(-d2);
+            sw += w;
+            swe += w * (o->residual - cell_effect[o->cell]);
+        }
+        c->mu = log(c->model) + cell_effect[c->cell] + swe / (PRIOR_WEIGHT + sw);
+        double half = 0.5 * gr->model_sd * gr->model_sd;
+        c->var = t->noise * t->noise + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + cell_weight[c->cell]) +
+                 half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
+    }
+    free(cell_effect);
+    free(cell_weight);
     free(ok_list);
 
     /* cells: winner, runner-up, confidence */
