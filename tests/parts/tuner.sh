@@ -5,7 +5,7 @@
 # issue's targets on it; bad budgets and a sweep with
 # nothing to tune are refused in one line; an interrupted tuner resumes without measuring
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
-# the tuning files. About 40 s.
+# the tuning files. About 50 s.
 TU="$WORK/tuner"
 mkdir -p "$TU"
 EXH="$TU/exhaustive.db"
@@ -69,24 +69,23 @@ n2=$(sql "$T2" "SELECT count(*) FROM results")
 check tuner/resume-one-run [ "$(sql "$T2" "SELECT count(*) FROM runs")" = 1 ]
 check tuner/resume-kept-earlier-rows holds '[ "$n2a" -ge 1 ] && [ "$n2" -gt "$n2a" ] && cmp -s "$TU/stopped-before.txt" <(sql "$T2" "SELECT id, config_key, median_s, tuner_step FROM results ORDER BY id" | head -n "$n2a")'
 check tuner/resume-steps-continue [ "$(sql "$T2" "SELECT min(tuner_step) || '..' || max(tuner_step) || ',' || count(DISTINCT tuner_step) || ',' || count(DISTINCT config_key) FROM results")" = "1..$n2,$n2,$n2" ]
-# (2) killed (SIGKILL to its process group) part-way, resumed with the same budget: exactly
-#     the configurations of the uninterrupted run (every decision depends on the measured set
-#     alone), the earlier rows untouched
-T3="$TU/killed.db"
-setsid mpirun.openmpi -n 1 ./a2atune tune "$SWEEP" --db "$T3" --replay "$EXH" --no-files --quiet --budget 25% > "$TU/killed.log" 2>&1 &
-launcher=$!
-for _ in $(seq 1 400); do
-    n=$(sql "$T3" "SELECT count(*) FROM results" 2>/dev/null)
-    [ "${n:-0}" -ge 5 ] && break
-    sleep 0.01
-done
-kill -9 -- -$launcher 2>/dev/null; wait $launcher 2>/dev/null
+# (2) a real run ended by the watchdog: a configuration over its time limit is recorded as
+#     `timeout` (chosen by the tuner, with its step) and the launch ends with 3; each --resume
+#     continues after it, never measuring a configuration twice, until the run is done
+T3="$TU/interrupted.db"
+mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_timeout.ini --budget 100% --db "$T3" --no-files --quiet > "$TU/interrupted.log" 2>&1; rc=$?
 before=$(sql "$T3" "SELECT count(*) FROM results")
-sql "$T3" "SELECT id, config_key, median_s, tuner_step FROM results ORDER BY id" > "$TU/killed-before.txt"
-replay tuner/resume-after-kill "$T3" --budget 25% --resume
-sql "$T3" "SELECT id, config_key, median_s, tuner_step FROM results ORDER BY id" | head -n "$before" > "$TU/killed-after.txt"
-check tuner/kill-kept-earlier-rows holds '[ "$before" -ge 1 ] && cmp -s "$TU/killed-before.txt" "$TU/killed-after.txt"'
-check tuner/kill-resume-same-configurations [ "$(keys "$T3" | sha256sum)" = "$(keys "$T1" | sha256sum)" ]
+check tuner/interrupted-exit-3 holds '[ $rc -eq 3 ] && [ "$(sql "$T3" "SELECT count(*) FROM results WHERE status = '"'timeout'"' AND chosen_by = '"'tuner'"' AND tuner_step = $before")" = 1 ]'
+sql "$T3" "SELECT id, config_key, status, median_s, tuner_step FROM results ORDER BY id" > "$TU/interrupted-before.txt"
+for attempt in 1 2 3 4; do
+    mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_timeout.ini --budget 100% --db "$T3" --no-files --quiet --resume >> "$TU/interrupted.log" 2>&1; rc=$?
+    [ $rc -eq 3 ] || break
+done
+check tuner/interrupted-resumed-to-the-end holds '[ $rc -eq 0 ] && [ "$(sql "$T3" "SELECT status FROM runs")" = done ] && [ "$(sql "$T3" "SELECT count(*) FROM runs")" = 1 ]'
+check tuner/interrupted-kept-earlier-rows cmp -s "$TU/interrupted-before.txt" <(sql "$T3" "SELECT id, config_key, status, median_s, tuner_step FROM results ORDER BY id" | head -n "$before")
+n3=$(sql "$T3" "SELECT count(*) FROM results")
+check tuner/interrupted-nothing-twice [ "$(sql "$T3" "SELECT count(DISTINCT config_key) || ',' || count(DISTINCT tuner_step) || ',' || max(tuner_step) FROM results")" = "$n3,$n3,$n3" ]
+check tuner/interrupted-timeouts-never-chosen [ "$(sql "$T3" "SELECT count(*) FROM results WHERE kernel = 'bruck' AND status <> 'timeout'")" = 0 ]
 
 # ---- a real tuner run under mpirun: validated, timed rows marked 'tuner'; tuning files --------
 T4="$TU/real.db"
