@@ -393,9 +393,7 @@ static int tune(const tune_options *o, long long *run_id_out)
     info.section = o->section;
     info.command_line = o->command_line;
     if (rank == 0) {
-        if (db_open(o->db_path, &d, err, sizeof err)) {
-            status = 1;
-        } else if (replay) { /* every candidate must be in the replayed database */
+        if (replay) { /* every candidate must be in the replayed database */
             int missing = 0;
             const char *first = NULL;
             for (int i = 0; i < nconfigs; i++) {
@@ -413,6 +411,8 @@ static int tune(const tune_options *o, long long *run_id_out)
                 status = 1;
             }
         }
+        if (!status && db_open(o->db_path, &d, err, sizeof err))
+            status = 1;
         if (!status && o->resume) {
             int found = db_find_tuner_run(d, &info, &run_id);
             if (found < 0) {

@@ -54,6 +54,7 @@ bad_tune budget-101 "--budget 101%: give a percentage above 0" "$SWEEP" --budget
 bad_tune budget-count-0 "--budget 0: give a percentage above 0" "$SWEEP" --budget 0
 bad_tune budget-above-sweep "--budget 391, more than the 390 configurations" "$SWEEP" --budget 391
 printf 'iterations = 2\nwarmup = 1\n[uniform]\nfamily = uniform\nkernels = vendor\nP = 8, 16, 32\nS = 16..16K:*4\n' > "$TU/nothing.ini"
+bad_tune replay-of-another-sweep "no result for 12 of the 12 configurations that can run" tests/sweeps/tuner_real.ini
 bad_tune nothing-to-tune "nothing.ini: nothing to tune: each (P, S) has at most one configuration" "$TU/nothing.ini"
 check tuner/bad-input/nothing-recorded holds '[ ! -e "$TU/bad.db" ] || [ "$(sql "$TU/bad.db" "SELECT count(*) FROM results")" = 0 ]'
 
