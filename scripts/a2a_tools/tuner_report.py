@@ -178,6 +178,12 @@ def pct(x):
     return "inf" if x == math.inf else "%.1f%%" % (100 * x)
 
 
+def style_provenance(run, oversubscribed):
+    """The figure library's provenance line (imported late: matplotlib is slow to load)."""
+    from . import style
+    return style.provenance(run, oversubscribed)
+
+
 def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text):
     """One figure per context: x = S, y = P, colour = regret; two panels (tuning file,
     fastest measured). Returns the paths written."""
@@ -191,10 +197,11 @@ def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text)
         cells = [c for c in exhaustive if c[0] == ctx]
         Ps = sorted({c[1] for c in cells})
         Ss = sorted({c[2] for c in cells})
-        fig = style.new_figure(min(16.0, 2 * (0.7 * len(Ss) + 1.5) + 1.0), max(2.6, 0.45 * len(Ps) + 2.0))
+        fig = style.new_figure(min(16.0, 2 * (0.7 * len(Ss) + 1.5) + 1.6), max(2.8, 0.45 * len(Ps) + 2.2))
+        grid_spec = fig.add_gridspec(1, 3, width_ratios=[1, 1, 0.035])
         for panel, (name, data) in enumerate((("tuning file (a2a tune's rule)", tuned_regret),
                                               ("fastest measured (the search alone)", fast_regret))):
-            ax = fig.add_subplot(1, 2, panel + 1)
+            ax = fig.add_subplot(grid_spec[0, panel])
             grid = [[data[(ctx, P, S)][0] if (ctx, P, S) in data else math.nan for S in Ss] for P in Ps]
             shown = [[min(v, 0.30) if v == v else math.nan for v in row] for row in grid]
             im = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto", origin="lower")
@@ -210,7 +217,7 @@ def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text)
             ax.set_xlabel("S (bytes per block)")
             ax.set_ylabel("P")
             ax.set_title("%s\n%s %s: regret %%" % (name, ctx[0], ctx[1]))
-        fig.colorbar(im, ax=fig.axes, shrink=0.8, label="regret (time / best - 1), capped at 30%")
+        fig.colorbar(im, cax=fig.add_subplot(grid_spec[0, 2]), label="regret, capped at 30%")
         fig.suptitle(title, fontsize=8)
         fig.text(0.005, 0.004, footer_text, fontsize=6.5, color="0.35", ha="left", va="bottom")
         paths += style.save(fig, path_dir, style.safe_name("tuner-regret-%s-%s" % (ctx[0], ctx[1])))
@@ -224,6 +231,8 @@ def run(args, _db):
     exh_db, tuned_db = open_db(args.exhaustive), open_db(args.tuned)
     try:
         exhaustive = load_exhaustive(exh_db)
+        exhaustive_run = dict(exh_db.runs()[-1])
+        oversubscribed = any(r["oversubscribed"] for cands in exhaustive.values() for r in cands.values())
         run_id, measured, n_rows = load_tuned(tuned_db, args.run)
         outside = [c for c in measured if c not in exhaustive]
         if outside:
@@ -305,7 +314,9 @@ def run(args, _db):
         title = ("a2atune tune vs exhaustive: %d of %d configurations measured (%.1f%%); numbers: "
                  "regret %% (tuned choice's time / true best - 1, exhaustive medians)"
                  % (n_rows, n_configs, 100 * share))
-        footer_text = "tuned: %s run %s \u00b7 exhaustive: %s" % (args.tuned, run_id, args.exhaustive)
+        footer_text = "tuned: %s run %s \u00b7 exhaustive: %s (%s, backend %s)" % (
+            args.tuned, run_id, args.exhaustive, style_provenance(exhaustive_run, oversubscribed),
+            exhaustive_run["backend"] or "?")
         for path in heatmap(args.out, exhaustive, tuned, fast, title, footer_text):
             print("wrote %s" % path)
     if args.check_targets and not all(ok for _, ok, _ in checks):
