@@ -512,6 +512,12 @@ static int tune(const tune_options *o, long long *run_id_out)
             if (!o->quiet)
                 fprintf(stderr, "[%d/%d] %-7s %s  %s: %s\n", tuner_measured(t), topt.budget,
                         phase, cell, choice, ok ? median : r.message);
+            int every = topt.budget / 5 > 10 ? topt.budget / 5 : 10;
+            if (!o->quiet && tuner_measured(t) % every == 0) {
+                fprintf(stderr, "a2atune: tune: %d measured, %d left in the budget; per (P, S) "
+                        "before this step:\n", tuner_measured(t), topt.budget - tuner_measured(t));
+                print_cells(t, configs, stderr);
+            }
             if (!ok && strcmp(r.status, "skipped") != 0)
                 fprintf(stderr, "a2atune: %s %s %s: %s\n",
                         strcmp(r.status, "wrong") == 0 ? "WRONG" : "ERROR", cell, choice, r.message);
