@@ -173,7 +173,7 @@ static double model_time(double alpha, double beta, const candidate *c)
  * half: latency) with the most rounds, on the largest P, and one at S_{n-1-floor(j n / 2J)}
  * (the upper half: bandwidth) with the most bytes, on the smallest P. The kernels' points
  * fall into different cells, so they also start covering the sweep. First points of every
- * kernel, then second points, at most a third of the budget. */
+ * kernel, then second points, at most a fifth of the budget. */
 static void choose_design(tuner *t)
 {
     int cap = t->opt.budget / 5;

@@ -8,17 +8,20 @@
  *     (per round) and beta (per byte) fitted per kernel by least squares on the relative
  *     error of the measurements so far (K, D from kernels/common/radix_model.h; direct
  *     exchanges have K = D = P - 1, Bruck's radix-2 schedules K and D of radix 2);
- *   - what the model got wrong nearby: the residuals of the same kernel at neighbouring
- *     S, P and radix (Gaussian weights in log2 distance), so a candidate that beat the
- *     model at the neighbouring sizes is expected to beat it here too;
+ *   - what the model got wrong nearby, in two parts: a cell effect shared by every kernel
+ *     (residuals at the same and neighbouring (P, S)) and a candidate effect (residuals of
+ *     the same kernel at neighbouring S, P and radix, less their cells' effects), both with
+ *     Gaussian weights in log2 distance, so a candidate that beat the model at the
+ *     neighbouring sizes is expected to beat it here too;
  * with an uncertainty that shrinks as measurements come close, plus the noise of the
  * median (from the interquartile ranges measured). It measures, in this order:
- *   1. design points to fit alpha and beta (per kernel: few rounds at the largest S, many
- *      rounds at the smallest), at most a third of the budget;
+ *   1. design points to fit alpha and beta (per kernel: many rounds at a small S, many
+ *      bytes at a large S, spread over the sizes), at most a fifth of the budget;
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
- *   3. then, over all cells, the candidate with the largest expected improvement over
- *      its cell's fastest measured median (by more than `margin`).
+ *   3. then, in the undecided cell with the fewest measurements (then the least
+ *      confident), the candidate with the largest expected improvement over the cell's
+ *      fastest measured median (by more than `margin`).
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`; the tuner stops when every cell is final or
  * the budget is spent. Every decision is a function of the measured set alone, so an
