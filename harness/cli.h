@@ -30,4 +30,29 @@ int command_run(const run_options *opt);
  * main's. Initialises and finalises MPI itself; returns an exit code. */
 int command_app(int argc, char **argv);
 
+/* `a2atune tune SWEEP ...` (tune_command.c): measures the configurations a model-guided
+ * search chooses, within a budget; argv as main's. Initialises and finalises MPI itself;
+ * returns an exit code. */
+int command_tune(int argc, char **argv);
+
+/* ---- pieces of `run` that `tune` shares (run_command.c) ---- */
+#include "configs.h"
+#include "db.h"
+
+/* Reads the sweep file on rank 0 and parses the same text on every rank. Returns 0, or
+ * -1 with one line in err (on rank 0 for a file that cannot be read). Collective. */
+int load_sweep_everywhere(const char *path, sweep **sw, char *err, size_t errlen);
+
+/* One communicator of the first P ranks for every P of the configurations that can run
+ * (MPI_COMM_SELF on ranks that idle at that P, MPI_COMM_NULL for P not used); world + 1
+ * entries. Collective. Freed with free_comms. */
+MPI_Comm *comms_for_sizes(const config *configs, int n, int world);
+void free_comms(MPI_Comm *comm_of, int world);
+
+/* Runs c on comm (its first P ranks) under rank 0's watchdog (which records a timeout in
+ * db_path, run run_id, and ends the launch), then waits politely on every rank; fills
+ * r on rank 0 (started, ended too). The watchdog must have been started. Collective. */
+void measure_everywhere(const char *db_path, long long run_id, const sweep_section *sec,
+                        const config *c, MPI_Comm comm, result_record *r, double *samples);
+
 #endif

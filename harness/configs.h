@@ -29,6 +29,8 @@ typedef struct config {
     int skip;                       /* 1: not run, `reason` says why */
     char reason[200];
     char key[400];                  /* identifies the configuration within a run */
+    const char *chosen_by;          /* stored with the row: "tuner" (a2atune tune), NULL: sweep */
+    int tuner_step;                 /* the tuner's step that chose it (chosen_by != NULL) */
 } config;
 
 /* What expansion needs to know about the launch. */

@@ -38,6 +38,7 @@ static const char *const schema =
     " meta_bytes INTEGER, messages INTEGER, temp_bytes INTEGER,"
     " status TEXT NOT NULL CHECK (status IN ('ok','wrong','skipped','timeout','error')),"
     " message TEXT, started TEXT, ended TEXT, idle_ranks INTEGER, bytes_copied INTEGER,"
+    " chosen_by TEXT, tuner_step INTEGER,"
     " UNIQUE (run_id, config_key));"
     "CREATE INDEX results_lookup ON results(family, kernel, P, S, dist);"
     "CREATE TABLE samples("
@@ -98,6 +99,12 @@ static const char *const schema3_migration =
     "ALTER TABLE results ADD COLUMN idle_ranks INTEGER;"
     "ALTER TABLE results ADD COLUMN bytes_copied INTEGER;"
     "DROP VIEW IF EXISTS speedup_vs_baseline;";
+
+/* Schema 3: who chose to measure a row ('tuner': `a2atune tune`, with its step; NULL: the
+ * sweep), added to older files. */
+static const char *const tuner_columns =
+    "ALTER TABLE results ADD COLUMN chosen_by TEXT;"
+    "ALTER TABLE results ADD COLUMN tuner_step INTEGER;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =
@@ -212,8 +219,8 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
                 snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
                          metrics_table);
             if (version < 3)
-                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s",
-                         schema3_migration, liveness_columns, speedup_view);
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s%s",
+                         schema3_migration, liveness_columns, tuner_columns, speedup_view);
         }
         if (version < A2A_SCHEMA_VERSION)
             snprintf(create + strlen(create), sizeof create - strlen(create),
@@ -587,9 +594,10 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, rounds, rounds_local, rounds_global, blocks, bytes_sent,"
         " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks,"
-        " bytes_copied)"
+        " bytes_copied, chosen_by, tuner_step)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), ?, ?)";
+        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'),"
+        " ?, ?, ?, ?)";
     sqlite3_stmt *st = NULL, *ss = NULL;
     if (exec(d, "BEGIN IMMEDIATE", err, errlen))
         return -1;
@@ -654,6 +662,11 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     sqlite3_bind_int(st, i++, r->idle_ranks);
     if (measured)
         sqlite3_bind_int64(st, i++, r->bytes_copied);
+    else
+        sqlite3_bind_null(st, i++);
+    bind_text_or_null(st, i++, c->chosen_by);
+    if (c->chosen_by)
+        sqlite3_bind_int(st, i++, c->tuner_step);
     else
         sqlite3_bind_null(st, i++);
     if (sqlite3_step(st) != SQLITE_DONE)
@@ -850,4 +863,186 @@ fail:
     json_decref(params);
     exec(d, "ROLLBACK", NULL, 0);
     return -1;
+}
+
+/* ---- for `a2atune tune`: resuming a tuner run, replaying an exhaustive database ------- */
+
+/* Guarantees: see db.h. */
+int db_open_readonly(const char *path, db **out, char *err, size_t errlen)
+{
+    db *d = calloc(1, sizeof *d);
+    if (sqlite3_open_v2(path, &d->handle, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open database: %s", path,
+                 d->handle ? sqlite3_errmsg(d->handle) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(d->handle, 30000);
+    long long app_id;
+    if (pragma_int(d->handle, "PRAGMA application_id", &app_id) || app_id != A2A_APPLICATION_ID) {
+        snprintf(err, errlen, "%s: not an a2atune database", path);
+        goto fail;
+    }
+    *out = d;
+    return 0;
+fail:
+    sqlite3_close(d->handle);
+    free(d);
+    return -1;
+}
+
+/* Guarantees: see db.h. */
+int db_find_tuner_run(db *d, const run_info *in, long long *run_id)
+{
+    const char *sql = "SELECT id FROM runs r WHERE sweep_text IS ? AND IFNULL(section, '') = ?"
+                      " AND world_size = ? AND EXISTS (SELECT 1 FROM results WHERE run_id = r.id"
+                      " AND chosen_by = 'tuner') ORDER BY id DESC LIMIT 1";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    bind_text_or_null(st, 1, in->sweep_text);
+    sqlite3_bind_text(st, 2, in->section ? in->section : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, in->world_size);
+    int rc = sqlite3_step(st), found = 0;
+    if (rc == SQLITE_ROW) {
+        *run_id = sqlite3_column_int64(st, 0);
+        found = 1;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? found : -1;
+}
+
+/* The status text as one of the static names (result_record.status is not owned). */
+static const char *static_status(const unsigned char *text)
+{
+    static const char *const names[] = { "ok", "wrong", "skipped", "timeout", "error" };
+    for (int i = 0; i < 5; i++)
+        if (text && strcmp((const char *)text, names[i]) == 0)
+            return names[i];
+    return "error";
+}
+
+/* Fills r's status, message and summary from columns status, message, median_s, q1_s,
+ * q3_s, min_s, max_s, mean_s, stddev_s, iterations starting at column `at`. */
+static void read_summary(sqlite3_stmt *st, int at, result_record *r)
+{
+    r->status = static_status(sqlite3_column_text(st, at));
+    const unsigned char *message = sqlite3_column_text(st, at + 1);
+    snprintf(r->message, sizeof r->message, "%s", message ? (const char *)message : "");
+    int timed = sqlite3_column_type(st, at + 2) != SQLITE_NULL;
+    double *fields[] = { &r->summary.median, &r->summary.q1, &r->summary.q3, &r->summary.min,
+                         &r->summary.max, &r->summary.mean, &r->summary.stddev };
+    for (int k = 0; k < 7; k++)
+        *fields[k] = timed ? sqlite3_column_double(st, at + 2 + k) : 0;
+    r->summary.n = timed ? sqlite3_column_int(st, at + 9) : 0;
+}
+
+/* Guarantees: see db.h. */
+int db_recorded_results(db *d, long long run_id,
+                        void (*seen)(const char *key, const result_record *r, int step, void *ctx),
+                        void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle,
+                           "SELECT config_key, IFNULL(tuner_step, -1), status, message, median_s,"
+                           " q1_s, q3_s, min_s, max_s, mean_s, stddev_s, iterations FROM results"
+                           " WHERE run_id = ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        result_record r = { 0 };
+        read_summary(st, 2, &r);
+        seen((const char *)sqlite3_column_text(st, 0), &r, sqlite3_column_int(st, 1), ctx);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Copies column `col` (text or NULL) into out. */
+static void column_text(sqlite3_stmt *st, int col, char *out, size_t len)
+{
+    const unsigned char *text = sqlite3_column_text(st, col);
+    snprintf(out, len, "%s", text ? (const char *)text : "");
+}
+
+/* Guarantees: see db.h. */
+int db_replay_run_info(db *d, const char *sweep_text, run_info *info, char *err, size_t errlen)
+{
+    const char *sql =
+        "SELECT host, hosts, nodes, world_size, ppn, cores_per_node, oversubscribed, mpi_library,"
+        " mpi_version, compiler, git_revision, cpu_model, l1d_bytes, l2_bytes, l3_bytes, backend,"
+        " id FROM runs ORDER BY sweep_text IS ? DESC, id DESC LIMIT 1";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
+        return -1;
+    }
+    bind_text_or_null(st, 1, sweep_text);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        snprintf(err, errlen, "%s", rc == SQLITE_DONE ? "holds no runs" : sqlite3_errmsg(d->handle));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    column_text(st, 0, info->host, sizeof info->host);
+    column_text(st, 1, info->hosts, sizeof info->hosts);
+    info->nodes = sqlite3_column_int(st, 2);
+    info->world_size = sqlite3_column_int(st, 3);
+    info->ppn = sqlite3_column_int(st, 4);
+    info->cores_per_node = sqlite3_column_int(st, 5);
+    info->oversubscribed = sqlite3_column_int(st, 6);
+    column_text(st, 7, info->mpi_library, sizeof info->mpi_library);
+    column_text(st, 8, info->mpi_version, sizeof info->mpi_version);
+    column_text(st, 9, info->compiler, sizeof info->compiler);
+    column_text(st, 10, info->git_revision, sizeof info->git_revision);
+    column_text(st, 11, info->cpu_model, sizeof info->cpu_model);
+    info->l1d_bytes = sqlite3_column_int64(st, 12);
+    info->l2_bytes = sqlite3_column_int64(st, 13);
+    info->l3_bytes = sqlite3_column_int64(st, 14);
+    char backend[32];
+    column_text(st, 15, backend, sizeof backend);
+    snprintf(info->backend, sizeof info->backend, "replay:%.20s", backend[0] ? backend : "mpi");
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* Guarantees: see db.h. */
+int db_replay_result(db *d, const char *key, result_record *r, double *samples, int max_samples,
+                     int *nsamples)
+{
+    const char *sql =
+        "SELECT id, status, message, median_s, q1_s, q3_s, min_s, max_s, mean_s, stddev_s,"
+        " iterations, oversubscribed, IFNULL(bytes_moved, 0), IFNULL(rounds, 0),"
+        " IFNULL(rounds_local, 0), IFNULL(rounds_global, 0), IFNULL(blocks, 0),"
+        " IFNULL(bytes_sent, 0), IFNULL(meta_bytes, 0), IFNULL(messages, 0),"
+        " IFNULL(temp_bytes, 0) FROM results WHERE config_key = ? AND status <> 'skipped'"
+        " ORDER BY run_id DESC, id DESC LIMIT 1";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    *nsamples = 0;
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return rc == SQLITE_DONE ? 0 : -1;
+    }
+    long long id = sqlite3_column_int64(st, 0);
+    read_summary(st, 1, r);
+    r->oversubscribed = sqlite3_column_int(st, 11);
+    r->bytes_moved = sqlite3_column_int64(st, 12);
+    long long *counts[] = { &r->stats.rounds, &r->stats.rounds_local, &r->stats.rounds_global,
+                            &r->stats.blocks, &r->stats.bytes, &r->stats.meta_bytes,
+                            &r->stats.messages, &r->stats.temp_bytes };
+    for (int k = 0; k < 8; k++)
+        *counts[k] = sqlite3_column_int64(st, 13 + k);
+    sqlite3_finalize(st);
+    if (samples && sqlite3_prepare_v2(d->handle, "SELECT seconds FROM samples WHERE result_id = ?"
+                                      " ORDER BY iteration", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        while (*nsamples < max_samples && sqlite3_step(st) == SQLITE_ROW)
+            samples[(*nsamples)++] = sqlite3_column_double(st, 0);
+        sqlite3_finalize(st);
+    }
+    return 1;
 }

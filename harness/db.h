@@ -144,4 +144,30 @@ int db_note_run_load(db *d, long long run_id, double load);
 /* Sets the run's end time and final status ("done", "failed", "timeout"). */
 int db_end_run(db *d, long long run_id, const char *status);
 
+/* ---- for `a2atune tune` ---- */
+
+/* Opens an a2atune database for reading only (a replay source): -1 with one line in err
+ * for a file that is missing, not SQLite or not ours. */
+int db_open_readonly(const char *path, db **out, char *err, size_t errlen);
+
+/* The newest run of the same sweep text, section filter and launch size holding rows
+ * the tuner chose: 1 and its id, 0 if there is none, -1 on error. */
+int db_find_tuner_run(db *d, const run_info *info, long long *run_id);
+
+/* Calls seen(key, record, tuner_step or -1, ctx) for every row of run_id, oldest first;
+ * record holds status, message and the timing summary (summary.n = iterations). */
+int db_recorded_results(db *d, long long run_id,
+                        void (*seen)(const char *key, const result_record *r, int step, void *ctx),
+                        void *ctx);
+
+/* Provenance of the run a replayed database measured: its newest run of the same sweep
+ * text (else its newest run), backend "replay:<backend>". -1 with a message if it has no run. */
+int db_replay_run_info(db *d, const char *sweep_text, run_info *info, char *err, size_t errlen);
+
+/* The newest non-skipped row of configuration key: status, message, summary, oversubscribed,
+ * bytes moved, measured counts, and up to max_samples samples. Returns 1, 0 if the
+ * database has no such row, -1 on error. */
+int db_replay_result(db *d, const char *key, result_record *r, double *samples, int max_samples,
+                     int *nsamples);
+
 #endif

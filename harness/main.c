@@ -19,6 +19,10 @@ static const char usage[] =
     "  mpirun -n N a2atune run SWEEP.ini [--db PATH] [--section LIST] [--counters LIST]\n"
     "                                    [--resume] [--dry-run] [--quiet]\n"
     "                                    [--shuffle SEED] [--launch I/N --launch-group ID]\n"
+    "  mpirun -n N a2atune tune SWEEP.ini [--budget 25%] [--db PATH] [--resume] [--replay DB]\n"
+    "                     measure only what a model-guided search chooses, until every\n"
+    "                     (P, S) is decided or the budget is spent; then the tuning files\n"
+    "                     (a2atune tune --help)\n"
     "  a2atune list       every kernel: family, parameters and their valid ranges\n"
     "  a2atune counters   which hardware (PAPI) and software counters work here, and why not\n"
     "  a2atune model --P LIST --radix LIST\n"
@@ -260,6 +264,8 @@ int main(int argc, char **argv)
         return command_app(argc, argv);
     if (strcmp(cmd, "counters") == 0)
         return counters_describe(stdout) == 0 ? EXIT_OK : EXIT_WRONG;
+    if (strcmp(cmd, "tune") == 0)
+        return command_tune(argc, argv);
     if (strcmp(cmd, "copybench") == 0)
         return command_copybench(argc, argv);
     if (strcmp(cmd, "run") == 0) {

@@ -378,7 +378,7 @@ typedef struct timeout_context {
     const sweep_section *section;
     const config *config;
     double started;
-    const int *counts;  /* ok, wrong, error, skipped so far */
+    const int *counts;  /* ok, wrong, error, skipped so far (NULL: not a sweep's launch) */
     double launched;    /* when the launch started */
 } timeout_context;
 
@@ -403,9 +403,10 @@ static void on_timeout(void *arg)
         fprintf(stderr, "a2atune: %s\n", err);
     }
     fprintf(stderr, "a2atune: TIMEOUT %s: %s\n", what, r.message);
-    fprintf(stderr, "a2atune: ended by a timeout after %.1f s: %d ok, %d wrong, %d error, "
-            "%d skipped, 1 timeout\n", now() - t->launched, t->counts[0], t->counts[1],
-            t->counts[2], t->counts[3]);
+    if (t->counts) /* a sweep's launch: its summary line, as at its end */
+        fprintf(stderr, "a2atune: ended by a timeout after %.1f s: %d ok, %d wrong, %d error, "
+                "%d skipped, 1 timeout\n", now() - t->launched, t->counts[0], t->counts[1],
+                t->counts[2], t->counts[3]);
     _exit(EXIT_TIMEOUT);
 }
 
@@ -749,4 +750,77 @@ out:
     free(oversubscribed_at);
     sweep_free(sw);
     return rc;
+}
+
+/* ---- shared with `a2atune tune` (tune_command.c) ---------------------------------- */
+
+/* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
+int load_sweep_everywhere(const char *path, sweep **sw, char *err, size_t errlen)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char *text = NULL;
+    long long text_len = -1;
+    if (rank == 0 && (text = read_file(path, err, errlen)))
+        text_len = (long long)strlen(text);
+    MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (text_len < 0)
+        return -1;
+    if (rank != 0)
+        text = malloc((size_t)text_len + 1);
+    MPI_Bcast(text, (int)text_len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int rc = sweep_load(path, text, sw, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
+MPI_Comm *comms_for_sizes(const config *configs, int n, int world)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm *comm_of = calloc((size_t)world + 1, sizeof *comm_of);
+    for (int P = 1; P <= world; P++)
+        comm_of[P] = MPI_COMM_NULL;
+    for (int i = 0; i < n; i++) {
+        int P = configs[i].P;
+        if (configs[i].skip || P > world || comm_of[P] != MPI_COMM_NULL)
+            continue;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < P ? 0 : MPI_UNDEFINED, rank, &comm_of[P]);
+        if (comm_of[P] == MPI_COMM_NULL)
+            comm_of[P] = MPI_COMM_SELF; /* marks "created, this rank idles" */
+        else
+            MPI_Comm_set_errhandler(comm_of[P], MPI_ERRORS_RETURN);
+    }
+    return comm_of;
+}
+
+/* Guarantees: see cli.h. */
+void free_comms(MPI_Comm *comm_of, int world)
+{
+    for (int P = 1; P <= world; P++)
+        if (comm_of[P] != MPI_COMM_NULL && comm_of[P] != MPI_COMM_SELF)
+            MPI_Comm_free(&comm_of[P]);
+    free(comm_of);
+}
+
+/* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
+void measure_everywhere(const char *db_path, long long run_id, const sweep_section *sec,
+                        const config *c, MPI_Comm comm, result_record *r, double *samples)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    r->started = now();
+    timeout_context tc = { db_path, run_id, sec, c, r->started, NULL, r->started };
+    if (rank == 0)
+        watchdog_arm(c->timeout, on_timeout, &tc);
+    if (rank < c->P) {
+        run_config(c, comm, r, samples);
+        polite_barrier(MPI_COMM_WORLD);
+    } else {
+        idle_barrier(MPI_COMM_WORLD); /* idle ranks free their core while they wait */
+    }
+    if (rank == 0)
+        watchdog_disarm();
+    r->ended = now();
 }

@@ -7,10 +7,11 @@ from . import tune
 from . import hint_tune
 from . import figures
 from . import bandwidth
+from . import tuner_report
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth)
+               hint_tune, figures, bandwidth, tuner_report)
 
 
 def build_parser():

@@ -1,0 +1,593 @@
+/* tune_command.c — `a2atune tune`: measure what a model-guided search chooses, within a
+ * budget, then write the tuning files (harness/tuner.h for the search). */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "configs.h"
+#include "db.h"
+#include "heartbeat.h"
+#include "provenance.h"
+#include "tuner.h"
+#include "watchdog.h"
+
+extern char **environ;
+
+static const char tune_usage[] =
+    "usage: mpirun -n N a2atune tune SWEEP.ini [--budget 25%] [--db PATH] [--section LIST]\n"
+    "                                   [--resume] [--replay DB] [--confidence 0.95]\n"
+    "                                   [--margin 2%] [--out DIR] [--no-files] [--quiet]\n"
+    "\n"
+    "Measures a part of the sweep that a model-guided search chooses (README: \"The\n"
+    "autotuner\"): the TRA paper's cost model alpha K + beta D S fitted per kernel by least\n"
+    "squares, corrected by what neighbouring S, P and radices measured; stops when every\n"
+    "(P, S) is decided with the confidence asked or the budget is spent. Rows are measured\n"
+    "and validated as `a2atune run` does, marked chosen_by = 'tuner' with their step; then\n"
+    "scripts/a2a tune writes the tuning files from this run.\n"
+    "  --budget B      at most B% of the configurations that can run (0 < B <= 100), or a\n"
+    "                  number of configurations (default 25%)\n"
+    "  --db PATH       results database (default results/a2a.db)\n"
+    "  --section LIST  tune only these sections of the sweep\n"
+    "  --resume        continue the newest tuner run of the same sweep in PATH: what it\n"
+    "                  measured is reloaded, never measured again, and counts in the budget\n"
+    "  --replay DB     measure nothing: take each chosen configuration's row from DB, an\n"
+    "                  exhaustive run of the same sweep (to evaluate the search; no mpirun needed)\n"
+    "  --confidence C  a (P, S) is decided when no unmeasured candidate beats its winner by\n"
+    "                  more than the margin with probability >= C (default 0.95)\n"
+    "  --margin M      gains smaller than M% are not worth a measurement (default 2%)\n"
+    "  --out DIR       directory of the tuning files (default results/tuning)\n"
+    "  --no-files      do not call scripts/a2a tune at the end\n"
+    "  --quiet         no line per measurement\n"
+    "exit codes: 0 done, 1 a result was wrong or a kernel failed, 2 bad input, 3 a\n"
+    "configuration hit its time limit (--resume continues)\n";
+
+typedef struct tune_options {
+    const char *sweep_path, *db_path, *section, *replay_path, *out_dir;
+    double budget_percent; /* > 0: a percentage */
+    long budget_count;     /* > 0: a number of configurations */
+    double confidence, margin;
+    int resume, quiet, no_files;
+    char command_line[4096];
+} tune_options;
+
+static double now(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+static int share(int value)
+{
+    MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return value;
+}
+
+static int bad(int rank, const char *fmt, const char *a, const char *b)
+{
+    if (rank == 0) {
+        fprintf(stderr, "a2atune: tune: ");
+        fprintf(stderr, fmt, a, b);
+        fprintf(stderr, "\n");
+    }
+    return EXIT_BAD_INPUT;
+}
+
+/* "25%" -> percent 25; "60" -> count 60; 0 on success, -1 for anything else or out of range. */
+static int parse_budget(const char *text, double *percent, long *count)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno)
+        return -1;
+    if (*end == '%' && end[1] == '\0') {
+        if (!(v > 0 && v <= 100))
+            return -1;
+        *percent = v;
+        return 0;
+    }
+    if (*end != '\0' || v < 1 || v != floor(v) || v > LONG_MAX / 2)
+        return -1;
+    *count = (long)v;
+    return 0;
+}
+
+/* "2%" or "0.02" -> 0.02 */
+static int parse_fraction(const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text)
+        return -1;
+    if (*end == '%' && end[1] == '\0')
+        v /= 100;
+    else if (*end != '\0')
+        return -1;
+    *out = v;
+    return v >= 0 && v < 1 ? 0 : -1;
+}
+
+/* Parses the arguments; -1 on success, else an exit code (message on rank 0). */
+static int parse_tune(int argc, char **argv, int rank, tune_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->db_path = "results/a2a.db";
+    o->out_dir = "results/tuning";
+    o->budget_percent = 25;
+    o->confidence = 0.95;
+    o->margin = 0.02;
+    join_command_line(argc, argv, o->command_line, sizeof o->command_line);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int takes_value = strcmp(a, "--db") == 0 || strcmp(a, "--section") == 0 ||
+                          strcmp(a, "--replay") == 0 || strcmp(a, "--out") == 0 ||
+                          strcmp(a, "--budget") == 0 || strcmp(a, "--confidence") == 0 ||
+                          strcmp(a, "--margin") == 0;
+        if (takes_value && i + 1 >= argc)
+            return bad(rank, "%s needs a value%s", a, " (see a2atune tune --help)");
+        const char *v = takes_value ? argv[++i] : NULL;
+        if (strcmp(a, "--db") == 0)
+            o->db_path = v;
+        else if (strcmp(a, "--section") == 0)
+            o->section = v;
+        else if (strcmp(a, "--replay") == 0)
+            o->replay_path = v;
+        else if (strcmp(a, "--out") == 0)
+            o->out_dir = v;
+        else if (strcmp(a, "--budget") == 0) {
+            o->budget_percent = 0;
+            o->budget_count = 0;
+            if (parse_budget(v, &o->budget_percent, &o->budget_count))
+                return bad(rank, "--budget %s: give a percentage above 0 and at most 100%% (25%%) "
+                           "or a number of configurations of at least 1%s", v, "");
+        } else if (strcmp(a, "--confidence") == 0) {
+            char *end;
+            o->confidence = strtod(v, &end);
+            if (end == v || *end || !(o->confidence > 0 && o->confidence < 1))
+                return bad(rank, "--confidence %s: give a probability between 0 and 1 (0.95)%s", v, "");
+        } else if (strcmp(a, "--margin") == 0) {
+            if (parse_fraction(v, &o->margin))
+                return bad(rank, "--margin %s: give a percentage from 0 below 100 (2%%)%s", v, "");
+        } else if (strcmp(a, "--resume") == 0)
+            o->resume = 1;
+        else if (strcmp(a, "--quiet") == 0)
+            o->quiet = 1;
+        else if (strcmp(a, "--no-files") == 0)
+            o->no_files = 1;
+        else if (a[0] == '-' && a[1])
+            return bad(rank, "unknown option '%s'%s", a, " (see a2atune tune --help)");
+        else if (!o->sweep_path)
+            o->sweep_path = a;
+        else
+            return bad(rank, "unexpected argument '%s'%s", a, " (see a2atune tune --help)");
+    }
+    if (!o->sweep_path)
+        return bad(rank, "%s%s", "tune needs a sweep file", " (see a2atune tune --help)");
+    return -1;
+}
+
+static void format_seconds(double s, char *text, size_t len)
+{
+    if (s < 1e-3)
+        snprintf(text, len, "%.2f us", s * 1e6);
+    else if (s < 1)
+        snprintf(text, len, "%.3f ms", s * 1e3);
+    else
+        snprintf(text, len, "%.3f s", s);
+}
+
+/* "tra radix=4" / "vendor vendor_algorithm=0": the candidate part of a configuration. */
+static void describe_choice(const config *c, char *text, size_t len)
+{
+    int n = snprintf(text, len, "%s", c->kernel->name);
+    for (int p = 0; p < A2A_PARAM_COUNT && n > 0 && (size_t)n < len; p++)
+        if (a2a_kernel_takes(c->kernel, (a2a_param)p)) {
+            char value[32];
+            a2a_param_value_text((a2a_param)p, c->params[p], value, sizeof value);
+            n += snprintf(text + n, len - (size_t)n, " %s=%s", a2a_param_name((a2a_param)p), value);
+        }
+}
+
+/* "uniform P=2 S=1KiB constant": the cell part of a configuration. */
+static void describe_cell(const config *c, char *text, size_t len)
+{
+    char s[32], dist_params[300];
+    format_bytes(c->S, s, sizeof s);
+    config_dist_params(c, dist_params, sizeof dist_params);
+    snprintf(text, len, "%s P=%d S=%s %s%s%.60s%s", a2a_family_name(c->kernel->family), c->P, s,
+             wl_dist_name(c->dist), dist_params[0] ? "(" : "", dist_params, dist_params[0] ? ")" : "");
+}
+
+/* The per-(P, S) table: winner, runner-up, noise, confidence, measured. */
+static void print_cells(const tuner *t, const config *configs, FILE *out)
+{
+    fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %6s %5s  %s\n", "cell", "best so far", "median",
+            "runner-up", "median", "gap", "noise", "conf", "measured");
+    for (int c = 0; c < tuner_cells(t); c++) {
+        tuner_cell_state s;
+        tuner_cell(t, c, &s);
+        char cell[200], win[120] = "-", run[120] = "-", wt[32] = "", rt[32] = "", gap[16] = "";
+        describe_cell(tuner_cell_config(t, c), cell, sizeof cell);
+        if (s.winner >= 0) {
+            describe_choice(&configs[s.winner], win, sizeof win);
+            format_seconds(s.winner_s, wt, sizeof wt);
+        }
+        if (s.runner_up >= 0) {
+            describe_choice(&configs[s.runner_up], run, sizeof run);
+            format_seconds(s.runner_up_s, rt, sizeof rt);
+            snprintf(gap, sizeof gap, "%.1f%%", 100 * (s.runner_up_s / s.winner_s - 1));
+        }
+        fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %5.1f%% %5.3f  %d/%d%s\n", cell, win, wt, run,
+                rt, gap, 100 * s.noise, s.confidence, s.measured, s.candidates,
+                s.final ? "" : "  (not final)");
+    }
+}
+
+/* ---- resume ------------------------------------------------------------------------ */
+
+typedef struct key_index {
+    const char *key;
+    int index;
+} key_index;
+
+static int compare_key_index(const void *a, const void *b)
+{
+    return strcmp(((const key_index *)a)->key, ((const key_index *)b)->key);
+}
+
+typedef struct reload {
+    tuner *t;
+    key_index *keys;
+    int nkeys, loaded, foreign, last_step;
+} reload;
+
+/* db_recorded_results callback: feeds a recorded row back to the tuner. */
+static void reload_row(const char *key, const result_record *r, int step, void *ctx)
+{
+    reload *rl = ctx;
+    key_index probe = { key, 0 }, *hit = bsearch(&probe, rl->keys, (size_t)rl->nkeys, sizeof *rl->keys,
+                                                compare_key_index);
+    if (!hit || tuner_record(rl->t, hit->index, strcmp(r->status, "ok") == 0 && r->summary.n > 0,
+                             r->summary.median, r->summary.q1, r->summary.q3, r->summary.n)) {
+        rl->foreign++;
+        return;
+    }
+    rl->loaded++;
+    if (step > rl->last_step)
+        rl->last_step = step;
+}
+
+/* ---- the tuning files -------------------------------------------------------------- */
+
+/* scripts/a2a next to the build (build/MPI/a2atune -> ../../scripts/a2a), else ./scripts/a2a. */
+static void find_a2a_script(char *path, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        snprintf(path, len, "%s/../../scripts/a2a", dirname(exe));
+        if (access(path, X_OK) == 0)
+            return;
+    }
+    snprintf(path, len, "scripts/a2a");
+}
+
+/* Runs scripts/a2a tune on this run's rows; its exit code (2 if it cannot start). */
+static int write_tuning_files(const tune_options *o, long long run_id)
+{
+    char script[PATH_MAX + 32], run[32];
+    find_a2a_script(script, sizeof script);
+    snprintf(run, sizeof run, "%lld", run_id);
+    char *args[] = { script, "tune", "--db", (char *)o->db_path, "--run", run, "--out",
+                     (char *)o->out_dir, NULL };
+    fprintf(stderr, "a2atune: tuning files: %s tune --db %s --run %s --out %s\n", script, o->db_path,
+            run, o->out_dir);
+    fflush(NULL);
+    pid_t pid;
+    if (access(script, X_OK) != 0 || posix_spawn(&pid, script, NULL, NULL, args, environ) != 0) {
+        fprintf(stderr, "a2atune: tune: cannot run %s: run the line above from the project "
+                "directory\n", script);
+        return EXIT_BAD_INPUT;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_WRONG;
+}
+
+/* ---- the command --------------------------------------------------------------------- */
+
+/* The search and its measurements; collective over MPI_COMM_WORLD. *run_id gets the run
+ * on rank 0. Returns an exit code. */
+static int tune(const tune_options *o, long long *run_id_out)
+{
+    int rank, world;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    char err[1024] = "";
+    sweep *sw = NULL;
+    if (load_sweep_everywhere(o->sweep_path, &sw, err, sizeof err)) {
+        if (rank == 0)
+            fprintf(stderr, "a2atune: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+
+    run_info info;
+    int *oversubscribed_at = calloc((size_t)world + 1, sizeof *oversubscribed_at);
+    launch_info launch = { .world = world };
+    collect_provenance(MPI_COMM_WORLD, &info, &launch.node_ranks, oversubscribed_at);
+    double available = rank == 0 ? memory_available() * 0.8 : 0;
+    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    launch.mem_available = available;
+
+    /* --replay: the launch as the replayed run saw it */
+    db *replay = NULL;
+    int status = 0;
+    if (o->replay_path && rank == 0) {
+        char why[512];
+        if (db_open_readonly(o->replay_path, &replay, why, sizeof why) ||
+            db_replay_run_info(replay, sw->text, &info, why, sizeof why)) {
+            snprintf(err, sizeof err, "--replay %s: %s", o->replay_path, why);
+            status = 1;
+        }
+    }
+    int replay_launch[2] = { info.world_size, info.ppn > 0 ? info.ppn : info.world_size };
+    if (o->replay_path) {
+        MPI_Bcast(replay_launch, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        launch.world = replay_launch[0];
+        launch.node_ranks = replay_launch[1];
+        launch.mem_available = 0;
+    }
+
+    config *configs = NULL;
+    int nconfigs = 0, rc = EXIT_OK;
+    tuner *t = NULL;
+    db *d = NULL;
+    MPI_Comm *comm_of = NULL;
+    double *samples = NULL;
+    if (share(status)) {
+        rc = bad(rank, "%s%s", err, "");
+        goto out;
+    }
+    if (expand_sweep(sw, &launch, o->section, &configs, &nconfigs, err, sizeof err)) {
+        rc = bad(rank, "%s%s", err, "");
+        goto out;
+    }
+    tuner_options topt = { .confidence = o->confidence, .margin = o->margin };
+    int runnable = 0;
+    for (int i = 0; i < nconfigs; i++)
+        runnable += !configs[i].skip;
+    topt.budget = o->budget_count > 0 ? (int)o->budget_count
+                                      : (int)floor(o->budget_percent / 100 * runnable + 1e-9);
+    if (topt.budget < 1)
+        topt.budget = 1;
+    t = tuner_create(configs, nconfigs, &topt);
+    if (tuner_tunable_cells(t) == 0) {
+        char n[32];
+        snprintf(n, sizeof n, "%d", runnable);
+        rc = bad(rank, "%s: nothing to tune: each (P, S) has at most one configuration that can "
+                 "run (%s in all)", o->sweep_path, n);
+        goto out;
+    }
+    if (o->budget_count > runnable) {
+        char n[64];
+        snprintf(n, sizeof n, "%ld, more than the %d", o->budget_count, runnable);
+        rc = bad(rank, "--budget %s configurations of %s that can run", n, o->sweep_path);
+        goto out;
+    }
+
+    /* rank 0 owns the database: a new run, or the tuner run to resume */
+    long long run_id = 0;
+    int next_step = 1;
+    info.sweep_file = o->sweep_path;
+    info.sweep_text = sw->text;
+    info.section = o->section;
+    info.command_line = o->command_line;
+    if (rank == 0) {
+        if (replay) { /* every candidate must be in the replayed database */
+            int missing = 0;
+            const char *first = NULL;
+            for (int i = 0; i < nconfigs; i++) {
+                result_record r = { 0 };
+                int n;
+                if (!configs[i].skip && db_replay_result(replay, configs[i].key, &r, NULL, 0, &n) != 1) {
+                    missing++;
+                    first = first ? first : configs[i].key;
+                }
+            }
+            if (missing) {
+                snprintf(err, sizeof err, "--replay %s: no result for %d of the %d configurations "
+                         "that can run (first: %.300s); replay an exhaustive run of the same sweep",
+                         o->replay_path, missing, runnable, first);
+                status = 1;
+            }
+        }
+        if (!status && db_open(o->db_path, &d, err, sizeof err))
+            status = 1;
+        if (!status && o->resume) {
+            int found = db_find_tuner_run(d, &info, &run_id);
+            if (found < 0) {
+                snprintf(err, sizeof err, "%s: cannot look for a tuner run to resume", o->db_path);
+                status = 1;
+            } else if (found == 0) {
+                fprintf(stderr, "a2atune: --resume: no earlier tuner run of this sweep in %s; "
+                        "starting a new run\n", o->db_path);
+            } else {
+                key_index *keys = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof *keys);
+                for (int i = 0; i < nconfigs; i++)
+                    keys[i] = (key_index){ configs[i].key, i };
+                qsort(keys, (size_t)nconfigs, sizeof *keys, compare_key_index);
+                reload rl = { t, keys, nconfigs, 0, 0, 0 };
+                db_recorded_results(d, run_id, reload_row, &rl);
+                free(keys);
+                db_reopen_run(d, run_id);
+                next_step = rl.last_step + 1;
+                fprintf(stderr, "a2atune: resuming tuner run %lld: %d configurations already "
+                        "measured (not measured again)%s\n", run_id, rl.loaded,
+                        rl.foreign ? ", some rows are not of this sweep (ignored)" : "");
+            }
+        }
+        if (!status && run_id == 0 && db_begin_run(d, &info, &run_id, err, sizeof err))
+            status = 1;
+        if (!status)
+            heartbeat_start(o->db_path, run_id); /* a live run: not taken for a dead one */
+    }
+    if (share(status)) {
+        rc = bad(rank, "%s%s", err, "");
+        goto out;
+    }
+
+    if (!o->replay_path)
+        comm_of = comms_for_sizes(configs, nconfigs, world);
+    int max_iterations = 1;
+    for (int i = 0; i < nconfigs; i++)
+        if (configs[i].iterations > max_iterations)
+            max_iterations = configs[i].iterations;
+    samples = malloc((size_t)max_iterations * sizeof *samples);
+    if (rank == 0) {
+        watchdog_start();
+        fprintf(stderr, "a2atune: tune: %d configurations can run in %d cells (%d to tune); "
+                "budget %d (%.0f%%) -> %s, run %lld%s\n", runnable, tuner_cells(t),
+                tuner_tunable_cells(t), topt.budget, 100.0 * topt.budget / runnable, o->db_path,
+                run_id, o->replay_path ? " (replayed, nothing measured)" : "");
+        if (!o->replay_path && info.oversubscribed)
+            fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
+                    "than cores are oversubscribed (flagged in the database); their timings "
+                    "measure the scheduler\n", info.ppn, info.cores_per_node);
+    }
+
+    const char *last_phase = "";
+    int counts[3] = { 0 }; /* ok, wrong, error */
+    int stopped_by_budget = 0;
+    for (;;) {
+        int next = -1;
+        const char *phase = "";
+        if (rank == 0) {
+            next = tuner_next(t, &phase);
+            stopped_by_budget = next < 0 && tuner_measured(t) >= topt.budget;
+            if (strcmp(last_phase, "design") == 0 && strcmp(phase, "design") != 0) {
+                fprintf(stderr, "a2atune: tune: cost model fitted on the design points:\n");
+                tuner_print_model(t, stderr);
+            }
+            if (next >= 0)
+                last_phase = phase;
+        }
+        next = share(next);
+        if (next < 0)
+            break;
+        config *c = &configs[next];
+        c->chosen_by = "tuner";
+        c->tuner_step = next_step;
+        const sweep_section *sec = &sw->sections[c->section];
+        result_record r = { .status = "error", .oversubscribed = oversubscribed_at[c->P < world ? c->P : world] };
+        int nsamples = 0;
+        if (!o->replay_path) {
+            measure_everywhere(o->db_path, run_id, sec, c, comm_of[c->P], &r, samples);
+            nsamples = strcmp(r.status, "ok") == 0 ? c->iterations : 0;
+        } else if (rank == 0) {
+            r.started = now();
+            db_replay_result(replay, c->key, &r, samples, max_iterations, &nsamples);
+            r.ended = now();
+        }
+        if (rank == 0) {
+            if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
+                fprintf(stderr, "a2atune: %s\n", err);
+                status = 1;
+            }
+            int ok = strcmp(r.status, "ok") == 0 && r.summary.n > 0;
+            tuner_record(t, next, ok, r.summary.median, r.summary.q1, r.summary.q3, r.summary.n);
+            counts[ok ? 0 : strcmp(r.status, "wrong") == 0 ? 1 : 2]++;
+            char cell[200], choice[120], median[32] = "";
+            describe_cell(c, cell, sizeof cell);
+            describe_choice(c, choice, sizeof choice);
+            if (ok)
+                format_seconds(r.summary.median, median, sizeof median);
+            if (!o->quiet)
+                fprintf(stderr, "[%d/%d] %-7s %s  %s: %s\n", tuner_measured(t), topt.budget,
+                        phase, cell, choice, ok ? median : r.message);
+            int every = topt.budget / 5 > 10 ? topt.budget / 5 : 10;
+            if (!o->quiet && tuner_measured(t) % every == 0) {
+                fprintf(stderr, "a2atune: tune: %d measured, %d left in the budget; per (P, S) "
+                        "before this step:\n", tuner_measured(t), topt.budget - tuner_measured(t));
+                print_cells(t, configs, stderr);
+            }
+            if (!ok && strcmp(r.status, "skipped") != 0)
+                fprintf(stderr, "a2atune: %s %s %s: %s\n",
+                        strcmp(r.status, "wrong") == 0 ? "WRONG" : "ERROR", cell, choice, r.message);
+        }
+        next_step++;
+        if (share(status))
+            break;
+    }
+
+    if (rank == 0) {
+        int final = 0, decided = 0;
+        for (int c = 0; c < tuner_cells(t); c++) {
+            tuner_cell_state s;
+            tuner_cell(t, c, &s);
+            final += s.final;
+            decided += s.winner >= 0;
+        }
+        fprintf(stderr, "a2atune: tune: cost model:\n");
+        tuner_print_model(t, stderr);
+        fprintf(stderr, "a2atune: tune: per (P, S) (gap: runner-up over the best; noise: the "
+                "larger IQR / median of the two; conf: P(no unmeasured candidate is faster by "
+                "more than %.0f%%)):\n", 100 * o->margin);
+        print_cells(t, configs, stderr);
+        fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %d), "
+                "%d of %d cells final (confidence %.2f), %d decided; %s\n", tuner_measured(t),
+                runnable, 100.0 * tuner_measured(t) / runnable, topt.budget, final, tuner_cells(t),
+                o->confidence, decided, status ? "stopped: the database failed"
+                : stopped_by_budget && final < tuner_cells(t) ? "stopped: budget spent"
+                : "stopped: every cell decided");
+        heartbeat_stop();
+        db_end_run(d, run_id, status ? "failed" : counts[1] + counts[2] ? "failed" : "done");
+        printf("results: %s (run %lld)\n", o->db_path, run_id);
+        *run_id_out = run_id;
+    }
+    rc = status ? EXIT_BAD_INPUT : counts[1] + counts[2] ? EXIT_WRONG : EXIT_OK;
+    rc = share(rc);
+out:
+    if (comm_of)
+        free_comms(comm_of, world);
+    db_close(d);
+    db_close(replay);
+    tuner_free(t);
+    free(samples);
+    free(configs);
+    free(oversubscribed_at);
+    sweep_free(sw);
+    return rc;
+}
+
+/* Guarantees: see cli.h. */
+int command_tune(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(tune_usage, stdout);
+            return EXIT_OK;
+        }
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    tune_options o;
+    long long run_id = 0;
+    int rc = parse_tune(argc, argv, rank, &o);
+    if (rc < 0)
+        rc = tune(&o, &run_id);
+    MPI_Finalize();
+    if (rank == 0 && rc == EXIT_OK && !o.no_files)
+        rc = write_tuning_files(&o, run_id);
+    return rc;
+}

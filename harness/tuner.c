@@ -1,0 +1,707 @@
+/* tuner.c — model-guided choice of the configurations to measure (see tuner.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "radix_model.h"
+#include "tuner.h"
+
+/* Length scales of the residual smoothing, in log2 units: a neighbour one octave of S
+ * away weighs exp(-(1/1.5)^2) = 0.64, one doubling of P or of the radix exp(-1) = 0.37;
+ * a different value of another parameter (block_count, vendor_algorithm) divides by e^2. */
+#define SCALE_S 1.5
+#define SCALE_P 1.0
+#define SCALE_R 1.0
+#define OTHER_PARAM_PENALTY 2.0
+#define CELL_SCALE_S 0.75      /* what the model misses at one (P, S) in every kernel (a
+                                * protocol switch, a cache) changes quickly with S */
+#define PRIOR_WEIGHT 0.5      /* weight of "the model is right" against the neighbours */
+#define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
+#define MIN_MODEL_SD 0.05
+#define MIN_NOISE 0.005
+
+typedef struct candidate {
+    int config;          /* index into the configurations */
+    int cell, group;     /* group: same context (cell without P and S) and kernel */
+    double log_s, log_p, log_r;
+    double K, DS;        /* model features: rounds; bytes one process sends, D * S */
+    int measured, ok;
+    double y;            /* log of the median */
+    double rel_iqr;      /* (q3 - q1) / median */
+    double noise;        /* log-scale standard error of the median */
+    double model, mu, var; /* model time; predicted log time and its variance */
+    double residual;     /* ok: y - log(model) */
+} candidate;
+
+typedef struct cell {
+    int *members, count; /* candidate indices, in configuration order */
+    int context;
+    double log_s, log_p;
+    tuner_cell_state state;
+} cell;
+
+typedef struct group {
+    const a2a_kernel *kernel;
+    int context;
+    int *members, count;
+    double alpha, beta, rms, model_sd;
+    int fitted_from;     /* ok measurements behind alpha and beta (0: the context's fit) */
+} group;
+
+struct tuner {
+    const config *configs;
+    tuner_options opt;
+    candidate *cand;
+    int ncand;
+    cell *cells;
+    int ncells, ncontexts;
+    group *groups;
+    int ngroups;
+    int *design, ndesign;
+    int measured;
+    double noise;        /* typical noise of a median (log scale) */
+    double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
+    int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
+    int nconfigs;
+};
+
+/* ---- grouping -------------------------------------------------------------------- */
+
+/* The text that identifies what a configuration exchanges; with_size adds P and S. */
+static void shape_key(const config *c, int with_size, char *out, size_t len)
+{
+    char dist_params[300];
+    config_dist_params(c, dist_params, sizeof dist_params);
+    int n = snprintf(out, len, "%s|%s(%s)|%s|%s|%d|%d|%llu|%s", a2a_family_name(c->kernel->family),
+                     wl_dist_name(c->dist), dist_params, wl_payload_name(c->payload),
+                     sweep_datatype_name(c->datatype), c->gap, c->alloc,
+                     (unsigned long long)c->seed, c->pattern ? c->pattern : "");
+    if (with_size && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, "|P=%d|S=%lld", c->P, c->S);
+}
+
+typedef struct keyed {
+    char key[420];
+    int index;
+} keyed;
+
+static int compare_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* ids[i] = the number of the distinct key of item i, numbered in order of first appearance. */
+static int number_keys(keyed *items, int n, int *ids)
+{
+    qsort(items, (size_t)n, sizeof *items, compare_keyed);
+    int *first = malloc((size_t)(n ? n : 1) * sizeof *first), groups = 0;
+    for (int i = 0; i < n; i++) { /* the smallest index of each key marks its group */
+        if (i == 0 || strcmp(items[i].key, items[i - 1].key) != 0)
+            first[groups++] = items[i].index;
+        ids[items[i].index] = groups - 1;
+    }
+    /* renumber by first appearance so that ids follow the configuration order */
+    int *order = malloc((size_t)(groups ? groups : 1) * sizeof *order);
+    int *rank = malloc((size_t)(groups ? groups : 1) * sizeof *rank);
+    for (int g = 0; g < groups; g++)
+        order[g] = g;
+    for (int a = 1; a < groups; a++) { /* insertion sort by first index: groups are few */
+        int v = order[a], b = a;
+        for (; b > 0 && first[order[b - 1]] > first[v]; b--)
+            order[b] = order[b - 1];
+        order[b] = v;
+    }
+    for (int g = 0; g < groups; g++)
+        rank[order[g]] = g;
+    for (int i = 0; i < n; i++)
+        ids[i] = rank[ids[i]];
+    free(first);
+    free(order);
+    free(rank);
+    return groups;
+}
+
+/* Kernels that run Bruck's radix-2 schedule without taking a radix. */
+static int is_radix2_schedule(const a2a_kernel *k)
+{
+    return strcmp(k->name, "bruck") == 0 || strcmp(k->name, "twophase_bruck") == 0;
+}
+
+/* K and D * S of the model for configuration c. */
+static void model_features(const config *c, double *K, double *DS)
+{
+    long long P = c->P, r = P;
+    if (a2a_kernel_takes(c->kernel, A2A_PARAM_RADIX))
+        r = c->params[A2A_PARAM_RADIX];
+    else if (is_radix2_schedule(c->kernel))
+        r = 2;
+    if (r < 2)
+        r = 2;
+    long long rounds = a2a_model_rounds(P, r), blocks = a2a_model_blocks(P, r);
+    *K = rounds > 0 ? (double)rounds : 1.0;
+    *DS = (blocks > 0 ? (double)blocks : 1.0) * (double)(c->S > 0 ? c->S : 1);
+}
+
+/* Parameters other than the radix in which two configurations differ. */
+static int other_params_differ(const config *a, const config *b)
+{
+    int n = 0;
+    for (int p = 0; p < A2A_PARAM_COUNT; p++)
+        if (p != A2A_PARAM_RADIX && a2a_kernel_takes(a->kernel, (a2a_param)p) &&
+            a->params[p] != b->params[p])
+            n++;
+    return n;
+}
+
+/* Adds `value` to the int list *list of *count items (grows by doubling). */
+static void push(int **list, int *count, int value)
+{
+    if ((*count & (*count - 1)) == 0) /* 0, 1, 2, 4, ...: full */
+        *list = realloc(*list, (size_t)(*count ? 2 * *count : 1) * sizeof **list);
+    (*list)[(*count)++] = value;
+}
+
+static double model_time(double alpha, double beta, const candidate *c)
+{
+    double t = alpha * c->K + beta * c->DS;
+    return t > 1e-12 ? t : 1e-12;
+}
+
+/* Picks the design points (tuner.h, step 1). For the j-th of the J kernels of a context,
+ * with the context's sizes S_0 < ... < S_{n-1}: one point at S_{floor(j n / 2J)} (the lower
+ * half: latency) with the most rounds, on the largest P, and one at S_{n-1-floor(j n / 2J)}
+ * (the upper half: bandwidth) with the most bytes, on the smallest P. The kernels' points
+ * fall into different cells, so they also start covering the sweep. First points of every
+ * kernel, then second points, at most a fifth of the budget. */
+static void choose_design(tuner *t)
+{
+    int cap = t->opt.budget / 5;
+    int *first = malloc((size_t)t->ngroups * sizeof *first), *second = malloc((size_t)t->ngroups * sizeof *second);
+    double *sizes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *sizes);
+    for (int g = 0; g < t->ngroups; g++) {
+        const group *gr = &t->groups[g];
+        int j = 0, J = 0, n = 0;
+        for (int h = 0; h < t->ngroups; h++)
+            if (t->groups[h].context == gr->context) {
+                j += h < g;
+                J++;
+            }
+        double pmax = -1e300, pmin = 1e300;
+        for (int k = 0; k < t->ncand; k++) { /* the context's distinct sizes, ascending */
+            const candidate *c = &t->cand[k];
+            if (t->cells[c->cell].context != gr->context)
+                continue;
+            int seen = 0;
+            for (int i = 0; i < n && !seen; i++)
+                seen = sizes[i] == c->log_s;
+            if (!seen) {
+                int i = n++;
+                for (; i > 0 && sizes[i - 1] > c->log_s; i--)
+                    sizes[i] = sizes[i - 1];
+                sizes[i] = c->log_s;
+            }
+        }
+        for (int m = 0; m < gr->count; m++) {
+            pmax = fmax(pmax, t->cand[gr->members[m]].log_p);
+            pmin = fmin(pmin, t->cand[gr->members[m]].log_p);
+        }
+        int at = (int)((long long)j * n / (2 * J));
+        double s_low = sizes[at], s_high = sizes[n - 1 - at];
+        int a = -1, b = -1;
+        for (int m = 0; m < gr->count; m++) { /* nearest size to the target, then the extreme arm */
+            int i = gr->members[m];
+            const candidate *c = &t->cand[i];
+            if (c->log_p == pmax && (a < 0 || fabs(c->log_s - s_low) < fabs(t->cand[a].log_s - s_low) ||
+                                     (c->log_s == t->cand[a].log_s && c->K > t->cand[a].K)))
+                a = i;
+            if (c->log_p == pmin && (b < 0 || fabs(c->log_s - s_high) < fabs(t->cand[b].log_s - s_high) ||
+                                     (c->log_s == t->cand[b].log_s && c->DS > t->cand[b].DS)))
+                b = i;
+        }
+        first[g] = a;
+        second[g] = b != a ? b : -1;
+    }
+    free(sizes);
+    t->design = malloc((size_t)(2 * t->ngroups + 1) * sizeof *t->design);
+    for (int pass = 0; pass < 2; pass++)
+        for (int g = 0; g < t->ngroups && t->ndesign < cap; g++) {
+            int i = pass ? second[g] : first[g];
+            if (i >= 0)
+                t->design[t->ndesign++] = i;
+        }
+    free(first);
+    free(second);
+}
+
+/* Guarantees: see tuner.h. */
+tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
+{
+    tuner *t = calloc(1, sizeof *t);
+    t->configs = configs;
+    t->opt = *opt;
+    t->nconfigs = n;
+    t->by_config = malloc((size_t)(n ? n : 1) * sizeof *t->by_config);
+    for (int i = 0; i < n; i++)
+        t->by_config[i] = configs[i].skip ? -1 : t->ncand++;
+    t->cand = calloc((size_t)(t->ncand ? t->ncand : 1), sizeof *t->cand);
+    keyed *cells = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *cells);
+    keyed *contexts = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *contexts);
+    keyed *groups = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *groups);
+    int *cell_id = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *cell_id);
+    int *context_id = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *context_id);
+    int *group_id = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *group_id);
+    for (int i = 0, k = 0; i < n; i++) {
+        if (configs[i].skip)
+            continue;
+        const config *c = &configs[i];
+        candidate *cd = &t->cand[k];
+        cd->config = i;
+        cd->log_s = log2((double)(c->S > 0 ? c->S : 1));
+        cd->log_p = log2((double)c->P);
+        cd->log_r = a2a_kernel_takes(c->kernel, A2A_PARAM_RADIX) && c->params[A2A_PARAM_RADIX] > 0
+                        ? log2((double)c->params[A2A_PARAM_RADIX]) : 0;
+        model_features(c, &cd->K, &cd->DS);
+        shape_key(c, 1, cells[k].key, sizeof cells[k].key);
+        shape_key(c, 0, contexts[k].key, sizeof contexts[k].key);
+        snprintf(groups[k].key, sizeof groups[k].key, "%s|%.*s", c->kernel->name,
+                 (int)(sizeof groups[k].key - 80), contexts[k].key);
+        cells[k].index = contexts[k].index = groups[k].index = k;
+        k++;
+    }
+    t->ncells = number_keys(cells, t->ncand, cell_id);
+    t->ncontexts = number_keys(contexts, t->ncand, context_id);
+    t->ngroups = number_keys(groups, t->ncand, group_id);
+    free(cells);
+    free(contexts);
+    free(groups);
+    t->cells = calloc((size_t)(t->ncells ? t->ncells : 1), sizeof *t->cells);
+    t->groups = calloc((size_t)(t->ngroups ? t->ngroups : 1), sizeof *t->groups);
+    for (int k = 0; k < t->ncand; k++) {
+        candidate *cd = &t->cand[k];
+        cd->cell = cell_id[k];
+        cd->group = group_id[k];
+        cell *ce = &t->cells[cd->cell];
+        push(&ce->members, &ce->count, k);
+        ce->context = context_id[k];
+        ce->log_s = cd->log_s;
+        ce->log_p = cd->log_p;
+        group *g = &t->groups[cd->group];
+        push(&g->members, &g->count, k);
+        g->kernel = configs[cd->config].kernel;
+        g->context = context_id[k];
+    }
+    free(cell_id);
+    free(context_id);
+    free(group_id);
+    t->ctx_alpha = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_alpha);
+    t->ctx_beta = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_beta);
+    t->ctx_sd = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_sd);
+    t->noise = 0.02;
+    choose_design(t);
+    return t;
+}
+
+/* Guarantees: frees everything tuner_create allocated; NULL is fine. */
+void tuner_free(tuner *t)
+{
+    if (!t)
+        return;
+    for (int c = 0; c < t->ncells; c++)
+        free(t->cells[c].members);
+    for (int g = 0; g < t->ngroups; g++)
+        free(t->groups[g].members);
+    free(t->cells);
+    free(t->groups);
+    free(t->cand);
+    free(t->design);
+    free(t->by_config);
+    free(t->ctx_alpha);
+    free(t->ctx_beta);
+    free(t->ctx_sd);
+    free(t);
+}
+
+int tuner_candidates(const tuner *t) { return t->ncand; }
+int tuner_cells(const tuner *t) { return t->ncells; }
+int tuner_measured(const tuner *t) { return t->measured; }
+
+int tuner_tunable_cells(const tuner *t)
+{
+    int n = 0;
+    for (int c = 0; c < t->ncells; c++)
+        n += t->cells[c].count >= 2;
+    return n;
+}
+
+const config *tuner_cell_config(const tuner *t, int c)
+{
+    return &t->configs[t->cand[t->cells[c].members[0]].config];
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples)
+{
+    if (index < 0 || index >= t->nconfigs || t->by_config[index] < 0)
+        return -1;
+    candidate *c = &t->cand[t->by_config[index]];
+    if (c->measured)
+        return -1;
+    c->measured = 1;
+    t->measured++;
+    c->ok = ok && median > 0;
+    if (c->ok) {
+        c->y = log(median);
+        c->rel_iqr = q3 > q1 ? (q3 - q1) / median : 0;
+        /* standard error of a median: 1.2533 sigma / sqrt(n), sigma = IQR / 1.349 */
+        double se = 0.93 * c->rel_iqr / sqrt(samples > 0 ? samples : 1);
+        c->noise = se > MIN_NOISE ? se : MIN_NOISE;
+    }
+    return 0;
+}
+
+/* ---- the model ------------------------------------------------------------------- */
+
+/* Least squares of alpha K + beta DS = T on the relative error over the ok members
+ * listed; non-negative coefficients. Returns the number of points used, 0 when the
+ * points do not determine both coefficients (alpha, beta untouched then). */
+static int fit(const tuner *t, const int *members, int count, double *alpha, double *beta)
+{
+    double saa = 0, sab = 0, sbb = 0, sa = 0, sb = 0;
+    int n = 0;
+    for (int m = 0; m < count; m++) {
+        const candidate *c = &t->cand[members[m]];
+        if (!c->ok)
+            continue;
+        double T = exp(c->y), a = c->K / T, b = c->DS / T;
+        saa += a * a;
+        sab += a * b;
+        sbb += b * b;
+        sa += a;
+        sb += b;
+        n++;
+    }
+    if (n < 2)
+        return 0;
+    double det = saa * sbb - sab * sab;
+    if (det <= 1e-9 * saa * sbb)
+        return 0;
+    double al = (sa * sbb - sb * sab) / det, be = (saa * sb - sab * sa) / det;
+    if (al < 0) {
+        al = 0;
+        be = sb / sbb;
+    } else if (be < 0) {
+        be = 0;
+        al = sa / saa;
+    }
+    *alpha = al;
+    *beta = be;
+    return n;
+}
+
+/* Mean squared log residual of the ok members under (alpha, beta); *n gets their number. */
+static double residual_ms(const tuner *t, const int *members, int count, double alpha,
+                          double beta, int *n)
+{
+    double s = 0;
+    *n = 0;
+    for (int m = 0; m < count; m++) {
+        const candidate *c = &t->cand[members[m]];
+        if (c->ok) {
+            double e = c->y - log(model_time(alpha, beta, c));
+            s += e * e;
+            (*n)++;
+        }
+    }
+    return *n ? s / *n : 0;
+}
+
+/* Fits every context and group, then predicts every unmeasured candidate. */
+static void refresh(tuner *t)
+{
+    /* noise: the median over the ok measurements */
+    double *noises = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *noises);
+    int nn = 0;
+    for (int k = 0; k < t->ncand; k++)
+        if (t->cand[k].ok)
+            noises[nn++] = t->cand[k].noise;
+    if (nn) {
+        for (int a = 1; a < nn; a++) { /* insertion sort: few hundred values */
+            double v = noises[a];
+            int b = a;
+            for (; b > 0 && noises[b - 1] > v; b--)
+                noises[b] = noises[b - 1];
+            noises[b] = v;
+        }
+        t->noise = noises[nn / 2];
+    }
+    free(noises);
+
+    /* per context: every kernel pooled (the fallback of kernels measured too little) */
+    int *members = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *members);
+    for (int x = 0; x < t->ncontexts; x++) {
+        int count = 0, ok = 0;
+        for (int k = 0; k < t->ncand; k++)
+            if (t->cells[t->cand[k].cell].context == x) {
+                members[count++] = k;
+                ok += t->cand[k].ok;
+            }
+        double alpha = 1e-6, beta = 1e-9; /* 1 us per round, 1 ns per byte: the shape before any data */
+        if (!fit(t, members, count, &alpha, &beta) && ok == 1) {
+            for (int m = 0; m < count; m++) /* one point: half latency, half bandwidth */
+                if (t->cand[members[m]].ok) {
+                    const candidate *c = &t->cand[members[m]];
+                    alpha = exp(c->y) / 2 / c->K;
+                    beta = exp(c->y) / 2 / c->DS;
+                }
+        }
+        int n;
+        double ms = residual_ms(t, members, count, alpha, beta, &n);
+        t->ctx_alpha[x] = alpha;
+        t->ctx_beta[x] = beta;
+        t->ctx_sd[x] = n >= 3 ? fmax(sqrt(ms * n / (n - 2)), MIN_MODEL_SD) : DEFAULT_MODEL_SD;
+    }
+    free(members);
+
+    for (int g = 0; g < t->ngroups; g++) {
+        group *gr = &t->groups[g];
+        double alpha = t->ctx_alpha[gr->context], beta = t->ctx_beta[gr->context];
+        gr->fitted_from = fit(t, gr->members, gr->count, &alpha, &beta);
+        if (!gr->fitted_from) { /* the context's shape, scaled to this kernel's points */
+            double s = 0;
+            int n = 0;
+            for (int m = 0; m < gr->count; m++) {
+                const candidate *c = &t->cand[gr->members[m]];
+                if (c->ok) {
+                    s += c->y - log(model_time(alpha, beta, c));
+                    n++;
+                }
+            }
+            if (n) {
+                alpha *= exp(s / n);
+                beta *= exp(s / n);
+            }
+        }
+        gr->alpha = alpha;
+        gr->beta = beta;
+        int n;
+        double ms = residual_ms(t, gr->members, gr->count, alpha, beta, &n);
+        gr->rms = sqrt(ms);
+        gr->model_sd = n >= 3 ? fmax(sqrt(ms * n / (n - 2)), MIN_MODEL_SD) : t->ctx_sd[gr->context];
+    }
+
+    /* predictions: log time = log model + what the model misses at this (P, S) in every
+     * kernel (the cell effect) + how this candidate deviates from that nearby (the
+     * candidate effect); both are kernel-weighted averages of the measured residuals */
+    int *ok_list = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ok_list), nok = 0;
+    for (int k = 0; k < t->ncand; k++) {
+        candidate *c = &t->cand[k];
+        const group *gr = &t->groups[c->group];
+        c->model = model_time(gr->alpha, gr->beta, c);
+        if (c->ok) {
+            c->residual = c->y - log(c->model);
+            ok_list[nok++] = k;
+        }
+    }
+    double *cell_effect = malloc((size_t)(t->ncells ? t->ncells : 1) * sizeof *cell_effect);
+    double *cell_weight = malloc((size_t)(t->ncells ? t->ncells : 1) * sizeof *cell_weight);
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const cell *ce = &t->cells[ci];
+        double sw = 0, swe = 0;
+        for (int o_index = 0; o_index < nok; o_index++) {
+            const candidate *o = &t->cand[ok_list[o_index]];
+            if (t->cells[o->cell].context != ce->context)
+                continue;
+            double ds = (ce->log_s - o->log_s) / CELL_SCALE_S, dp = (ce->log_p - o->log_p) / SCALE_P;
+            double w = exp(-(ds * ds + dp * dp));
+            sw += w;
+            swe += w * o->residual;
+        }
+        cell_effect[ci] = swe / (PRIOR_WEIGHT + sw);
+        cell_weight[ci] = sw;
+    }
+    for (int k = 0; k < t->ncand; k++) {
+        candidate *c = &t->cand[k];
+        if (c->measured)
+            continue;
+        const group *gr = &t->groups[c->group];
+        const config *ck = &t->configs[c->config];
+        double sw = 0, swe = 0;
+        for (int m = 0; m < gr->count; m++) {
+            const candidate *o = &t->cand[gr->members[m]];
+            if (!o->ok)
+                continue;
+            double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
+            double dr = (c->log_r - o->log_r) / SCALE_R;
+            double d2 = ds * ds + dp * dp + dr * dr +
+                        OTHER_PARAM_PENALTY * other_params_differ(ck, &t->configs[o->config]);
+            double w = exp(-d2);
+            sw += w;
+            swe += w * (o->residual - cell_effect[o->cell]);
+        }
+        c->mu = log(c->model) + cell_effect[c->cell] + swe / (PRIOR_WEIGHT + sw);
+        double half = 0.5 * gr->model_sd * gr->model_sd;
+        c->var = t->noise * t->noise + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + cell_weight[c->cell]) +
+                 half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
+    }
+    free(cell_effect);
+    free(cell_weight);
+    free(ok_list);
+
+    /* cells: winner, runner-up, confidence */
+    double margin = log(1 + t->opt.margin);
+    for (int ci = 0; ci < t->ncells; ci++) {
+        cell *ce = &t->cells[ci];
+        tuner_cell_state *s = &ce->state;
+        memset(s, 0, sizeof *s);
+        s->winner = s->runner_up = -1;
+        s->candidates = ce->count;
+        int w = -1, r = -1;
+        for (int m = 0; m < ce->count; m++) {
+            const candidate *c = &t->cand[ce->members[m]];
+            s->measured += c->measured;
+            if (!c->ok)
+                continue;
+            if (w < 0 || c->y < t->cand[w].y) {
+                r = w;
+                w = ce->members[m];
+            } else if (r < 0 || c->y < t->cand[r].y) {
+                r = ce->members[m];
+            }
+        }
+        double confidence = 1;
+        for (int m = 0; m < ce->count; m++) {
+            const candidate *c = &t->cand[ce->members[m]];
+            if (c->measured)
+                continue;
+            if (w < 0) {
+                confidence = 0;
+                break;
+            }
+            /* P(this candidate is not faster than the winner by more than the margin) */
+            double z = (c->mu - (t->cand[w].y - margin)) / sqrt(c->var);
+            confidence *= 0.5 * erfc(-z / sqrt(2.0));
+        }
+        s->confidence = confidence;
+        if (w >= 0) {
+            s->winner = t->cand[w].config;
+            s->winner_s = exp(t->cand[w].y);
+            s->noise = t->cand[w].rel_iqr;
+        }
+        if (r >= 0) {
+            s->runner_up = t->cand[r].config;
+            s->runner_up_s = exp(t->cand[r].y);
+            s->noise = fmax(s->noise, t->cand[r].rel_iqr);
+        }
+        s->final = s->measured == s->candidates || (w >= 0 && confidence >= t->opt.confidence);
+    }
+}
+
+/* Expected improvement (log scale) of measuring candidate c over `best` by more than margin. */
+static double expected_improvement(const candidate *c, double best, double margin)
+{
+    double sd = sqrt(c->var), z = (best - margin - c->mu) / sd;
+    double pdf = exp(-0.5 * z * z) / sqrt(2 * M_PI), cdf = 0.5 * erfc(-z / sqrt(2.0));
+    return sd * (z * cdf + pdf);
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_next(tuner *t, const char **phase)
+{
+    refresh(t);
+    if (t->measured >= t->opt.budget)
+        return -1;
+    for (int d = 0; d < t->ndesign; d++)
+        if (!t->cand[t->design[d]].measured) {
+            if (phase)
+                *phase = "design";
+            return t->cand[t->design[d]].config;
+        }
+    /* cover: the unmeasured cell farthest from every measured cell of its context */
+    int pick_cell = -1;
+    double pick_distance = -1;
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const cell *ce = &t->cells[ci];
+        if (ce->state.winner >= 0 || ce->state.measured == ce->count)
+            continue;
+        double nearest = 1e300;
+        for (int o = 0; o < t->ncells; o++) {
+            const cell *other = &t->cells[o];
+            if (other->context != ce->context || other->state.winner < 0)
+                continue;
+            double ds = ce->log_s - other->log_s, dp = ce->log_p - other->log_p;
+            nearest = fmin(nearest, ds * ds + dp * dp);
+        }
+        if (nearest > pick_distance) {
+            pick_distance = nearest;
+            pick_cell = ci;
+        }
+    }
+    if (pick_cell >= 0) {
+        const cell *ce = &t->cells[pick_cell];
+        int best = -1;
+        for (int m = 0; m < ce->count; m++) {
+            const candidate *c = &t->cand[ce->members[m]];
+            if (!c->measured && (best < 0 || c->mu < t->cand[best].mu))
+                best = ce->members[m];
+        }
+        if (phase)
+            *phase = "cover";
+        return t->cand[best].config;
+    }
+    /* improve: in the undecided cell with the fewest measurements (then the least
+     * confident), the candidate with the largest expected improvement */
+    double margin = log(1 + t->opt.margin), best_ei = 0;
+    int best = -1, pick = -1;
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const tuner_cell_state *s = &t->cells[ci].state;
+        if (s->final || s->winner < 0)
+            continue;
+        const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
+        if (!p || s->measured < p->measured ||
+            (s->measured == p->measured && s->confidence < p->confidence))
+            pick = ci;
+    }
+    if (pick < 0)
+        return -1;
+    const cell *ce = &t->cells[pick];
+    for (int m = 0; m < ce->count; m++) {
+        const candidate *c = &t->cand[ce->members[m]];
+        if (c->measured)
+            continue;
+        double ei = expected_improvement(c, log(ce->state.winner_s), margin);
+        if (best < 0 || ei > best_ei) {
+            best_ei = ei;
+            best = ce->members[m];
+        }
+    }
+    if (phase)
+        *phase = "improve";
+    return t->cand[best].config;
+}
+
+/* Guarantees: see tuner.h (the state as of the last tuner_next). */
+void tuner_cell(const tuner *t, int c, tuner_cell_state *out)
+{
+    *out = t->cells[c].state;
+}
+
+/* Guarantees: see tuner.h. */
+void tuner_print_model(const tuner *t, FILE *out)
+{
+    for (int g = 0; g < t->ngroups; g++) {
+        const group *gr = &t->groups[g];
+        const config *c = &t->configs[t->cand[gr->members[0]].config];
+        char dist_params[300];
+        config_dist_params(c, dist_params, sizeof dist_params);
+        fprintf(out, "  model %-10s %-14s %s%s%s%s: alpha = %9.3f us per round, beta = %8.4f ns "
+                "per byte", a2a_family_name(c->kernel->family), gr->kernel->name,
+                wl_dist_name(c->dist), dist_params[0] ? "(" : "", dist_params,
+                dist_params[0] ? ")" : "", gr->alpha * 1e6, gr->beta * 1e9);
+        if (gr->fitted_from)
+            fprintf(out, "  (least squares over %d measurements, rms error %.0f%%)\n",
+                    gr->fitted_from, 100 * (exp(gr->rms) - 1));
+        else
+            fprintf(out, "  (too few measurements: the shape of all kernels, scaled)\n");
+    }
+}

@@ -1,0 +1,82 @@
+/* tuner.h — which configurations of a sweep `a2atune tune` measures, and what it concludes.
+ *
+ * The configurations that can run are grouped into cells (everything that shapes the
+ * exchange: family, P, S, distribution, payload, datatype, gap, buffers) and, within a
+ * cell, candidates (kernel and parameters). The tuner predicts the log of every
+ * unmeasured candidate's median time from
+ *   - the K/D cost model of the TRA paper, time = alpha * K + beta * D * S, with alpha
+ *     (per round) and beta (per byte) fitted per kernel by least squares on the relative
+ *     error of the measurements so far (K, D from kernels/common/radix_model.h; direct
+ *     exchanges have K = D = P - 1, Bruck's radix-2 schedules K and D of radix 2);
+ *   - what the model got wrong nearby, in two parts: a cell effect shared by every kernel
+ *     (residuals at the same and neighbouring (P, S)) and a candidate effect (residuals of
+ *     the same kernel at neighbouring S, P and radix, less their cells' effects), both with
+ *     Gaussian weights in log2 distance, so a candidate that beat the model at the
+ *     neighbouring sizes is expected to beat it here too;
+ * with an uncertainty that shrinks as measurements come close, plus the noise of the
+ * median (from the interquartile ranges measured). It measures, in this order:
+ *   1. design points to fit alpha and beta (per kernel: many rounds at a small S, many
+ *      bytes at a large S, spread over the sizes), at most a fifth of the budget;
+ *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
+ *      from what is measured first);
+ *   3. then, in the undecided cell with the fewest measurements (then the least
+ *      confident), the candidate with the largest expected improvement over the cell's
+ *      fastest measured median (by more than `margin`).
+ * A cell is final when the probability that no unmeasured candidate beats its winner by
+ * more than the margin reaches `confidence`; the tuner stops when every cell is final or
+ * the budget is spent. Every decision is a function of the measured set alone, so an
+ * interrupted run that reloads its measurements continues exactly as it would have. */
+#ifndef A2A_TUNER_H
+#define A2A_TUNER_H
+
+#include <stdio.h>
+#include "configs.h"
+
+typedef struct tuner tuner;
+
+typedef struct tuner_options {
+    int budget;        /* measurements allowed in all (recorded ones included) */
+    double confidence; /* a cell is final at this probability (0.95) */
+    double margin;     /* relative gain below which a measurement is not worth it (0.02) */
+} tuner_options;
+
+/* What the tuner concludes about one cell. */
+typedef struct tuner_cell_state {
+    int winner;        /* configuration index of the fastest ok measurement, -1: none */
+    int runner_up;     /* the next fastest ok measurement, -1: none */
+    double winner_s, runner_up_s; /* their medians */
+    double noise;      /* relative: the larger interquartile range / median of the two */
+    double confidence; /* P(no unmeasured candidate beats the winner by more than margin) */
+    int measured, candidates;
+    int final;
+} tuner_cell_state;
+
+/* Groups configs[0..n) (those with skip == 0) into cells and candidates. NULL only when
+ * out of memory. The tuner keeps pointers into configs. */
+tuner *tuner_create(const config *configs, int n, const tuner_options *opt);
+void tuner_free(tuner *t);
+
+int tuner_candidates(const tuner *t);     /* configurations that can run */
+int tuner_cells(const tuner *t);
+int tuner_tunable_cells(const tuner *t);  /* cells with two candidates or more */
+int tuner_measured(const tuner *t);       /* configurations recorded so far */
+
+/* Records configuration `index` as measured: ok with its median and quartiles (seconds)
+ * and number of samples, or not ok (wrong, error, timeout: never chosen). Recording an
+ * index twice, or one that cannot run, is ignored (returns -1). */
+int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
+
+/* The configuration to measure next, or -1 when every cell is final or the budget is
+ * spent. *phase (may be NULL) gets "design", "cover" or "improve". */
+int tuner_next(tuner *t, const char **phase);
+
+/* The state of cell c (0 <= c < tuner_cells). */
+void tuner_cell(const tuner *t, int c, tuner_cell_state *out);
+/* A configuration of cell c (for describing it), the cell's index of a configuration. */
+const config *tuner_cell_config(const tuner *t, int c);
+
+/* Prints the fitted model: per kernel alpha (per round), beta (per byte), the number of
+ * measurements and the RMS relative error of the fit. */
+void tuner_print_model(const tuner *t, FILE *out);
+
+#endif

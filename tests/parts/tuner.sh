@@ -1,0 +1,102 @@
+# tests/parts/tuner.sh — `a2atune tune` and `a2a tuner-report` (sourced by tests/run.sh: run,
+# check, holds, sql, pass, fail, $WORK, mpirun_openmpi). The search replays the checked-in
+# exhaustive database tests/data/tuner-exhaustive.sql (a simulated sweep: SimGrid, dragonfly,
+# tra at every radix and the baselines, P = 8..32, 390 configurations) and must reach the
+# issue's targets on it; bad budgets and a sweep with
+# nothing to tune are refused in one line; an interrupted tuner resumes without measuring
+# anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
+# the tuning files. About 50 s.
+TU="$WORK/tuner"
+mkdir -p "$TU"
+EXH="$TU/exhaustive.db"
+SWEEP=tests/sweeps/tuner.ini
+sql "$EXH" < tests/data/tuner-exhaustive.sql
+runnable=$(sql "$EXH" "SELECT count(*) FROM results WHERE status <> 'skipped'")
+# replay NAME DB ARGS...: a replayed tuner run (no measurement), one rank
+replay() {
+    local name=$1 db=$2; shift 2
+    run "$name" 120 mpirun_openmpi 1 ./a2atune tune "$SWEEP" --db "$db" --replay "$EXH" --no-files --quiet "$@"
+}
+keys() { sql "$1" "SELECT config_key FROM results ORDER BY config_key"; }
+
+# ---- the search reaches the targets on the exhaustive database -------------------------------
+T1="$TU/tuned.db"
+replay tuner/replay-25pct "$T1" --budget 25%
+n1=$(sql "$T1" "SELECT count(*) FROM results")
+check tuner/at-most-a-quarter holds '[ "$n1" -gt 0 ] && [ $((n1 * 4)) -le "$runnable" ]'
+check tuner/rows-chosen-by-tuner [ "$(sql "$T1" "SELECT count(*) FROM results WHERE chosen_by = 'tuner' AND tuner_step BETWEEN 1 AND $n1")" = "$n1" ]
+check tuner/steps-distinct [ "$(sql "$T1" "SELECT count(DISTINCT tuner_step) FROM results")" = "$n1" ]
+check tuner/replay-provenance [ "$(sql "$T1" "SELECT backend || ',' || world_size FROM runs")" = "replay:mpi,32" ]
+# replayed rows are the exhaustive rows: same medians
+check tuner/replay-same-medians [ "$(sql "$T1" "ATTACH '$EXH' AS x; SELECT count(*) FROM results r JOIN x.results e USING (config_key) WHERE r.median_s = e.median_s AND r.q1_s = e.q1_s")" = "$n1" ]
+scripts/a2a tuner-report --exhaustive "$EXH" --tuned "$T1" --check-targets --out "$TU/figures" > "$TU/report.txt" 2>&1; rc=$?
+if [ $rc -eq 0 ]; then
+    pass tuner/targets "($(grep '^fastest measured' "$TU/report.txt" | tr -s ' ' | cut -c1-90))"
+else
+    fail tuner/targets "(exit $rc)"; tail -n 9 "$TU/report.txt" | sed 's/^/    /'
+fi
+check tuner/report-heatmap holds '[ -s "$TU/figures/tuner-regret-uniform-constant.png" ] && [ -s "$TU/figures/tuner-regret-uniform-constant.svg" ]'
+check tuner/report-random-baseline holds 'grep -q "^random search, $n1 measurements, 10 seeds" "$TU/report.txt"'
+
+# ---- bad input: one line, exit 2, nothing recorded -------------------------------------------
+bad_tune() { # bad_tune NAME EXPECTED-TEXT ARGS...
+    local name=$1 want=$2; shift 2
+    mpirun_openmpi 1 ./a2atune tune "$@" --db "$TU/bad.db" --replay "$EXH" --no-files > /dev/null 2> "$TU/bad.err"
+    local rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$want" "$TU/bad.err" && [ "$(grep -c "^a2atune" "$TU/bad.err")" -eq 1 ]; then
+        pass "tuner/bad-input/$name"
+    else
+        fail "tuner/bad-input/$name" "exit $rc, wanted '$want', got: $(head -c 300 "$TU/bad.err")"
+    fi
+}
+bad_tune budget-0 "--budget 0%: give a percentage above 0" "$SWEEP" --budget 0%
+bad_tune budget-101 "--budget 101%: give a percentage above 0" "$SWEEP" --budget 101%
+bad_tune budget-count-0 "--budget 0: give a percentage above 0" "$SWEEP" --budget 0
+bad_tune budget-above-sweep "--budget 391, more than the 390 configurations" "$SWEEP" --budget 391
+printf 'iterations = 2\nwarmup = 1\n[uniform]\nfamily = uniform\nkernels = vendor\nP = 8, 16, 32\nS = 16..16K:*4\n' > "$TU/nothing.ini"
+bad_tune replay-of-another-sweep "no result for 12 of the 12 configurations that can run" tests/sweeps/tuner_real.ini
+bad_tune nothing-to-tune "nothing.ini: nothing to tune: each (P, S) has at most one configuration" "$TU/nothing.ini"
+check tuner/bad-input/nothing-recorded holds '[ ! -e "$TU/bad.db" ] || [ "$(sql "$TU/bad.db" "SELECT count(*) FROM results")" = 0 ]'
+
+# ---- interrupted, then resumed: nothing measured twice ------------------------------------
+# (1) stopped by a smaller budget, resumed with a larger one: one run, the earlier rows kept,
+#     the steps continue (the design points depend on the budget, so the choices may differ)
+T2="$TU/stopped.db"
+replay tuner/stop-at-5pct "$T2" --budget 5%
+n2a=$(sql "$T2" "SELECT count(*) FROM results")
+sql "$T2" "SELECT id, config_key, median_s, tuner_step FROM results ORDER BY id" > "$TU/stopped-before.txt"
+replay tuner/resume-to-25pct "$T2" --budget 25% --resume
+n2=$(sql "$T2" "SELECT count(*) FROM results")
+check tuner/resume-one-run [ "$(sql "$T2" "SELECT count(*) FROM runs")" = 1 ]
+check tuner/resume-kept-earlier-rows holds '[ "$n2a" -ge 1 ] && [ "$n2" -gt "$n2a" ] && cmp -s "$TU/stopped-before.txt" <(sql "$T2" "SELECT id, config_key, median_s, tuner_step FROM results ORDER BY id" | head -n "$n2a")'
+check tuner/resume-steps-continue [ "$(sql "$T2" "SELECT min(tuner_step) || '..' || max(tuner_step) || ',' || count(DISTINCT tuner_step) || ',' || count(DISTINCT config_key) FROM results")" = "1..$n2,$n2,$n2" ]
+# (2) a real run ended by the watchdog: a configuration over its time limit is recorded as
+#     `timeout` (chosen by the tuner, with its step) and the launch ends with 3; each --resume
+#     continues after it, never measuring a configuration twice, until the run is done
+T3="$TU/interrupted.db"
+mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_timeout.ini --budget 100% --db "$T3" --no-files --quiet > "$TU/interrupted.log" 2>&1; rc=$?
+before=$(sql "$T3" "SELECT count(*) FROM results")
+check tuner/interrupted-exit-3 holds '[ $rc -eq 3 ] && [ "$(sql "$T3" "SELECT count(*) FROM results WHERE status = '"'timeout'"' AND chosen_by = '"'tuner'"' AND tuner_step = $before")" = 1 ]'
+sql "$T3" "SELECT id, config_key, status, median_s, tuner_step FROM results ORDER BY id" > "$TU/interrupted-before.txt"
+for attempt in 1 2 3 4; do
+    mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_timeout.ini --budget 100% --db "$T3" --no-files --quiet --resume >> "$TU/interrupted.log" 2>&1; rc=$?
+    [ $rc -eq 3 ] || break
+done
+check tuner/interrupted-resumed-to-the-end holds '[ $rc -eq 0 ] && [ "$(sql "$T3" "SELECT status FROM runs")" = done ] && [ "$(sql "$T3" "SELECT count(*) FROM runs")" = 1 ]'
+check tuner/interrupted-kept-earlier-rows cmp -s "$TU/interrupted-before.txt" <(sql "$T3" "SELECT id, config_key, status, median_s, tuner_step FROM results ORDER BY id" | head -n "$before")
+n3=$(sql "$T3" "SELECT count(*) FROM results")
+check tuner/interrupted-nothing-twice [ "$(sql "$T3" "SELECT count(DISTINCT config_key) || ',' || count(DISTINCT tuner_step) || ',' || max(tuner_step) FROM results")" = "$n3,$n3,$n3" ]
+check tuner/interrupted-timeouts-never-chosen [ "$(sql "$T3" "SELECT count(*) FROM results WHERE kernel = 'bruck' AND status <> 'timeout'")" = 0 ]
+
+# ---- a real tuner run under mpirun: validated, timed rows marked 'tuner'; tuning files --------
+T4="$TU/real.db"
+run tuner/real-run 120 mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_real.ini --budget 50% --db "$T4" --out "$TU/tuning"
+check tuner/real-rows [ "$(sql "$T4" "SELECT count(*) || ',' || sum(status = 'ok') || ',' || sum(chosen_by = 'tuner') || ',' || count(DISTINCT tuner_step) FROM results")" = "6,6,6,6" ]
+check tuner/real-samples [ "$(sql "$T4" "SELECT count(*) FROM samples")" = 30 ]
+check tuner/real-provenance [ "$(sql "$T4" "SELECT backend || ',' || world_size || ',' || (length(sweep_text) > 0) FROM runs")" = "mpi,2,1" ]
+check tuner/real-tuning-files holds '[ -s "$TU/tuning/a2a-tuning.json" ] && grep -q "\"alltoall\"" "$TU/tuning/a2a-tuning.json"'
+# an older (schema 2) database opens, gains the columns, keeps its rows
+cp "$T4" "$TU/old.db"
+sql "$TU/old.db" "ALTER TABLE results DROP COLUMN chosen_by; ALTER TABLE results DROP COLUMN tuner_step; PRAGMA user_version = 2;"
+run tuner/schema2-database 120 mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_real.ini --budget 2 --db "$TU/old.db" --no-files --quiet
+check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "3,8|2" ]
