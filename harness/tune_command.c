@@ -451,7 +451,10 @@ static int tune(const tune_options *o, long long *run_id_out)
         comm_of = comms_for_sizes(configs, nconfigs, world);
     int max_iterations = 1;
     for (int i = 0; i < nconfigs; i++)
-        if (configs[i].iterations > max_iterations)
+        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO &&
+            max_iterations < SWEEP_AUTO_MAX_ITERATIONS)
+            max_iterations = SWEEP_AUTO_MAX_ITERATIONS;
+        else if (configs[i].iterations > max_iterations)
             max_iterations = configs[i].iterations;
     samples = malloc((size_t)max_iterations * sizeof *samples);
     if (rank == 0) {
@@ -493,7 +496,7 @@ static int tune(const tune_options *o, long long *run_id_out)
         int nsamples = 0;
         if (!o->replay_path) {
             measure_everywhere(o->db_path, run_id, sec, c, comm_of[c->P], &r, samples);
-            nsamples = strcmp(r.status, "ok") == 0 ? c->iterations : 0;
+            nsamples = strcmp(r.status, "ok") == 0 ? r.iterations : 0;
         } else if (rank == 0) {
             r.started = now();
             db_replay_result(replay, c->key, &r, samples, max_iterations, &nsamples);
