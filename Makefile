@@ -24,6 +24,13 @@ CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -Iapps -DA2A_GIT_RE
 ifeq ($(MPI),mpich)
 CFLAGS   += -Wno-stringop-overflow
 endif
+# MPI=simgrid: SimGrid's SMPI (smpicc; build/simgrid/a2atune is run by smpirun, through
+# `scripts/a2a simulate`). A2A_SIMGRID selects the simulation paths (real clocks for the
+# watchdog and wall times, shared payloads above the validation limit, copy-cost model).
+ifeq ($(MPI),simgrid)
+CC       := smpicc
+CPPFLAGS += -DA2A_SIMGRID
+endif
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 LDFLAGS  += -pthread $(SANITIZE)
 
