@@ -51,6 +51,14 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h worklo
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
+# under SimGrid only the kernels' allocations may become SMPI shared memory
+# (smpi/auto-shared-malloc-thresh); the driver's own arrays stay private to each rank
+# and the kernels' copies cost simulated time (kernels/common/sim_copy.h)
+ifeq ($(MPI),simgrid)
+$(TOOL_OBJ): CPPFLAGS += -DSMPI_NO_OVERRIDE_MALLOC
+$(LIB_OBJ): CPPFLAGS += -include kernels/common/sim_copy.h
+endif
+
 $(BUILD)/liba2a.a: $(LIB_OBJ)
 	ar rcs $@ $^
 

@@ -7,7 +7,7 @@
 #include "db.h"
 
 #define A2A_APPLICATION_ID 0x61326174 /* "a2at" */
-#define A2A_SCHEMA_VERSION 2
+#define A2A_SCHEMA_VERSION 3
 
 struct db {
     sqlite3 *handle;
@@ -20,7 +20,8 @@ static const char *const schema =
     " cores_per_node INTEGER, oversubscribed INTEGER, mpi_library TEXT, mpi_version TEXT,"
     " compiler TEXT, git_revision TEXT, cpu_model TEXT, l1d_bytes INTEGER, l2_bytes INTEGER,"
     " l3_bytes INTEGER, backend TEXT, sweep_file TEXT, sweep_text TEXT, section TEXT,"
-    " command_line TEXT);"
+    " command_line TEXT, platform TEXT, platform_sha256 TEXT, simgrid_version TEXT,"
+    " smpi_options TEXT);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -32,7 +33,7 @@ static const char *const schema =
     " rounds_local INTEGER, rounds_global INTEGER, blocks INTEGER, bytes_sent INTEGER,"
     " meta_bytes INTEGER, messages INTEGER, temp_bytes INTEGER,"
     " status TEXT NOT NULL CHECK (status IN ('ok','wrong','skipped','timeout','error')),"
-    " message TEXT, started TEXT, ended TEXT, UNIQUE (run_id, config_key));"
+    " message TEXT, started TEXT, ended TEXT, validated INTEGER, UNIQUE (run_id, config_key));"
     "CREATE INDEX results_lookup ON results(family, kernel, P, S, dist);"
     "CREATE TABLE samples("
     " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
@@ -60,6 +61,16 @@ static const char *const schema =
     "  AND b.payload = r.payload AND b.datatype = r.datatype AND b.gap = r.gap"
     "  AND b.status = 'ok' AND IFNULL(json_extract(b.params, '$.vendor_algorithm'), 0) = 0"
     " WHERE r.status = 'ok';";
+
+/* Schema 3, added to older files: the simulation backend's provenance (runs) and whether
+ * a result's payloads were compared byte for byte (results.validated: 1 yes, 0 no — a
+ * simulation above its validation limit, payloads in shared memory; NULL when not run). */
+static const char *const schema3_columns =
+    "ALTER TABLE runs ADD COLUMN platform TEXT;"
+    "ALTER TABLE runs ADD COLUMN platform_sha256 TEXT;"
+    "ALTER TABLE runs ADD COLUMN simgrid_version TEXT;"
+    "ALTER TABLE runs ADD COLUMN smpi_options TEXT;"
+    "ALTER TABLE results ADD COLUMN validated INTEGER;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =
@@ -142,8 +153,8 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
                      " PRAGMA user_version = %d; COMMIT;", tables, A2A_APPLICATION_ID,
                      A2A_SCHEMA_VERSION);
         else /* an older schema of ours: add what it lacks */
-            snprintf(create, sizeof create, "BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;",
-                     metrics_table, A2A_SCHEMA_VERSION);
+            snprintf(create, sizeof create, "BEGIN IMMEDIATE; %s %s PRAGMA user_version = %d; COMMIT;",
+                     metrics_table, version < 3 ? schema3_columns : "", A2A_SCHEMA_VERSION);
         if (exec(d, create, msg, sizeof msg)) {
             exec(d, "ROLLBACK", NULL, 0);
             snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
@@ -216,6 +227,24 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
         return -1;
     }
     *run_id = sqlite3_last_insert_rowid(d->handle);
+    /* schema 3: the simulation's provenance (NULL for real runs) */
+    if (sqlite3_prepare_v2(d->handle, "UPDATE runs SET platform = ?, platform_sha256 = ?,"
+                           " simgrid_version = ?, smpi_options = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
+        return -1;
+    }
+    const char *sim[4] = { in->platform, in->platform_sha256, in->simgrid_version,
+                           in->smpi_options };
+    for (int k = 0; k < 4; k++)
+        bind_text_or_null(st, k + 1, sim[k][0] ? sim[k] : NULL);
+    sqlite3_bind_int64(st, 5, *run_id);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errlen, "cannot record the run: %s", sqlite3_errmsg(d->handle));
+        return -1;
+    }
     return 0;
 }
 
@@ -385,6 +414,14 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     if (sqlite3_step(st) != SQLITE_DONE)
         goto fail;
     long long result_id = sqlite3_last_insert_rowid(d->handle);
+    /* schema 3: validated = 1 when the payloads were compared, 0 when not (shared) */
+    if (measured) {
+        char update[128];
+        snprintf(update, sizeof update, "UPDATE results SET validated = %d WHERE id = %lld",
+                 !r->unvalidated, result_id);
+        if (exec(d, update, err, errlen))
+            goto fail;
+    }
     if (nsamples > 0) {
         if (sqlite3_prepare_v2(d->handle,
                                "INSERT INTO samples(result_id, iteration, seconds) VALUES (?,?,?)",

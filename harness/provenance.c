@@ -5,6 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "provenance.h"
+#ifdef A2A_SIMGRID
+#include <simgrid/host.h>
+#include <simgrid/version.h>
+#endif
 
 #ifndef A2A_GIT_REVISION
 #define A2A_GIT_REVISION "unknown"
@@ -64,6 +68,12 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     char host[HOST_LEN] = "";
     gethostname(host, sizeof host - 1);
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef A2A_SIMGRID
+    /* the simulated host and its cores: every simulated rank has a core of its own */
+    int name_len = 0;
+    MPI_Get_processor_name(host, &name_len);
+    cores = sg_host_core_count(sg_host_self());
+#endif
     char *hosts = malloc((size_t)size * HOST_LEN);
     int *all_cores = malloc((size_t)size * sizeof *all_cores);
     MPI_Allgather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, world);
@@ -124,6 +134,19 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
 #endif
     snprintf(info->git_revision, sizeof info->git_revision, "%s", A2A_GIT_REVISION);
     snprintf(info->backend, sizeof info->backend, "mpi");
+#ifdef A2A_SIMGRID
+    /* `scripts/a2a simulate` says which platform and options smpirun was given */
+    int major = 0, minor = 0, patch = 0;
+    sg_version_get(&major, &minor, &patch);
+    snprintf(info->backend, sizeof info->backend, "simgrid");
+    snprintf(info->mpi_library, sizeof info->mpi_library, "SimGrid SMPI");
+    snprintf(info->simgrid_version, sizeof info->simgrid_version, "%d.%d.%d", major, minor, patch);
+    const char *platform = getenv("A2A_SIM_PLATFORM"), *sha = getenv("A2A_SIM_PLATFORM_SHA256");
+    const char *options = getenv("A2A_SIM_OPTIONS");
+    snprintf(info->platform, sizeof info->platform, "%s", platform ? platform : "unknown");
+    snprintf(info->platform_sha256, sizeof info->platform_sha256, "%s", sha ? sha : "");
+    snprintf(info->smpi_options, sizeof info->smpi_options, "%s", options ? options : "");
+#endif
     if (rank != 0)
         return; /* the machine description is only recorded by rank 0 */
     cpu_model(info->cpu_model, sizeof info->cpu_model);

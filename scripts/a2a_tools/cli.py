@@ -5,10 +5,11 @@ from . import best_radix, curves, heatmap, model, options, query, summary
 from . import merge, status, submit
 from . import tune
 from . import hint_tune
+from . import simulate
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune)
+               hint_tune, simulate)
 
 
 def build_parser():
