@@ -4,6 +4,8 @@
 #   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks
 #   make test       install what is missing, build both MPI flavours, run every test
 #   make setup      only install the Debian packages that are missing
+#   make simulate SWEEP=... PLATFORM=platforms/dragonfly.xml DB=results/sim.db
+#                   the sweep on a simulated cluster (SimGrid SMPI, build/simgrid/)
 
 MPI      ?= openmpi
 NP       ?= 4
@@ -41,7 +43,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests plots clean
+.PHONY: all setup run test tests plots clean simulate
 all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 
 setup:
@@ -105,6 +107,13 @@ test: setup
 	@$(MAKE) --no-print-directory MPI=mpich tests
 	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' OPT='-O1 -g' build/asan/a2atune
 	@tests/run.sh
+
+# a sweep on a simulated cluster: one smpirun per P of the sweep (scripts/a2a simulate)
+PLATFORM ?= platforms/dragonfly.xml
+simulate: setup
+	@$(MAKE) --no-print-directory MPI=simgrid build/simgrid/a2atune
+	@mkdir -p $(dir $(DB))
+	scripts/a2a simulate $(SWEEP) --platform $(PLATFORM) --db $(DB)
 
 # figures and tables from the database of `make run` (DB=...), into results/figures/
 plots:

@@ -9,7 +9,7 @@ same run, family, P, S and data."""
 import json
 import math
 
-from .common import A2AError
+from .common import A2AError, simulation_runs
 from .db import describe_filters
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
@@ -124,7 +124,8 @@ def load(db, kernel, baseline, run_id, filters):
     if baseline:
         db.check_kernels([baseline])
     run_id = resolve_run(db, kernel, run_id, filters)
-    sel = dict(filters, kernel=kernel, run_id=run_id, status="ok")
+    runs = simulation_runs(db, run_id)  # a simulation's launches (one per P) draw together
+    sel = dict(filters, kernel=kernel, run_id=runs, status="ok")
     rows = [dict(r) for r in db.rows_where(sel, extra=(SWEPT, []))]
     if not rows:
         raise A2AError("no ok results match (%s) in %s" % (describe_filters(sel), db.path))
@@ -141,7 +142,7 @@ def load(db, kernel, baseline, run_id, filters):
     if baseline:
         base_filters = {k: v for k, v in filters.items() if k in ("P", "S", "dist", "family",
                                                                   "payload", "datatype", "gap")}
-        base_filters.update(kernel=baseline, run_id=run_id, status="ok")
+        base_filters.update(kernel=baseline, run_id=runs, status="ok")
         # the library's own choice only: forced vendor algorithms are candidates, not the baseline
         own_choice = ("IFNULL(json_extract(params, '$.vendor_algorithm'), 0) = 0", [])
         for row in db.rows_where(base_filters, extra=own_choice):

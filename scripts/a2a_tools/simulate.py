@@ -243,6 +243,7 @@ def run(args, db):
     platform = os.path.abspath(args.platform)
     digest = sha256(platform)
     model = copy_model(args.copy_model, args.dry_run)
+    args.tag = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-%d" % os.getpid()
     env = dict(os.environ, A2A_SIM_COPY_MODEL=model, A2A_SIM_PLATFORM=os.path.basename(platform),
                A2A_SIM_PLATFORM_SHA256=digest, A2A_SIM_VALIDATE_UP_TO=str(args.validate_up_to))
     work = tempfile.mkdtemp(prefix="a2a-simulate.")
@@ -276,7 +277,8 @@ def run(args, db):
         skip = max(65536, 64 * P) if P > args.validate_up_to else 0
         env["A2A_SIM_COPY_SKIP"] = str(skip)
         env["A2A_SIM_OPTIONS"] = " ".join(["-no-privatize"] + ["--cfg=" + o for o in opts] +
-                                          ["copy-model=" + (model or "none")] +
+                                          ["copy-model=" + (model or "none"),
+                                           "validate-up-to=%d" % args.validate_up_to] +
                                           (["copy-skip=%d" % skip] if skip else []))
         sections = list(sections)
         while sections:
@@ -317,7 +319,9 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
     """The smpirun command of one launch; writes its copy of the sweep (its sections at
     exactly this P; only the vendor kernel for a further selector)."""
     sweep_path = os.path.join(work, "P%d-%s.ini" % (P, selector))
-    text = sweep.job_text(["; %s at P = %d (a2a simulate)\n" % (sweep.shown, P)],
+    # the first line tags the runs of one simulation (figures draw them together)
+    text = sweep.job_text(["; a2a simulate %s/%s: %s at P = %d\n" % (args.tag, selector,
+                                                                    sweep.shown, P)],
                           {name: [P] for name in sections})
     with open(sweep_path, "w") as f:
         f.write(text)

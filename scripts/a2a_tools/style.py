@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import FixedLocator, FuncFormatter  # noqa: E402
 
-from .common import fmt_size  # noqa: E402
+from .common import fmt_size, simulated_label  # noqa: E402
 from .db import short_mpi  # noqa: E402
 
 
@@ -39,7 +39,11 @@ def log2_size_axis(axis, sizes):
 
 
 def provenance(run, oversubscribed):
-    """One line: MPI library + version, host, ranks/cores and oversubscription."""
+    """One line: MPI library + version, host, ranks/cores and oversubscription (for a
+    simulated run: the platform and the simulation's settings instead)."""
+    simulated = simulated_label(run)
+    if simulated:
+        return simulated
     parts = [short_mpi(run), "host %s" % (run["host"] or "?")]
     if run["world_size"]:
         ranks = "%d ranks" % run["world_size"]
