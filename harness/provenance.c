@@ -85,11 +85,18 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     int n = 0;
     for (int i = 0; i < size; i++) {
         node_of[i] = i;
-        for (int j = 0; j < i; j++)
-            if (strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)j * HOST_LEN) == 0) {
-                node_of[i] = node_of[j];
-                break;
-            }
+        /* ranks are usually placed node by node: the previous rank's node first (every
+         * rank does this, so a search over all earlier ranks would cost P^3 in a
+         * simulation of P ranks) */
+        if (i > 0 && strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)(i - 1) * HOST_LEN) == 0) {
+            node_of[i] = node_of[i - 1];
+        } else {
+            for (int j = 0; j < i; j++)
+                if (strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)j * HOST_LEN) == 0) {
+                    node_of[i] = node_of[j];
+                    break;
+                }
+        }
         if (node_of[i] == i) {
             if (n > 0)
                 strncat(info->hosts, ",", sizeof info->hosts - strlen(info->hosts) - 1);
