@@ -6,6 +6,8 @@
 #                   (LAUNCHES=N: in N launches, whose spread the tools take as the noise)
 #   make test       install what is missing, build both MPI flavours, run every test
 #   make setup      only install the Debian packages that are missing
+#   make simulate SWEEP=... PLATFORM=platforms/dragonfly.xml DB=results/sim.db
+#                   the sweep on a simulated cluster (SimGrid SMPI, build/simgrid/)
 
 MPI      ?= openmpi
 NP       ?= 4
@@ -28,6 +30,13 @@ CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -Iapps -DA2A_GIT_RE
 ifeq ($(MPI),mpich)
 CFLAGS   += -Wno-stringop-overflow
 endif
+# MPI=simgrid: SimGrid's SMPI (smpicc; build/simgrid/a2atune is run by smpirun, through
+# `scripts/a2a simulate`). A2A_SIMGRID selects the simulation paths (real clocks for the
+# watchdog and wall times, shared payloads above the validation limit, copy-cost model).
+ifeq ($(MPI),simgrid)
+CC       := smpicc
+CPPFLAGS += -DA2A_SIMGRID
+endif
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 LDFLAGS  += -pthread $(SANITIZE)
 
@@ -38,7 +47,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests plots clean
+.PHONY: all setup run test tests plots clean simulate
 all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 
 setup:
@@ -53,6 +62,14 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h worklo
 REV_STAMP := $(BUILD)/git-revision
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(REV_STAMP))
 $(BUILD)/harness/provenance.o $(BUILD)/harness/main.o: $(REV_STAMP)
+
+# under SimGrid only the kernels' allocations may become SMPI shared memory
+# (smpi/auto-shared-malloc-thresh); the driver's own arrays stay private to each rank
+# and the kernels' copies cost simulated time (kernels/common/sim_copy.h)
+ifeq ($(MPI),simgrid)
+$(TOOL_OBJ): CPPFLAGS += -DSMPI_NO_OVERRIDE_MALLOC
+$(LIB_OBJ): CPPFLAGS += -include kernels/common/sim_copy.h
+endif
 
 $(BUILD)/liba2a.a: $(LIB_OBJ)
 	ar rcs $@ $^
@@ -114,6 +131,13 @@ bench: all
 	@mkdir -p $(dir $(BENCH_DB))
 	@scripts/run-sweep.sh 16 sweeps/bench/tuna.ini $(BENCH_DB)
 	@/usr/bin/python3 sweeps/bench/tuna_ratios.py --db $(BENCH_DB)
+
+# a sweep on a simulated cluster: one smpirun per P of the sweep (scripts/a2a simulate)
+PLATFORM ?= platforms/dragonfly.xml
+simulate: setup
+	@$(MAKE) --no-print-directory MPI=simgrid build/simgrid/a2atune
+	@mkdir -p $(dir $(DB))
+	scripts/a2a simulate $(SWEEP) --platform $(PLATFORM) --db $(DB)
 
 # summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
 # into $(FIGURES) (results/figures/ by default; index.html shows them all)

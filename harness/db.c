@@ -25,7 +25,8 @@ static const char *const schema =
     " l3_bytes INTEGER, backend TEXT, sweep_file TEXT, sweep_text TEXT, section TEXT,"
     " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT, launch_group TEXT,"
     " launch_index INTEGER, launches INTEGER, order_seed INTEGER, mpi_env TEXT, binding TEXT,"
-    " load_start REAL, load_end REAL);"
+    " load_start REAL, load_end REAL, platform TEXT, platform_sha256 TEXT,"
+    " simgrid_version TEXT, smpi_options TEXT);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -38,7 +39,7 @@ static const char *const schema =
     " meta_bytes INTEGER, messages INTEGER, temp_bytes INTEGER,"
     " status TEXT NOT NULL CHECK (status IN ('ok','wrong','skipped','timeout','error')),"
     " message TEXT, started TEXT, ended TEXT, idle_ranks INTEGER, bytes_copied INTEGER,"
-    " chosen_by TEXT, tuner_step INTEGER,"
+    " chosen_by TEXT, tuner_step INTEGER, validated INTEGER,"
     " UNIQUE (run_id, config_key));"
     "CREATE INDEX results_lookup ON results(family, kernel, P, S, dist);"
     "CREATE TABLE samples("
@@ -105,6 +106,16 @@ static const char *const schema3_migration =
 static const char *const tuner_columns =
     "ALTER TABLE results ADD COLUMN chosen_by TEXT;"
     "ALTER TABLE results ADD COLUMN tuner_step INTEGER;";
+
+/* Schema 3, added to older files: the simulation backend's provenance (runs) and whether
+ * a result's payloads were compared byte for byte (results.validated: 1 yes, 0 no — a
+ * simulation above its validation limit, payloads in shared memory; NULL when not run). */
+static const char *const schema3_columns =
+    "ALTER TABLE runs ADD COLUMN platform TEXT;"
+    "ALTER TABLE runs ADD COLUMN platform_sha256 TEXT;"
+    "ALTER TABLE runs ADD COLUMN simgrid_version TEXT;"
+    "ALTER TABLE runs ADD COLUMN smpi_options TEXT;"
+    "ALTER TABLE results ADD COLUMN validated INTEGER;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =
@@ -219,8 +230,9 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
                 snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
                          metrics_table);
             if (version < 3)
-                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s%s",
-                         schema3_migration, liveness_columns, tuner_columns, speedup_view);
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s%s%s",
+                         schema3_migration, liveness_columns, tuner_columns, schema3_columns,
+                         speedup_view);
         }
         if (version < A2A_SCHEMA_VERSION)
             snprintf(create + strlen(create), sizeof create - strlen(create),
@@ -326,6 +338,24 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
         return -1;
     }
     *run_id = sqlite3_last_insert_rowid(d->handle);
+    /* schema 3: the simulation's provenance (NULL for real runs) */
+    if (sqlite3_prepare_v2(d->handle, "UPDATE runs SET platform = ?, platform_sha256 = ?,"
+                           " simgrid_version = ?, smpi_options = ? WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
+        return -1;
+    }
+    const char *sim[4] = { in->platform, in->platform_sha256, in->simgrid_version,
+                           in->smpi_options };
+    for (int k = 0; k < 4; k++)
+        bind_text_or_null(st, k + 1, sim[k][0] ? sim[k] : NULL);
+    sqlite3_bind_int64(st, 5, *run_id);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errlen, "cannot record the run: %s", sqlite3_errmsg(d->handle));
+        return -1;
+    }
     return 0;
 }
 
@@ -672,6 +702,14 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     if (sqlite3_step(st) != SQLITE_DONE)
         goto fail;
     long long result_id = sqlite3_last_insert_rowid(d->handle);
+    /* schema 3: validated = 1 when the payloads were compared, 0 when not (shared) */
+    if (measured) {
+        char update[128];
+        snprintf(update, sizeof update, "UPDATE results SET validated = %d WHERE id = %lld",
+                 !r->unvalidated, result_id);
+        if (exec(d, update, err, errlen))
+            goto fail;
+    }
     if (nsamples > 0) {
         if (sqlite3_prepare_v2(d->handle,
                                "INSERT INTO samples(result_id, iteration, seconds) VALUES (?,?,?)",

@@ -20,6 +20,9 @@ typedef struct run_info {
     char mpi_library[64], mpi_version[512], compiler[128], git_revision[64], cpu_model[256];
     long long l1d_bytes, l2_bytes, l3_bytes;
     char backend[32];
+    /* backend simgrid: the platform file's name and sha256, SimGrid's version, the
+     * smpirun options (empty for real runs) */
+    char platform[256], platform_sha256[65], simgrid_version[32], smpi_options[1024];
     const char *sweep_file, *sweep_text, *section, *command_line;
     /* schema 3: launches of one experiment, order, MPI environment, binding, load */
     const char *launch_group;    /* shared by the launches of one experiment, or NULL */
@@ -46,6 +49,8 @@ typedef struct result_record {
     int iterations, warmup;      /* timed and warm-up calls made (iterations = auto: chosen) */
     double started, ended;       /* Unix time */
     counted_events counted;      /* counters (counted.n == 0: none asked) */
+    int unvalidated;             /* payloads not compared (simulation above the validation
+                                    limit: shared buffers); the row says validated = 0 */
 } result_record;
 
 /* Opens or creates the database at path. Refuses (returns -1, one line in err) a file

@@ -7,6 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "provenance.h"
+#ifdef A2A_SIMGRID
+#include <simgrid/host.h>
+#include <simgrid/version.h>
+#endif
 
 #ifndef A2A_GIT_REVISION
 #define A2A_GIT_REVISION "unknown"
@@ -206,6 +210,12 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     char host[HOST_LEN] = "";
     gethostname(host, sizeof host - 1);
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef A2A_SIMGRID
+    /* the simulated host and its cores: every simulated rank has a core of its own */
+    int name_len = 0;
+    MPI_Get_processor_name(host, &name_len);
+    cores = sg_host_core_count(sg_host_self());
+#endif
     char *hosts = malloc((size_t)size * HOST_LEN);
     int *all_cores = malloc((size_t)size * sizeof *all_cores);
     MPI_Allgather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, world);
@@ -217,11 +227,18 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     int n = 0;
     for (int i = 0; i < size; i++) {
         node_of[i] = i;
-        for (int j = 0; j < i; j++)
-            if (strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)j * HOST_LEN) == 0) {
-                node_of[i] = node_of[j];
-                break;
-            }
+        /* ranks are usually placed node by node: the previous rank's node first (every
+         * rank does this, so a search over all earlier ranks would cost P^3 in a
+         * simulation of P ranks) */
+        if (i > 0 && strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)(i - 1) * HOST_LEN) == 0) {
+            node_of[i] = node_of[i - 1];
+        } else {
+            for (int j = 0; j < i; j++)
+                if (strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)j * HOST_LEN) == 0) {
+                    node_of[i] = node_of[j];
+                    break;
+                }
+        }
         if (node_of[i] == i) {
             if (n > 0)
                 strncat(info->hosts, ",", sizeof info->hosts - strlen(info->hosts) - 1);
@@ -272,6 +289,19 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     snprintf(info->git_revision, sizeof info->git_revision, "%s", A2A_GIT_REVISION);
     snprintf(info->backend, sizeof info->backend, "mpi");
     run_conditions(world, info);
+#ifdef A2A_SIMGRID
+    /* `scripts/a2a simulate` says which platform and options smpirun was given */
+    int major = 0, minor = 0, patch = 0;
+    sg_version_get(&major, &minor, &patch);
+    snprintf(info->backend, sizeof info->backend, "simgrid");
+    snprintf(info->mpi_library, sizeof info->mpi_library, "SimGrid SMPI");
+    snprintf(info->simgrid_version, sizeof info->simgrid_version, "%d.%d.%d", major, minor, patch);
+    const char *platform = getenv("A2A_SIM_PLATFORM"), *sha = getenv("A2A_SIM_PLATFORM_SHA256");
+    const char *options = getenv("A2A_SIM_OPTIONS");
+    snprintf(info->platform, sizeof info->platform, "%s", platform ? platform : "unknown");
+    snprintf(info->platform_sha256, sizeof info->platform_sha256, "%s", sha ? sha : "");
+    snprintf(info->smpi_options, sizeof info->smpi_options, "%s", options ? options : "");
+#endif
     if (rank != 0)
         return; /* the machine description is only recorded by rank 0 */
     cpu_model(info->cpu_model, sizeof info->cpu_model);

@@ -20,9 +20,7 @@
 
 static double now(void)
 {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + tv.tv_usec * 1e-6;
+    return wall_seconds();
 }
 
 /* Rank 0's verdict, shared with every rank. */

@@ -11,4 +11,8 @@ void watchdog_start(void);
 void watchdog_arm(double seconds, void (*fire)(void *ctx), void *ctx);
 void watchdog_disarm(void);
 
+/* The real time of day in seconds, also in a SimGrid build (where gettimeofday is the
+ * simulated clock): for wall times, progress and ETA. */
+double wall_seconds(void);
+
 #endif

@@ -4,7 +4,8 @@
 set -e
 PACKAGES="build-essential pkg-config git mpich libmpich-dev openmpi-bin libopenmpi-dev
 libpapi-dev papi-tools libsqlite3-dev sqlite3 libinih-dev libhwloc-dev hwloc
-libjansson-dev python3 python3-matplotlib libfftw3-dev slurm-wlm slurm-wlm-basic-plugins munge"
+libjansson-dev python3 python3-matplotlib libfftw3-dev slurm-wlm slurm-wlm-basic-plugins munge
+libsimgrid-dev"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

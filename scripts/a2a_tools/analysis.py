@@ -19,7 +19,7 @@ same run, family, P, S and data."""
 import json
 import math
 
-from .common import A2AError
+from .common import A2AError, simulation_runs
 from .db import describe_filters
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
@@ -344,8 +344,11 @@ def load(db, kernel, baseline, run_id, filters):
         db.check_kernels([baseline])
     run_id = resolve_run(db, kernel, run_id, filters)
     groups_of_runs = launch_groups(db)
-    members = groups_of_runs.get(run_id, [run_id])
-    run_id = members[-1]    # a launch group is named by its newest launch
+    # a simulation's launches (one per P) draw together, and so do a launch group's runs
+    members = []
+    for r in simulation_runs(db, run_id):
+        members += [m for m in groups_of_runs.get(r, [r]) if m not in members]
+    run_id = groups_of_runs.get(run_id, [run_id])[-1]  # a launch group: its newest launch
     sel = dict(filters, kernel=kernel, run_id=members, status="ok")
     rows = combine_launches(db.rows_where(sel, extra=(SWEPT, [])), groups_of_runs)
     if not rows:

@@ -8,10 +8,11 @@ from . import hint_tune
 from . import figures
 from . import bandwidth
 from . import tuner_report
+from . import simulate
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth, tuner_report)
+               hint_tune, figures, bandwidth, tuner_report, simulate)
 
 
 def build_parser():

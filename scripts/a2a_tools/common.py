@@ -1,6 +1,7 @@
 """Errors, number formats and table output shared by every subcommand."""
 import csv
 import json
+import re
 import sys
 
 
@@ -94,3 +95,44 @@ def write_rows(columns, rows, fmt, out=None, float_format="%.4g"):
     for t in text:
         out.write("  ".join(v.rjust(w) if numeric[i] else v.ljust(w)
                             for i, (v, w) in enumerate(zip(t, widths))).rstrip() + "\n")
+
+
+# ---- simulated runs (SimGrid backend, `a2a simulate`) ----------------------------------
+
+SIMULATION_TAG = re.compile(r"^; a2a simulate (\S+): ")
+
+
+def simulation_runs(db, run_id):
+    """The runs drawn together with run_id: for a run of `a2a simulate` (one smpirun per
+    P) every run of the same simulation and vendor baseline (the tag on the first line of
+    its sweep text); for anything else run_id alone. Simulated and real runs never share
+    a tag, so a figure never mixes them."""
+    run = db.run(run_id)
+    keys = run.keys()
+    if "backend" not in keys or run["backend"] != "simgrid":
+        return [run_id]
+    m = SIMULATION_TAG.match(run["sweep_text"] or "")
+    if not m:
+        return [run_id]
+    like = "; a2a simulate %s: %%" % m.group(1)
+    return [r[0] for r in db.all("SELECT id FROM runs WHERE backend = 'simgrid'"
+                                 " AND sweep_text LIKE ? ORDER BY id", (like,))]
+
+
+def simulated_label(run):
+    """'simulated on dragonfly.xml · SimGrid 3.32.0 · vendor = SMPI ring/ring · copies:
+    copybench · validated P <= 64' for a simulated run (vendor: SMPI's alltoall/alltoallv
+    algorithms; copies: the copy-cost model or free; P up to which payloads were compared),
+    None for a real one: figures print it instead of the MPI library and oversubscription."""
+    keys = run.keys()
+    if "backend" not in keys or run["backend"] != "simgrid":
+        return None
+    opts = run["smpi_options"] or ""
+    def opt(name):
+        m = re.search(r"%s[:=](\S+)" % re.escape(name), opts)
+        return m.group(1) if m else "?"
+    copies = "free" if opt("copy-model") in ("none", "?") else "copybench"
+    return ("simulated on %s \u00b7 SimGrid %s \u00b7 vendor = SMPI %s/%s \u00b7 copies: %s "
+            "\u00b7 validated P \u2264 %s" % (run["platform"] or "?", run["simgrid_version"] or "?",
+                                                opt("smpi/alltoall"), opt("smpi/alltoallv"),
+                                                copies, opt("validate-up-to")))

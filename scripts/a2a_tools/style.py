@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-from .common import A2AError  # noqa: E402
+from .common import A2AError, simulated_label  # noqa: E402
 from .db import short_mpi  # noqa: E402
 
 
@@ -57,7 +57,11 @@ def oversubscription_text(oversubscribed, cores=None):
 
 def provenance(run, oversubscribed):
     """One line: MPI library + version, host, ranks/cores and oversubscription (a bool, or
-    {P: bool} per process count)."""
+    {P: bool} per process count); for a simulated run: the platform and the simulation's
+    settings instead."""
+    simulated = simulated_label(run)
+    if simulated:
+        return simulated
     parts = [short_mpi(run), "host %s" % (run["host"] or "?")]
     cores = None
     if run["world_size"]:

@@ -1,0 +1,65 @@
+# tests/parts/simgrid.sh — the SimGrid (SMPI) backend: `make MPI=simgrid`, `a2a simulate`
+# (sourced by tests/run.sh: run, check, holds, sql, pass, fail, $WORK). The correctness
+# matrix of every family SMPI runs (all but hint and the sparse exchanges) at P = 1, 2, 3,
+# 5, 8, 16 with real payloads compared byte for byte; kernels on MPI_COMM_WORLD (SMPI
+# shares one MPI_COMM_WORLD object among ranks); tra at P = 256 above the validation
+# limit (rows: backend, platform, validated = 0); the copy-cost model; bad platform files;
+# a schema-2 database gaining the schema-3 columns. About 1 minute on 2 cores.
+SG="$WORK/simgrid"
+mkdir -p "$SG"
+SIM="scripts/a2a simulate"
+FT=platforms/fattree_ib.xml
+run simgrid/build 900 make -j2 --no-print-directory MPI=simgrid build/simgrid/a2atune build/simgrid/tests/test_world_comm
+sgsql() { sql "$SG/$1" "$2"; }
+
+# ---- the correctness matrix, one smpirun per P ------------------------------------------
+run simgrid/matrix 600 $SIM tests/sweeps/simgrid_matrix.ini --platform $FT --db "$SG/matrix.db" --copy-model none
+check simgrid/matrix/none-wrong [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status NOT IN ('ok', 'skipped')")" = 0 ]
+check simgrid/matrix/every-P-and-family [ "$(sgsql matrix.db "SELECT group_concat(x) FROM (SELECT DISTINCT family || P AS x FROM results WHERE status = 'ok' ORDER BY family, P)")" = "inplace1,inplace2,inplace3,inplace5,inplace8,inplace16,nonuniform1,nonuniform2,nonuniform3,nonuniform5,nonuniform8,nonuniform16,uniform1,uniform2,uniform3,uniform5,uniform8,uniform16" ]
+check simgrid/matrix/every-kernel [ "$(sgsql matrix.db "SELECT count(DISTINCT family || kernel) FROM results WHERE status = 'ok' AND P = 16")" = 21 ]
+check simgrid/matrix/validated [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated = 1")" -gt 600 ] \
+    && [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated IS NOT 1")" = 0 ]
+check simgrid/matrix/provenance [ "$(sgsql matrix.db "SELECT group_concat(DISTINCT backend || ',' || mpi_library || ',' || oversubscribed || ',' || platform) FROM runs")" = "simgrid,SimGrid SMPI,0,fattree_ib.xml" ]
+
+# ---- kernels called on MPI_COMM_WORLD itself ---------------------------------------------
+for i in 1 2 3 4 5; do echo ib-0; done > "$SG/hosts5"
+run simgrid/world-comm 120 smpirun -no-privatize -platform $FT -hostfile "$SG/hosts5" -np 5 \
+    --log=root.thresh:warning build/simgrid/tests/test_world_comm
+
+# ---- P = 256 above the validation limit: shared payloads, validated = 0 -----------------
+run simgrid/p256 300 $SIM tests/sweeps/simgrid_p256.ini --platform $FT --db "$SG/p256.db" --copy-model none
+check simgrid/p256/rows [ "$(sgsql p256.db "SELECT group_concat(radix || ':' || status || ':' || validated || ':' || (median_s > 0), ',') FROM (SELECT * FROM results ORDER BY radix)")" = "2:ok:0:1,16:ok:0:1" ]
+sha=$(sha256sum $FT | cut -d' ' -f1)
+check simgrid/p256/run-provenance [ "$(sgsql p256.db "SELECT backend || ',' || platform || ',' || platform_sha256 || ',' || simgrid_version || ',' || world_size FROM runs")" = "simgrid,fattree_ib.xml,$sha,3.32.0,256" ]
+check simgrid/p256/smpi-options holds '[ "$(sgsql p256.db "SELECT count(*) FROM runs WHERE smpi_options LIKE \"%smpi/alltoall:ring%\" AND smpi_options LIKE \"%auto-shared-malloc-thresh%\" AND smpi_options LIKE \"%copy-model=none%\"")" = 1 ]'
+
+# ---- the copy-cost model: at P = 1 a 1 MiB block costs 1 MiB / (10 GB/s) = 104.86 us -----
+run simgrid/copy-model 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/copy.db" --copy-model 1048576:10
+check simgrid/copy-model/charged [ "$(sgsql copy.db "SELECT group_concat(kernel, ',') FROM results WHERE kernel IN ('bruck', 'tra') AND abs(median_s - 104.8576e-6) < 0.1e-6")" = "bruck,tra" ]
+run simgrid/copy-free 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/copy-free.db" --copy-model none
+check simgrid/copy-model/free-without [ "$(sgsql copy-free.db "SELECT count(*) FROM results WHERE kernel IN ('bruck', 'tra') AND median_s < 1e-6")" = 2 ]
+
+# ---- bad platform files: one line, exit 2 ----------------------------------------------
+bad_platform() { # bad_platform NAME PLATFORM EXPECTED-TEXT
+    $SIM tests/sweeps/simgrid_p256.ini --platform "$2" --db "$SG/bad.db" > /dev/null 2> "$SG/bad.err"
+    local rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$3" "$SG/bad.err" && [ "$(wc -l < "$SG/bad.err")" -eq 1 ]; then
+        pass "simgrid/bad-platform/$1"
+    else
+        fail "simgrid/bad-platform/$1" "exit $rc, wanted '$3', got: $(head -c 300 "$SG/bad.err")"
+    fi
+}
+bad_platform missing "$SG/no-such.xml" "no-such.xml: cannot read the platform file"
+printf '<?xml version="1.0"?>\n<platform version="4.1">\n  <cluster id="c" radical="0-1"\n</platform>\n' > "$SG/broken.xml"
+bad_platform malformed "$SG/broken.xml" "broken.xml:4: not a well-formed platform file"
+printf '<?xml version="1.0"?>\n<platform version="4.1">\n  <cluster id="c" prefix="n" suffix="" radical="0-1" speed="1Gf" core="2" bw="1GBps" lat="1us"/>\n</platform>\n' > "$SG/tiny.xml"
+bad_platform too-small "$SG/tiny.xml" "P = 256 needs more cores than the platform"
+check simgrid/bad-platform/nothing-recorded [ ! -e "$SG/bad.db" ]
+
+# ---- a schema-2 database gains the schema-3 columns and keeps its rows -------------------
+cp "$SG/copy.db" "$SG/old.db"
+sql "$SG/old.db" "ALTER TABLE runs DROP COLUMN platform; ALTER TABLE runs DROP COLUMN platform_sha256;
+  ALTER TABLE runs DROP COLUMN simgrid_version; ALTER TABLE runs DROP COLUMN smpi_options;
+  ALTER TABLE results DROP COLUMN validated; PRAGMA user_version = 2;"
+run simgrid/schema2-opens 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/old.db" --copy-model none
+check simgrid/schema2-migrated [ "$(sgsql old.db "SELECT (SELECT user_version FROM pragma_user_version) || ',' || count(*) || ',' || sum(validated IS NULL) || ',' || count(DISTINCT run_id) FROM results")" = "3,6,3,2" ]
