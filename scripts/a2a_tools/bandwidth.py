@@ -130,6 +130,13 @@ def run(args, db):
     return 0
 
 
+def log2_size_axis(axis, sizes):
+    """Ticks at log2(S) for every S in sizes, labelled 16 B, 1 KiB, 16 KiB ..."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+    axis.set_major_locator(FixedLocator([math.log2(s) for s in sizes if s > 0]))
+    axis.set_major_formatter(FuncFormatter(lambda x, pos: fmt_size(round(2 ** x))))
+
+
 def draw(db, table, args, oversubscribed):
     from . import style
     run = db.run(table[0][0])
@@ -147,7 +154,7 @@ def draw(db, table, args, oversubscribed):
             ax.plot([math.log2(max(s, 1)) for s, _, _ in lim], [v for _, v, _ in lim],
                     label="copy limit (memcpy, %d threads, P·S bytes each)" % lim[0][2],
                     **style.BASELINE_STYLE)
-        style.log2_size_axis(ax.xaxis, sorted({t[4] for t in mine}))
+        log2_size_axis(ax.xaxis, sorted({t[4] for t in mine}))
         ax.set_xlabel("S (bytes per block)")
         ax.set_ylabel("GB/s copied (bytes_copied / median)")
         ax.set_title("Copy rate at P = %d against the machine's copy limit\n%s"
