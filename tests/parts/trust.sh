@@ -51,15 +51,17 @@ check trust/concurrent-create [ $raced -eq 3 ]
 
 # ---- a live run refuses a second launch; a dead one becomes interrupted ----------------
 LD="$TR/live.db"
-setsid mpirun.openmpi --oversubscribe -n 4 $A2A run tests/sweeps/resume.ini --db "$LD" --quiet > "$TR/live1.log" 2>&1 &
+# resume.ini with ten times its iterations: live for the whole of the two refusals below
+sed 's/^iterations = 400$/iterations = 4000/' tests/sweeps/resume.ini > "$TR/live.ini"
+setsid mpirun.openmpi --oversubscribe -n 4 $A2A run "$TR/live.ini" --db "$LD" --quiet > "$TR/live1.log" 2>&1 &
 live=$!
 for _ in $(seq 1 300); do
     [ "$(sql "$LD" "SELECT count(*) FROM results" 2>/dev/null)" -ge 2 ] 2>/dev/null && break
     sleep 0.1
 done
-mpirun_openmpi 2 $A2A run tests/sweeps/resume.ini --db "$LD" --resume --quiet > /dev/null 2> "$TR/live2.err"; rc=$?
+mpirun_openmpi 2 $A2A run "$TR/live.ini" --db "$LD" --resume --quiet > /dev/null 2> "$TR/live2.err"; rc=$?
 check trust/live-run-refuses-resume holds '[ $rc -eq 2 ] && one_line "$TR/live2.err" ".*: run 1 is live" && [ "$(grep -c "^a2atune:" "$TR/live2.err")" -eq 1 ]'
-mpirun_openmpi 2 $A2A run tests/sweeps/resume.ini --db "$LD" --quiet > /dev/null 2> "$TR/live3.err"; rc=$?
+mpirun_openmpi 2 $A2A run "$TR/live.ini" --db "$LD" --quiet > /dev/null 2> "$TR/live3.err"; rc=$?
 check trust/live-run-refuses-a-new-launch holds '[ $rc -eq 2 ] && one_line "$TR/live3.err" ".*: run 1 is live" && [ "$(sql "$LD" "SELECT count(*) FROM runs")" = 1 ]'
 { kill -9 -- -$live; pkill -9 -s $live; wait $live; } 2>/dev/null   # the launch's session, by id
 for _ in $(seq 1 50); do [ -z "$(ps -o stat= -s $live | grep -v Z)" ] && break; sleep 0.1; done

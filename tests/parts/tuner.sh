@@ -96,7 +96,6 @@ check tuner/real-samples [ "$(sql "$T4" "SELECT count(*) FROM samples")" = 30 ]
 check tuner/real-provenance [ "$(sql "$T4" "SELECT backend || ',' || world_size || ',' || (length(sweep_text) > 0) FROM runs")" = "mpi,2,1" ]
 check tuner/real-tuning-files holds '[ -s "$TU/tuning/a2a-tuning.json" ] && grep -q "\"alltoall\"" "$TU/tuning/a2a-tuning.json"'
 # an older (schema 2) database opens, gains the columns, keeps its rows
-cp "$T4" "$TU/old.db"
-sql "$TU/old.db" "ALTER TABLE results DROP COLUMN chosen_by; ALTER TABLE results DROP COLUMN tuner_step; PRAGMA user_version = 2;"
+cp tests/data/schema2.db "$TU/old.db"   # written by a2atune before schema 3: 39 results
 run tuner/schema2-database 120 mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_real.ini --budget 2 --db "$TU/old.db" --no-files --quiet
-check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "3,8|2" ]
+check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "3,41|2" ]
