@@ -39,6 +39,11 @@ int command_tune(int argc, char **argv);
 #include "configs.h"
 #include "db.h"
 
+/* The provenance of this launch (collective over MPI_COMM_WORLD): fills info and launch
+ * (world size, node ranks, 80 % of the memory available on rank 0's node) and returns the
+ * per-P oversubscription flags (world + 1 entries, malloc'ed: the caller frees them). */
+int *describe_launch(run_info *info, launch_info *launch);
+
 /* Reads the sweep file on rank 0 and parses the same text on every rank. Returns 0, or
  * -1 with one line in err (on rank 0 for a file that cannot be read). Collective. */
 int load_sweep_everywhere(const char *path, sweep **sw, char *err, size_t errlen);

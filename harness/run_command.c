@@ -440,31 +440,13 @@ int command_run(const run_options *opt)
     }
 
     /* the sweep text comes from rank 0, so every rank expands the very same file */
-    char *text = NULL;
-    long long text_len = -1;
-    if (rank == 0 && (text = read_file(opt->sweep_path, err, sizeof err)))
-        text_len = (long long)strlen(text);
-    MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (text_len < 0)
-        return fail_input(rank, err);
-    if (rank != 0)
-        text = malloc((size_t)text_len + 1);
-    MPI_Bcast(text, (int)text_len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
-
     sweep *sw = NULL;
-    if (sweep_load(opt->sweep_path, text, &sw, err, sizeof err)) {
-        free(text);
+    if (load_sweep_everywhere(opt->sweep_path, &sw, err, sizeof err))
         return fail_input(rank, err);
-    }
-    free(text);
 
     run_info info;
-    int *oversubscribed_at = calloc((size_t)world + 1, sizeof *oversubscribed_at);
-    launch_info launch = { .world = world };
-    collect_provenance(MPI_COMM_WORLD, &info, &launch.node_ranks, oversubscribed_at);
-    double available = rank == 0 ? memory_available() * 0.8 : 0;
-    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    launch.mem_available = available;
+    launch_info launch;
+    int *oversubscribed_at = describe_launch(&info, &launch);
 
     config *configs = NULL;
     char *counters = NULL;
@@ -751,6 +733,21 @@ out:
 }
 
 /* ---- shared with `a2atune tune` (tune_command.c) ---------------------------------- */
+
+/* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
+int *describe_launch(run_info *info, launch_info *launch)
+{
+    int rank, world;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    int *oversubscribed_at = calloc((size_t)world + 1, sizeof *oversubscribed_at);
+    *launch = (launch_info){ .world = world };
+    collect_provenance(MPI_COMM_WORLD, info, &launch->node_ranks, oversubscribed_at);
+    double available = rank == 0 ? memory_available() * 0.8 : 0;
+    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    launch->mem_available = available;
+    return oversubscribed_at;
+}
 
 /* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
 int load_sweep_everywhere(const char *path, sweep **sw, char *err, size_t errlen)

@@ -323,12 +323,8 @@ static int tune(const tune_options *o, long long *run_id_out)
     }
 
     run_info info;
-    int *oversubscribed_at = calloc((size_t)world + 1, sizeof *oversubscribed_at);
-    launch_info launch = { .world = world };
-    collect_provenance(MPI_COMM_WORLD, &info, &launch.node_ranks, oversubscribed_at);
-    double available = rank == 0 ? memory_available() * 0.8 : 0;
-    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    launch.mem_available = available;
+    launch_info launch;
+    int *oversubscribed_at = describe_launch(&info, &launch);
 
     /* --replay: the launch as the replayed run saw it */
     db *replay = NULL;
