@@ -13,6 +13,11 @@
 int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, int *rank,
                         int *size);
 
+/* The size in bytes of a predefined type that is one ascending run (MPI_BYTE, MPI_INT,
+ * MPI_DOUBLE, ...), recognised by its handle without an MPI call; 0 for any other type
+ * (which A2A_Type_bytes then inspects). */
+MPI_Aint a2a_basic_run_type(MPI_Datatype type);
+
 /* One side (send or receive) of a dense call: buffer, type, and per block j either
  * counts[j] elements at displs[j] (alltoallv) or `count` elements at j * count
  * (alltoall, counts == displs == NULL). Displacements are in extents of type. */

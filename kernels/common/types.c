@@ -193,6 +193,45 @@ static int type_is_run(MPI_Datatype type, int size)
     return run;
 }
 
+/* Guarantees: the size in bytes of `type` when it is a predefined type without holes
+ * (one ascending run by definition: MPI_BYTE, the integer and floating types, ...),
+ * recognised by its handle without any MPI call; 0 for every other type. The list is
+ * built on each call: under SMPI the predefined handles are variables, not constants. */
+MPI_Aint a2a_basic_run_type(MPI_Datatype type)
+{
+    const struct {
+        MPI_Datatype type;
+        MPI_Aint bytes;
+    } basic[] = {
+        { MPI_BYTE, 1 },
+        { MPI_CHAR, sizeof(char) },
+        { MPI_SIGNED_CHAR, sizeof(signed char) },
+        { MPI_UNSIGNED_CHAR, sizeof(unsigned char) },
+        { MPI_INT, sizeof(int) },
+        { MPI_UNSIGNED, sizeof(unsigned) },
+        { MPI_DOUBLE, sizeof(double) },
+        { MPI_FLOAT, sizeof(float) },
+        { MPI_LONG, sizeof(long) },
+        { MPI_UNSIGNED_LONG, sizeof(unsigned long) },
+        { MPI_LONG_LONG, sizeof(long long) },
+        { MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long) },
+        { MPI_SHORT, sizeof(short) },
+        { MPI_UNSIGNED_SHORT, sizeof(unsigned short) },
+        { MPI_INT8_T, 1 },
+        { MPI_UINT8_T, 1 },
+        { MPI_INT16_T, 2 },
+        { MPI_UINT16_T, 2 },
+        { MPI_INT32_T, 4 },
+        { MPI_UINT32_T, 4 },
+        { MPI_INT64_T, 8 },
+        { MPI_UINT64_T, 8 },
+    };
+    for (size_t i = 0; i < sizeof basic / sizeof basic[0]; i++)
+        if (type == basic[i].type)
+            return basic[i].bytes;
+    return 0;
+}
+
 /* Guarantees: *bytes = size of one element when the element's data is one ascending run
  * of bytes from its lower bound 0 to its extent (size == extent, entries in typemap
  * order, no overlap, no gap); MPI_ERR_TYPE otherwise or for an invalid type. */
@@ -202,6 +241,8 @@ int A2A_Type_bytes(MPI_Datatype type, MPI_Aint *bytes)
     MPI_Aint lb, extent;
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
+    if ((*bytes = a2a_basic_run_type(type)) > 0)
+        return MPI_SUCCESS;
     int err = MPI_Type_size(type, &size);
     if (err != MPI_SUCCESS)
         return err;

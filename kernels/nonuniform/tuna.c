@@ -19,23 +19,18 @@ static int tuna_runs(const void *sbuf, const int *scounts, const int *sdispls,
                      MPI_Datatype rtype, MPI_Comm comm, const a2a_v_args *args,
                      a2a_stats *stats)
 {
-    int size, err;
-    const int radix = args->radix, block_count = args->block_count;
-    MPI_Comm_size(comm, &size);
+    (void)stype;
+    (void)rtype;
+    const int size = args->size, radix = args->radix, block_count = args->block_count;
     if (radix < 2 || radix > (size > 2 ? size : 2))
         return MPI_ERR_ARG;
     if (block_count < 1 || block_count > radix - 1)
         return MPI_ERR_ARG;
-    MPI_Aint sbytes, rbytes;
-    if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
-        return err;
-    if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
-        return err;
 
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     a2a_tuna_held held;
-    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes, comm,
-                         size, radix, block_count, 0, &held, stats);
+    int err = a2a_tuna_local(sbuf, scounts, sdispls, args->sbytes, rbuf, rcounts, rdispls,
+                             args->rbytes, comm, size, radix, block_count, 0, &held, stats);
     /* With a single node nothing is held for an inter-node phase. */
     free(held.data);
     free(held.sizes);
@@ -54,7 +49,7 @@ int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
                        const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
                        int block_count, a2a_stats *stats)
 {
-    const a2a_v_args args = { radix, block_count, 0 };
+    const a2a_v_args args = { .radix = radix, .block_count = block_count };
     return a2a_v_staged(tuna_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
                         rdispls, rtype, comm, stats);
 }

@@ -638,15 +638,9 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
 }
 
 /* Guarantees: see tuna_local.h. */
-int a2a_tuna_hier_setup(MPI_Datatype stype, MPI_Datatype rtype, MPI_Comm comm, int ppn,
-                        int radix, MPI_Aint *sbytes, MPI_Aint *rbytes, int *q, int *node,
-                        int *local)
+int a2a_tuna_hier_setup(MPI_Comm comm, int ppn, int radix, int *q, int *node, int *local)
 {
     int err;
-    if ((err = A2A_Type_bytes(stype, sbytes)) != MPI_SUCCESS)
-        return err;
-    if ((err = A2A_Type_bytes(rtype, rbytes)) != MPI_SUCCESS)
-        return err;
     if ((err = A2A_Node_layout(comm, ppn, q, node, local)) != MPI_SUCCESS)
         return err;
     if (radix < 2 || radix > (*q > 2 ? *q : 2))

@@ -66,12 +66,10 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
  * (tuna_local.c), or A2A_TUNA_PACK_BYTES when set (to measure it again). */
 long long a2a_tuna_pack_limit(void);
 
-/* The common start of the hierarchical TuNA kernels: element sizes of both (contiguous)
- * types, and the node layout (Q = ppn, or the real node for ppn = 0; P % Q == 0) with
- * this rank's node and local rank; radix must lie in [2, max(2, Q)]. Returns
- * MPI_SUCCESS, or the error of A2A_Type_bytes / A2A_Node_layout, or MPI_ERR_ARG. */
-int a2a_tuna_hier_setup(MPI_Datatype stype, MPI_Datatype rtype, MPI_Comm comm, int ppn,
-                        int radix, MPI_Aint *sbytes, MPI_Aint *rbytes, int *q, int *node,
-                        int *local);
+/* The common start of the hierarchical TuNA kernels: the node layout (Q = ppn, or the
+ * real node for ppn = 0; P % Q == 0) with this rank's node and local rank; radix must lie
+ * in [2, max(2, Q)]. Returns MPI_SUCCESS, or the error of A2A_Node_layout, or
+ * MPI_ERR_ARG. */
+int a2a_tuna_hier_setup(MPI_Comm comm, int ppn, int radix, int *q, int *node, int *local);
 
 #endif

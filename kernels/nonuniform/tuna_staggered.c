@@ -19,11 +19,12 @@ static int staggered_runs(const void *sbuf, const int *scounts, const int *sdisp
                           const a2a_v_args *args, a2a_stats *stats)
 {
     const int radix = args->radix, block_count = args->block_count, ppn = args->ppn;
-    int size, err, q, node, local;
-    MPI_Aint sbytes, rbytes;
-    MPI_Comm_size(comm, &size);
-    if ((err = a2a_tuna_hier_setup(stype, rtype, comm, ppn, radix, &sbytes, &rbytes, &q, &node,
-                                   &local)) != MPI_SUCCESS)
+    (void)stype;
+    (void)rtype;
+    int err, q, node, local;
+    const int size = args->size;
+    const MPI_Aint sbytes = args->sbytes, rbytes = args->rbytes;
+    if ((err = a2a_tuna_hier_setup(comm, ppn, radix, &q, &node, &local)) != MPI_SUCCESS)
         return err;
     const int nodes = size / q;
     const long long exchanges = (long long)(nodes - 1) * q;
@@ -123,7 +124,7 @@ int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                  int radix, int block_count, int ppn, a2a_stats *stats)
 {
-    const a2a_v_args args = { radix, block_count, ppn };
+    const a2a_v_args args = { .radix = radix, .block_count = block_count, .ppn = ppn };
     return a2a_v_staged(staggered_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
                         rdispls, rtype, comm, stats);
 }

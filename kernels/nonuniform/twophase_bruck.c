@@ -27,16 +27,12 @@ static int twophase_runs(const void *sbuf, const int *scounts, const int *sdispl
                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                          const a2a_v_args *args, a2a_stats *stats)
 {
-    (void)args;
-    int rank, size, err;
-    MPI_Aint sbytes, rbytes;
-    if ((err = A2A_Type_bytes(stype, &sbytes)) != MPI_SUCCESS)
-        return err;
-    if ((err = A2A_Type_bytes(rtype, &rbytes)) != MPI_SUCCESS)
-        return err;
+    (void)stype;
+    (void)rtype;
+    int err;
+    const int rank = args->rank, size = args->size;
+    const MPI_Aint sbytes = args->sbytes, rbytes = args->rbytes;
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
     const char *send = sbuf;
     char *recv = rbuf;
 
@@ -178,7 +174,7 @@ int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                  a2a_stats *stats)
 {
-    const a2a_v_args args = { 0, 0, 0 };
+    const a2a_v_args args = { .radix = 0 };
     return a2a_v_staged(twophase_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
                         rdispls, rtype, comm, stats);
 }

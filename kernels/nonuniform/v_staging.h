@@ -7,13 +7,18 @@
 
 #include "kernel_util.h"
 
-/* The kernel-specific arguments a body takes besides the call's. */
+/* The kernel-specific arguments a body takes besides the call's, and what the entry
+ * already knows of the call: the element sizes of the (run) types and the caller's rank
+ * and size in comm. */
 typedef struct a2a_v_args {
     int radix, block_count, ppn;
+    MPI_Aint sbytes, rbytes; /* filled by a2a_v_staged */
+    int rank, size;          /* filled by a2a_v_staged */
 } a2a_v_args;
 
 /* A kernel body: called with send and receive types that are ascending runs (size =
- * extent, lower bound 0) and with the communicator the caller gave. */
+ * extent, lower bound 0) of args->sbytes / args->rbytes bytes and with the communicator
+ * the caller gave. */
 typedef int (*a2a_v_body)(const void *sbuf, const int *scounts, const int *sdispls,
                           MPI_Datatype stype, void *rbuf, const int *rcounts,
                           const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
@@ -23,22 +28,31 @@ typedef int (*a2a_v_body)(const void *sbuf, const int *scounts, const int *sdisp
  * an invalid type, on every rank alike and before anything is sent; otherwise body's
  * result on the call, with any side whose type is not one ascending run packed into a
  * staging buffer first (MPI_Pack; decided on each rank alone: only type signatures must
- * match) and unpacked into the user's receive buffer after a successful body. */
+ * match) and unpacked into the user's receive buffer after a successful body. Two
+ * predefined run types (MPI_BYTE, MPI_INT, ...) go to the body without any inspection. */
 static inline int a2a_v_staged(a2a_v_body body, const a2a_v_args *args, const void *sbuf,
                                const int *scounts, const int *sdispls, MPI_Datatype stype,
                                void *rbuf, const int *rcounts, const int *rdispls,
                                MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, size, err;
-    if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
+    a2a_v_args call = *args;
+    int err = a2a_kernel_prologue(comm, stype, rtype, &call.rank, &call.size);
+    if (err != MPI_SUCCESS)
         return err;
+    call.sbytes = a2a_basic_run_type(stype);
+    call.rbytes = a2a_basic_run_type(rtype);
+    if (call.sbytes > 0 && call.rbytes > 0)
+        return body(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, &call,
+                    stats);
     a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
     a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
     a2a_staging st;
-    if ((err = a2a_stage(&st, size, &send, &recv, comm, stats)) != MPI_SUCCESS)
+    if ((err = a2a_stage(&st, call.size, &send, &recv, comm, stats)) != MPI_SUCCESS)
         return err;
-    err = body(send.buf, scounts, sdispls, send.type, recv.buf, rcounts, rdispls, recv.type,
-               comm, args, stats);
+    if ((err = A2A_Type_bytes(send.type, &call.sbytes)) == MPI_SUCCESS &&
+        (err = A2A_Type_bytes(recv.type, &call.rbytes)) == MPI_SUCCESS)
+        err = body(send.buf, scounts, sdispls, send.type, recv.buf, rcounts, rdispls,
+                   recv.type, comm, &call, stats);
     return a2a_unstage(&st, err);
 }
 
