@@ -195,40 +195,36 @@ static int type_is_run(MPI_Datatype type, int size)
 
 /* Guarantees: the size in bytes of `type` when it is a predefined type without holes
  * (one ascending run by definition: MPI_BYTE, the integer and floating types, ...),
- * recognised by its handle without any MPI call; 0 for every other type. The list is
- * built on each call: under SMPI the predefined handles are variables, not constants. */
+ * recognised by its handle without any MPI call; 0 for every other type. Compared one by
+ * one, most used first: under SMPI the predefined handles are variables, not constants. */
 MPI_Aint a2a_basic_run_type(MPI_Datatype type)
 {
-    const struct {
-        MPI_Datatype type;
-        MPI_Aint bytes;
-    } basic[] = {
-        { MPI_BYTE, 1 },
-        { MPI_CHAR, sizeof(char) },
-        { MPI_SIGNED_CHAR, sizeof(signed char) },
-        { MPI_UNSIGNED_CHAR, sizeof(unsigned char) },
-        { MPI_INT, sizeof(int) },
-        { MPI_UNSIGNED, sizeof(unsigned) },
-        { MPI_DOUBLE, sizeof(double) },
-        { MPI_FLOAT, sizeof(float) },
-        { MPI_LONG, sizeof(long) },
-        { MPI_UNSIGNED_LONG, sizeof(unsigned long) },
-        { MPI_LONG_LONG, sizeof(long long) },
-        { MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long) },
-        { MPI_SHORT, sizeof(short) },
-        { MPI_UNSIGNED_SHORT, sizeof(unsigned short) },
-        { MPI_INT8_T, 1 },
-        { MPI_UINT8_T, 1 },
-        { MPI_INT16_T, 2 },
-        { MPI_UINT16_T, 2 },
-        { MPI_INT32_T, 4 },
-        { MPI_UINT32_T, 4 },
-        { MPI_INT64_T, 8 },
-        { MPI_UINT64_T, 8 },
-    };
-    for (size_t i = 0; i < sizeof basic / sizeof basic[0]; i++)
-        if (type == basic[i].type)
-            return basic[i].bytes;
+#define A2A_RUN(t, bytes)                                                                   \
+    if (type == (t))                                                                        \
+        return (bytes);
+    A2A_RUN(MPI_BYTE, 1)
+    A2A_RUN(MPI_CHAR, sizeof(char))
+    A2A_RUN(MPI_INT, sizeof(int))
+    A2A_RUN(MPI_DOUBLE, sizeof(double))
+    A2A_RUN(MPI_FLOAT, sizeof(float))
+    A2A_RUN(MPI_LONG_LONG, sizeof(long long))
+    A2A_RUN(MPI_LONG, sizeof(long))
+    A2A_RUN(MPI_UNSIGNED, sizeof(unsigned))
+    A2A_RUN(MPI_UNSIGNED_CHAR, sizeof(unsigned char))
+    A2A_RUN(MPI_SIGNED_CHAR, sizeof(signed char))
+    A2A_RUN(MPI_UNSIGNED_LONG, sizeof(unsigned long))
+    A2A_RUN(MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long))
+    A2A_RUN(MPI_SHORT, sizeof(short))
+    A2A_RUN(MPI_UNSIGNED_SHORT, sizeof(unsigned short))
+    A2A_RUN(MPI_INT8_T, 1)
+    A2A_RUN(MPI_UINT8_T, 1)
+    A2A_RUN(MPI_INT16_T, 2)
+    A2A_RUN(MPI_UINT16_T, 2)
+    A2A_RUN(MPI_INT32_T, 4)
+    A2A_RUN(MPI_UINT32_T, 4)
+    A2A_RUN(MPI_INT64_T, 8)
+    A2A_RUN(MPI_UINT64_T, 8)
+#undef A2A_RUN
     return 0;
 }
 
