@@ -810,8 +810,8 @@ int command_app(int argc, char **argv)
                     .params_json = pj, .dist_params_json = dist_json,
                     .datatype = tc ? "uint64" : "double_complex",
                     .seed = tc ? spec.seed : a.seed, .warmup = a.warmup,
-                    .oversubscribed = oversub[P], .status = m[k].failed == 2 ? "wrong"
-                                                           : m[k].failed ? "error" : "ok",
+                    .oversubscribed = oversub[P], .status = m[k].failed == 2 ? STATUS_WRONG
+                                                           : m[k].failed ? STATUS_ERROR : STATUS_OK,
                     .message = message, .samples = m[k].total, .nsamples = m[k].failed ? 0 : m[k].n,
                     .bytes_moved = m[k].bytes_moved, .metrics = metrics, .nmetrics = nm,
                     .started = m[k].started, .ended = m[k].ended,

@@ -171,7 +171,7 @@ static int store(db *d, long long run_id, const bench *b, const double *samples,
         .section = "copybench", .family = "copy", .kernel = method_names[b->method],
         .dist = "constant", .P = b->threads, .Q = b->threads, .S = (long long)b->n,
         .params_json = params, .datatype = "byte", .warmup = 1,
-        .oversubscribed = cores > 0 && b->threads > cores, .status = "ok",
+        .oversubscribed = cores > 0 && b->threads > cores, .status = STATUS_OK,
         .samples = samples, .nsamples = nsamples, .bytes_moved = (long long)bytes,
         .metrics = metrics, .nmetrics = 3, .started = started, .ended = unix_now(),
     };

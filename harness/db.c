@@ -131,6 +131,27 @@ static const char *const liveness_columns =
     "ALTER TABLE runs ADD COLUMN heartbeat TEXT;"
     "ALTER TABLE runs ADD COLUMN planned TEXT;";
 
+/* Stored names of the result statuses, indexed by result_status (the schema's CHECK). */
+static const char *const status_names[STATUS_COUNT] = {
+    [STATUS_ERROR] = "error", [STATUS_OK] = "ok", [STATUS_WRONG] = "wrong",
+    [STATUS_SKIPPED] = "skipped", [STATUS_TIMEOUT] = "timeout",
+};
+
+/* Guarantees: see db.h; "error" for a value outside the enumeration. */
+const char *db_status_name(result_status status)
+{
+    return status >= 0 && status < STATUS_COUNT ? status_names[status] : "error";
+}
+
+/* Guarantees: the status whose stored name is text; STATUS_ERROR for anything else. */
+static result_status status_from_text(const unsigned char *text)
+{
+    for (int s = 0; s < STATUS_COUNT; s++)
+        if (text && strcmp((const char *)text, status_names[s]) == 0)
+            return (result_status)s;
+    return STATUS_ERROR;
+}
+
 static int exec(db *d, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
@@ -530,7 +551,7 @@ int db_heartbeat(db *d, long long run_id)
 /* Guarantees: see db.h. The identity is the configuration key without its section
  * (config_key = section "|" identity). */
 int db_recorded_identities(db *d, const run_info *in,
-                           void (*seen)(const char *identity, const char *status, void *ctx),
+                           void (*seen)(const char *identity, result_status status, void *ctx),
                            void *ctx)
 {
     sqlite3_stmt *st;
@@ -554,7 +575,7 @@ int db_recorded_identities(db *d, const run_info *in,
     sqlite3_bind_int(st, 7, in->launches > 0 ? in->launch_index : 0);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        seen((const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+        seen((const char *)sqlite3_column_text(st, 0), status_from_text(sqlite3_column_text(st, 1)),
              ctx);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -633,7 +654,7 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
         return -1;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
         goto fail;
-    int i = 1, ok = strcmp(r->status, "ok") == 0, measured = ok || strcmp(r->status, "wrong") == 0;
+    int i = 1, ok = r->status == STATUS_OK, measured = ok || r->status == STATUS_WRONG;
     char *json = params_json(c);
     sqlite3_bind_int64(st, i++, run_id);
     sqlite3_bind_text(st, i++, c->key, -1, SQLITE_TRANSIENT);
@@ -685,7 +706,7 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
         else
             sqlite3_bind_null(st, i++);
     }
-    sqlite3_bind_text(st, i++, r->status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, db_status_name(r->status), -1, SQLITE_STATIC);
     bind_text_or_null(st, i++, r->message[0] ? r->message : NULL);
     sqlite3_bind_double(st, i++, r->started);
     sqlite3_bind_double(st, i++, r->ended);
@@ -823,7 +844,7 @@ int db_store_measurement(db *d, long long run_id, const measurement *m, char *er
     }
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
         goto fail;
-    int i = 1, ok = strcmp(m->status, "ok") == 0;
+    int i = 1, ok = m->status == STATUS_OK;
     sqlite3_bind_int64(st, i++, run_id);
     sqlite3_bind_text(st, i++, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, i++, m->section, -1, SQLITE_TRANSIENT);
@@ -857,7 +878,7 @@ int db_store_measurement(db *d, long long run_id, const measurement *m, char *er
         sqlite3_bind_int64(st, i++, m->bytes_moved);
     else
         sqlite3_bind_null(st, i++);
-    sqlite3_bind_text(st, i++, m->status, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, i++, db_status_name(m->status), -1, SQLITE_STATIC);
     bind_text_or_null(st, i++, m->message && m->message[0] ? m->message : NULL);
     sqlite3_bind_double(st, i++, m->started);
     sqlite3_bind_double(st, i++, m->ended);
@@ -949,21 +970,12 @@ int db_find_tuner_run(db *d, const run_info *in, long long *run_id)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? found : -1;
 }
 
-/* The status text as one of the static names (result_record.status is not owned). */
-static const char *static_status(const unsigned char *text)
-{
-    static const char *const names[] = { "ok", "wrong", "skipped", "timeout", "error" };
-    for (int i = 0; i < 5; i++)
-        if (text && strcmp((const char *)text, names[i]) == 0)
-            return names[i];
-    return "error";
-}
 
 /* Fills r's status, message and summary from columns status, message, median_s, q1_s,
  * q3_s, min_s, max_s, mean_s, stddev_s, iterations starting at column `at`. */
 static void read_summary(sqlite3_stmt *st, int at, result_record *r)
 {
-    r->status = static_status(sqlite3_column_text(st, at));
+    r->status = status_from_text(sqlite3_column_text(st, at));
     const unsigned char *message = sqlite3_column_text(st, at + 1);
     snprintf(r->message, sizeof r->message, "%s", message ? (const char *)message : "");
     int timed = sqlite3_column_type(st, at + 2) != SQLITE_NULL;

@@ -34,9 +34,23 @@ typedef struct run_info {
     double load_start;           /* 1-minute load average at the start, -1 if unknown */
 } run_info;
 
+/* The outcome of one configuration, stored by name in results.status (db_status_name).
+ * Zero is STATUS_ERROR: a record nobody filled in is never taken for a result. */
+typedef enum result_status {
+    STATUS_ERROR,
+    STATUS_OK,
+    STATUS_WRONG,
+    STATUS_SKIPPED,
+    STATUS_TIMEOUT,
+    STATUS_COUNT
+} result_status;
+
+/* The stored name of a status: "error", "ok", "wrong", "skipped", "timeout". */
+const char *db_status_name(result_status status);
+
 /* The outcome of one configuration. */
 typedef struct result_record {
-    const char *status;          /* ok | wrong | skipped | timeout | error */
+    result_status status;
     char message[512];
     sample_summary summary;      /* of the timed samples (ok rows only) */
     long long bytes_moved;       /* payload bytes sent between distinct ranks, all ranks */
@@ -93,7 +107,7 @@ int db_heartbeat(db *d, long long run_id);
  * `in`, in the same launch of the same launch group (or in no group, as `in`): launch i of
  * a group measures again what the other launches measured. Returns 0 or -1. */
 int db_recorded_identities(db *d, const run_info *in,
-                           void (*seen)(const char *identity, const char *status, void *ctx),
+                           void (*seen)(const char *identity, result_status status, void *ctx),
                            void *ctx);
 
 /* Marks run_id running again (for --resume). */
@@ -129,7 +143,7 @@ typedef struct measurement {
     const char *payload, *datatype; /* may be NULL */
     unsigned long long seed;
     int warmup, oversubscribed;
-    const char *status;          /* ok | wrong | error | ... */
+    result_status status;
     const char *message;         /* may be NULL */
     const double *samples;       /* seconds, nsamples of them (iterations = nsamples) */
     int nsamples;

@@ -145,11 +145,11 @@ static void without_Q(const char *identity, char *out, size_t len)
     snprintf(out, len, "%.*s%s", (int)(q - identity), identity, rest ? rest : "");
 }
 
-static void add_recorded(const char *identity, const char *status, void *ctx)
+static void add_recorded(const char *identity, result_status status, void *ctx)
 {
     recorded_sets *sets = ctx;
-    add_key(identity, strcmp(status, "ok") == 0 ? &sets->ok : &sets->skipped);
-    if (strcmp(status, "ok") == 0) {
+    add_key(identity, status == STATUS_OK ? &sets->ok : &sets->skipped);
+    if (status == STATUS_OK) {
         char any_Q[sizeof ((config *)0)->key];
         without_Q(identity, any_Q, sizeof any_Q);
         add_key(any_Q, &sets->ok_any_Q);
@@ -376,9 +376,24 @@ typedef struct timeout_context {
     const sweep_section *section;
     const config *config;
     double started;
-    const int *counts;  /* ok, wrong, error, skipped so far (NULL: not a sweep's launch) */
+    const int *counts;  /* per result_status so far (NULL: not a sweep's launch) */
     double launched;    /* when the launch started */
 } timeout_context;
+
+/* Configurations stored so far, from the counts per result_status. */
+static int done_count_stored(const int *counts)
+{
+    int n = 0;
+    for (int s = 0; s < STATUS_COUNT; s++)
+        n += counts[s];
+    return n;
+}
+
+/* Configurations that failed (wrong or error) so far: the launch's exit status. */
+static int wrong_or_error(const int *counts)
+{
+    return counts[STATUS_WRONG] + counts[STATUS_ERROR];
+}
 
 /* Records the hung configuration as `timeout` through its own connection and ends
  * the process; the launcher then ends the other ranks. */
@@ -387,7 +402,7 @@ static void on_timeout(void *arg)
     timeout_context *t = arg;
     char what[300], err[512];
     config_describe(t->config, what, sizeof what);
-    result_record r = { .status = "timeout", .started = t->started, .ended = now() };
+    result_record r = { .status = STATUS_TIMEOUT, .started = t->started, .ended = now() };
     snprintf(r.message, sizeof r.message,
              "exceeded the time limit of %g s; the launch was ended (rerun with --resume to "
              "continue after this configuration)", t->config->timeout);
@@ -403,8 +418,8 @@ static void on_timeout(void *arg)
     fprintf(stderr, "a2atune: TIMEOUT %s: %s\n", what, r.message);
     if (t->counts) /* a sweep's launch: its summary line, as at its end */
         fprintf(stderr, "a2atune: ended by a timeout after %.1f s: %d ok, %d wrong, %d error, "
-                "%d skipped, 1 timeout\n", now() - t->launched, t->counts[0], t->counts[1],
-                t->counts[2], t->counts[3]);
+                "%d skipped, 1 timeout\n", now() - t->launched, t->counts[STATUS_OK],
+                t->counts[STATUS_WRONG], t->counts[STATUS_ERROR], t->counts[STATUS_SKIPPED]);
     _exit(EXIT_TIMEOUT);
 }
 
@@ -582,7 +597,7 @@ int command_run(const run_options *opt)
             MPI_Comm_set_errhandler(comm_of[P], MPI_ERRORS_RETURN);
     }
 
-    int todo = 0, done_count = 0, counts[5] = { 0 };
+    int todo = 0, done_count = 0, counts[STATUS_COUNT] = { 0 };
     char *runs = calloc((size_t)nconfigs + 1, 1);
     for (int i = 0; i < nconfigs; i++) {
         runs[i] = !configs[i].skip && !recorded[i];
@@ -611,7 +626,6 @@ int command_run(const run_options *opt)
             max_iterations = configs[i].iterations;
     double *samples = malloc((size_t)max_iterations * sizeof *samples);
     double t_start = now();
-    static const char *const status_names[5] = { "ok", "wrong", "error", "skipped", "timeout" };
 
     for (int k = 0; k < nconfigs; k++) {
         int i = plan.order[k];
@@ -619,7 +633,7 @@ int command_run(const run_options *opt)
         if (recorded[i])
             continue;
         const sweep_section *sec = &sw->sections[c->section];
-        result_record r = { .status = "skipped", .oversubscribed = oversubscribed_at[c->P < world ? c->P : world],
+        result_record r = { .status = STATUS_SKIPPED, .oversubscribed = oversubscribed_at[c->P < world ? c->P : world],
                             .idle_ranks = c->P < world ? world - c->P : 0 };
         r.started = now();
         if (c->skip) {
@@ -646,7 +660,7 @@ int command_run(const run_options *opt)
                 break;
             continue;
         }
-        int nsamples = strcmp(r.status, "ok") == 0 ? r.iterations : 0;
+        int nsamples = r.status == STATUS_OK ? r.iterations : 0;
         if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
             /* the first write that fails ends the launch: nothing measured after it
              * could be kept (full disk, a lost or damaged database) */
@@ -654,19 +668,17 @@ int command_run(const run_options *opt)
             config_describe(c, what, sizeof what);
             fprintf(stderr, "a2atune: %s: cannot store %s: %s; the launch ends here (%d "
                     "configurations stored; make room and rerun with --resume)\n", opt->db_path,
-                    what, err, counts[0] + counts[1] + counts[2] + counts[3]);
+                    what, err, done_count_stored(counts));
             status = 1;
             polite_share(1);
             break;
         }
         polite_share(0);
-        for (int s = 0; s < 5; s++)
-            if (strcmp(r.status, status_names[s]) == 0)
-                counts[s]++;
+        counts[r.status]++;
         if (!opt->quiet && !c->skip) {
             char what[300], median[32] = "", iqr[32] = "", eta[32] = "";
             config_describe(c, what, sizeof what);
-            if (strcmp(r.status, "ok") == 0) {
+            if (r.status == STATUS_OK) {
                 format_seconds(r.summary.median, median, sizeof median);
                 format_seconds(r.summary.q3 - r.summary.q1, iqr, sizeof iqr);
             }
@@ -674,19 +686,19 @@ int command_run(const run_options *opt)
             double left = elapsed / done_count * (todo - done_count);
             snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
             fprintf(stderr, "[%*d/%d] %-5s %s", (int)snprintf(NULL, 0, "%d", todo), done_count,
-                    todo, r.status, what);
+                    todo, db_status_name(r.status), what);
             if (median[0] && r.summary.n > 0)
                 fprintf(stderr, "  median %s (IQR %s)", median, iqr);
-            else if (strcmp(r.status, "ok") == 0)
+            else if (r.status == STATUS_OK)
                 fprintf(stderr, "  validated (iterations = 0: not timed)");
             else
                 fprintf(stderr, "  %s", r.message);
             fprintf(stderr, "  ETA %s\n", eta);
         }
-        if (strcmp(r.status, "ok") != 0 && strcmp(r.status, "skipped") != 0) {
+        if (r.status != STATUS_OK && r.status != STATUS_SKIPPED) {
             char what[300];
             config_describe(c, what, sizeof what);
-            fprintf(stderr, "a2atune: %s %s: %s\n", r.status == status_names[1] ? "WRONG" : "ERROR",
+            fprintf(stderr, "a2atune: %s %s: %s\n", r.status == STATUS_WRONG ? "WRONG" : "ERROR",
                     what, r.message);
         }
     }
@@ -695,12 +707,12 @@ int command_run(const run_options *opt)
     if (rank == 0) {
         heartbeat_stop();
         db_note_run_load(d, run_id, load_average());
-        db_end_run(d, run_id, status ? "failed" : counts[1] + counts[2] ? "failed" : "done");
+        db_end_run(d, run_id, status ? "failed" : wrong_or_error(counts) ? "failed" : "done");
         db_close(d);
         fprintf(stderr, "a2atune: %s in %.1f s: %d ok, %d wrong, %d error, %d skipped\n",
-                status ? "ended" : "finished", now() - t_launch, counts[0], counts[1], counts[2],
-                counts[3]);
-        if (counts[1] + counts[2])
+                status ? "ended" : "finished", now() - t_launch, counts[STATUS_OK], counts[STATUS_WRONG],
+                counts[STATUS_ERROR], counts[STATUS_SKIPPED]);
+        if (wrong_or_error(counts))
             fprintf(stderr, "a2atune: wrong or failed configurations are listed above and in the "
                     "database (status <> 'ok')\n");
         printf("results: %s (run %lld)\n", opt->db_path, run_id);
@@ -716,7 +728,7 @@ int command_run(const run_options *opt)
         printf("  sqlite3 -header -column %s \"SELECT kernel, P, S, dist, params, median_s, "
                "status FROM results WHERE run_id = %lld\"\n", opt->db_path, run_id);
     }
-    rc = status ? EXIT_BAD_INPUT : (counts[1] + counts[2]) ? EXIT_WRONG : EXIT_OK;
+    rc = status ? EXIT_BAD_INPUT : (wrong_or_error(counts)) ? EXIT_WRONG : EXIT_OK;
     rc = share(rc);
     for (int P = 1; P <= world; P++)
         if (comm_of[P] != MPI_COMM_NULL && comm_of[P] != MPI_COMM_SELF)

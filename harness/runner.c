@@ -502,7 +502,7 @@ static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out
         status = agree(status, msg, sizeof msg, comm);
     }
     if (rank == 0) {
-        out->status = status == CHECK_OK ? "ok" : status == CHECK_WRONG ? "wrong" : "error";
+        out->status = status == CHECK_OK ? STATUS_OK : status == CHECK_WRONG ? STATUS_WRONG : STATUS_ERROR;
         snprintf(out->message, sizeof out->message, "%s", msg);
     }
     if (status != CHECK_ERROR) {
@@ -555,7 +555,7 @@ static void run_sparse_config(const config *c, MPI_Comm comm, result_record *out
             if (status == CHECK_OK) {
                 out->summary = summarize_samples(samples, iterations);
             } else {
-                out->status = status == CHECK_WRONG ? "wrong" : "error";
+                out->status = status == CHECK_WRONG ? STATUS_WRONG : STATUS_ERROR;
                 snprintf(out->message, sizeof out->message, "after the timed calls: %.480s", msg);
             }
         }
@@ -615,7 +615,7 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
         status = agree(status, msg, sizeof msg, comm);
     }
     if (rank == 0) {
-        out->status = status == CHECK_OK ? "ok" : status == CHECK_WRONG ? "wrong" : "error";
+        out->status = status == CHECK_OK ? STATUS_OK : status == CHECK_WRONG ? STATUS_WRONG : STATUS_ERROR;
         snprintf(out->message, sizeof out->message, "%s", msg);
     }
     if (status != CHECK_ERROR) {
@@ -684,7 +684,7 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
         if (status == CHECK_OK) {
             out->summary = summarize_samples(samples, iterations);
         } else {
-            out->status = status == CHECK_WRONG ? "wrong" : "error";
+            out->status = status == CHECK_WRONG ? STATUS_WRONG : STATUS_ERROR;
             snprintf(out->message, sizeof out->message, "%s", msg);
         }
     }

@@ -256,7 +256,7 @@ static void reload_row(const char *key, const result_record *r, int step, void *
     reload *rl = ctx;
     key_index probe = { key, 0 }, *hit = bsearch(&probe, rl->keys, (size_t)rl->nkeys, sizeof *rl->keys,
                                                 compare_key_index);
-    if (!hit || tuner_record(rl->t, hit->index, strcmp(r->status, "ok") == 0 && r->summary.n > 0,
+    if (!hit || tuner_record(rl->t, hit->index, r->status == STATUS_OK && r->summary.n > 0,
                              r->summary.median, r->summary.q1, r->summary.q3, r->summary.n)) {
         rl->foreign++;
         return;
@@ -488,11 +488,11 @@ static int tune(const tune_options *o, long long *run_id_out)
         c->chosen_by = "tuner";
         c->tuner_step = next_step;
         const sweep_section *sec = &sw->sections[c->section];
-        result_record r = { .status = "error", .oversubscribed = oversubscribed_at[c->P < world ? c->P : world] };
+        result_record r = { .status = STATUS_ERROR, .oversubscribed = oversubscribed_at[c->P < world ? c->P : world] };
         int nsamples = 0;
         if (!o->replay_path) {
             measure_everywhere(o->db_path, run_id, sec, c, comm_of[c->P], &r, samples);
-            nsamples = strcmp(r.status, "ok") == 0 ? r.iterations : 0;
+            nsamples = r.status == STATUS_OK ? r.iterations : 0;
         } else if (rank == 0) {
             r.started = now();
             db_replay_result(replay, c->key, &r, samples, max_iterations, &nsamples);
@@ -503,9 +503,9 @@ static int tune(const tune_options *o, long long *run_id_out)
                 fprintf(stderr, "a2atune: %s\n", err);
                 status = 1;
             }
-            int ok = strcmp(r.status, "ok") == 0 && r.summary.n > 0;
+            int ok = r.status == STATUS_OK && r.summary.n > 0;
             tuner_record(t, next, ok, r.summary.median, r.summary.q1, r.summary.q3, r.summary.n);
-            counts[ok ? 0 : strcmp(r.status, "wrong") == 0 ? 1 : 2]++;
+            counts[ok ? 0 : r.status == STATUS_WRONG ? 1 : 2]++;
             char cell[200], choice[120], median[32] = "";
             describe_cell(c, cell, sizeof cell);
             describe_choice(c, choice, sizeof choice);
@@ -520,9 +520,9 @@ static int tune(const tune_options *o, long long *run_id_out)
                         "before this step:\n", tuner_measured(t), topt.budget - tuner_measured(t));
                 print_cells(t, configs, stderr);
             }
-            if (!ok && strcmp(r.status, "skipped") != 0)
+            if (!ok && r.status != STATUS_SKIPPED)
                 fprintf(stderr, "a2atune: %s %s %s: %s\n",
-                        strcmp(r.status, "wrong") == 0 ? "WRONG" : "ERROR", cell, choice, r.message);
+                        r.status == STATUS_WRONG ? "WRONG" : "ERROR", cell, choice, r.message);
         }
         next_step++;
         if (share(status))

@@ -137,11 +137,17 @@ static int sdde_drops_zero_messages(int nnz, const int *dest, int sc, MPI_Dataty
     return err;
 }
 
+/* The stored name of a status, "(none)" for the sentinel STATUS_COUNT (never set). */
+static const char *status_text(result_status status)
+{
+    return status == STATUS_COUNT ? "(none)" : db_status_name(status);
+}
+
 typedef struct expectation {
     const char *name;
     a2a_nonuniform_call call;
     wl_payload payload;
-    const char *status;
+    result_status status;
     const char *message_part;
 } expectation;
 
@@ -153,15 +159,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const expectation cases[] = {
-        { "correct", correct, WL_PAYLOAD_PATTERN, "ok", "" },
-        { "correct_zero", correct, WL_PAYLOAD_ZERO, "ok", "" },
-        { "flips_a_byte", flips_a_byte, WL_PAYLOAD_PATTERN, "wrong", "block from rank" },
-        { "overruns", overruns, WL_PAYLOAD_PATTERN, "wrong", "outside every block" },
-        { "writes_send_buffer", writes_send_buffer, WL_PAYLOAD_PATTERN, "wrong", "send buffer" },
-        { "visited_flags", visited_flags, WL_PAYLOAD_PATTERN, "wrong", "block from rank" },
-        { "drops_zero_blocks", drops_zero_blocks, WL_PAYLOAD_ZERO, "wrong", "block from rank" },
-        { "returns_error", returns_error, WL_PAYLOAD_PATTERN, "error", "MPI error" },
-        { "decays", decays, WL_PAYLOAD_PATTERN, "wrong", "after the timed calls" },
+        { "correct", correct, WL_PAYLOAD_PATTERN, STATUS_OK, "" },
+        { "correct_zero", correct, WL_PAYLOAD_ZERO, STATUS_OK, "" },
+        { "flips_a_byte", flips_a_byte, WL_PAYLOAD_PATTERN, STATUS_WRONG, "block from rank" },
+        { "overruns", overruns, WL_PAYLOAD_PATTERN, STATUS_WRONG, "outside every block" },
+        { "writes_send_buffer", writes_send_buffer, WL_PAYLOAD_PATTERN, STATUS_WRONG, "send buffer" },
+        { "visited_flags", visited_flags, WL_PAYLOAD_PATTERN, STATUS_WRONG, "block from rank" },
+        { "drops_zero_blocks", drops_zero_blocks, WL_PAYLOAD_ZERO, STATUS_WRONG, "block from rank" },
+        { "returns_error", returns_error, WL_PAYLOAD_PATTERN, STATUS_ERROR, "MPI error" },
+        { "decays", decays, WL_PAYLOAD_PATTERN, STATUS_WRONG, "after the timed calls" },
     };
     int failures = 0, ncases = (int)(sizeof cases / sizeof cases[0]);
     double samples[8];
@@ -180,15 +186,15 @@ int main(int argc, char **argv)
         c.warmup = 1;
         c.seed = 11;
         call_count = 0;
-        result_record r = { 0 };
+        result_record r = { .status = STATUS_COUNT }; /* none: run_config must set it */
         run_config(&c, MPI_COMM_WORLD, &r, samples);
         if (rank == 0) {
-            int ok = r.status && strcmp(r.status, cases[i].status) == 0 &&
+            int ok = r.status == cases[i].status &&
                      strstr(r.message, cases[i].message_part) != NULL;
             if (!ok)
                 failures++;
             printf("%s %s: %s %s\n", ok ? "ok  " : "FAIL", cases[i].name,
-                   r.status ? r.status : "(none)", r.message);
+                   status_text(r.status), r.message);
         }
     }
     /* the sparse family: a kernel that loses all-zero messages must be caught */
@@ -203,14 +209,14 @@ int main(int argc, char **argv)
         c.payload = zero ? WL_PAYLOAD_ZERO : WL_PAYLOAD_PATTERN;
         c.iterations = 2;
         c.seed = 11;
-        result_record r = { 0 };
+        result_record r = { .status = STATUS_COUNT };
         run_config(&c, MPI_COMM_WORLD, &r, samples);
-        const char *want = zero ? "wrong" : "ok";
+        result_status want = zero ? STATUS_WRONG : STATUS_OK;
         if (rank == 0) {
-            int ok = r.status && strcmp(r.status, want) == 0;
+            int ok = r.status == want;
             failures += !ok;
             printf("%s sdde_drops_zero_messages (payload %s): %s %s\n", ok ? "ok  " : "FAIL",
-                   zero ? "zero" : "pattern", r.status ? r.status : "(none)", r.message);
+                   zero ? "zero" : "pattern", status_text(r.status), r.message);
         }
         ncases++;
     }
