@@ -1,0 +1,17 @@
+/* scattered_body.h — the one body of MPICH's scattered exchange, for its alltoall and
+ * alltoallv shapes and for spread-out (internal). */
+#ifndef A2A_SCATTERED_BODY_H
+#define A2A_SCATTERED_BODY_H
+
+#include "kernel_util.h"
+
+/* Guarantees, for block_count in [1, size] and rank/size of comm (the caller checked
+ * comm and the types): every block of send reaches the matching block of recv on its
+ * destination, as MPI_Alltoall(v) would place it. Peers are visited round-robin (receive
+ * from rank - i, send to rank + i); at most block_count receives and block_count sends
+ * are in flight, and each batch completes before the next is posted. The types are
+ * handed to MPI as they are. Traffic runs on the private twin of comm. */
+int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm comm, int rank,
+                        int size, int block_count, a2a_stats *stats);
+
+#endif
