@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <signal.h>
 #include <errno.h>
 #include <unistd.h>
@@ -176,8 +177,25 @@ static int pragma_int(sqlite3 *h, const char *sql, long long *value)
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
-/* Guarantees: see db.h. */
+static int open_attempt(const char *path, db **out, char *err, size_t errlen);
+
+/* Guarantees: see db.h. A launch that finds the file locked by another launch creating,
+ * upgrading or converting it (an SQLite "busy" the busy timeout does not cover, such as
+ * a journal-mode change racing a first read) tries again for up to 30 s. */
 int db_open(const char *path, db **out, char *err, size_t errlen)
+{
+    time_t give_up = time(NULL) + 30;
+    int rc;
+    while ((rc = open_attempt(path, out, err, errlen)) == 1) {
+        if (time(NULL) >= give_up)
+            return -1;
+        usleep(100000);
+    }
+    return rc;
+}
+
+/* Returns 0 (opened), -1 (refused, the reason in err) or 1 (found busy: try again). */
+static int open_attempt(const char *path, db **out, char *err, size_t errlen)
 {
     struct stat sb;
     int exists = stat(path, &sb) == 0;
@@ -266,10 +284,11 @@ int db_open(const char *path, db **out, char *err, size_t errlen)
     }
     *out = d;
     return 0;
-fail:
+fail:;
+    int code = d->handle ? sqlite3_errcode(d->handle) & 0xff : SQLITE_OK;
     sqlite3_close(d->handle);
     free(d);
-    return -1;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED ? 1 : -1;
 }
 
 /* Guarantees: closes the handle and frees d; NULL is fine. */

@@ -45,9 +45,12 @@ for i in 1 2 3; do
     mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$TR/c.db" --quiet > /dev/null 2> "$TR/c1.err" & pid=$!
     mpirun_openmpi 1 $A2A run "$TR/b.ini" --db "$TR/c.db" --quiet > /dev/null 2> "$TR/c2.err"; r2=$?
     wait $pid; r1=$?
-    [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$(sql "$TR/c.db" "SELECT count(*) FROM results")" = 2 ] && raced=$((raced + 1))
+    rows=$(sql "$TR/c.db" "SELECT count(*) FROM results")
+    if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$rows" = 2 ]; then raced=$((raced + 1))
+    else { echo "round $i: exits $r1 $r2, $rows rows"; cat "$TR/c1.err" "$TR/c2.err"; } >> "$TR/race.err"; fi
 done
 check trust/concurrent-create [ $raced -eq 3 ]
+[ $raced -eq 3 ] || sed 's/^/    /' "$TR/race.err"   # what the lost rounds said, for the log
 
 # ---- a live run refuses a second launch; a dead one becomes interrupted ----------------
 LD="$TR/live.db"
