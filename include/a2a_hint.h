@@ -23,7 +23,7 @@
 #ifndef A2A_HINT_H
 #define A2A_HINT_H
 
-#include "a2a.h"
+#include "a2a_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
