@@ -25,7 +25,7 @@ SANITIZE ?=
 OPT      ?= -O2 -g
 # -fPIC: the kernels also go into a shared preload library
 CFLAGS   += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
-CPPFLAGS += -Iinclude -Ikernels/common -Iworkloads -Iharness -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
+CPPFLAGS += -Iinclude -Ikernels/common -Ikernels/hint -Iworkloads -Iharness -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
 # gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
 ifeq ($(MPI),mpich)
 CFLAGS   += -Wno-stringop-overflow
@@ -53,7 +53,7 @@ all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 setup:
 	@scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/common/*.h kernels/*/*.h workloads/*.h harness/*.h apps/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*.h apps/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 

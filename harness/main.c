@@ -86,7 +86,7 @@ static int command_list(void)
             used += (size_t)snprintf(params + used, sizeof params - used, "%s%s %s",
                                      p ? ", " : "", a2a_param_name(k[i].params[p].param), range);
         }
-        if (k[i].needs_groups)
+        if (k[i].needs & A2A_NEEDS_GROUPS)
             used += (size_t)snprintf(params + used, sizeof params - used, "%sP %% Q == 0",
                                      used ? "; " : "");
         if (a2a_kernel_needs_shared(&k[i]) && used < sizeof params)

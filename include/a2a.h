@@ -38,22 +38,11 @@
 #define A2A_H
 
 #include <mpi.h>
+#include "a2a_stats.h" /* a2a_stats, which every kernel takes */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* What one call of a kernel did on the calling rank. Self-copies are not counted. */
-typedef struct a2a_stats {
-    long long rounds;        /* communication rounds this rank took part in */
-    long long rounds_local;  /* of those, rounds of an intra-node layer (hierarchical kernels) */
-    long long rounds_global; /* of those, rounds of an inter-node layer (hierarchical kernels) */
-    long long blocks;        /* data blocks sent to other ranks (one block = data for one final destination) */
-    long long bytes;         /* payload bytes sent to other ranks */
-    long long meta_bytes;    /* metadata bytes sent (block sizes of two-phase kernels) */
-    long long messages;      /* point-to-point messages sent (payload and metadata) */
-    long long temp_bytes;    /* peak bytes of temporary memory the kernel allocated */
-} a2a_stats;
 
 /* ---- uniform all-to-all (MPI_Alltoall shape) ------------------------------------ */
 

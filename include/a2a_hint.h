@@ -23,11 +23,25 @@
 #ifndef A2A_HINT_H
 #define A2A_HINT_H
 
-#include "a2a.h"
+#include "a2a_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Values of the order argument of A2A_Alltoall_hint (the registry's A2A_PARAM_ORDER);
+ * sweep files and tuning files use their names (A2A_Hint_order_names). */
+enum a2a_order {
+    A2A_ORDER_ROW = 1,    /* rank r copies the receive row r */
+    A2A_ORDER_COLUMN,     /* rank r copies column r (linear reads of one send buffer) */
+    A2A_ORDER_HILBERT,    /* sub-grids walked along a Hilbert curve */
+    A2A_ORDER_TUNED,      /* from the offline tuning file */
+    A2A_ORDER_AUTO,       /* each order tried on the first calls, the fastest kept */
+    A2A_ORDER_LAST = A2A_ORDER_AUTO
+};
+
+/* The orders' names: names[o - 1] is the name of order o, for o = 1..A2A_ORDER_LAST. */
+const char *const *A2A_Hint_order_names(void);
 
 /* Allocates `bytes` for the calling rank inside one MPI_Win_allocate_shared window over
  * the ranks of comm that share this rank's memory node (MPI_COMM_TYPE_SHARED); *ptr is
@@ -41,7 +55,7 @@ int A2A_Hint_free(void *ptr);
 /* HINT all-to-all, MPI_Alltoall semantics. sbuf and rbuf (P blocks each) must lie in
  * A2A_Hint_alloc memory whose window holds the whole node group, else MPI_ERR_ARG on every
  * rank of the node (when the node group is a single rank any buffers work).
- *   order      1 row, 2 column, 3 hilbert (see kernels/common/hint_order.h), 4 tuned (the
+ *   order      1 row, 2 column, 3 hilbert (see kernels/hint/hint_order.h), 4 tuned (the
  *              rule for (P, block bytes) of the JSON file named by $A2A_HINT_TUNING_FILE;
  *              MPI_ERR_ARG and a line on stderr if it cannot be used), 5 auto (on the
  *              first calls for a (block size, buffers) combination each order is timed
@@ -67,11 +81,6 @@ int A2A_Alltoall_hint(const void *sbuf, int scount, MPI_Datatype stype, void *rb
 /* What the last A2A_Alltoall_hint call on (comm, ppn) did on this rank: *order 1..3 and
  * *threshold in bytes (-1: every copy temporal). MPI_ERR_ARG if there was no call. */
 int A2A_Hint_last_choice(MPI_Comm comm, int ppn, int *order, long long *threshold);
-
-/* Registry helper: 1 if the kernel's buffers must come from A2A_Hint_alloc (a2atune then
- * runs it only with `alloc = shared`). */
-struct a2a_kernel;
-int a2a_kernel_needs_shared(const struct a2a_kernel *kernel);
 
 #ifdef __cplusplus
 }

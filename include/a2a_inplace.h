@@ -32,7 +32,7 @@
 #ifndef A2A_INPLACE_H
 #define A2A_INPLACE_H
 
-#include "a2a.h" /* a2a_stats; a no-op when a2a.h includes this file */
+#include "a2a_stats.h"
 
 #ifdef __cplusplus
 extern "C" {

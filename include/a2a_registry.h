@@ -33,15 +33,8 @@ typedef enum a2a_param {
     A2A_PARAM_COUNT
 } a2a_param;
 
-/* Values of A2A_PARAM_ORDER; sweep files and tuning files use the names. */
-enum a2a_order {
-    A2A_ORDER_ROW = 1,    /* rank r copies the receive row r */
-    A2A_ORDER_COLUMN,     /* rank r copies column r (linear reads of one send buffer) */
-    A2A_ORDER_HILBERT,    /* sub-grids walked along a Hilbert curve */
-    A2A_ORDER_TUNED,      /* from the offline tuning file */
-    A2A_ORDER_AUTO,       /* each order tried on the first calls, the fastest kept */
-    A2A_ORDER_LAST = A2A_ORDER_AUTO
-};
+/* The values of A2A_PARAM_ORDER are enum a2a_order, named by A2A_Hint_order_names
+ * (a2a_hint.h, included by a2a.h). */
 
 /* A bound is base + offset, with base one of the sizes below. */
 typedef enum a2a_bound_base {
@@ -91,6 +84,12 @@ typedef int (*a2a_sddev_call)(int send_nnz, int send_size, const int *dest,
 
 #define A2A_MAX_PARAMS 5
 
+/* What a kernel needs of its call (a2a_kernel.needs, or-ed together). */
+enum {
+    A2A_NEEDS_GROUPS = 1, /* P % Q == 0 (Q = ppn, or the real node size) */
+    A2A_NEEDS_SHARED = 2  /* buffers from A2A_Hint_alloc (a2atune: only `alloc = shared`) */
+};
+
 typedef struct a2a_kernel {
     const char *name;   /* unique within its family */
     a2a_family family;
@@ -98,7 +97,7 @@ typedef struct a2a_kernel {
     int is_baseline;    /* the MPI library's own collective of this family */
     int nparams;
     a2a_param_range params[A2A_MAX_PARAMS];
-    int needs_groups;   /* needs P % Q == 0 (Q = ppn, or the real node size) */
+    unsigned needs;     /* A2A_NEEDS_* flags */
     union {
         a2a_uniform_call uniform;
         a2a_nonuniform_call nonuniform;
@@ -127,6 +126,9 @@ void a2a_param_value_text(a2a_param param, int value, char *text, size_t len);
 
 /* Family by name; returns -1 if unknown. */
 int a2a_family_by_name(const char *name);
+
+/* 1 if the kernel's buffers must come from A2A_Hint_alloc (A2A_NEEDS_SHARED). */
+int a2a_kernel_needs_shared(const a2a_kernel *kernel);
 
 /* 1 if the kernel takes parameter `param`. */
 int a2a_kernel_takes(const a2a_kernel *kernel, a2a_param param);

@@ -70,7 +70,7 @@
 #ifndef A2A_SDDE_H
 #define A2A_SDDE_H
 
-#include "a2a.h"
+#include "a2a_stats.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -35,7 +35,7 @@
 #ifndef A2A_TUNED_H
 #define A2A_TUNED_H
 
-#include "a2a.h" /* a2a_stats; a2a.h includes this header at its end */
+#include "a2a_stats.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -141,12 +141,12 @@ static const a2a_kernel kernels[] = {
     { "tra", A2A_FAMILY_UNIFORM, "tunable-radix Bruck (TRA), any P", 0, 1, { RADIX_2_TO_P }, 0,
       { .uniform = u_tra } },
     { "tra2", A2A_FAMILY_UNIFORM, "two-layer TRA: intra-node radix, inter-node radix2", 0, 3,
-      { RADIX_2_TO_Q, RADIX2_2_TO_N, PPN_0_TO_P }, 1, { .uniform = u_tra2 } },
+      { RADIX_2_TO_Q, RADIX2_2_TO_N, PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .uniform = u_tra2 } },
     { "hint", A2A_FAMILY_UNIFORM,
       "HINT: ordered single copies through a shared window, hybrid NT stores", 0, 3,
       { RANGE(A2A_PARAM_ORDER, A2A_BOUND_CONST, A2A_ORDER_ROW, A2A_BOUND_CONST, A2A_ORDER_LAST),
         RANGE(A2A_PARAM_THRESHOLD, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647), PPN_0_TO_P },
-      1, { .uniform = u_hint } },
+      A2A_NEEDS_GROUPS | A2A_NEEDS_SHARED, { .uniform = u_hint } },
 
     { "vendor", A2A_FAMILY_NONUNIFORM, "the MPI library's MPI_Alltoallv" A2A_VENDOR_ALLTOALLV_SUMMARY,
       1, 1, { RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,
@@ -166,11 +166,11 @@ static const a2a_kernel kernels[] = {
     { "tuna_staggered", A2A_FAMILY_NONUNIFORM,
       "TuNA_l^g: intra-node TuNA, inter-node scattered, 1 block/message", 0, 3,
       { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
-        PPN_0_TO_P }, 1, { .nonuniform = v_tuna_staggered } },
+        PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_staggered } },
     { "tuna_coalesced", A2A_FAMILY_NONUNIFORM,
       "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message", 0, 3,
       { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
-        PPN_0_TO_P }, 1, { .nonuniform = v_tuna_coalesced } },
+        PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_coalesced } },
 
     { "vendor", A2A_FAMILY_INPLACE, "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", 1, 0,
       { { 0 } }, 0, { .inplace = i_vendor } },
@@ -193,9 +193,9 @@ static const a2a_kernel kernels[] = {
     { "rma", A2A_FAMILY_SDDE, "window, fence, MPI_Put at the rank's slot, fence", 0, 0,
       { { 0 } }, 0, { .sdde = s_rma } },
     { "locality_personalized", A2A_FAMILY_SDDE, "personalized, one message per region", 0, 1,
-      { PPN_0_TO_P }, 1, { .sdde = s_loc_personalized } },
+      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sdde = s_loc_personalized } },
     { "locality_nonblocking", A2A_FAMILY_SDDE, "NBX, one message per region", 0, 1,
-      { PPN_0_TO_P }, 1, { .sdde = s_loc_nonblocking } },
+      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sdde = s_loc_nonblocking } },
 
     { "reference", A2A_FAMILY_SDDEV, "dense MPI_Alltoall of counts, then MPI_Alltoallv", 1, 0,
       { { 0 } }, 0, { .sddev = sv_reference } },
@@ -204,9 +204,9 @@ static const a2a_kernel kernels[] = {
     { "nonblocking", A2A_FAMILY_SDDEV, "NBX: Issend, Iprobe loop, Ibarrier", 0, 0, { { 0 } }, 0,
       { .sddev = sv_nonblocking } },
     { "locality_personalized", A2A_FAMILY_SDDEV, "personalized, one message per region", 0, 1,
-      { PPN_0_TO_P }, 1, { .sddev = sv_loc_personalized } },
+      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sddev = sv_loc_personalized } },
     { "locality_nonblocking", A2A_FAMILY_SDDEV, "NBX, one message per region", 0, 1,
-      { PPN_0_TO_P }, 1, { .sddev = sv_loc_nonblocking } },
+      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sddev = sv_loc_nonblocking } },
 };
 
 /* ---- lookups ----------------------------------------------------------------------- */
@@ -216,12 +216,11 @@ static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonunifo
 static const char *const param_names[A2A_PARAM_COUNT] = {
     "radix", "radix2", "block_count", "ppn", "aux_bytes", "order", "threshold", "vendor_algorithm"
 };
-static const char *const order_names[] = { "row", "column", "hilbert", "tuned", "auto" };
 
-/* Guarantees: 1 exactly for kernels whose buffers must come from A2A_Hint_alloc. */
+/* Guarantees: 1 exactly for kernels whose table entry has A2A_NEEDS_SHARED. */
 int a2a_kernel_needs_shared(const a2a_kernel *kernel)
 {
-    return kernel && kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_hint;
+    return kernel && (kernel->needs & A2A_NEEDS_SHARED) != 0;
 }
 
 /* Guarantees: the whole table, in declaration order. */
@@ -256,8 +255,8 @@ const char *a2a_param_name(a2a_param param)
 const char *const *a2a_param_value_names(a2a_param param, int *count)
 {
     if (param == A2A_PARAM_ORDER) {
-        *count = (int)(sizeof order_names / sizeof order_names[0]);
-        return order_names;
+        *count = A2A_ORDER_LAST;
+        return A2A_Hint_order_names();
     }
     *count = 0;
     return NULL;
@@ -370,7 +369,7 @@ int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2
             snprintf(why, len, "%s does not take %s", kernel->name, param_names[p]);
             return 0;
         }
-    if (kernel->needs_groups && (Q < 1 || Q > P || P % Q != 0)) {
+    if ((kernel->needs & A2A_NEEDS_GROUPS) && (Q < 1 || Q > P || P % Q != 0)) {
         snprintf(why, len, "P = %d is not a multiple of Q = %d", P, Q);
         return 0;
     }

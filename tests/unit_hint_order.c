@@ -1,4 +1,4 @@
-/* unit_hint_order.c — HINT copy orders and the Hilbert curve (kernels/common/hint_order.c),
+/* unit_hint_order.c — HINT copy orders and the Hilbert curve (kernels/hint/hint_order.c),
  * no MPI.
  *
  *   - the curve: a2a_hilbert_cell inverts a2a_hilbert_index on every cell of lattices of
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a_registry.h"
+#include "a2a_hint.h"
 #include "hint_order.h"
 
 static long long passed, failed;

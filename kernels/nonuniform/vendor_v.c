@@ -1,7 +1,7 @@
 /* vendor_v.c — the MPI library's own MPI_Alltoallv, the baseline of the non-uniform family,
  * and the same with one of the library's algorithms forced (vendor_algorithm). */
 #include "a2a.h"
-#include "../tuned/vendor_force.h"
+#include "vendor_force.h"
 
 /* Guarantees: exactly MPI_Alltoallv; stats are left untouched. */
 int A2A_Alltoallv_vendor(const void *sbuf, const int *scounts, const int *sdispls,

@@ -297,7 +297,7 @@ static void decide(int coll, MPI_Comm comm, int P, long long S, int usable, cons
     int Q = P;
     if (a2a_kernel_needs_shared(r->kernel))
         snprintf(bad, sizeof bad, "its buffers must come from A2A_Hint_alloc");
-    else if (r->kernel->needs_groups || a2a_kernel_takes(r->kernel, A2A_PARAM_PPN))
+    else if ((r->kernel->needs & A2A_NEEDS_GROUPS) || a2a_kernel_takes(r->kernel, A2A_PARAM_PPN))
         Q = r->params[A2A_PARAM_PPN] > 0 ? r->params[A2A_PARAM_PPN] : real_node_size(comm);
     if (!bad[0] && Q < 1)
         snprintf(bad, sizeof bad, "the ranks are not laid out node by node");

@@ -1,7 +1,7 @@
 /* vendor.c — the MPI library's own MPI_Alltoall, the baseline of the uniform family, and
  * the same with one of the library's algorithms forced (vendor_algorithm). */
 #include "a2a.h"
-#include "../tuned/vendor_force.h"
+#include "vendor_force.h"
 
 /* Guarantees: exactly MPI_Alltoall; stats are left untouched (the library's internals
  * are not observable). */

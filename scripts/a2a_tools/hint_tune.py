@@ -8,7 +8,7 @@ with the same winner form one rule; a rule reaches from the geometric midpoint t
 previous measured size (0 for the first) to the midpoint to the next one (no end for the
 last: S_max null).
 
-The file is what kernels/common/hint_tuning.h reads:
+The file is what kernels/hint/hint_tuning.h reads:
   {"format": "a2atune-hint-tuning", "version": 1, "rules": [{"P", "S_min", "S_max",
    "order", "threshold", "measured": [{"S", "median_s", "vendor_median_s"}, ...]}, ...],
    "source": {database, run, host, MPI, CPU, oversubscribed}}

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a_registry.h"
+#include "a2a_hint.h"
 #include "bruck_util.h"
 #include "hint_order.h"
 #include "hint_shm.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "a2a_registry.h"
+#include "a2a_hint.h"
 #include "hint_tuning.h"
 
 #define FORMAT_NAME "a2atune-hint-tuning"
@@ -34,9 +34,8 @@ static int member_order(json_t *rule)
         return (int)json_integer_value(v);
     if (!json_is_string(v))
         return 0;
-    int n;
-    const char *const *names = a2a_param_value_names(A2A_PARAM_ORDER, &n);
-    for (int o = A2A_ORDER_ROW; o <= A2A_ORDER_HILBERT && o <= n; o++)
+    const char *const *names = A2A_Hint_order_names();
+    for (int o = A2A_ORDER_ROW; o <= A2A_ORDER_HILBERT; o++)
         if (strcmp(json_string_value(v), names[o - 1]) == 0)
             return o;
     return 0;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a_registry.h"
+#include "a2a_hint.h"
 #include "hint_order.h"
 #include "nt_memcpy.h"
 
@@ -111,6 +111,14 @@ static void walk_square(curve_walk *w, int state, unsigned long long top,
         walk_square(w, state ^ quad_state[p], top + (unsigned long long)r * h,
                     left + (unsigned long long)c * h, h);
     }
+}
+
+/* Guarantees: A2A_ORDER_LAST static names, names[o - 1] for order o (see a2a_hint.h). */
+const char *const *A2A_Hint_order_names(void)
+{
+    static const char *const names[A2A_ORDER_LAST] = { "row", "column", "hilbert", "tuned",
+                                                       "auto" };
+    return names;
 }
 
 /* Guarantees: see hint_order.h; every cell of the q x q matrix belongs to exactly one

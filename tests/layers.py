@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""layers.py — the layer checker: which folder's C files may include which (stdlib only).
+
+    tests/layers.py [ROOT]        (ROOT: the tree to check, default the repository)
+
+Every `#include "..."` of every .c/.h file under ROOT (build/ and dot-folders skipped) is
+resolved as the compiler does: the including file's own folder first, then the -I folders
+of ROOT/Makefile's CPPFLAGS in order; an include that resolves nowhere is a breach. Files
+map to their folders, folders to the layers of LAYERS, and every include must go to the
+own folder or to a lower layer; RULES and cycles between files add further breaches, each
+printed as `file:line: breach: <from> -> <to> (<rule>)`. Last line: `N breaches, M folder
+arrows` (arrows: distinct pairs of different folders with an include between them).
+Exit status 1 if there is a breach (an EXCEPTIONS entry that matches nothing any more
+counts as one), 2 for a missing Makefile, else 0.
+"""
+import fnmatch
+import os
+import re
+import sys
+
+# The layers, lowest first. A file may include from its own folder or any lower layer;
+# folders of one layer (the kernel families, the test folders) may not include each other.
+LAYERS = [
+    ["include"],                         # the public API and the registry's table type
+    ["kernels/common"],                  # what every kernel shares
+    ["kernels/uniform", "kernels/nonuniform", "kernels/inplace", "kernels/sdde",
+     "kernels/hint"],                    # the kernel families
+    ["kernels"],                         # registry.c: the one table of kernels
+    ["kernels/tuned"],                   # the dispatcher, over the registry
+    ["preload"],                         # liba2a_preload.so, over the dispatcher
+    ["workloads"],                       # block sizes and payloads of the harness
+    ["apps"],                            # application workloads
+    ["harness"],                         # a2atune
+    ["tests", "tests/preload"],          # everything may be tested
+]
+
+# Rules beyond the order: (files it applies to, what they may not include, files exempt
+# from it, why); all fnmatch patterns of paths relative to the root.
+RULES = [
+    ("kernels/*", "include/a2a_registry.h", ["kernels/registry.c", "kernels/tuned/*"],
+     "kernels see the registry only from kernels/registry.c and kernels/tuned/"),
+    # the app command lives in apps/, so no harness file is exempt (see EXCEPTIONS)
+    ("harness/*", "apps/*", [],
+     "the harness uses apps/ only through the app command (apps/app_command.c)"),
+]
+
+# Breaches accepted for now, each with its reason: (from file, to file; both fnmatch
+# patterns). Keep this list short: every entry is a known debt.
+EXCEPTIONS = [
+    # The app command (`a2atune app`) lives in apps/ next to the workloads it runs, but it
+    # is a command of a2atune: its options, database rows and provenance are the harness's.
+    ("apps/app_command.c", "harness/*.h", "the app command lives in apps/"),
+    # The application distributions of sweep files (`dist = graph | fft`): the sweep reader
+    # and the expansion ask app_dist for the keys and instances, and app_dist reads the
+    # sweep's sections. Undoing the pair needs a hook for dists in the sweep reader.
+    ("apps/app_dist.h", "harness/sweep.h", "app_dist reads sweep sections"),
+    ("harness/sweep.c", "apps/app_dist.h", "the sweep reader parses the app keys"),
+    ("harness/configs.c", "apps/app_dist.h", "the expansion makes app instances"),
+    # `a2atune run` shows the progress of the graph count cache (graph_counts_progress).
+    ("harness/run_command.c", "apps/graph_counts.h", "graph cache progress in run"),
+]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def folder(path):
+    """The folder of a relative path ('' for the root)."""
+    return os.path.dirname(path)
+
+
+def layer_of(fold):
+    """The index of the layer holding folder `fold`, or None."""
+    for i, layer in enumerate(LAYERS):
+        if fold in layer:
+            return i
+    return None
+
+
+def include_dirs(root):
+    """The -I folders of ROOT/Makefile's CPPFLAGS, in order (None without a Makefile)."""
+    try:
+        with open(os.path.join(root, "Makefile"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    dirs = []
+    for line in text.splitlines():
+        if re.match(r"^\s*CPPFLAGS\s*[+:?]?=", line):
+            dirs += [d for d in re.findall(r"(?:^|\s)-I(\S+)", line) if d not in dirs]
+    return dirs
+
+
+def sources(root):
+    """Every .c/.h file under root, relative, sorted (build/ and dot-folders skipped)."""
+    out = []
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and
+                   not (top == root and d == "build")]
+        out += [os.path.relpath(os.path.join(top, f), root) for f in files
+                if f.endswith((".c", ".h"))]
+    return sorted(out)
+
+
+def includes(root, path, dirs):
+    """(line, name, resolved relative path or None) for each quoted include of path."""
+    out = []
+    with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = None
+            for d in [folder(path)] + dirs:
+                cand = os.path.normpath(os.path.join(d, m.group(1)))
+                if not cand.startswith("..") and os.path.isfile(os.path.join(root, cand)):
+                    target = cand
+                    break
+            out.append((n, m.group(1), target))
+    return out
+
+
+def matches(path, pattern):
+    """True if path matches the fnmatch pattern."""
+    return fnmatch.fnmatchcase(path, pattern)
+
+
+def layer_rule(src, dst):
+    """Why the include src -> dst breaks the layer order, or None."""
+    a, b = folder(src), folder(dst)
+    if a == b:
+        return None
+    la, lb = layer_of(a), layer_of(b)
+    if la is None or lb is None:
+        return "folder %s not in the layer table" % (a if la is None else b)
+    if lb == la:
+        return "%s and %s are one layer: they may not include each other" % (a, b)
+    if lb > la:
+        return "%s is above %s" % (b, a)
+    return None
+
+
+def extra_rules(src, dst):
+    """The `why` of every RULES entry the include src -> dst breaks."""
+    return [why for frm, to, exempt, why in RULES
+            if matches(src, frm) and matches(dst, to) and not any(matches(src, e) for e in exempt)]
+
+
+def cycles(graph):
+    """(src, line, dst, cycle text) for every back edge of a depth-first walk of graph
+    ({file: [(line, file)]}, in sorted order): together they break every include cycle."""
+    state, stack, found = {}, [], []
+
+    def visit(node):
+        """Walks everything reachable from node not walked yet."""
+        state[node] = 1
+        stack.append(node)
+        for line, nxt in graph.get(node, []):
+            if state.get(nxt) == 1:
+                loop = stack[stack.index(nxt):] + [nxt]
+                found.append((node, line, nxt, " -> ".join(loop)))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def main(argv):
+    root = os.path.abspath(argv[1] if len(argv) > 1 else
+                           os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    dirs = include_dirs(root)
+    if dirs is None:
+        print("layers.py: no Makefile in %s" % root, file=sys.stderr)
+        return 2
+    breaches, arrows, graph, used = [], set(), {}, set()
+
+    def breach(src, line, frm, to, why):
+        """Records the breach unless an EXCEPTIONS entry covers it (marked as used)."""
+        for i, (e_src, e_dst, _) in enumerate(EXCEPTIONS):
+            if matches(src, e_src) and matches(to, e_dst):
+                used.add(i)
+                return
+        breaches.append("%s:%d: breach: %s -> %s (%s)" % (src, line, frm, to, why))
+
+    for src in sources(root):
+        for line, name, dst in includes(root, src, dirs):
+            if dst is None:
+                breaches.append('%s:%d: breach: %s -> "%s" (unresolved include)'
+                                % (src, line, src, name))
+                continue
+            graph.setdefault(src, []).append((line, dst))
+            if folder(src) != folder(dst):
+                arrows.add((folder(src), folder(dst)))
+            why = layer_rule(src, dst)
+            if why:
+                breach(src, line, src, dst, why)
+            for why in extra_rules(src, dst):
+                breach(src, line, src, dst, why)
+    for src, line, dst, loop in cycles(graph):
+        breaches.append("%s:%d: breach: %s -> %s (include cycle: %s)" % (src, line, src, dst,
+                                                                          loop))
+    for i, (e_src, e_dst, why) in enumerate(EXCEPTIONS):
+        if i not in used and any(matches(f, e_src) for f in graph):
+            breaches.append("tests/layers.py:1: breach: %s -> %s (stale exception: %s)"
+                            % (e_src, e_dst, why))
+    for b in breaches:
+        print(b)
+    print("%d breaches, %d folder arrows" % (len(breaches), len(arrows)))
+    return 1 if breaches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

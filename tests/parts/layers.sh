@@ -1,0 +1,42 @@
+# tests/parts/layers.sh — the layer checker tests/layers.py (sourced by tests/run.sh:
+# `tests/run.sh layers`, a second). First on a small tree made here with one breach of each
+# kind, which must all be reported (so the checker can fail), then on the real tree, which
+# must have none.
+L="$WORK/layers"
+mkdir -p "$L"/tree/{include,kernels/common,kernels/uniform,kernels/nonuniform,kernels/tuned,harness,apps,misc}
+# mkfile PATH LINE...: PATH in the bad tree, one line per argument
+mkfile() { local f="$L/tree/$1"; shift; printf '%s\n' "$@" > "$f"; }
+mkfile Makefile 'CPPFLAGS += -Iinclude -Ikernels/common -Iharness -Iapps'
+mkfile include/a2a.h '/* the public API */'
+mkfile include/a2a_registry.h '#include "a2a.h"'
+mkfile kernels/common/x.h '#include "y.h"'
+mkfile kernels/common/y.h '#include "a2a.h"' '#include "x.h"'
+mkfile kernels/uniform/u.h '#include "a2a.h"'
+mkfile kernels/uniform/bad.c '#include "a2a.h"' '#include "db.h"' '#include "missing.h"' \
+       '#include "a2a_registry.h"' '#include "u.h"'
+mkfile kernels/nonuniform/family.c '#include "../uniform/u.h"'
+mkfile kernels/registry.c '#include "a2a_registry.h"'
+mkfile kernels/tuned/dispatch.c '#include "a2a_registry.h"' '#include "x.h"'
+mkfile harness/db.h '#include "a2a.h"'
+mkfile harness/main.c '#include "db.h"' '#include "app.h"'
+mkfile harness/run_command.c '#include "db.h"'   # its exception in layers.py is stale here
+mkfile apps/app.h '#include "a2a_registry.h"'
+mkfile misc/stray.c '#include "a2a.h"'
+tests/layers.py "$L/tree" > "$L/bad.txt" 2>&1; rc=$?
+check layers/bad-tree-fails [ $rc -eq 1 ]
+reported() { grep -qF -- "$1" "$L/bad.txt"; }
+check layers/bad-upward holds 'reported "kernels/uniform/bad.c:2: breach: kernels/uniform/bad.c -> harness/db.h (harness is above kernels/uniform)"'
+check layers/bad-unresolved holds 'reported "kernels/uniform/bad.c:3: breach: kernels/uniform/bad.c -> \"missing.h\" (unresolved include)"'
+check layers/bad-registry holds 'reported "kernels/uniform/bad.c:4: breach: kernels/uniform/bad.c -> include/a2a_registry.h (kernels see the registry only"'
+check layers/bad-family holds 'reported "kernels/nonuniform/family.c:1: breach: kernels/nonuniform/family.c -> kernels/uniform/u.h (kernels/nonuniform and kernels/uniform are one layer"'
+check layers/bad-harness-apps holds 'reported "harness/main.c:2: breach: harness/main.c -> apps/app.h (the harness uses apps/ only through the app command"'
+check layers/bad-cycle holds 'reported "kernels/common/y.h:2: breach: kernels/common/y.h -> kernels/common/x.h (include cycle: kernels/common/x.h -> kernels/common/y.h -> kernels/common/x.h)"'
+check layers/bad-unknown-folder holds 'reported "misc/stray.c:1: breach: misc/stray.c -> include/a2a.h (folder misc not in the layer table)"'
+check layers/bad-stale-exception holds 'reported "breach: harness/run_command.c -> apps/graph_counts.h (stale exception"'
+check layers/bad-nothing-else holds '[ "$(tail -n 1 "$L/bad.txt")" = "8 breaches, 11 folder arrows" ]'
+[ $rc -eq 1 ] || sed 's/^/    /' "$L/bad.txt"
+
+# the real tree: no breach
+tests/layers.py > "$L/real.txt" 2>&1; rc=$?
+check layers/real-tree-clean holds '[ $rc -eq 0 ] && grep -qx "0 breaches, [0-9]* folder arrows" "$L/real.txt"'
+[ $rc -eq 0 ] || sed 's/^/    /' "$L/real.txt"
