@@ -597,11 +597,11 @@ int command_run(const run_options *opt)
             MPI_Comm_set_errhandler(comm_of[P], MPI_ERRORS_RETURN);
     }
 
-    int todo = 0, done_count = 0, counts[STATUS_COUNT] = { 0 };
+    int to_run = 0, done_count = 0, counts[STATUS_COUNT] = { 0 };
     char *runs = calloc((size_t)nconfigs + 1, 1);
     for (int i = 0; i < nconfigs; i++) {
         runs[i] = !configs[i].skip && !recorded[i];
-        todo += runs[i];
+        to_run += runs[i];
     }
     schedule plan;
     if (schedule_make(configs, nconfigs, runs, opt->shuffle, opt->order_seed, &plan)) {
@@ -615,7 +615,7 @@ int command_run(const run_options *opt)
             fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
                     "than cores are oversubscribed (flagged in the database); their timings "
                     "measure the scheduler\n", info.ppn, info.cores_per_node);
-        fprintf(stderr, "a2atune: %d configurations (%d to run) -> %s, run %lld\n", nconfigs, todo,
+        fprintf(stderr, "a2atune: %d configurations (%d to run) -> %s, run %lld\n", nconfigs, to_run,
                 opt->db_path, run_id);
     }
     int max_iterations = 1;
@@ -683,10 +683,10 @@ int command_run(const run_options *opt)
                 format_seconds(r.summary.q3 - r.summary.q1, iqr, sizeof iqr);
             }
             double elapsed = now() - t_start;
-            double left = elapsed / done_count * (todo - done_count);
+            double left = elapsed / done_count * (to_run - done_count);
             snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
-            fprintf(stderr, "[%*d/%d] %-5s %s", (int)snprintf(NULL, 0, "%d", todo), done_count,
-                    todo, db_status_name(r.status), what);
+            fprintf(stderr, "[%*d/%d] %-5s %s", (int)snprintf(NULL, 0, "%d", to_run), done_count,
+                    to_run, db_status_name(r.status), what);
             if (median[0] && r.summary.n > 0)
                 fprintf(stderr, "  median %s (IQR %s)", median, iqr);
             else if (r.status == STATUS_OK)
