@@ -15,12 +15,9 @@
 
 /* The kernel on run types: see A2A_Alltoallv_tuna below. */
 static int tuna_runs(const void *sbuf, const int *scounts, const int *sdispls,
-                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
-                     MPI_Datatype rtype, MPI_Comm comm, const a2a_v_args *args,
-                     a2a_stats *stats)
+                     void *rbuf, const int *rcounts, const int *rdispls, MPI_Comm comm,
+                     const a2a_v_args *args, a2a_stats *stats)
 {
-    (void)stype;
-    (void)rtype;
     const int size = args->size, radix = args->radix, block_count = args->block_count;
     if (radix < 2 || radix > (size > 2 ? size : 2))
         return MPI_ERR_ARG;

@@ -84,13 +84,10 @@ static int post_message(int send, gathered_message *msg, int peer, MPI_Comm comm
 
 /* The kernel on run types: see A2A_Alltoallv_tuna_coalesced below. */
 static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdispls,
-                          MPI_Datatype stype, void *rbuf, const int *rcounts,
-                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                          void *rbuf, const int *rcounts, const int *rdispls, MPI_Comm comm,
                           const a2a_v_args *args, a2a_stats *stats)
 {
     const int radix = args->radix, block_count = args->block_count, ppn = args->ppn;
-    (void)stype;
-    (void)rtype;
     int err, q, node, local;
     const int size = args->size;
     const MPI_Aint sbytes = args->sbytes, rbytes = args->rbytes;

@@ -23,12 +23,9 @@ enum { TWOPHASE_TAG_META = 0x7a40, TWOPHASE_TAG_DATA = 0x7a41 };
 
 /* The kernel on run types: see A2A_Alltoallv_twophase_bruck below. */
 static int twophase_runs(const void *sbuf, const int *scounts, const int *sdispls,
-                         MPI_Datatype stype, void *rbuf, const int *rcounts,
-                         const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                         void *rbuf, const int *rcounts, const int *rdispls, MPI_Comm comm,
                          const a2a_v_args *args, a2a_stats *stats)
 {
-    (void)stype;
-    (void)rtype;
     int err;
     const int rank = args->rank, size = args->size;
     const MPI_Aint sbytes = args->sbytes, rbytes = args->rbytes;

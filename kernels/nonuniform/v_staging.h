@@ -16,12 +16,11 @@ typedef struct a2a_v_args {
     int rank, size;          /* filled by a2a_v_staged */
 } a2a_v_args;
 
-/* A kernel body: called with send and receive types that are ascending runs (size =
- * extent, lower bound 0) of args->sbytes / args->rbytes bytes and with the communicator
- * the caller gave. */
+/* A kernel body: called with the counts and displacements in elements of args->sbytes
+ * (send) and args->rbytes (receive) bytes, each element one ascending run (the staged
+ * side where the caller's type was not), and with the communicator the caller gave. */
 typedef int (*a2a_v_body)(const void *sbuf, const int *scounts, const int *sdispls,
-                          MPI_Datatype stype, void *rbuf, const int *rcounts,
-                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                          void *rbuf, const int *rcounts, const int *rdispls, MPI_Comm comm,
                           const a2a_v_args *args, a2a_stats *stats);
 
 /* Guarantees: MPI_ERR_COMM for an intercommunicator or MPI_COMM_NULL and MPI_ERR_TYPE for
@@ -42,8 +41,7 @@ static inline int a2a_v_staged(a2a_v_body body, const a2a_v_args *args, const vo
     call.sbytes = a2a_basic_run_type(stype);
     call.rbytes = a2a_basic_run_type(rtype);
     if (call.sbytes > 0 && call.rbytes > 0)
-        return body(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, &call,
-                    stats);
+        return body(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, comm, &call, stats);
     a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
     a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
     a2a_staging st;
@@ -51,8 +49,7 @@ static inline int a2a_v_staged(a2a_v_body body, const a2a_v_args *args, const vo
         return err;
     if ((err = A2A_Type_bytes(send.type, &call.sbytes)) == MPI_SUCCESS &&
         (err = A2A_Type_bytes(recv.type, &call.rbytes)) == MPI_SUCCESS)
-        err = body(send.buf, scounts, sdispls, send.type, recv.buf, rcounts, rdispls,
-                   recv.type, comm, &call, stats);
+        err = body(send.buf, scounts, sdispls, recv.buf, rcounts, rdispls, comm, &call, stats);
     return a2a_unstage(&st, err);
 }
 
