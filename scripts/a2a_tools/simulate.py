@@ -146,8 +146,13 @@ def smpi_options(P, args, selector):
     alltoall, alltoallv = VENDORS[selector]
     # the driver's own collectives (provenance, communicator splits, agreement) through
     # MVAPICH2's selection: SMPI's default allgather and non-blocking collectives cost
-    # O(P^2) simulation work per call (minutes at P = 256)
+    # O(P^2) simulation work per call (minutes at P = 256). Its node-aware (SMP)
+    # algorithms are replaced by flat ones: the first node-aware call on a communicator
+    # maps ranks to nodes at ~P^3 simulation work (2 s at P = 512, 16 s at P = 1024, and
+    # one split, one duplicate and the provenance allgather each paid it once)
     opts = ["smpi/coll-selector:mvapich2",
+            "smpi/allgather:bruck", "smpi/allreduce:rdb", "smpi/bcast:binomial_tree",
+            "smpi/reduce:binomial", "smpi/gather:ompi_binomial",
             "smpi/alltoall:%s" % alltoall, "smpi/alltoallv:%s" % alltoallv,
             "smpi/simulate-computation:no",
             # smpi_execute(seconds) runs seconds x host-speed flops on the simulated host:
