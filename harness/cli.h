@@ -48,10 +48,11 @@ int *describe_launch(run_info *info, launch_info *launch);
  * -1 with one line in err (on rank 0 for a file that cannot be read). Collective. */
 int load_sweep_everywhere(const char *path, sweep **sw, char *err, size_t errlen);
 
-/* One communicator of the first P ranks for every P of the configurations that can run
- * (MPI_COMM_SELF on ranks that idle at that P, MPI_COMM_NULL for P not used); world + 1
- * entries. Collective. Freed with free_comms. */
-MPI_Comm *comms_for_sizes(const config *configs, int n, int world);
+/* One communicator of the first P ranks, errors returned, for every P of the
+ * configurations that can run and are not done (done may be NULL; MPI_COMM_SELF on ranks
+ * that idle at that P, MPI_COMM_NULL for P not used); world + 1 entries. Collective (done
+ * equal on every rank). Freed with free_comms. */
+MPI_Comm *comms_for_sizes(const config *configs, int n, const char *done, int world);
 void free_comms(MPI_Comm *comm_of, int world);
 
 /* Runs c on comm (its first P ranks) under rank 0's watchdog (which records a timeout in

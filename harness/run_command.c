@@ -583,19 +583,7 @@ int command_run(const run_options *opt)
     MPI_Bcast(recorded, nconfigs, MPI_CHAR, 0, MPI_COMM_WORLD);
 
     /* one communicator of the first P ranks for every P that runs */
-    MPI_Comm *comm_of = calloc((size_t)world + 1, sizeof *comm_of);
-    for (int P = 1; P <= world; P++)
-        comm_of[P] = MPI_COMM_NULL;
-    for (int i = 0; i < nconfigs; i++) {
-        int P = configs[i].P;
-        if (configs[i].skip || recorded[i] || comm_of[P] != MPI_COMM_NULL)
-            continue;
-        MPI_Comm_split(MPI_COMM_WORLD, rank < P ? 0 : MPI_UNDEFINED, rank, &comm_of[P]);
-        if (comm_of[P] == MPI_COMM_NULL)
-            comm_of[P] = MPI_COMM_SELF; /* marks "created, this rank idles" */
-        else
-            MPI_Comm_set_errhandler(comm_of[P], MPI_ERRORS_RETURN);
-    }
+    MPI_Comm *comm_of = comms_for_sizes(configs, nconfigs, recorded, world);
 
     int to_run = 0, done_count = 0, counts[STATUS_COUNT] = { 0 };
     char *runs = calloc((size_t)nconfigs + 1, 1);
@@ -730,10 +718,7 @@ int command_run(const run_options *opt)
     }
     rc = status ? EXIT_BAD_INPUT : (wrong_or_error(counts)) ? EXIT_WRONG : EXIT_OK;
     rc = share(rc);
-    for (int P = 1; P <= world; P++)
-        if (comm_of[P] != MPI_COMM_NULL && comm_of[P] != MPI_COMM_SELF)
-            MPI_Comm_free(&comm_of[P]);
-    free(comm_of);
+    free_comms(comm_of, world);
     free(samples);
     free(recorded);
 out:
@@ -782,7 +767,7 @@ int load_sweep_everywhere(const char *path, sweep **sw, char *err, size_t errlen
 }
 
 /* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
-MPI_Comm *comms_for_sizes(const config *configs, int n, int world)
+MPI_Comm *comms_for_sizes(const config *configs, int n, const char *done, int world)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -791,7 +776,7 @@ MPI_Comm *comms_for_sizes(const config *configs, int n, int world)
         comm_of[P] = MPI_COMM_NULL;
     for (int i = 0; i < n; i++) {
         int P = configs[i].P;
-        if (configs[i].skip || P > world || comm_of[P] != MPI_COMM_NULL)
+        if (configs[i].skip || (done && done[i]) || P > world || comm_of[P] != MPI_COMM_NULL)
             continue;
         MPI_Comm_split(MPI_COMM_WORLD, rank < P ? 0 : MPI_UNDEFINED, rank, &comm_of[P]);
         if (comm_of[P] == MPI_COMM_NULL)

@@ -444,7 +444,7 @@ static int tune(const tune_options *o, long long *run_id_out)
     }
 
     if (!o->replay_path)
-        comm_of = comms_for_sizes(configs, nconfigs, world);
+        comm_of = comms_for_sizes(configs, nconfigs, NULL, world);
     int max_iterations = 1;
     for (int i = 0; i < nconfigs; i++)
         if (configs[i].iterations == SWEEP_ITERATIONS_AUTO &&

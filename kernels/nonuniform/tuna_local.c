@@ -422,6 +422,60 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
     return MPI_SUCCESS;
 }
 
+/* Guarantees: the whole exchange of one node at radix >= q, where no block waits in T:
+ * round z (1 .. q - 1) receives the block of rank - z into place and sends the block for
+ * rank + z (rank = local index on the one node), `subrounds` rounds in flight (receives posted first), blocks above the
+ * message limit in pieces; the own block copied. The same messages, rounds, blocks and
+ * bytes as the general path, without its round plan and scratch: the only temporary
+ * memory is the requests (on the stack up to 64). */
+static int run_direct_rounds(const char *sbuf, const int *scounts, const int *sdispls,
+                             MPI_Aint sbytes, char *rbuf, const int *rcounts,
+                             const int *rdispls, MPI_Aint rbytes, MPI_Comm comm, int q,
+                             int rank, int subrounds, long long max_chunks, a2a_stats *stats)
+{
+    const size_t nrequests = 2 * (size_t)subrounds * (size_t)max_chunks;
+    MPI_Request stack_requests[64];
+    MPI_Request *requests = nrequests <= 64 ? stack_requests : malloc(nrequests * sizeof *requests);
+    if (!requests)
+        return MPI_ERR_NO_MEM;
+    a2a_count_temp(stats, (long long)(nrequests * sizeof *requests));
+    if (scounts[rank] > 0)
+        memcpy(rbuf + (MPI_Aint)rdispls[rank] * rbytes, sbuf + (MPI_Aint)sdispls[rank] * sbytes,
+               (size_t)((long long)scounts[rank] * sbytes));
+    int err = MPI_SUCCESS;
+    for (int z0 = 1; z0 < q && err == MPI_SUCCESS; z0 += subrounds) {
+        const int zend = q - z0 < subrounds ? q : z0 + subrounds;
+        int n = 0;
+        for (int z = z0; z < zend && err == MPI_SUCCESS; z++) {
+            const int from = (rank - z + q) % q;
+            const long long bytes = (long long)rcounts[from] * rbytes;
+            if (bytes > 0)
+                err = a2a_post_chunked(0, rbuf + (MPI_Aint)rdispls[from] * rbytes, bytes, from,
+                                       TUNA_TAG_DATA, comm, requests, &n);
+        }
+        for (int z = z0; z < zend && err == MPI_SUCCESS; z++) {
+            const int to = (rank + z) % q, before = n;
+            const long long bytes = (long long)scounts[to] * sbytes;
+            if (bytes > 0)
+                err = a2a_post_chunked(1, (void *)(sbuf + (MPI_Aint)sdispls[to] * sbytes), bytes,
+                                       to, TUNA_TAG_DATA, comm, requests, &n);
+            if (stats) {
+                stats->blocks += 1; /* empty blocks too; a message only if any data */
+                stats->messages += n - before;
+                stats->bytes += bytes;
+            }
+        }
+        if (n > 0) {
+            int wait_err = MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+            if (err == MPI_SUCCESS)
+                err = wait_err;
+        }
+    }
+    if (requests != stack_requests)
+        free(requests);
+    return err;
+}
+
 /* Round structure of one call, from the geometry alone (identical on every rank). */
 typedef struct {
     long long rounds;     /* K */
@@ -542,6 +596,17 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
         max_chunks = largest > limit ? a2a_chunk_count(largest) : 1;
     }
     st.slot_bytes = (size_t)largest;
+    if (slots == 0 && st.geo.held_slots == 0) {
+        /* one node at radix >= q: every round is one direct block */
+        err = run_direct_rounds(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes,
+                                comm, q, rank, subrounds, max_chunks, stats);
+        if (err == MPI_SUCCESS) {
+            a2a_count_rounds(stats, plan.rounds);
+            held->rounds = plan.rounds;
+            held->slot_bytes = (MPI_Aint)st.slot_bytes;
+        }
+        return err;
+    }
 
     /* One allocation for the scratch, in order of decreasing alignment (on the stack when
      * small); T separately, since its held slots outlive the call. */
