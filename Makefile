@@ -126,11 +126,19 @@ test: setup
 # the TuNA benchmark: sweeps/bench/tuna.ini on 16 ranks (P = 2..16 in one launch) into
 # BENCH_DB, then the table of tuna against its floor (spread_out, twophase_bruck)
 BENCH_DB ?= results/bench.db
-.PHONY: bench
+.PHONY: bench bench-loop
 bench: all
 	@mkdir -p $(dir $(BENCH_DB))
 	@scripts/run-sweep.sh 16 sweeps/bench/tuna.ini $(BENCH_DB)
 	@/usr/bin/python3 sweeps/bench/tuna_ratios.py --db $(BENCH_DB)
+
+# the same ratios at P = 2 on two cores, each sample many back-to-back calls (small blocks
+# last a few hundred ns: per-call samples are a few clock ticks)
+$(BUILD)/bench/tuna_loop: sweeps/bench/tuna_loop.c $(BUILD)/liba2a.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+bench-loop: $(BUILD)/bench/tuna_loop
+	mpirun.openmpi -n 2 --bind-to core $<
 
 # a sweep on a simulated cluster: one smpirun per P of the sweep (scripts/a2a simulate)
 PLATFORM ?= platforms/dragonfly.xml
