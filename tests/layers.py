@@ -31,7 +31,7 @@ LAYERS = [
     ["workloads"],                       # block sizes and payloads of the harness
     ["apps"],                            # application workloads
     ["harness"],                         # a2atune
-    ["tests", "tests/preload"],          # everything may be tested
+    ["tests", "tests/preload", "sweeps/bench"],  # everything may be tested or benchmarked
 ]
 
 # Rules beyond the order: (files it applies to, what they may not include, files exempt
