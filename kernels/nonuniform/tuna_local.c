@@ -608,8 +608,10 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
         return err;
     }
 
-    /* One allocation for the scratch, in order of decreasing alignment (on the stack when
-     * small); T separately, since its held slots outlive the call. */
+    /* One allocation for the per-block scratch, in order of decreasing alignment (on the
+     * stack when small); the pack buffers and T separately: T's held slots outlive the
+     * call, and under SimGrid large allocations are shared among the simulated ranks
+     * (smpi/auto-shared-malloc-thresh), which payload buffers tolerate and sizes do not. */
     const size_t group_blocks = (size_t)nodes * (size_t)plan.max_group;
     const size_t message_blocks = (size_t)nodes * (size_t)plan.max_round;
     const size_t nrequests = 2 * (size_t)subrounds * (size_t)max_chunks;
@@ -617,23 +619,25 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
         group_blocks * (2 * sizeof(long long) + sizeof(char *) + 2 * sizeof(int)) +
         message_blocks * (sizeof(char *) + sizeof(MPI_Aint) + sizeof(int)) +
         (size_t)subrounds * (sizeof(long) + 2 * sizeof(gathered_message)) +
-        nrequests * sizeof(MPI_Request) + (size_t)plan.max_group * sizeof(int) +
-        pack_out + pack_in;
+        nrequests * sizeof(MPI_Request) + (size_t)plan.max_group * sizeof(int);
     alignas(max_align_t) char local_scratch[1024];
     char *scratch = scratch_bytes <= sizeof local_scratch ? local_scratch : malloc(scratch_bytes);
+    char *pack = pack_out + pack_in > 0 ? malloc(pack_out + pack_in) : NULL;
     const size_t temp_bytes = (size_t)slots * st.slot_bytes + (size_t)slots * sizeof(int);
     if (slots > 0) {
         st.temp = malloc((size_t)slots * st.slot_bytes > 0 ? (size_t)slots * st.slot_bytes : 1);
         st.temp_sizes = malloc((size_t)slots * sizeof(int));
     }
-    if (!scratch || (slots > 0 && (!st.temp || !st.temp_sizes))) {
+    if (!scratch || (pack_out + pack_in > 0 && !pack) ||
+        (slots > 0 && (!st.temp || !st.temp_sizes))) {
         if (scratch != local_scratch)
             free(scratch);
+        free(pack);
         free(st.temp);
         free(st.temp_sizes);
         return MPI_ERR_NO_MEM;
     }
-    a2a_count_temp(stats, (long long)(temp_bytes + scratch_bytes));
+    a2a_count_temp(stats, (long long)(temp_bytes + scratch_bytes + pack_out + pack_in));
     char *at = scratch;
     st.out_bytes = (long long *)at, at += group_blocks * sizeof(long long);
     st.in_bytes = (long long *)at, at += group_blocks * sizeof(long long);
@@ -647,9 +651,9 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
     st.meta_out = (int *)at, at += group_blocks * sizeof(int);
     st.meta_in = (int *)at, at += group_blocks * sizeof(int);
     st.seg_lengths = (int *)at, at += message_blocks * sizeof(int);
-    st.distances = (int *)at, at += (size_t)plan.max_group * sizeof(int);
-    st.pack_out = at, at += pack_out;
-    st.pack_in = at;
+    st.distances = (int *)at;
+    st.pack_out = pack;
+    st.pack_in = pack ? pack + pack_out : NULL;
     for (int c = 0; c < subrounds; c++)
         st.sends[c].type = st.recvs[c].type = MPI_BYTE;
 
@@ -670,6 +674,7 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
 
     if (scratch != local_scratch)
         free(scratch);
+    free(pack);
     if (err != MPI_SUCCESS || st.geo.held_slots == 0) {
         free(st.temp);
         free(st.temp_sizes);
