@@ -126,22 +126,25 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
     const size_t pack_bytes = (size_t)block_count * (size_t)q * (size_t)small;
 
     /* Scratch, carved from one allocation in order of decreasing alignment: run offsets
-     * per node offset, segments of one message, requests, messages, lengths, pack buffers
-     * (sent, then received). */
+     * per node offset, segments of one message, requests, messages, lengths; the pack
+     * buffers (sent, then received) apart: under SimGrid large allocations are shared
+     * among the simulated ranks, which payload tolerates and offsets do not. */
     const size_t segments = q > 2 ? (size_t)q : 2;
     const size_t nrequests = 2 * (size_t)block_count * (size_t)pieces;
     const size_t scratch_bytes =
         (size_t)nodes * 2 * sizeof(size_t) +
         segments * (sizeof(char *) + sizeof(long long) + sizeof(MPI_Aint) + sizeof(int)) +
-        nrequests * sizeof(MPI_Request) + 2 * (size_t)block_count * sizeof(gathered_message) +
-        2 * pack_bytes;
+        nrequests * sizeof(MPI_Request) + 2 * (size_t)block_count * sizeof(gathered_message);
     char *scratch = malloc(scratch_bytes);
-    if (!scratch) {
+    char *pack_out = pack_bytes > 0 ? malloc(2 * pack_bytes) : NULL;
+    if (!scratch || (pack_bytes > 0 && !pack_out)) {
+        free(scratch);
+        free(pack_out);
         free(held.data);
         free(held.sizes);
         return MPI_ERR_NO_MEM;
     }
-    a2a_count_temp(stats, held.alloc_bytes + (long long)scratch_bytes);
+    a2a_count_temp(stats, held.alloc_bytes + (long long)(scratch_bytes + 2 * pack_bytes));
     size_t *run_start = (size_t *)scratch;
     size_t *run_bytes = run_start + nodes;
     char **seg_ptrs = (char **)(run_bytes + nodes);
@@ -150,8 +153,7 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
     MPI_Request *requests = (MPI_Request *)(seg_addresses + segments);
     gathered_message *messages = (gathered_message *)(requests + nrequests);
     int *int_lengths = (int *)(messages + 2 * (size_t)block_count);
-    char *pack_out = (char *)(int_lengths + segments);
-    char *pack_in = pack_out + pack_bytes;
+    char *pack_in = pack_out ? pack_out + pack_bytes : NULL;
 
     /* Compact the held slots: for k = 1..N-1, distances 1..q-1, one after the other. Every
      * block moves to an offset no larger than its slot's, so ascending moves are safe. */
@@ -252,6 +254,7 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
         stats->rounds_global += nodes - 1;
     }
     free(scratch);
+    free(pack_out);
     free(held.data);
     free(held.sizes);
     return err;
