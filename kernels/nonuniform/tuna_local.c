@@ -422,12 +422,12 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
     return MPI_SUCCESS;
 }
 
-/* Guarantees: the whole exchange of one node at radix >= q, where no block waits in T:
- * round z (1 .. q - 1) receives the block of rank - z into place and sends the block for
- * rank + z (rank = local index on the one node), `subrounds` rounds in flight (receives posted first), blocks above the
- * message limit in pieces; the own block copied. The same messages, rounds, blocks and
- * bytes as the general path, without its round plan and scratch: the only temporary
- * memory is the requests (on the stack up to 64). */
+/* Guarantees: the rounds of one node at radix >= q, where no block waits in T: round z
+ * (1 .. q - 1) receives the block of rank - z into place and sends the block for rank + z
+ * (rank = local index on the one node), `subrounds` rounds in flight (receives posted
+ * first), blocks above the message limit in pieces. The same messages, blocks and bytes
+ * as run_planned_rounds, without its scratch: the only temporary memory is the requests
+ * (on the stack up to 64). */
 static int run_direct_rounds(const char *sbuf, const int *scounts, const int *sdispls,
                              MPI_Aint sbytes, char *rbuf, const int *rcounts,
                              const int *rdispls, MPI_Aint rbytes, MPI_Comm comm, int q,
@@ -439,9 +439,6 @@ static int run_direct_rounds(const char *sbuf, const int *scounts, const int *sd
     if (!requests)
         return MPI_ERR_NO_MEM;
     a2a_count_temp(stats, (long long)(nrequests * sizeof *requests));
-    if (scounts[rank] > 0)
-        memcpy(rbuf + (MPI_Aint)rdispls[rank] * rbytes, sbuf + (MPI_Aint)sdispls[rank] * sbytes,
-               (size_t)((long long)scounts[rank] * sbytes));
     int err = MPI_SUCCESS;
     for (int z0 = 1; z0 < q && err == MPI_SUCCESS; z0 += subrounds) {
         const int zend = q - z0 < subrounds ? q : z0 + subrounds;
@@ -529,6 +526,76 @@ static round_plan plan_rounds(int q, int nodes, int radix, int subrounds, long l
     return plan;
 }
 
+/* Guarantees: every round of the call through T, the groups of `subrounds` rounds of
+ * run_round_group; allocates st->temp (slots of the largest block, the caller's to free,
+ * also on failure) and the scratch and pack buffers of one group (freed here). */
+static int run_planned_rounds(tuna_state *st, const round_plan *plan, int subrounds,
+                              long long max_chunks, long slots, size_t pack_out,
+                              size_t pack_in)
+{
+    const int nodes = st->geo.nodes, q = st->geo.q, radix = st->geo.radix;
+    /* One allocation for the per-block scratch, in order of decreasing alignment (on the
+     * stack when small); the pack buffers and T separately: T's held slots outlive the
+     * call, and under SimGrid large allocations are shared among the simulated ranks
+     * (smpi/auto-shared-malloc-thresh), which payload buffers tolerate and sizes do not. */
+    const size_t group_blocks = (size_t)nodes * (size_t)plan->max_group;
+    const size_t message_blocks = (size_t)nodes * (size_t)plan->max_round;
+    const size_t nrequests = 2 * (size_t)subrounds * (size_t)max_chunks;
+    const size_t scratch_bytes =
+        group_blocks * (2 * sizeof(long long) + sizeof(char *) + 2 * sizeof(int)) +
+        message_blocks * (sizeof(char *) + sizeof(MPI_Aint) + sizeof(int)) +
+        (size_t)subrounds * (sizeof(long) + 2 * sizeof(gathered_message)) +
+        nrequests * sizeof(MPI_Request) + (size_t)plan->max_group * sizeof(int);
+    alignas(max_align_t) char local_scratch[1024];
+    char *scratch = scratch_bytes <= sizeof local_scratch ? local_scratch : malloc(scratch_bytes);
+    char *pack = pack_out + pack_in > 0 ? malloc(pack_out + pack_in) : NULL;
+    const size_t temp_bytes = (size_t)slots * st->slot_bytes + (size_t)slots * sizeof(int);
+    if (slots > 0) {
+        st->temp = malloc((size_t)slots * st->slot_bytes > 0 ? (size_t)slots * st->slot_bytes : 1);
+        st->temp_sizes = malloc((size_t)slots * sizeof(int));
+    }
+    if (!scratch || (pack_out + pack_in > 0 && !pack) ||
+        (slots > 0 && (!st->temp || !st->temp_sizes))) {
+        if (scratch != local_scratch)
+            free(scratch);
+        free(pack);
+        return MPI_ERR_NO_MEM; /* st->temp is the caller's to free */
+    }
+    a2a_count_temp(st->stats, (long long)(temp_bytes + scratch_bytes + pack_out + pack_in));
+    char *at = scratch;
+    st->out_bytes = (long long *)at, at += group_blocks * sizeof(long long);
+    st->in_bytes = (long long *)at, at += group_blocks * sizeof(long long);
+    st->unpack_to = (char **)at, at += group_blocks * sizeof(char *);
+    st->seg_ptrs = (char **)at, at += message_blocks * sizeof(char *);
+    st->seg_addresses = (MPI_Aint *)at, at += message_blocks * sizeof(MPI_Aint);
+    st->round_blocks = (long *)at, at += (size_t)subrounds * sizeof(long);
+    st->sends = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
+    st->recvs = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
+    st->requests = (MPI_Request *)at, at += nrequests * sizeof(MPI_Request);
+    st->meta_out = (int *)at, at += group_blocks * sizeof(int);
+    st->meta_in = (int *)at, at += group_blocks * sizeof(int);
+    st->seg_lengths = (int *)at, at += message_blocks * sizeof(int);
+    st->distances = (int *)at;
+    st->pack_out = pack;
+    st->pack_in = pack ? pack + pack_out : NULL;
+    for (int c = 0; c < subrounds; c++)
+        st->sends[c].type = st->recvs[c].type = MPI_BYTE;
+
+    int err = MPI_SUCCESS;
+    for (long long span = 1; span < q && err == MPI_SUCCESS; span *= radix) {
+        long long zmax = (q - 1) / span < radix - 1 ? (q - 1) / span : radix - 1;
+        for (long long z0 = 1; z0 <= zmax && err == MPI_SUCCESS; z0 += subrounds) {
+            int zcount = (int)(zmax - z0 + 1 < subrounds ? zmax - z0 + 1 : subrounds);
+            err = run_round_group(st, span, z0, zcount);
+        }
+    }
+
+    if (scratch != local_scratch)
+        free(scratch);
+    free(pack);
+    return err;
+}
+
 /* Guarantees: see tuna_local.h. */
 int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI_Aint sbytes,
                    void *rbuf, const int *rcounts, const int *rdispls, MPI_Aint rbytes,
@@ -596,66 +663,6 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
         max_chunks = largest > limit ? a2a_chunk_count(largest) : 1;
     }
     st.slot_bytes = (size_t)largest;
-    if (slots == 0 && st.geo.held_slots == 0) {
-        /* one node at radix >= q: every round is one direct block */
-        err = run_direct_rounds(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes,
-                                comm, q, rank, subrounds, max_chunks, stats);
-        if (err == MPI_SUCCESS) {
-            a2a_count_rounds(stats, plan.rounds);
-            held->rounds = plan.rounds;
-            held->slot_bytes = (MPI_Aint)st.slot_bytes;
-        }
-        return err;
-    }
-
-    /* One allocation for the per-block scratch, in order of decreasing alignment (on the
-     * stack when small); the pack buffers and T separately: T's held slots outlive the
-     * call, and under SimGrid large allocations are shared among the simulated ranks
-     * (smpi/auto-shared-malloc-thresh), which payload buffers tolerate and sizes do not. */
-    const size_t group_blocks = (size_t)nodes * (size_t)plan.max_group;
-    const size_t message_blocks = (size_t)nodes * (size_t)plan.max_round;
-    const size_t nrequests = 2 * (size_t)subrounds * (size_t)max_chunks;
-    const size_t scratch_bytes =
-        group_blocks * (2 * sizeof(long long) + sizeof(char *) + 2 * sizeof(int)) +
-        message_blocks * (sizeof(char *) + sizeof(MPI_Aint) + sizeof(int)) +
-        (size_t)subrounds * (sizeof(long) + 2 * sizeof(gathered_message)) +
-        nrequests * sizeof(MPI_Request) + (size_t)plan.max_group * sizeof(int);
-    alignas(max_align_t) char local_scratch[1024];
-    char *scratch = scratch_bytes <= sizeof local_scratch ? local_scratch : malloc(scratch_bytes);
-    char *pack = pack_out + pack_in > 0 ? malloc(pack_out + pack_in) : NULL;
-    const size_t temp_bytes = (size_t)slots * st.slot_bytes + (size_t)slots * sizeof(int);
-    if (slots > 0) {
-        st.temp = malloc((size_t)slots * st.slot_bytes > 0 ? (size_t)slots * st.slot_bytes : 1);
-        st.temp_sizes = malloc((size_t)slots * sizeof(int));
-    }
-    if (!scratch || (pack_out + pack_in > 0 && !pack) ||
-        (slots > 0 && (!st.temp || !st.temp_sizes))) {
-        if (scratch != local_scratch)
-            free(scratch);
-        free(pack);
-        free(st.temp);
-        free(st.temp_sizes);
-        return MPI_ERR_NO_MEM;
-    }
-    a2a_count_temp(stats, (long long)(temp_bytes + scratch_bytes + pack_out + pack_in));
-    char *at = scratch;
-    st.out_bytes = (long long *)at, at += group_blocks * sizeof(long long);
-    st.in_bytes = (long long *)at, at += group_blocks * sizeof(long long);
-    st.unpack_to = (char **)at, at += group_blocks * sizeof(char *);
-    st.seg_ptrs = (char **)at, at += message_blocks * sizeof(char *);
-    st.seg_addresses = (MPI_Aint *)at, at += message_blocks * sizeof(MPI_Aint);
-    st.round_blocks = (long *)at, at += (size_t)subrounds * sizeof(long);
-    st.sends = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
-    st.recvs = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
-    st.requests = (MPI_Request *)at, at += nrequests * sizeof(MPI_Request);
-    st.meta_out = (int *)at, at += group_blocks * sizeof(int);
-    st.meta_in = (int *)at, at += group_blocks * sizeof(int);
-    st.seg_lengths = (int *)at, at += message_blocks * sizeof(int);
-    st.distances = (int *)at;
-    st.pack_out = pack;
-    st.pack_in = pack ? pack + pack_out : NULL;
-    for (int c = 0; c < subrounds; c++)
-        st.sends[c].type = st.recvs[c].type = MPI_BYTE;
 
     /* The own block never leaves: copy it. */
     if (scounts[rank] > 0)
@@ -663,18 +670,12 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
                st.sbuf + (MPI_Aint)sdispls[rank] * sbytes,
                (size_t)((long long)scounts[rank] * sbytes));
 
-    err = MPI_SUCCESS;
-    for (long long span = 1; span < q && err == MPI_SUCCESS; span *= radix) {
-        long long zmax = (q - 1) / span < radix - 1 ? (q - 1) / span : radix - 1;
-        for (long long z0 = 1; z0 <= zmax && err == MPI_SUCCESS; z0 += subrounds) {
-            int zcount = (int)(zmax - z0 + 1 < subrounds ? zmax - z0 + 1 : subrounds);
-            err = run_round_group(&st, span, z0, zcount);
-        }
-    }
+    if (slots == 0 && st.geo.held_slots == 0) /* one node at radix >= q: all direct */
+        err = run_direct_rounds(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes,
+                                comm, q, rank, subrounds, max_chunks, stats);
+    else
+        err = run_planned_rounds(&st, &plan, subrounds, max_chunks, slots, pack_out, pack_in);
 
-    if (scratch != local_scratch)
-        free(scratch);
-    free(pack);
     if (err != MPI_SUCCESS || st.geo.held_slots == 0) {
         free(st.temp);
         free(st.temp_sizes);
