@@ -2,7 +2,9 @@
 
 x = S (one column per measured size, in order), y = P. Each (P, S) cell holds one bar standing for the full radix range
 2..P (left to right), one bordered cell per radix with its number written in it (every
-radix up to P = 32, sampled ones above). A cell's colour is its speedup over the baseline
+radix up to P = 32, sampled ones above). Where a sweep sampled the radix range (P above
+32 and at most SAMPLED_CELLS radices measured, e.g. powers of two, sqrt(P), P-1, P), the
+bar holds only the measured radices, in equal cells, each numbered, and the figure says so. A cell's colour is its speedup over the baseline
 (baseline median / kernel median) on a diverging logarithmic scale centred on x1: faster
 in one hue, slower in the other, capped (colour_scale) so that one outlier does not flatten
 the rest; the cap is written on the colour bar. A marker names the fastest radix only when
@@ -23,21 +25,25 @@ MISSING = "white"
 HATCH = "////"
 LABEL_ALL_UP_TO = 32          # every radix labelled up to this P, sampled above
 SAMPLED_LABELS = 9
+SAMPLED_CELLS = 16            # a bar of at most this many measured radices (P > 32) is drawn sampled
 
 
 class Bar:
     """One (P, S) bar of the heatmap, as decided from the data.
 
-    cells: [(radix, speedup or None, params {name: value})] for radices 2..P;
-    markers: [(radix, 'best' | 'tie')]; label: the text under the bar; labelled: the
-    radices written in their cells; oversubscribed: hatched."""
+    cells: [(radix, speedup or None, params {name: value})] for radices 2..P, or for the
+    measured radices only when sampled; markers: [(radix, 'best' | 'tie')]; label: the text
+    under the bar; labelled: the radices written in their cells; oversubscribed: hatched."""
 
     def __init__(self, group, baseline):
         self.group = group
         self.P, self.S = group.P, group.S
         params = analysis.chosen_params(group)
+        measured = sorted(r for r in group.by_radix if r is not None and 2 <= r <= group.P)
+        self.sampled = (group.P > LABEL_ALL_UP_TO and 2 <= len(measured) <= SAMPLED_CELLS)
+        radices = measured if self.sampled else range(2, group.P + 1)
         self.cells = []
-        for r in range(2, group.P + 1):
+        for r in radices:
             row = group.by_radix.get(r)
             self.cells.append((r, group.speedup(row) if row else None, params.get(r, {})))
         self.oversubscribed = group.oversubscribed
@@ -61,8 +67,24 @@ class Bar:
             else:
                 tail = fmt_factor(s)
             self.label = "%s %s" % (head, tail)
-        most = group.P - 1 if group.P <= LABEL_ALL_UP_TO else SAMPLED_LABELS
-        self.labelled = analysis.radix_ticks(group.P, most)
+        if self.sampled:
+            self.labelled = list(measured)
+        else:
+            most = group.P - 1 if group.P <= LABEL_ALL_UP_TO else SAMPLED_LABELS
+            self.labelled = analysis.radix_ticks(group.P, most)
+
+    def slot(self, radix):
+        """Where radix stands in the bar, in cells from the left edge to the cell's centre
+        (fractional between two sampled cells, e.g. sqrt(P) when it was not measured)."""
+        rs = [r for r, _, _ in self.cells]
+        if not self.sampled or not rs:
+            return radix - 1.5
+        if radix <= rs[0]:
+            return 0.5
+        for i in range(1, len(rs)):
+            if radix <= rs[i]:
+                return i - 0.5 + (radix - rs[i - 1]) / float(rs[i] - rs[i - 1])
+        return len(rs) - 0.5
 
 
 class Plan:
@@ -158,10 +180,10 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
         x = xs[Ss.index(b.S)]
         y = Ps.index(b.P)
         x0, w = x - half_w, 2 * half_w
-        n = max(1, b.P - 1)
+        n = max(1, len(b.cells))
         cell_w = w / n
         for r, s, params in b.cells:
-            a = x0 + cell_w * (r - 2)
+            a = x0 + cell_w * (b.slot(r) - 0.5)
             color = MISSING if s is None else cmap(norm(s))
             ax.add_patch(Rectangle((a, y - half_h), cell_w, 2 * half_h, facecolor=color,
                                    edgecolor="0.3", linewidth=0.45, zorder=2))
@@ -171,21 +193,21 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
                 if note:
                     text += "\n" + note
                 ink = "0.3" if s is None else _ink(color)
-                size = 6 if b.P <= 9 else (5 if b.P <= 20 else 4.2)
+                size = 6 if n <= 8 else (5 if n <= 19 else 4.2)
                 ax.text(a + cell_w / 2, y, text, ha="center", va="center", fontsize=size,
                         color=ink, zorder=4, linespacing=0.9,
-                        rotation=90 if (b.P > 9 and not note) else 0)
+                        rotation=90 if ((n > 8 or len(str(r)) > 3) and not note) else 0)
         if b.oversubscribed:
             ax.add_patch(Rectangle((x0, y - half_h), w, 2 * half_h, fill=False, hatch=HATCH,
                                    edgecolor=(0, 0, 0, 0.28), linewidth=0, zorder=3))
         ax.add_patch(Rectangle((x0, y - half_h), w, 2 * half_h, fill=False, edgecolor="0.1",
                                linewidth=0.8, zorder=5))
         if b.P >= 4:       # sqrt(P): a tick under the bar at radix sqrt(P)'s place
-            sx = x0 + cell_w * (math.sqrt(b.P) - 1.5)
+            sx = x0 + cell_w * b.slot(math.sqrt(b.P))
             ax.plot([sx, sx], [y - half_h - 0.07, y - half_h], color="0.2", linewidth=0.9,
                     zorder=5)
         for r, kind in b.markers:
-            mx = x0 + cell_w * (r - 1.5)
+            mx = x0 + cell_w * b.slot(r)
             ax.plot([mx], [y + half_h + 0.08], marker="v", markersize=5.5, linestyle="none",
                     color="black" if kind == "best" else "white", markeredgecolor="black",
                     markeredgewidth=0.8, zorder=6)
@@ -240,6 +262,9 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
     g0 = groups[0]
     details = "%s family, dist = %s \u00b7 each bar: radix 2..P left to right, number = radix" % (
         g0.family, data_label(g0.data_key))
+    if any(b.sampled for b in pl.bars):
+        details += (" \u00b7 radices sampled above P = %d: only the measured ones, in equal cells"
+                    % LABEL_ALL_UP_TO)
     if pl.varying:
         details += " (under it: %s chosen)" % ", ".join(
             "%s = %s" % (analysis.PARAM_SHORT.get(k, k) or k, k) for k in pl.varying)

@@ -119,6 +119,21 @@ class RadixLabels(unittest.TestCase):
             self.assertLessEqual(len(b.labelled), heatmap.SAMPLED_LABELS)
             self.assertEqual(b.labelled, sorted(set(b.labelled)))
 
+    def test_sampled_radices_get_equal_cells(self):
+        rs = [2, 4, 8, 16, 32, 64, 128, 1023, 1024]
+        g = group(1024, 16, [row(r, 1.0 + r / 1000.0) for r in rs], base=row(None, 1.0))
+        b = heatmap.plan([g], "vendor").bars[0]
+        self.assertTrue(b.sampled)
+        self.assertEqual([r for r, _, _ in b.cells], rs)       # measured ones only
+        self.assertEqual(b.labelled, rs)                       # each numbered
+        self.assertEqual([b.slot(r) for r in rs], [i + 0.5 for i in range(len(rs))])
+        self.assertEqual(b.slot(math.sqrt(1024)), 4.5)          # sqrt(P) = 32: its cell
+        self.assertEqual(b.slot(24), 4.0)                      # unmeasured: between 16 and 32
+        # a bar with every radix measured (or just one) keeps the full range
+        full = heatmap.plan([group(40, 16, [row(r, 1.0) for r in range(2, 41)])], "vendor").bars[0]
+        self.assertFalse(full.sampled)
+        self.assertEqual(len(full.cells), 39)
+
     def test_block_count_chosen_per_radix(self):
         g = group(4, 16, [row(2, 2.0, block_count=1), row(2, 1.0, block_count=2),
                           row(3, 1.0, block_count=1), row(4, 1.0, block_count=3)])
