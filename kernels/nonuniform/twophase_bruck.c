@@ -58,18 +58,24 @@ static int twophase_runs(const void *sbuf, const int *scounts, const int *sdispl
     if (largest * max_round > a2a_max_message_bytes())
         return MPI_ERR_COUNT;
 
-    /* One allocation: sizes first (int alignment), then T, then the packed round. */
+    /* Two allocations per call: the sizes, and the payload (T, then the packed round).
+     * They stay apart because under SimGrid large allocations are shared among the
+     * simulated ranks (smpi/auto-shared-malloc-thresh), which payload tolerates and sizes
+     * do not. */
     const size_t slot_bytes = (size_t)largest;
     const size_t temp_bytes = (size_t)(size - 1) * slot_bytes;
     const size_t side_bytes = (size_t)size * sizeof(int) + 2 * (size_t)max_round * sizeof(int);
     const size_t round_bytes = (size_t)max_round * slot_bytes;
-    int *side = malloc(side_bytes + temp_bytes + 2 * round_bytes);
-    if (!side)
+    int *side = malloc(side_bytes);
+    char *temp = malloc(temp_bytes + 2 * round_bytes > 0 ? temp_bytes + 2 * round_bytes : 1);
+    if (!side || !temp) {
+        free(side);
+        free(temp);
         return MPI_ERR_NO_MEM;
+    }
     int *temp_sizes = side;                /* bytes waiting in the slot of distance i */
     int *meta_out = side + size;           /* block sizes of the round, in distance order */
     int *meta_in = meta_out + max_round;
-    char *temp = (char *)(meta_in + max_round);
     char *packed = temp + temp_bytes;      /* the round's data: sent, then received */
     a2a_count_temp(stats, (long long)(side_bytes + temp_bytes + 2 * round_bytes));
 
@@ -154,6 +160,7 @@ static int twophase_runs(const void *sbuf, const int *scounts, const int *sdispl
         a2a_count_rounds(stats, 1);
     }
     free(side);
+    free(temp);
     return err;
 }
 

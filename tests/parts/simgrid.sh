@@ -29,7 +29,7 @@ run simgrid/world-comm 120 smpirun -no-privatize -platform $FT -hostfile "$SG/ho
 # ---- P = 256 above the validation limit: shared payloads, validated = 0 -----------------
 run simgrid/p256 300 $SIM tests/sweeps/simgrid_p256.ini --platform $FT --db "$SG/p256.db" --copy-model none
 check simgrid/p256/rows [ "$(sgsql p256.db "SELECT group_concat(radix || ':' || status || ':' || validated || ':' || (median_s > 0), ',') FROM (SELECT * FROM results WHERE kernel = 'tra' ORDER BY radix)")" = "2:ok:0:1,16:ok:0:1" ]
-check simgrid/p256/tuna-shared-pack [ "$(sgsql p256.db "SELECT group_concat(kernel || ':' || status || ':' || validated || ':' || (median_s > 0)) FROM (SELECT * FROM results WHERE kernel LIKE 'tuna%' ORDER BY kernel)")" = "tuna:ok:0:1,tuna_coalesced:ok:0:1" ]
+check simgrid/p256/tuna-shared-pack [ "$(sgsql p256.db "SELECT group_concat(kernel || ':' || status || ':' || validated || ':' || (median_s > 0)) FROM (SELECT * FROM results WHERE family = 'nonuniform' ORDER BY kernel)")" = "tuna:ok:0:1,tuna_coalesced:ok:0:1,twophase_bruck:ok:0:1" ]
 sha=$(sha256sum $FT | cut -d' ' -f1)
 check simgrid/p256/run-provenance [ "$(sgsql p256.db "SELECT backend || ',' || platform || ',' || platform_sha256 || ',' || simgrid_version || ',' || world_size FROM runs")" = "simgrid,fattree_ib.xml,$sha,3.32.0,256" ]
 check simgrid/p256/smpi-options holds '[ "$(sgsql p256.db "SELECT count(*) FROM runs WHERE smpi_options LIKE \"%smpi/alltoall:ring%\" AND smpi_options LIKE \"%auto-shared-malloc-thresh%\" AND smpi_options LIKE \"%copy-model=none%\"")" = 1 ]'
