@@ -344,11 +344,66 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
             (["--resume"] if args.resume else []))
 
 
+def _descendants(pid):
+    """pid and every process below it (from /proc; [] where /proc is not readable)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _pss_bytes(pid):
+    """The proportional set size of pid and its descendants, in bytes: what the
+    simulation holds in memory. (RSS counts SMPI's shared payload pages once per rank
+    mapping them, many times what is resident.)"""
+    total = 0
+    for p in _descendants(pid):
+        try:
+            with open("/proc/%d/smaps_rollup" % p) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+class _PeakMemory:
+    """Samples the launch's PSS every 0.2 s on a thread; .peak is the largest."""
+
+    def __init__(self, pid):
+        import threading
+        self.pid, self.peak = pid, 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+
+    def _sample(self):
+        while not self.done.wait(0.2):
+            self.peak = max(self.peak, _pss_bytes(self.pid))
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        return self.peak
+
+
 def _run_launch(cmd, env, work):
-    """Runs one launch, its stderr passed through; (exit status, the section a
-    'valid at no P' error names or None)."""
+    """Runs one launch, its stderr passed through, and says at its end what it cost
+    (wall time, peak PSS); (exit status, the section a 'valid at no P' error names or
+    None)."""
+    t0 = time.time()
     proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
+    memory = _PeakMemory(proc.pid)
     dropped = None
     for line in proc.stdout:
         m = OUT_OF_RANGE.search(line)
@@ -357,7 +412,12 @@ def _run_launch(cmd, env, work):
             continue
         if not SMPIRUN_ECHO.search(line):
             sys.stderr.write(line)
-    return proc.wait(), dropped
+    rc = proc.wait()
+    peak = memory.stop()
+    sys.stderr.write("a2a simulate: launch of %s ranks: %s wall, peak memory %.2f GiB (PSS, "
+                     "sampled every 0.2 s)\n" % (cmd[cmd.index("-np") + 1],
+                                                 _clock(time.time() - t0), peak / 2.0 ** 30))
+    return rc, dropped
 
 
 def _clock(seconds):
