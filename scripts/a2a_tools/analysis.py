@@ -346,11 +346,22 @@ def load(db, kernel, baseline, run_id, filters):
     groups_of_runs = launch_groups(db)
     # a simulation's launches (one per P) draw together, and so do a launch group's runs
     members = []
-    for r in simulation_runs(db, run_id):
+    simulated = simulation_runs(db, run_id)
+    for r in simulated:
         members += [m for m in groups_of_runs.get(r, [r]) if m not in members]
     run_id = groups_of_runs.get(run_id, [run_id])[-1]  # a launch group: its newest launch
+
+    def as_one_simulation(rows):
+        """Rows of one simulated model as if of one run: its configurations may have been
+        simulated by several `a2a simulate` calls (--P, --resume), one run per P each."""
+        if len(simulated) > 1:
+            for row in rows:
+                row["run_id"] = run_id
+        return rows
+
     sel = dict(filters, kernel=kernel, run_id=members, status="ok")
-    rows = combine_launches(db.rows_where(sel, extra=(SWEPT, [])), groups_of_runs)
+    rows = as_one_simulation(combine_launches(db.rows_where(sel, extra=(SWEPT, [])),
+                                              groups_of_runs))
     if not rows:
         raise A2AError("no ok results match (%s) in %s" % (describe_filters(sel), db.path))
     groups = {}
@@ -369,7 +380,8 @@ def load(db, kernel, baseline, run_id, filters):
         base_filters.update(kernel=baseline, run_id=members, status="ok")
         # the library's own choice only: forced vendor algorithms are candidates, not the baseline
         own_choice = ("IFNULL(json_extract(params, '$.vendor_algorithm'), 0) = 0", [])
-        for row in combine_launches(db.rows_where(base_filters, extra=own_choice), groups_of_runs):
+        for row in as_one_simulation(combine_launches(db.rows_where(base_filters, extra=own_choice),
+                                                      groups_of_runs)):
             g = groups.get(group_key(row))
             if g is None:
                 continue

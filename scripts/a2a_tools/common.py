@@ -100,23 +100,34 @@ def write_rows(columns, rows, fmt, out=None, float_format="%.4g"):
 # ---- simulated runs (SimGrid backend, `a2a simulate`) ----------------------------------
 
 SIMULATION_TAG = re.compile(r"^; a2a simulate (\S+): ")
+# the parts of a simulated run's options that `a2a simulate` sets per P (shared-memory
+# thresholds and block sizes): they change what a simulation costs, not what it computes
+PER_P_OPTIONS = re.compile(r"\s*(--cfg=smpi/auto-shared-malloc-thresh:\d+|"
+                           r"--cfg=smpi/shared-malloc-blocksize:\d+|copy-skip=\d+)")
+
+
+def simulation_model(run):
+    """What makes two simulated runs' timings comparable: the platform (its sha256),
+    SimGrid's version and the options (cost model, vendor algorithms, copy model,
+    validation limit) without the per-P ones; None for a real run."""
+    keys = run.keys()
+    if "backend" not in keys or run["backend"] != "simgrid":
+        return None
+    return (run["platform_sha256"], run["simgrid_version"],
+            PER_P_OPTIONS.sub("", run["smpi_options"] or "").strip())
 
 
 def simulation_runs(db, run_id):
     """The runs drawn together with run_id: for a run of `a2a simulate` (one smpirun per
-    P) every run of the same simulation and vendor baseline (the tag on the first line of
-    its sweep text); for anything else run_id alone. Simulated and real runs never share
-    a tag, so a figure never mixes them."""
-    run = db.run(run_id)
-    keys = run.keys()
-    if "backend" not in keys or run["backend"] != "simgrid":
+    P) every simulated run of the same model (simulation_model: platform, SimGrid version,
+    options), whichever `a2a simulate` call made it — simulated time is deterministic, so
+    a sweep simulated in parts (--P, --resume) draws as one; for anything else run_id
+    alone. Simulated and real runs never share a model, so a figure never mixes them."""
+    model = simulation_model(db.run(run_id))
+    if model is None or not SIMULATION_TAG.match(db.run(run_id)["sweep_text"] or ""):
         return [run_id]
-    m = SIMULATION_TAG.match(run["sweep_text"] or "")
-    if not m:
-        return [run_id]
-    like = "; a2a simulate %s: %%" % m.group(1)
-    return [r[0] for r in db.all("SELECT id FROM runs WHERE backend = 'simgrid'"
-                                 " AND sweep_text LIKE ? ORDER BY id", (like,))]
+    return [r[0] for r in db.all("SELECT id FROM runs WHERE backend = 'simgrid' ORDER BY id")
+            if simulation_model(db.run(r[0])) == model]
 
 
 def simulated_label(run):

@@ -31,8 +31,11 @@ run simgrid/p256 300 $SIM tests/sweeps/simgrid_p256.ini --platform $FT --db "$SG
 check simgrid/p256/rows [ "$(sgsql p256.db "SELECT group_concat(radix || ':' || status || ':' || validated || ':' || (median_s > 0), ',') FROM (SELECT * FROM results WHERE kernel = 'tra' ORDER BY radix)")" = "2:ok:0:1,16:ok:0:1" ]
 check simgrid/p256/tuna-shared-pack [ "$(sgsql p256.db "SELECT group_concat(kernel || ':' || status || ':' || validated || ':' || (median_s > 0)) FROM (SELECT * FROM results WHERE family = 'nonuniform' ORDER BY kernel)")" = "tuna:ok:0:1,tuna_coalesced:ok:0:1,twophase_bruck:ok:0:1" ]
 sha=$(sha256sum $FT | cut -d' ' -f1)
-check simgrid/p256/run-provenance [ "$(sgsql p256.db "SELECT backend || ',' || platform || ',' || platform_sha256 || ',' || simgrid_version || ',' || world_size FROM runs")" = "simgrid,fattree_ib.xml,$sha,3.32.0,256" ]
-check simgrid/p256/smpi-options holds '[ "$(sgsql p256.db "SELECT count(*) FROM runs WHERE smpi_options LIKE \"%smpi/alltoall:ring%\" AND smpi_options LIKE \"%auto-shared-malloc-thresh%\" AND smpi_options LIKE \"%copy-model=none%\"")" = 1 ]'
+# a second simulate call into the same database, same model: one simulation in figures
+run simgrid/p256-second-call 300 $SIM tests/sweeps/simgrid_p256_vendor.ini --platform $FT --db "$SG/p256.db" --copy-model none
+run simgrid/p256-heatmap-joins-calls 120 scripts/a2a heatmap --db "$SG/p256.db" --kernel tra --baseline vendor --out "$SG/fig"
+check simgrid/p256/run-provenance [ "$(sgsql p256.db "SELECT backend || ',' || platform || ',' || platform_sha256 || ',' || simgrid_version || ',' || world_size FROM runs GROUP BY 1")" = "simgrid,fattree_ib.xml,$sha,3.32.0,256" ]
+check simgrid/p256/smpi-options holds '[ "$(sgsql p256.db "SELECT count(*) FROM runs WHERE smpi_options LIKE \"%smpi/alltoall:ring%\" AND smpi_options LIKE \"%auto-shared-malloc-thresh%\" AND smpi_options LIKE \"%copy-model=none%\"")" = 2 ]'
 
 # ---- the copy-cost model: at P = 1 a 1 MiB block costs 1 MiB / (10 GB/s) = 104.86 us -----
 run simgrid/copy-model 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/copy.db" --copy-model 1048576:10
