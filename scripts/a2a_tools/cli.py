@@ -9,10 +9,11 @@ from . import figures
 from . import bandwidth
 from . import tuner_report
 from . import simulate
+from . import crosscheck
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth, tuner_report, simulate)
+               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck)
 
 
 def build_parser():
