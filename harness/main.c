@@ -329,6 +329,7 @@ static int parse_run(int argc, char **argv, run_options *opt)
 
 int main(int argc, char **argv)
 {
+    A2A_Vendor_prepare(); /* before any MPI_Init: vendor_algorithm forces Open MPI's algorithms */
     if (argc < 2)
         return bad_usage("%s", "missing command");
     const char *cmd = argv[1];
