@@ -97,7 +97,8 @@ static json_t *bound_json(a2a_bound b)
 /* Guarantees: the parameters' declarations (A2A_PARAMS) and the kernel table as one JSON
  * object on stdout: {"params": [{name, meaning, sweep_default, column, values}], "kernels":
  * [{family, name, summary, baseline, needs_groups, needs_shared, params: [{name, range,
- * lo, hi}]}], "distributions", "payloads", "datatypes"}; the Python tools read it. */
+ * lo, hi, meaning}]}], "distributions", "payloads", "datatypes"}; the Python tools read
+ * it. */
 static int command_list_json(void)
 {
     json_t *params = json_array(), *kernels = json_array(), *names;
@@ -123,11 +124,13 @@ static int command_list_json(void)
         for (int p = 0; p < k[i].nparams; p++) {
             char range[64];
             a2a_range_text(&k[i].params[p], range, sizeof range);
-            json_array_append_new(ranges, json_pack("{s:s, s:s, s:o, s:o}", "name",
-                                                    a2a_param_name(k[i].params[p].param),
-                                                    "range", range, "lo",
-                                                    bound_json(k[i].params[p].lo), "hi",
-                                                    bound_json(k[i].params[p].hi)));
+            const a2a_param_range *r = &k[i].params[p];
+            json_array_append_new(ranges, json_pack("{s:s, s:s, s:o, s:o, s:o}", "name",
+                                                    a2a_param_name(r->param), "range", range,
+                                                    "lo", bound_json(r->lo), "hi",
+                                                    bound_json(r->hi), "meaning",
+                                                    r->meaning ? json_string(r->meaning)
+                                                               : json_null()));
         }
         json_array_append_new(kernels, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:o}", "family",
                                                  a2a_family_name(k[i].family), "name",
@@ -181,6 +184,10 @@ static int command_list(int argc, char **argv)
             snprintf(params + used, sizeof params - used, "%salloc = shared", used ? "; " : "");
         printf("%-11s %-16s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
                params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
+        for (int p = 0; p < k[i].nparams; p++) /* what a parameter means for this kernel */
+            if (k[i].params[p].meaning)
+                printf("%-28s %s: %s\n", "", a2a_param_name(k[i].params[p].param),
+                       k[i].params[p].meaning);
     }
     printf("\nppn = 0 means the real node size Q; 'P %% Q == 0' kernels need Q to divide P.\n");
     printf("parameters (sweep keys; P, Q, N = P/Q, radix in ranges):\n");

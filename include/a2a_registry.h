@@ -48,7 +48,7 @@ typedef enum a2a_family {
       "radix of the digit rounds (intra-node radix of two-layer kernels)")                    \
     X(RADIX2, "radix2", NULL, A2A_PARAM_COLUMN, NULL, 0, "inter-node radix of two-layer kernels") \
     X(BLOCK_COUNT, "block_count", NULL, A2A_PARAM_COLUMN, NULL, 0,                            \
-      "how much is in flight at once (per kernel: see its range in a2atune list)")            \
+      "how much is in flight at once (each kernel says what: a2atune list)")                  \
     X(PPN, "ppn", "0", A2A_PARAM_COLUMN, NULL, 0, "processes per node Q (0 = the real node)")  \
     X(AUX_BYTES, "aux_bytes", NULL, 0, NULL, 0, "extra memory budget in bytes (in-place kernels)") \
     X(ORDER, "order", NULL, 0, A2A_Hint_order_names, A2A_ORDER_LAST,                         \
@@ -93,6 +93,8 @@ typedef struct a2a_bound {
 typedef struct a2a_param_range {
     a2a_param param;
     a2a_bound lo, hi;
+    const char *meaning; /* what the parameter means for this kernel (block_count: what is
+                          * in flight), or NULL: its declared meaning alone */
 } a2a_param_range;
 
 /* The call shapes of the families; `params` is the array of A2A_PARAM_COUNT described

@@ -117,14 +117,20 @@ static int sv_loc_nonblocking(SDDEV_ARGS)
 /* ---- the table -------------------------------------------------------------------- */
 
 #define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
-    { param, { lo_base, lo_off }, { hi_base, hi_off } }
-#define BLOCK_COUNT_1_TO_P RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
+    { param, { lo_base, lo_off }, { hi_base, hi_off }, NULL }
+/* A range with what the parameter means for the kernel (block_count means one thing each) */
+#define RANGE_MEANING(meaning, param, lo_base, lo_off, hi_base, hi_off) \
+    { param, { lo_base, lo_off }, { hi_base, hi_off }, meaning }
+#define BLOCK_COUNT_1_TO_P                                                                    \
+    RANGE_MEANING("peers per batch; a batch completes before the next", A2A_PARAM_BLOCK_COUNT, \
+                  A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
 #define RADIX_2_TO_P RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_P, 0)
 #define RADIX_2_TO_Q RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_Q, 0)
 #define RADIX2_2_TO_N RANGE(A2A_PARAM_RADIX2, A2A_BOUND_CONST, 2, A2A_BOUND_N, 0)
 #define PPN_0_TO_P RANGE(A2A_PARAM_PPN, A2A_BOUND_CONST, 0, A2A_BOUND_P, 0)
-#define BLOCK_COUNT_1_TO_RADIX_1 \
-    RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_RADIX, -1)
+#define BLOCK_COUNT_1_TO_RADIX_1                                                             \
+    RANGE_MEANING("sub-rounds of a round in flight", A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, \
+                  A2A_BOUND_RADIX, -1)
 
 static const a2a_kernel kernels[] = {
     { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall" A2A_VENDOR_ALLTOALL_SUMMARY,
@@ -165,11 +171,15 @@ static const a2a_kernel kernels[] = {
       2, { RADIX_2_TO_P, BLOCK_COUNT_1_TO_RADIX_1 }, 0, { .nonuniform = v_tuna } },
     { "tuna_staggered", A2A_FAMILY_NONUNIFORM,
       "TuNA_l^g: intra-node TuNA, inter-node scattered, 1 block/message", 0, 3,
-      { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
+      { RADIX_2_TO_Q,
+        RANGE_MEANING("inter-node messages per batch (one block each)", A2A_PARAM_BLOCK_COUNT,
+                      A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
         PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_staggered } },
     { "tuna_coalesced", A2A_FAMILY_NONUNIFORM,
       "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message", 0, 3,
-      { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
+      { RADIX_2_TO_Q,
+        RANGE_MEANING("inter-node rounds per batch (Q blocks a message)", A2A_PARAM_BLOCK_COUNT,
+                      A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
         PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_coalesced } },
 
     { "vendor", A2A_FAMILY_INPLACE, "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", 1, 0,
