@@ -45,10 +45,9 @@ static const char app_usage[] =
     "     --seed N       input values (default 1)\n"
     "\n"
     "options:\n"
-    "  --radix R, --radix2 R, --block-count B, --ppn Q, --order NAME, --threshold B,\n"
-    "  --aux-bytes B, --vendor-algorithm A\n"
-    "                  the kernel's parameters (`a2atune list`); one not given takes the\n"
-    "                  lowest value of its range\n"
+    "  --PARAM VALUE   a parameter of the kernel, any that `a2atune list` names (--radix R,\n"
+    "                  --block-count B, --order NAME, ...; '-' or '_'); one not given takes\n"
+    "                  the lowest value of its range\n"
     "  --repetitions N timed runs of each kernel (default 5), each the max over ranks\n"
     "  --warmup N      untimed runs first (default 1)\n"
     "  --no-vendor     do not also measure the vendor collective\n"
@@ -235,15 +234,8 @@ static int complete_params(const a2a_kernel *k, const app_args *a, int P, int no
         const a2a_param_range *r = &k->params[i];
         if (a->given[r->param] || r->param == A2A_PARAM_PPN)
             continue;
-        int lo = r->lo.offset;
-        switch (r->lo.base) {
-        case A2A_BOUND_P: lo += P; break;
-        case A2A_BOUND_Q: lo += *Q; break;
-        case A2A_BOUND_N: lo += *Q > 0 ? P / *Q : P; break;
-        case A2A_BOUND_P_Q: lo += P - *Q; break;
-        case A2A_BOUND_RADIX: lo += params[A2A_PARAM_RADIX]; break;
-        default: break;
-        }
+        int lo, hi;
+        a2a_range_bounds(r, P, *Q, params, &lo, &hi);
         params[r->param] = lo;
     }
     return a2a_params_valid(k, P, *Q, params, why, len);

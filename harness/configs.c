@@ -160,14 +160,6 @@ static int whole_elements(expansion *ex, const config *c)
     return 0;
 }
 
-static sweep_key key_of_param(a2a_param p)
-{
-    static const sweep_key keys[A2A_PARAM_COUNT] = { KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN,
-                                                     KEY_AUX_BYTES, KEY_ORDER, KEY_THRESHOLD,
-                                                     KEY_VENDOR_ALGORITHM };
-    return keys[p];
-}
-
 /* Emits every combination of the kernel's parameters from parameter `p` on (ppn is
  * fixed by the caller, as it decides Q). Ranges of later parameters may depend on
  * earlier ones (block_count = 1..radix-1 is checked by the registry), and a list that
@@ -185,7 +177,7 @@ static int emit_params(expansion *ex, config *c, int p)
             at.radix = c->params[A2A_PARAM_RADIX];
             free(ex->values[p]);
             ex->values[p] = NULL;
-            if (eval_list(ex, ex->sec->param[p], key_of_param((a2a_param)p), &at, &ex->values[p],
+            if (eval_list(ex, ex->sec->param[p], SWEEP_PARAM_KEY(p), &at, &ex->values[p],
                           &ex->nvalues[p]))
                 return -1;
         }
@@ -278,7 +270,8 @@ static int expand_section(expansion *ex, int section_index)
         long long *ppns = NULL, zero = 0;
         int nppns = 1;
         if (sec->param[A2A_PARAM_PPN]) {
-            if (eval_list(ex, sec->param[A2A_PARAM_PPN], KEY_PPN, &env, &ppns, &nppns))
+            if (eval_list(ex, sec->param[A2A_PARAM_PPN], SWEEP_PARAM_KEY(A2A_PARAM_PPN), &env,
+                          &ppns, &nppns))
                 goto loop_fail;
             ex->evaluated[A2A_PARAM_PPN] = 1;
         }
@@ -303,7 +296,7 @@ static int expand_section(expansion *ex, int section_index)
                     if (p == A2A_PARAM_PPN || !sec->param[p] || !a2a_kernel_takes(kernel, (a2a_param)p))
                         continue;
                     if (vlist_uses(sec->param[p], "radix")) {
-                        sweep_key key = key_of_param((a2a_param)p);
+                        sweep_key key = SWEEP_PARAM_KEY(p);
                         if (p == A2A_PARAM_RADIX || !a2a_kernel_takes(kernel, A2A_PARAM_RADIX) ||
                             p < A2A_PARAM_RADIX) {
                             snprintf(ex->err, ex->errlen, "%s:%d: %s = %s names radix, but kernel "
@@ -318,7 +311,7 @@ static int expand_section(expansion *ex, int section_index)
                         ex->evaluated[p] = 1;
                         continue;
                     }
-                    if (eval_list(ex, sec->param[p], key_of_param((a2a_param)p), &at,
+                    if (eval_list(ex, sec->param[p], SWEEP_PARAM_KEY(p), &at,
                                   &ex->values[p], &ex->nvalues[p])) {
                         free(ppns);
                         goto loop_fail;
@@ -449,7 +442,7 @@ static int expand_section(expansion *ex, int section_index)
         if (taken && ex->evaluated[p] && ex->reached[p] && !ex->in_range_seen[p]) {
             snprintf(ex->err, ex->errlen,
                      "%s:%d: %s = %s is out of range for every P of section [%s]", ex->sw->path,
-                     sec->setting[key_of_param((a2a_param)p)].line, a2a_param_name((a2a_param)p),
+                     sec->setting[SWEEP_PARAM_KEY(p)].line, a2a_param_name((a2a_param)p),
                      vlist_text(sec->param[p]), sec->name);
             goto done;
         }

@@ -32,6 +32,7 @@ static const char *const schema =
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
     " P INTEGER NOT NULL, Q INTEGER, S INTEGER NOT NULL, dist TEXT NOT NULL, dist_params TEXT,"
+    /* radix .. ppn: the parameters declared with A2A_PARAM_COLUMN (a2a_registry.h) */
     " payload TEXT, datatype TEXT, gap INTEGER, radix INTEGER, radix2 INTEGER,"
     " block_count INTEGER, ppn INTEGER, params TEXT, iterations INTEGER, warmup INTEGER,"
     " seed INTEGER, oversubscribed INTEGER, median_s REAL, q1_s REAL, q3_s REAL, min_s REAL,"
@@ -600,12 +601,40 @@ int db_recorded_identities(db *d, const run_info *in,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static void bind_param_or_null(sqlite3_stmt *st, int i, const config *c, a2a_param p)
+/* Guarantees: a malloc'ed copy of the INSERT text `sql` with "@COLUMNS@" replaced by the
+ * columns of the parameters declared with A2A_PARAM_COLUMN (" radix, radix2, block_count,
+ * ppn,") and "@VALUES@" by as many placeholders ("?,?,?,?,"), in declaration order. */
+static char *with_param_columns(const char *sql)
 {
-    if (a2a_kernel_takes(c->kernel, p))
-        sqlite3_bind_int(st, i, c->params[p]);
-    else
-        sqlite3_bind_null(st, i);
+    char columns[512] = "", values[64] = "";
+    size_t nc = 0, nv = 0;
+    for (int p = 0; p < A2A_PARAM_COUNT; p++)
+        if (a2a_param_decl((a2a_param)p)->column) {
+            nc += (size_t)snprintf(columns + nc, sizeof columns - nc, " %s,",
+                                   a2a_param_name((a2a_param)p));
+            nv += (size_t)snprintf(values + nv, sizeof values - nv, "?,");
+        }
+    const char *c = strstr(sql, "@COLUMNS@"), *v = strstr(sql, "@VALUES@");
+    size_t len = strlen(sql) + nc + nv + 1;
+    char *out = malloc(len);
+    snprintf(out, len, "%.*s%s%.*s%s%s", (int)(c - sql), sql, columns,
+             (int)(v - (c + strlen("@COLUMNS@"))), c + strlen("@COLUMNS@"), values,
+             v + strlen("@VALUES@"));
+    return out;
+}
+
+/* Guarantees: binds, from index *i on, each parameter with a column of its own: c's value
+ * where its kernel takes the parameter, else NULL; *i ends past them. */
+static void bind_param_columns(sqlite3_stmt *st, int *i, const config *c)
+{
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        if (!a2a_param_decl((a2a_param)p)->column)
+            continue;
+        if (a2a_kernel_takes(c->kernel, (a2a_param)p))
+            sqlite3_bind_int(st, (*i)++, c->params[p]);
+        else
+            sqlite3_bind_null(st, (*i)++);
+    }
 }
 
 static char *params_json(const config *c)
@@ -658,20 +687,24 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
                     const result_record *r, const double *samples, int nsamples, char *err,
                     size_t errlen)
 {
-    const char *sql =
+    char *sql = with_param_columns(
         "INSERT INTO results(run_id, config_key, section, family, kernel, P, Q, S, dist,"
-        " dist_params, payload, datatype, gap, radix, radix2, block_count, ppn, params,"
+        " dist_params, payload, datatype, gap,@COLUMNS@ params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, rounds, rounds_local, rounds_global, blocks, bytes_sent,"
         " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks,"
         " bytes_copied, chosen_by, tuner_step)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,@VALUES@?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
         " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'),"
-        " ?, ?, ?, ?)";
+        " ?, ?, ?, ?)");
     sqlite3_stmt *st = NULL, *ss = NULL;
-    if (exec(d, "BEGIN IMMEDIATE", err, errlen))
+    if (exec(d, "BEGIN IMMEDIATE", err, errlen)) {
+        free(sql);
         return -1;
-    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
+    }
+    int prepared = sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL);
+    free(sql);
+    if (prepared != SQLITE_OK)
         goto fail;
     int i = 1, ok = r->status == STATUS_OK, measured = ok || r->status == STATUS_WRONG;
     char *json = params_json(c);
@@ -690,10 +723,7 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
     sqlite3_bind_text(st, i++, wl_payload_name(c->payload), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, i++, sweep_datatype_name(c->datatype), -1, SQLITE_STATIC);
     sqlite3_bind_int(st, i++, c->gap);
-    bind_param_or_null(st, i++, c, A2A_PARAM_RADIX);
-    bind_param_or_null(st, i++, c, A2A_PARAM_RADIX2);
-    bind_param_or_null(st, i++, c, A2A_PARAM_BLOCK_COUNT);
-    bind_param_or_null(st, i++, c, A2A_PARAM_PPN);
+    bind_param_columns(st, &i, c);
     bind_text_or_null(st, i++, json);
     free(json);
     if (c->iterations != SWEEP_ITERATIONS_AUTO) {
@@ -844,13 +874,13 @@ static void bind_json_int_or_null(sqlite3_stmt *st, int i, json_t *obj, const ch
 /* Guarantees: see db.h. */
 int db_store_measurement(db *d, long long run_id, const measurement *m, char *err, size_t errlen)
 {
-    const char *sql =
+    char *sql = with_param_columns(
         "INSERT INTO results(run_id, config_key, section, family, kernel, P, Q, S, dist,"
-        " dist_params, payload, datatype, gap, radix, radix2, block_count, ppn, params,"
+        " dist_params, payload, datatype, gap,@COLUMNS@ params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, status, message, started, ended)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))";
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,@VALUES@?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))");
     char key[1024];
     snprintf(key, sizeof key, "%s|%s|%s|P=%d|Q=%d|S=%lld|%s|%s|%s", m->section, m->family,
              m->kernel, m->P, m->Q, m->S, m->dist, m->params_json ? m->params_json : "{}",
@@ -859,9 +889,12 @@ int db_store_measurement(db *d, long long run_id, const measurement *m, char *er
     sqlite3_stmt *st = NULL, *ss = NULL;
     if (exec(d, "BEGIN IMMEDIATE", err, errlen)) {
         json_decref(params);
+        free(sql);
         return -1;
     }
-    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
+    int prepared = sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL);
+    free(sql);
+    if (prepared != SQLITE_OK)
         goto fail;
     int i = 1, ok = m->status == STATUS_OK;
     sqlite3_bind_int64(st, i++, run_id);
@@ -876,10 +909,9 @@ int db_store_measurement(db *d, long long run_id, const measurement *m, char *er
     bind_text_or_null(st, i++, m->dist_params_json);
     bind_text_or_null(st, i++, m->payload);
     bind_text_or_null(st, i++, m->datatype);
-    bind_json_int_or_null(st, i++, params, "radix");
-    bind_json_int_or_null(st, i++, params, "radix2");
-    bind_json_int_or_null(st, i++, params, "block_count");
-    bind_json_int_or_null(st, i++, params, "ppn");
+    for (int p = 0; p < A2A_PARAM_COUNT; p++)
+        if (a2a_param_decl((a2a_param)p)->column)
+            bind_json_int_or_null(st, i++, params, a2a_param_name((a2a_param)p));
     bind_text_or_null(st, i++, m->params_json);
     sqlite3_bind_int(st, i++, m->nsamples);
     sqlite3_bind_int(st, i++, m->warmup);

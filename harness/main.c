@@ -1,4 +1,5 @@
 /* main.c — the a2atune driver: command line, `list`, `--help`. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,9 @@ static const char usage[] =
     "                     measure only what a model-guided search chooses, until every\n"
     "                     (P, S) is decided or the budget is spent; then the tuning files\n"
     "                     (a2atune tune --help)\n"
-    "  a2atune list       every kernel: family, parameters and their valid ranges\n"
+    "  a2atune list [--json]\n"
+    "                     every kernel: family, parameters and their valid ranges; the\n"
+    "                     parameters' declarations (--json: all of it as JSON)\n"
     "  a2atune counters   which hardware (PAPI) and software counters work here, and why not\n"
     "  a2atune model --P LIST --radix LIST\n"
     "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
@@ -71,9 +74,97 @@ static const char usage[] =
     "            write), 3 a configuration hit its time limit (the run was ended; --resume\n"
     "            continues)\n";
 
-/* Prints the registry as a table. */
-static int command_list(void)
+static int report_errors = 1; /* under mpirun only rank 0 reports */
+
+/* Guarantees: the message on stderr (rank 0 only under mpirun); EXIT_BAD_INPUT. */
+static int bad_usage(const char *fmt, const char *arg)
 {
+    if (!report_errors)
+        return EXIT_BAD_INPUT;
+    fprintf(stderr, "a2atune: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see a2atune --help)\n");
+    return EXIT_BAD_INPUT;
+}
+
+/* The bound b as JSON: {"base": "P", "offset": -1} (base "" for a constant). */
+static json_t *bound_json(a2a_bound b)
+{
+    static const char *const base[] = { "", "P", "Q", "N", "P-Q", "radix" };
+    return json_pack("{s:s, s:i}", "base", base[b.base], "offset", b.offset);
+}
+
+/* Guarantees: the parameters' declarations (A2A_PARAMS) and the kernel table as one JSON
+ * object on stdout: {"params": [{name, meaning, sweep_default, column, values}], "kernels":
+ * [{family, name, summary, baseline, needs_groups, needs_shared, params: [{name, range,
+ * lo, hi, meaning}]}], "distributions", "payloads", "datatypes"}; the Python tools read
+ * it. */
+static int command_list_json(void)
+{
+    json_t *params = json_array(), *kernels = json_array(), *names;
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        const a2a_param_info *info = a2a_param_decl((a2a_param)p);
+        int n;
+        const char *const *values = a2a_param_value_names((a2a_param)p, &n);
+        json_t *value_list = values ? json_array() : json_null();
+        for (int v = 0; values && v < n; v++)
+            json_array_append_new(value_list, json_string(values[v]));
+        json_array_append_new(params, json_pack("{s:s, s:s, s:o, s:b, s:o}", "name", info->name,
+                                                "meaning", info->meaning, "sweep_default",
+                                                info->sweep_default
+                                                    ? json_string(info->sweep_default)
+                                                    : json_null(),
+                                                "column", info->column != 0, "values",
+                                                value_list));
+    }
+    int n;
+    const a2a_kernel *k = a2a_registry(&n);
+    for (int i = 0; i < n; i++) {
+        json_t *ranges = json_array();
+        for (int p = 0; p < k[i].nparams; p++) {
+            char range[64];
+            a2a_range_text(&k[i].params[p], range, sizeof range);
+            const a2a_param_range *r = &k[i].params[p];
+            json_array_append_new(ranges, json_pack("{s:s, s:s, s:o, s:o, s:o}", "name",
+                                                    a2a_param_name(r->param), "range", range,
+                                                    "lo", bound_json(r->lo), "hi",
+                                                    bound_json(r->hi), "meaning",
+                                                    r->meaning ? json_string(r->meaning)
+                                                               : json_null()));
+        }
+        json_array_append_new(kernels, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:o}", "family",
+                                                 a2a_family_name(k[i].family), "name",
+                                                 k[i].name, "summary", k[i].summary, "baseline",
+                                                 k[i].is_baseline != 0, "needs_groups",
+                                                 (k[i].needs & A2A_NEEDS_GROUPS) != 0,
+                                                 "needs_shared",
+                                                 a2a_kernel_needs_shared(&k[i]), "params",
+                                                 ranges));
+    }
+    json_t *out = json_pack("{s:o, s:o}", "params", params, "kernels", kernels);
+    json_object_set_new(out, "distributions", names = json_array());
+    for (int d = 0; d < WL_DIST_COUNT; d++)
+        json_array_append_new(names, json_string(wl_dist_name((wl_dist)d)));
+    json_object_set_new(out, "payloads", names = json_array());
+    for (int p = 0; p < WL_PAYLOAD_COUNT; p++)
+        json_array_append_new(names, json_string(wl_payload_name((wl_payload)p)));
+    json_object_set_new(out, "datatypes", names = json_array());
+    for (int t = 0; t < sweep_datatype_count(); t++)
+        json_array_append_new(names, json_string(sweep_datatype_name(t)));
+    int rc = json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    printf("\n");
+    json_decref(out);
+    return rc == 0 ? EXIT_OK : EXIT_WRONG;
+}
+
+/* Guarantees: the registry as a table on stdout (`a2atune list`), or as JSON with
+ * `--json`; EXIT_BAD_INPUT for another argument. */
+static int command_list(int argc, char **argv)
+{
+    if (argc > 2 && strcmp(argv[2], "--json") == 0 && argc == 3)
+        return command_list_json();
+    if (argc > 2)
+        return bad_usage("list takes only --json, not '%s'", argv[2]);
     int n;
     const a2a_kernel *k = a2a_registry(&n);
     printf("%-11s %-16s %-52s %s\n", "family", "kernel", "parameters (valid range)", "what it is");
@@ -93,8 +184,20 @@ static int command_list(void)
             snprintf(params + used, sizeof params - used, "%salloc = shared", used ? "; " : "");
         printf("%-11s %-16s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
                params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
+        for (int p = 0; p < k[i].nparams; p++) /* what a parameter means for this kernel */
+            if (k[i].params[p].meaning)
+                printf("%-28s %s: %s\n", "", a2a_param_name(k[i].params[p].param),
+                       k[i].params[p].meaning);
     }
     printf("\nppn = 0 means the real node size Q; 'P %% Q == 0' kernels need Q to divide P.\n");
+    printf("parameters (sweep keys; P, Q, N = P/Q, radix in ranges):\n");
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        const a2a_param_info *info = a2a_param_decl((a2a_param)p);
+        printf("  %-17s %s", info->name, info->meaning);
+        if (info->sweep_default)
+            printf(" (default %s)", info->sweep_default);
+        printf("\n");
+    }
     printf("distributions:");
     for (int d = 0; d < WL_DIST_COUNT; d++)
         printf(" %s", wl_dist_name((wl_dist)d));
@@ -175,18 +278,6 @@ out:
     return rc;
 }
 
-static int report_errors = 1; /* under mpirun only rank 0 reports */
-
-static int bad_usage(const char *fmt, const char *arg)
-{
-    if (!report_errors)
-        return EXIT_BAD_INPUT;
-    fprintf(stderr, "a2atune: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see a2atune --help)\n");
-    return EXIT_BAD_INPUT;
-}
-
 /* Parses `run` arguments; returns -1 on success or an exit code. */
 static int parse_run(int argc, char **argv, run_options *opt)
 {
@@ -245,6 +336,7 @@ static int parse_run(int argc, char **argv, run_options *opt)
 
 int main(int argc, char **argv)
 {
+    A2A_Vendor_prepare(); /* before any MPI_Init: vendor_algorithm forces Open MPI's algorithms */
     if (argc < 2)
         return bad_usage("%s", "missing command");
     const char *cmd = argv[1];
@@ -257,7 +349,7 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(cmd, "list") == 0)
-        return command_list();
+        return command_list(argc, argv);
     if (strcmp(cmd, "model") == 0)
         return command_model(argc, argv);
     if (strcmp(cmd, "app") == 0)

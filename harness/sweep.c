@@ -12,20 +12,25 @@
 #include "sparse.h"
 #include "sweep.h"
 
-static const char *const key_names[KEY_COUNT] = {
-    "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "radix", "radix2",
-    "block_count", "ppn", "iterations", "warmup", "seed", "timeout", "mean", "sd", "exponent",
-    "matrix", "counters", "aux_bytes", "pattern", "order", "threshold", "vendor_algorithm",
-    "graph", "graph_iteration", "fft", "alloc", "time_budget"
+/* The section's own keys; the kernel parameters' keys come from the registry. */
+static const char *const key_names[KEY_PARAM] = {
+    "family", "kernels", "P", "S", "dist", "payload", "datatype", "gap", "iterations", "warmup",
+    "seed", "timeout", "mean", "sd", "exponent", "matrix", "counters", "pattern", "graph",
+    "graph_iteration", "fft", "alloc", "time_budget"
 };
 
-/* Defaults for keys a section and the global part leave unset. */
-static const char *const key_defaults[KEY_COUNT] = {
+/* Defaults for the section's own keys a section and the global part leave unset. */
+static const char *const key_defaults[KEY_PARAM] = {
     [KEY_P] = "world", [KEY_DIST] = "constant", [KEY_PAYLOAD] = "pattern",
-    [KEY_DATATYPE] = "byte", [KEY_GAP] = "0", [KEY_PPN] = "0", [KEY_ITERATIONS] = "20",
-    [KEY_WARMUP] = "3", [KEY_SEED] = "1", [KEY_TIMEOUT] = "60", [KEY_THRESHOLD] = "0",
-    [KEY_VENDOR_ALGORITHM] = "0", [KEY_ALLOC] = "private", [KEY_TIME_BUDGET] = "0.2",
+    [KEY_DATATYPE] = "byte", [KEY_GAP] = "0", [KEY_ITERATIONS] = "20", [KEY_WARMUP] = "3",
+    [KEY_SEED] = "1", [KEY_TIMEOUT] = "60", [KEY_ALLOC] = "private", [KEY_TIME_BUDGET] = "0.2",
 };
+
+/* The default text of key k, or NULL (a parameter's from its declaration). */
+static const char *key_default(int k)
+{
+    return k < KEY_PARAM ? key_defaults[k] : a2a_param_decl((a2a_param)(k - KEY_PARAM))->sweep_default;
+}
 
 static const char *const alloc_names[SWEEP_ALLOC_COUNT] = { "private", "shared" };
 
@@ -38,10 +43,10 @@ const char *sweep_alloc_name(int alloc)
 static const char *const datatype_names[] = { "byte", "char", "int", "int64", "float", "double" };
 #define NDATATYPES ((int)(sizeof datatype_names / sizeof datatype_names[0]))
 
-/* Guarantees: a static name for every key. */
+/* Guarantees: a static name for every key (a parameter's: its declared name). */
 const char *sweep_key_name(sweep_key key)
 {
-    return key_names[key];
+    return key < KEY_PARAM ? key_names[key] : a2a_param_name((a2a_param)(key - KEY_PARAM));
 }
 
 /* Guarantees: the number of datatype names a sweep accepts. */
@@ -87,10 +92,11 @@ typedef struct load_state {
     char err[512];
 } load_state;
 
+/* Guarantees: the key called `name` (a section key or a declared parameter), or -1. */
 static int key_by_name(const char *name)
 {
     for (int k = 0; k < KEY_COUNT; k++)
-        if (strcmp(key_names[k], name) == 0)
+        if (strcmp(sweep_key_name((sweep_key)k), name) == 0)
             return k;
     return -1;
 }
@@ -490,8 +496,8 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             set[k].line = global[k].line;
         }
     for (int k = 0; k < KEY_COUNT; k++)
-        if (!set[k].text && key_defaults[k]) {
-            set[k].text = strdup(key_defaults[k]);
+        if (!set[k].text && key_default(k)) {
+            set[k].text = strdup(key_default(k));
             set[k].line = sec->line;
         }
     int sparse = set[KEY_FAMILY].text && (strstr(set[KEY_FAMILY].text, "sdde") != NULL);
@@ -504,7 +510,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!set[required[i]].text)
             FAIL("%s:%d: section [%s] does not set '%s'", path, sec->line, sec->name,
-                 key_names[required[i]]);
+                 sweep_key_name(required[i]));
 
     char word[64];
     if (sscanf(set[KEY_FAMILY].text, " %63s", word) != 1 || (int)(sec->family = a2a_family_by_name(word)) < 0)
@@ -546,24 +552,26 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
                      "family needs 'constant' (or 'fft')", path, set[KEY_DIST].line,
                      wl_dist_name((wl_dist)sec->dists[i]));
 
-    struct { sweep_key key; vlist **list; } lists[] = {
+    struct { sweep_key key; vlist **list; } lists[KEY_COUNT] = {
         { KEY_P, &sec->P }, { KEY_S, &sec->S }, { KEY_GAP, &sec->gap },
-        { KEY_RADIX, &sec->param[A2A_PARAM_RADIX] }, { KEY_RADIX2, &sec->param[A2A_PARAM_RADIX2] },
-        { KEY_BLOCK_COUNT, &sec->param[A2A_PARAM_BLOCK_COUNT] }, { KEY_PPN, &sec->param[A2A_PARAM_PPN] },
-        { KEY_AUX_BYTES, &sec->param[A2A_PARAM_AUX_BYTES] },
-        { KEY_ORDER, &sec->param[A2A_PARAM_ORDER] },
-        { KEY_THRESHOLD, &sec->param[A2A_PARAM_THRESHOLD] },
-        { KEY_VENDOR_ALGORITHM, &sec->param[A2A_PARAM_VENDOR_ALGORITHM] },
     };
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+    size_t nlists = 3;
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        lists[nlists].key = SWEEP_PARAM_KEY(p);
+        lists[nlists++].list = &sec->param[p];
+    }
+    for (size_t i = 0; i < nlists; i++) {
         const sweep_setting *s = &set[lists[i].key];
         if (!s->text)
             continue;
-        char *text = lists[i].key == KEY_ORDER ? names_to_numbers(s->text, A2A_PARAM_ORDER) : NULL;
+        int param = (int)lists[i].key - KEY_PARAM, nnames = 0;
+        if (param >= 0)
+            a2a_param_value_names((a2a_param)param, &nnames);
+        char *text = nnames ? names_to_numbers(s->text, (a2a_param)param) : NULL;
         int bad = vlist_parse(text ? text : s->text, lists[i].list, msg, sizeof msg) != 0;
         free(text);
         if (bad)
-            FAIL("%s:%d: %s = %s: %s", path, s->line, key_names[lists[i].key], s->text, msg);
+            FAIL("%s:%d: %s = %s: %s", path, s->line, sweep_key_name(lists[i].key), s->text, msg);
     }
     if (vlist_uses(sec->P, "P") || vlist_uses(sec->P, "Q") || vlist_uses(sec->P, "N"))
         FAIL("%s:%d: P may only depend on 'world' (the launch size)", path, set[KEY_P].line);
@@ -610,7 +618,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             end++;
         if (end == s->text || *end || !isfinite(x) || x < 0)
             FAIL("%s:%d: %s = '%s' is not a non-negative number", path, s->line,
-                 key_names[number_keys[i]], s->text);
+                 sweep_key_name(number_keys[i]), s->text);
         *targets[i] = x;
     }
     if (set[KEY_COUNTERS].text) {

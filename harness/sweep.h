@@ -12,13 +12,19 @@
 #include "vlist.h"
 #include "workload.h"
 
+/* The keys of a sweep section: its own, then one per kernel parameter (KEY_PARAM + p for
+ * parameter p, named and defaulted by its declaration in a2a_registry.h). */
 typedef enum sweep_key {
     KEY_FAMILY, KEY_KERNELS, KEY_P, KEY_S, KEY_DIST, KEY_PAYLOAD, KEY_DATATYPE, KEY_GAP,
-    KEY_RADIX, KEY_RADIX2, KEY_BLOCK_COUNT, KEY_PPN, KEY_ITERATIONS, KEY_WARMUP, KEY_SEED,
-    KEY_TIMEOUT, KEY_MEAN, KEY_SD, KEY_EXPONENT, KEY_MATRIX, KEY_COUNTERS, KEY_AUX_BYTES,
-    KEY_PATTERN, KEY_ORDER, KEY_THRESHOLD, KEY_VENDOR_ALGORITHM, KEY_GRAPH, KEY_GRAPH_ITERATION,
-    KEY_FFT, KEY_ALLOC, KEY_TIME_BUDGET, KEY_COUNT
+    KEY_ITERATIONS, KEY_WARMUP, KEY_SEED, KEY_TIMEOUT, KEY_MEAN, KEY_SD, KEY_EXPONENT,
+    KEY_MATRIX, KEY_COUNTERS, KEY_PATTERN, KEY_GRAPH, KEY_GRAPH_ITERATION, KEY_FFT, KEY_ALLOC,
+    KEY_TIME_BUDGET,
+    KEY_PARAM,
+    KEY_COUNT = KEY_PARAM + A2A_PARAM_COUNT
 } sweep_key;
+
+/* The sweep key of kernel parameter p. */
+#define SWEEP_PARAM_KEY(p) ((sweep_key)(KEY_PARAM + (int)(p)))
 
 /* Values of the `alloc` key: where the runner puts send and receive buffers. */
 enum sweep_alloc {
@@ -77,7 +83,7 @@ typedef struct sweep {
 int sweep_load(const char *path, const char *text, sweep **out, char *err, size_t errlen);
 void sweep_free(sweep *sw);
 
-/* Name of a sweep key ("block_count", ...). */
+/* Name of a sweep key ("dist", "block_count", ...). */
 const char *sweep_key_name(sweep_key key);
 
 /* Name of an alloc value ("private", "shared"). */

@@ -20,21 +20,58 @@ typedef enum a2a_family {
     A2A_FAMILY_COUNT
 } a2a_family;
 
-/* Tuning parameters a kernel may take. Values are ints; 0 means "not used". */
-typedef enum a2a_param {
-    A2A_PARAM_RADIX,       /* radix (intra-node radix for two-layer kernels) */
-    A2A_PARAM_RADIX2,      /* inter-node radix of two-layer kernels */
-    A2A_PARAM_BLOCK_COUNT, /* requests / sub-rounds in flight */
-    A2A_PARAM_PPN,         /* processes per node Q (0 = the real node) */
-    A2A_PARAM_AUX_BYTES,   /* extra memory budget in bytes (in-place kernels) */
-    A2A_PARAM_ORDER,       /* block copy order of intra-node kernels (named values, below) */
-    A2A_PARAM_THRESHOLD,   /* bytes from which a copy uses non-temporal stores (0 = search) */
-    A2A_PARAM_VENDOR_ALGORITHM, /* the MPI library's own algorithm, forced (0 = its choice) */
-    A2A_PARAM_COUNT
-} a2a_param;
+/* The tuning parameters: each is declared once, here, and everything else reads this
+ * declaration (the registry's tables, the sweep keys, the expansion and range checks, the
+ * database's params JSON and columns, `a2atune list [--json]`, `a2atune app --NAME`, the
+ * tuned dispatcher's tuning files, and through `a2atune list --json` the Python tools).
+ *
+ *   X(ID, name, sweep_default, column, value_names, nvalues, meaning)
+ *     ID             the constant A2A_PARAM_<ID>, the parameter's index in a params array
+ *     name           its one name: sweep key, params JSON key, option --name
+ *     sweep_default  the text a sweep section takes when it leaves the key unset, or NULL
+ *                    (then a section whose kernels take the parameter must set it)
+ *     column         A2A_PARAM_COLUMN: the results table has a column of this name besides
+ *                    the params JSON (fixed by the database schema, harness/db.c); 0: the
+ *                    params JSON alone
+ *     value_names    NULL, or a function returning the names of values 1..nvalues (sweeps,
+ *                    tuning files and the params JSON use the names)
+ *     meaning        one line for `a2atune list`
+ * A kernel's valid range of a parameter (bounds as functions of P, Q, N and the radix) is
+ * declared with the kernel, in the kernel table (kernels/registry.c).
+ *
+ * The ABI: a kernel receives `params`, an array of A2A_PARAM_COUNT ints indexed by
+ * a2a_param, 0 for the parameters it does not take. New parameters are appended at the end
+ * of this list, so an existing parameter keeps its index. */
+#define A2A_PARAM_COLUMN 1
+#define A2A_PARAMS(X)                                                                       \
+    X(RADIX, "radix", NULL, A2A_PARAM_COLUMN, NULL, 0,                                        \
+      "radix of the digit rounds (intra-node radix of two-layer kernels)")                    \
+    X(RADIX2, "radix2", NULL, A2A_PARAM_COLUMN, NULL, 0, "inter-node radix of two-layer kernels") \
+    X(BLOCK_COUNT, "block_count", NULL, A2A_PARAM_COLUMN, NULL, 0,                            \
+      "how much is in flight at once (each kernel says what: a2atune list)")                  \
+    X(PPN, "ppn", "0", A2A_PARAM_COLUMN, NULL, 0, "processes per node Q (0 = the real node)")  \
+    X(AUX_BYTES, "aux_bytes", NULL, 0, NULL, 0, "extra memory budget in bytes (in-place kernels)") \
+    X(ORDER, "order", NULL, 0, A2A_Hint_order_names, A2A_ORDER_LAST,                         \
+      "block copy order of intra-node kernels")                                               \
+    X(THRESHOLD, "threshold", "0", 0, NULL, 0,                                                \
+      "bytes from which a copy uses non-temporal stores (0 = search)")                        \
+    X(VENDOR_ALGORITHM, "vendor_algorithm", "0", 0, NULL, 0,                                  \
+      "the MPI library's own algorithm, forced (0 = its choice)")
 
-/* The values of A2A_PARAM_ORDER are enum a2a_order, named by A2A_Hint_order_names
- * (a2a_hint.h, included by a2a.h). */
+#define A2A_PARAM_ENUM_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    A2A_PARAM_##ID,
+typedef enum a2a_param { A2A_PARAMS(A2A_PARAM_ENUM_) A2A_PARAM_COUNT } a2a_param;
+#undef A2A_PARAM_ENUM_
+
+/* What the declaration above says of one parameter (a2a_param_decl). */
+typedef struct a2a_param_info {
+    const char *name;
+    const char *sweep_default;             /* NULL: no default */
+    int column;                            /* A2A_PARAM_COLUMN or 0 */
+    const char *const *(*value_names)(void); /* NULL for plain numbers */
+    int nvalues;
+    const char *meaning;
+} a2a_param_info;
 
 /* A bound is base + offset, with base one of the sizes below. */
 typedef enum a2a_bound_base {
@@ -56,30 +93,33 @@ typedef struct a2a_bound {
 typedef struct a2a_param_range {
     a2a_param param;
     a2a_bound lo, hi;
+    const char *meaning; /* what the parameter means for this kernel (block_count: what is
+                          * in flight), or NULL: its declared meaning alone */
 } a2a_param_range;
 
+/* The call shapes of the families; `params` is the array of A2A_PARAM_COUNT described
+ * with A2A_PARAMS above. */
 typedef int (*a2a_uniform_call)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                 int rcount, MPI_Datatype rtype, MPI_Comm comm,
-                                const int params[A2A_PARAM_COUNT], a2a_stats *stats);
+                                const int *params, a2a_stats *stats);
 typedef int (*a2a_nonuniform_call)(const void *sbuf, const int *scounts, const int *sdispls,
                                    MPI_Datatype stype, void *rbuf, const int *rcounts,
                                    const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                   const int params[A2A_PARAM_COUNT], a2a_stats *stats);
+                                   const int *params, a2a_stats *stats);
 
 typedef int (*a2a_inplace_call)(void *buf, const int *counts, const int *displs,
                                 MPI_Datatype type, MPI_Comm comm,
-                                const int params[A2A_PARAM_COUNT], a2a_stats *stats);
+                                const int *params, a2a_stats *stats);
 
 typedef int (*a2a_sdde_call)(int send_nnz, const int *dest, int sendcount,
                              MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
                              int **src, int recvcount, MPI_Datatype recvtype, void **recvvals,
-                             MPI_Comm comm, const int params[A2A_PARAM_COUNT],
-                             a2a_stats *stats);
+                             MPI_Comm comm, const int *params, a2a_stats *stats);
 typedef int (*a2a_sddev_call)(int send_nnz, int send_size, const int *dest,
                               const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
                               const void *sendvals, int *recv_nnz, int *recv_size, int **src,
                               int **recvcounts, int **rdispls, MPI_Datatype recvtype,
-                              void **recvvals, MPI_Comm comm, const int params[A2A_PARAM_COUNT],
+                              void **recvvals, MPI_Comm comm, const int *params,
                               a2a_stats *stats);
 
 #define A2A_MAX_PARAMS 5
@@ -117,6 +157,12 @@ const a2a_kernel *a2a_find_kernel(a2a_family family, const char *name);
 const char *a2a_family_name(a2a_family family);
 const char *a2a_param_name(a2a_param param);
 
+/* The declaration of a parameter (A2A_PARAMS), or NULL for an invalid one. */
+const a2a_param_info *a2a_param_decl(a2a_param param);
+
+/* The parameter called `name`, or -1. */
+int a2a_param_by_name(const char *name);
+
 /* The names of a parameter's values, if it has named values (order: names[v - 1] is the
  * name of value v, *count of them); NULL for plain numeric parameters. */
 const char *const *a2a_param_value_names(a2a_param param, int *count);
@@ -136,15 +182,20 @@ int a2a_kernel_takes(const a2a_kernel *kernel, a2a_param param);
 /* Writes "lo..hi" for the kernel's range of `param` as text ("2..P", "1..radix-1"). */
 void a2a_range_text(const a2a_param_range *range, char *text, size_t len);
 
+/* The valid interval lo..hi of `range` at (P, Q) with the other parameters in params
+ * (hi is raised to lo when below it, see a2a_param_range). */
+void a2a_range_bounds(const a2a_param_range *range, int P, int Q, const int *params, int *lo,
+                      int *hi);
+
 /* 1 if params[param] lies in the kernel's range for that parameter at (P, Q); 1 also
  * when the kernel does not take the parameter. */
 int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
-                       const int params[A2A_PARAM_COUNT]);
+                       const int *params);
 
 /* Checks params against the kernel's ranges and constraints for a communicator of
  * size P with Q processes per node. Returns 1 if valid, else 0 with a one-line reason
  * in `why`. Parameters the kernel does not take must be 0. */
-int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2A_PARAM_COUNT],
+int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int *params,
                      char *why, size_t len);
 
 #endif

@@ -25,11 +25,10 @@
  * n (names below, per library). Open MPI (coll/tuned): the algorithm is written to
  * coll_tuned_alltoall(v)_algorithm through MPI_T and a duplicate of the communicator,
  * made right after the write and cached on it, runs it; this needs
- * coll_tuned_use_dynamic_rules = 1 at MPI_Init, which MPI_T cannot change later, so
- * liba2a sets OMPI_MCA_coll_tuned_use_dynamic_rules=1 when the program starts unless the
- * environment already sets any OMPI_MCA_coll_tuned_* variable (without a rules file or a
- * forced algorithm, coll/tuned's dynamic decision is its fixed one: nothing else
- * changes). MPICH: MPIR_CVAR_ALLTOALL(V)_INTRA_ALGORITHM is written through MPI_T for
+ * coll_tuned_use_dynamic_rules = 1 at MPI_Init, which MPI_T cannot change later: a
+ * program that forces algorithms (directly or through a tuning file) calls
+ * A2A_Vendor_prepare() before MPI_Init (a2atune and liba2a_preload.so do; liba2a itself
+ * changes no environment). MPICH: MPIR_CVAR_ALLTOALL(V)_INTRA_ALGORITHM is written through MPI_T for
  * the call and restored after it.
  */
 #ifndef A2A_TUNED_H
@@ -97,6 +96,13 @@ int A2A_Alltoallv_vendor_algorithm(const void *sbuf, const int *scounts, const i
                                    MPI_Datatype stype, void *rbuf, const int *rcounts,
                                    const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                    int algorithm, a2a_stats *stats);
+
+/* Call before MPI_Init in a program that forces the library's algorithms. Open MPI: sets
+ * OMPI_MCA_coll_tuned_use_dynamic_rules=1 (setenv) unless the environment already sets
+ * any OMPI_MCA_coll_tuned_* variable; without a rules file or a forced algorithm,
+ * coll/tuned's dynamic decision is its fixed one, so nothing else changes. Other
+ * libraries: does nothing (MPICH's cvars are written per call). */
+void A2A_Vendor_prepare(void);
 
 /* The library's name of algorithm n of MPI_Alltoall (alltoallv = 0) or MPI_Alltoallv
  * (alltoallv = 1): "default" for 0, NULL for a number it does not have. */

@@ -117,14 +117,20 @@ static int sv_loc_nonblocking(SDDEV_ARGS)
 /* ---- the table -------------------------------------------------------------------- */
 
 #define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
-    { param, { lo_base, lo_off }, { hi_base, hi_off } }
-#define BLOCK_COUNT_1_TO_P RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
+    { param, { lo_base, lo_off }, { hi_base, hi_off }, NULL }
+/* A range with what the parameter means for the kernel (block_count means one thing each) */
+#define RANGE_MEANING(meaning, param, lo_base, lo_off, hi_base, hi_off) \
+    { param, { lo_base, lo_off }, { hi_base, hi_off }, meaning }
+#define BLOCK_COUNT_1_TO_P                                                                    \
+    RANGE_MEANING("peers per batch; a batch completes before the next", A2A_PARAM_BLOCK_COUNT, \
+                  A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
 #define RADIX_2_TO_P RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_P, 0)
 #define RADIX_2_TO_Q RANGE(A2A_PARAM_RADIX, A2A_BOUND_CONST, 2, A2A_BOUND_Q, 0)
 #define RADIX2_2_TO_N RANGE(A2A_PARAM_RADIX2, A2A_BOUND_CONST, 2, A2A_BOUND_N, 0)
 #define PPN_0_TO_P RANGE(A2A_PARAM_PPN, A2A_BOUND_CONST, 0, A2A_BOUND_P, 0)
-#define BLOCK_COUNT_1_TO_RADIX_1 \
-    RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_RADIX, -1)
+#define BLOCK_COUNT_1_TO_RADIX_1                                                             \
+    RANGE_MEANING("sub-rounds of a round in flight", A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, \
+                  A2A_BOUND_RADIX, -1)
 
 static const a2a_kernel kernels[] = {
     { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall" A2A_VENDOR_ALLTOALL_SUMMARY,
@@ -165,11 +171,15 @@ static const a2a_kernel kernels[] = {
       2, { RADIX_2_TO_P, BLOCK_COUNT_1_TO_RADIX_1 }, 0, { .nonuniform = v_tuna } },
     { "tuna_staggered", A2A_FAMILY_NONUNIFORM,
       "TuNA_l^g: intra-node TuNA, inter-node scattered, 1 block/message", 0, 3,
-      { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
+      { RADIX_2_TO_Q,
+        RANGE_MEANING("inter-node messages per batch (one block each)", A2A_PARAM_BLOCK_COUNT,
+                      A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
         PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_staggered } },
     { "tuna_coalesced", A2A_FAMILY_NONUNIFORM,
       "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message", 0, 3,
-      { RADIX_2_TO_Q, RANGE(A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
+      { RADIX_2_TO_Q,
+        RANGE_MEANING("inter-node rounds per batch (Q blocks a message)", A2A_PARAM_BLOCK_COUNT,
+                      A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
         PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_coalesced } },
 
     { "vendor", A2A_FAMILY_INPLACE, "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", 1, 0,
@@ -213,9 +223,10 @@ static const a2a_kernel kernels[] = {
 
 static const char *const family_names[A2A_FAMILY_COUNT] = { "uniform", "nonuniform", "inplace",
                                                              "sdde", "sddev" };
-static const char *const param_names[A2A_PARAM_COUNT] = {
-    "radix", "radix2", "block_count", "ppn", "aux_bytes", "order", "threshold", "vendor_algorithm"
-};
+#define A2A_PARAM_INFO_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    [A2A_PARAM_##ID] = { name, sweep_default, column, value_names, nvalues, meaning },
+static const a2a_param_info param_info[A2A_PARAM_COUNT] = { A2A_PARAMS(A2A_PARAM_INFO_) };
+#undef A2A_PARAM_INFO_
 
 /* Guarantees: 1 exactly for kernels whose table entry has A2A_NEEDS_SHARED. */
 int a2a_kernel_needs_shared(const a2a_kernel *kernel)
@@ -245,18 +256,34 @@ const char *a2a_family_name(a2a_family family)
     return family >= 0 && family < A2A_FAMILY_COUNT ? family_names[family] : "?";
 }
 
+/* Guarantees: the declaration of every valid parameter, NULL otherwise. */
+const a2a_param_info *a2a_param_decl(a2a_param param)
+{
+    return param >= 0 && param < A2A_PARAM_COUNT ? &param_info[param] : NULL;
+}
+
 /* Guarantees: a static name for every valid parameter, "?" otherwise. */
 const char *a2a_param_name(a2a_param param)
 {
-    return param >= 0 && param < A2A_PARAM_COUNT ? param_names[param] : "?";
+    return param >= 0 && param < A2A_PARAM_COUNT ? param_info[param].name : "?";
 }
 
-/* Guarantees: see a2a_registry.h. */
+/* Guarantees: the parameter whose name matches exactly, or -1. */
+int a2a_param_by_name(const char *name)
+{
+    for (int p = 0; p < A2A_PARAM_COUNT; p++)
+        if (strcmp(param_info[p].name, name) == 0)
+            return p;
+    return -1;
+}
+
+/* Guarantees: see a2a_registry.h (read from the parameter's declaration). */
 const char *const *a2a_param_value_names(a2a_param param, int *count)
 {
-    if (param == A2A_PARAM_ORDER) {
-        *count = A2A_ORDER_LAST;
-        return A2A_Hint_order_names();
+    const a2a_param_info *info = a2a_param_decl(param);
+    if (info && info->value_names) {
+        *count = info->nvalues;
+        return info->value_names();
     }
     *count = 0;
     return NULL;
@@ -333,9 +360,9 @@ static int bound_value(a2a_bound b, int P, int Q, const int *params)
     }
 }
 
-/* The valid interval of range r at (P, Q): lo..max(lo, hi). */
-static void range_bounds(const a2a_param_range *r, int P, int Q, const int *params, int *lo,
-                         int *hi)
+/* Guarantees: the valid interval of range r at (P, Q): lo..max(lo, hi). */
+void a2a_range_bounds(const a2a_param_range *r, int P, int Q, const int *params, int *lo,
+                      int *hi)
 {
     *lo = bound_value(r->lo, P, Q, params);
     *hi = bound_value(r->hi, P, Q, params);
@@ -345,7 +372,7 @@ static void range_bounds(const a2a_param_range *r, int P, int Q, const int *para
 
 /* Guarantees: 1 iff the parameter is not taken or its value is inside its interval. */
 int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
-                       const int params[A2A_PARAM_COUNT])
+                       const int *params)
 {
     for (int i = 0; i < kernel->nparams; i++) {
         const a2a_param_range *r = &kernel->params[i];
@@ -354,19 +381,19 @@ int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
         if (param == A2A_PARAM_PPN) /* Q itself: ppn 0 means the real node */
             return params[param] >= 0 && params[param] <= P;
         int lo, hi;
-        range_bounds(r, P, Q, params, &lo, &hi);
+        a2a_range_bounds(r, P, Q, params, &lo, &hi);
         return params[param] >= lo && params[param] <= hi;
     }
     return 1;
 }
 
 /* Guarantees: 1 iff every parameter is in its range and the constraints hold. */
-int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2A_PARAM_COUNT],
+int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int *params,
                      char *why, size_t len)
 {
     for (int p = 0; p < A2A_PARAM_COUNT; p++)
         if (params[p] != 0 && !a2a_kernel_takes(kernel, (a2a_param)p)) {
-            snprintf(why, len, "%s does not take %s", kernel->name, param_names[p]);
+            snprintf(why, len, "%s does not take %s", kernel->name, param_info[p].name);
             return 0;
         }
     if ((kernel->needs & A2A_NEEDS_GROUPS) && (Q < 1 || Q > P || P % Q != 0)) {
@@ -384,9 +411,9 @@ int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int params[A2
         char range[64];
         int lo, hi;
         a2a_range_text(r, range, sizeof range);
-        range_bounds(r, P, Q, params, &lo, &hi);
+        a2a_range_bounds(r, P, Q, params, &lo, &hi);
         snprintf(why, len, "%s = %d outside %s = %d..%d at P = %d, Q = %d",
-                 param_names[r->param], params[r->param], range, lo, hi, P, Q);
+                 param_info[r->param].name, params[r->param], range, lo, hi, P, Q);
         return 0;
     }
     return 1;

@@ -21,6 +21,14 @@
  */
 #include "a2a.h"
 
+/* Guarantees: when the library is loaded, before the program's MPI_Init, the environment
+ * lets vendor rules of the tuning file force the MPI library's algorithms
+ * (A2A_Vendor_prepare: the dispatcher's program cannot call it itself). */
+__attribute__((constructor)) static void prepare_vendor_forcing(void)
+{
+    A2A_Vendor_prepare();
+}
+
 static _Thread_local int inside; /* > 0 while a routed call is running on this thread */
 
 /* Guarantees: the result of MPI_Alltoall; routed through the tuned dispatcher unless

@@ -332,12 +332,40 @@ static void test_ini_reader(void)
     sweep_free(sw);
 }
 
+/* Guarantees: every declared parameter (A2A_PARAMS) is found by its name, is a sweep key of
+ * that name, loads with a value (by name where it has named values) and takes its declared
+ * default when a section leaves it unset. */
+static void test_param_declaration(void)
+{
+    char err[512] = "", text[512];
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        const a2a_param_info *info = a2a_param_decl((a2a_param)p);
+        CHECK(info && a2a_param_by_name(info->name) == p, "parameter %d found by its name", p);
+        CHECK(strcmp(sweep_key_name(SWEEP_PARAM_KEY(p)), info->name) == 0,
+              "sweep key of parameter %s", info->name);
+        int n;
+        const char *const *names = a2a_param_value_names((a2a_param)p, &n);
+        snprintf(text, sizeof text, "[s]\nfamily = uniform\nkernels = vendor\nS = 8\n%s = %s\n",
+                 info->name, names ? names[n - 1] : "3");
+        sweep *sw = load(text, err, sizeof err);
+        CHECK(sw && sw->sections[0].param[p], "%s loads as a sweep key: %s", info->name, err);
+        sweep_free(sw);
+        sw = load("[s]\nfamily = uniform\nkernels = vendor\nS = 8\n", err, sizeof err);
+        CHECK(sw && (sw->sections[0].param[p] != NULL) == (info->sweep_default != NULL),
+              "%s has a value unset exactly when it has a default: %s", info->name, err);
+        sweep_free(sw);
+    }
+    CHECK(a2a_param_decl(A2A_PARAM_COUNT) == NULL && a2a_param_by_name("nonsense") == -1,
+          "no declaration beyond the list");
+}
+
 int main(void)
 {
     test_stats();
     test_workload();
     test_distributions();
     test_sweeps();
+    test_param_declaration();
     test_ini_reader();
     printf("unit_harness: %d passed, %d failed\n", passed, failed);
     return failed != 0;

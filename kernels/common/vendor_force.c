@@ -100,16 +100,22 @@ static int cvar_read(MPI_T_cvar_handle handle, int *value)
 
 #ifdef OPEN_MPI
 extern char **environ; /* declared by unistd.h only with _GNU_SOURCE */
+#endif
 
-/* Before main: turn on coll/tuned's dynamic rules, which it reads only at MPI_Init and
- * MPI_T may not write, unless the user configured coll/tuned in the environment. */
-__attribute__((constructor)) static void enable_dynamic_rules(void)
+/* Guarantees: see a2a_tuned.h. Open MPI: coll/tuned's dynamic rules, which it reads only at
+ * MPI_Init and MPI_T may not write, are turned on in the environment unless the user
+ * configured coll/tuned there; other libraries: nothing changes. */
+void A2A_Vendor_prepare(void)
 {
+#ifdef OPEN_MPI
     for (char **e = environ; e && *e; e++)
         if (strncmp(*e, "OMPI_MCA_coll_tuned_", strlen("OMPI_MCA_coll_tuned_")) == 0)
             return;
     setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+#endif
 }
+
+#ifdef OPEN_MPI
 
 /* The duplicates of one communicator, by collective and algorithm. */
 typedef struct forced_comms {
@@ -184,7 +190,8 @@ static int force_open_mpi(MPI_Comm comm, int alltoallv, int algorithm, const cha
     if (!dynamic) {
         MPI_T_cvar_handle_free(&forced);
         complain(comm, "vendor_algorithm %d (%s) needs coll_tuned_use_dynamic_rules = 1 at "
-                       "MPI_Init (set OMPI_MCA_coll_tuned_use_dynamic_rules=1 or pass --mca "
+                       "MPI_Init (call A2A_Vendor_prepare before MPI_Init, set "
+                       "OMPI_MCA_coll_tuned_use_dynamic_rules=1 or pass --mca "
                        "coll_tuned_use_dynamic_rules 1)", algorithm, name);
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }

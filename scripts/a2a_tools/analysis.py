@@ -23,7 +23,6 @@ from .common import A2AError, simulation_runs
 from .db import describe_filters
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
-PARAM_KEYS = ("radix2", "block_count", "ppn", "Q")
 
 
 class Group:

@@ -83,7 +83,7 @@ def run(args, db):
             ns = argparse.Namespace(kernel=[k], baseline=args.baseline, run=args.run,
                                     alpha=model.DEFAULT_ALPHA, beta=model.DEFAULT_BETA,
                                     format="markdown", P=None, S=None, dist=None, family=None,
-                                    block_count=None, radix2=None, log_time=False)
+                                    log_time=False)
             try:
                 paths = heatmap.make(db, k, args.baseline, args.run, {}, args.out)
                 paths += curves.make(db, k, args.baseline, args.run, {}, args.out, ns)
@@ -99,7 +99,7 @@ def run(args, db):
             best_radix.run(argparse.Namespace(kernel=drawable, baseline=args.baseline, run=args.run,
                                               alpha=model.DEFAULT_ALPHA, beta=model.DEFAULT_BETA,
                                               format="markdown", P=None, S=None, dist=None,
-                                              family=None, block_count=None, radix2=None),
+                                              family=None),
                            db, out=text)
             table_text = text.getvalue()
             written.append(_write(os.path.join(args.out, "best-radix.md"), table_text))

@@ -3,7 +3,7 @@ errors are one line on stderr with exit status 2."""
 import argparse
 import sys
 
-from . import vlist
+from . import params, vlist
 from .common import EXIT_BAD_INPUT
 from .db import DEFAULT_DB
 
@@ -69,10 +69,10 @@ def parents():
     g.add_argument("--S", type=int_list, metavar="LIST", help="block sizes, e.g. 16,1K or 16..16K:*4")
     g.add_argument("--dist", type=word_list, metavar="LIST", help="distributions, e.g. uniform")
     g.add_argument("--family", type=word_list, metavar="LIST", help="uniform, nonuniform ...")
-    g.add_argument("--block-count", type=int_list, metavar="LIST",
-                   help="only these block_count values (default: the fastest per radix)")
-    g.add_argument("--radix2", type=int_list, metavar="LIST",
-                   help="only these radix2 values (default: the fastest per radix)")
+    for p in params.selection():  # --radix2, --block-count ... as a2atune declares them
+        g.add_argument("--" + p["name"].replace("_", "-"), type=int_list, metavar="LIST",
+                       help="only these %s values (%s; default: the fastest per radix)"
+                            % (p["name"], p["meaning"]))
 
     fmt = Parser(add_help=False)
     fmt.add_argument("--format", choices=("table", "csv", "json"), default="table",
@@ -83,9 +83,8 @@ def parents():
 def select_filters(args):
     """The selection options as a filter dict for db.rows_where / analysis.load."""
     out = {}
-    for opt, col in (("P", "P"), ("S", "S"), ("dist", "dist"), ("family", "family"),
-                     ("block_count", "block_count"), ("radix2", "radix2")):
-        value = getattr(args, opt, None)
+    for col in ("P", "S", "dist", "family") + tuple(p["name"] for p in params.selection()):
+        value = getattr(args, col, None)
         if value:
             out[col] = value
     return out

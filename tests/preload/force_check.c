@@ -89,6 +89,7 @@ static void check_all(MPI_Comm comm, int alltoallv, int S)
  * forced communicators are reused); exit 0 only if every check held. */
 int main(int argc, char **argv)
 {
+    A2A_Vendor_prepare(); /* this program forces algorithms: prepare before MPI_Init */
     MPI_Init(&argc, &argv);
     int S = argc > 1 ? atoi(argv[1]) : 1024;
     if (S < 1)
