@@ -10,7 +10,7 @@
 #include "counting.h"
 #include "counters.h"
 #include "db.h"
-#include "graph_counts.h"
+#include "dist_provider.h"
 #include "heartbeat.h"
 #include "polite.h"
 #include "provenance.h"
@@ -468,13 +468,13 @@ int command_run(const run_options *opt)
     int nconfigs = 0, rc = EXIT_OK;
     /* rank 0 expands first: it computes what the graph cache lacks, saying so, and the
      * other ranks then read the cache instead of computing the same closures */
-    graph_counts_progress(rank == 0 && !opt->quiet ? stderr : NULL);
+    wl_app_provider.progress(rank == 0 && !opt->quiet ? stderr : NULL);
     if (rank != 0)
         polite_barrier(MPI_COMM_WORLD);
     int expanded = expand_sweep(sw, &launch, opt->section, &configs, &nconfigs, err, sizeof err);
     if (rank == 0)
         polite_barrier(MPI_COMM_WORLD);
-    graph_counts_progress(NULL);
+    wl_app_provider.progress(NULL);
     if (expanded) {
         rc = fail_input(rank, err);
         goto out;

@@ -50,14 +50,6 @@ EXCEPTIONS = [
     # The app command (`a2atune app`) lives in apps/ next to the workloads it runs, but it
     # is a command of a2atune: its options, database rows and provenance are the harness's.
     ("apps/app_command.c", "harness/*.h", "the app command lives in apps/"),
-    # The application distributions of sweep files (`dist = graph | fft`): the sweep reader
-    # and the expansion ask app_dist for the keys and instances, and app_dist reads the
-    # sweep's sections. Undoing the pair needs a hook for dists in the sweep reader.
-    ("apps/app_dist.h", "harness/sweep.h", "app_dist reads sweep sections"),
-    ("harness/sweep.c", "apps/app_dist.h", "the sweep reader parses the app keys"),
-    ("harness/configs.c", "apps/app_dist.h", "the expansion makes app instances"),
-    # `a2atune run` shows the progress of the graph count cache (graph_counts_progress).
-    ("harness/run_command.c", "apps/graph_counts.h", "graph cache progress in run"),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
