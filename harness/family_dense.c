@@ -225,16 +225,17 @@ static int share_buffers(workload *w, MPI_Comm comm, char *msg, size_t len)
     return CHECK_OK;
 }
 
-/* The build of every dense table: the workload (symmetric for in-place), agreed over comm,
- * then with `shared` the buffers moved into a node window, agreed again. */
-static int build_dense(const config *c, MPI_Comm comm, int symmetric, int shared,
-                       family_load *load, char *msg, size_t len)
+/* The build of every dense table: the workload (in-place blocks symmetric: the pair's
+ * size both ways), agreed over comm, then with `shared` the buffers moved into a node
+ * window, agreed again. */
+static int build_dense(const config *c, MPI_Comm comm, int shared, family_load *load,
+                       char *msg, size_t len)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
     workload *w = calloc(1, sizeof *w);
     load->state = w;
-    int status = CHECK_ERROR;
+    int status = CHECK_ERROR, symmetric = c->kernel->family == A2A_FAMILY_INPLACE;
     if (!w)
         snprintf(msg, len, "out of memory building the workload");
     else if (build_workload(c, rank, symmetric, w, load, msg, len) == 0)
@@ -246,32 +247,16 @@ static int build_dense(const config *c, MPI_Comm comm, int symmetric, int shared
     return status;
 }
 
-/* build of alltoall and alltoallv: private buffers. */
-static int build_private(const config *c, MPI_Comm comm, family_load *load, char *msg,
-                         size_t len)
+/* build of the dense tables: private buffers (SMPI shared ones above the validation limit). */
+static int build_private(const config *c, MPI_Comm comm, family_load *load, char *msg, size_t len)
 {
-    return build_dense(c, comm, 0, 0, load, msg, len);
+    return build_dense(c, comm, 0, load, msg, len);
 }
 
-/* build of in-place: symmetric blocks, private buffers. */
-static int build_private_symmetric(const config *c, MPI_Comm comm, family_load *load,
-                                   char *msg, size_t len)
+/* build of the shared-window tables (alloc = shared): buffers in an A2A_Hint_alloc window. */
+static int build_shared(const config *c, MPI_Comm comm, family_load *load, char *msg, size_t len)
 {
-    return build_dense(c, comm, 1, 0, load, msg, len);
-}
-
-/* build of the shared-window alltoall and alltoallv (alloc = shared). */
-static int build_shared(const config *c, MPI_Comm comm, family_load *load, char *msg,
-                        size_t len)
-{
-    return build_dense(c, comm, 0, 1, load, msg, len);
-}
-
-/* build of the shared-window in-place (alloc = shared). */
-static int build_shared_symmetric(const config *c, MPI_Comm comm, family_load *load,
-                                  char *msg, size_t len)
-{
-    return build_dense(c, comm, 1, 1, load, msg, len);
+    return build_dense(c, comm, 1, load, msg, len);
 }
 
 /* Poisons the kernel's and the reference's receive buffers, guard tails included. */
@@ -415,9 +400,9 @@ static const family_ops dense_tables[3][2] = {
         check_dense, free_dense },
       { "the vendor collective", build_shared, call_alltoallv, reference_alltoallv, NULL,
         check_dense, free_dense } },
-    { { "the vendor collective", build_private_symmetric, call_inplace, reference_inplace,
+    { { "the vendor collective", build_private, call_inplace, reference_inplace,
         NULL, check_inplace, free_dense },
-      { "the vendor collective", build_shared_symmetric, call_inplace, reference_inplace,
+      { "the vendor collective", build_shared, call_inplace, reference_inplace,
         NULL, check_inplace, free_dense } },
 };
 
