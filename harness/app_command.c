@@ -1,7 +1,5 @@
 /* app_command.c — `a2atune app tc` and `a2atune app fft`: the application benchmarks. */
-#include <jansson.h>
 #include <mpi.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,75 +480,6 @@ static int app_fft(const app_args *a, fft_context *ctx, measured *m, int nk, int
     return -1;
 }
 
-/* ---- --kernel best: the database's fastest kernel for this workload ----------------- */
-
-/* Guarantees: on rank 0, the kernel (family, name) and parameters of the fastest
- * measurement of this workload in the sweep results of `path` (status ok, timed; shared
- * buffers excluded): for a graph the lowest sum over every iteration of the closure of
- * the best median per iteration, for an FFT size the lowest median. 0, or -1 with the
- * reason in err. Opens the database read-only. */
-static int best_from_db(const char *path, int tc, const char *instance, int P, int *family,
-                        char *name, size_t namelen, int params[A2A_PARAM_COUNT], char *summary,
-                        size_t sumlen, char *err, size_t errlen)
-{
-    static const char *const graph_sql =
-        "WITH per AS (SELECT family, kernel, params, json_extract(dist_params, '$.iteration') AS it,"
-        " json_extract(dist_params, '$.iterations') AS total, MIN(median_s) AS m FROM results"
-        " WHERE dist = 'graph' AND status = 'ok' AND median_s IS NOT NULL AND family = 'nonuniform'"
-        " AND P = ?1 AND json_extract(dist_params, '$.graph') = ?2"
-        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params, it)"
-        " SELECT family, kernel, params, SUM(m), COUNT(*) FROM per GROUP BY family, kernel, params"
-        " HAVING COUNT(*) = MAX(total) ORDER BY SUM(m) LIMIT 1";
-    static const char *const fft_sql =
-        "SELECT family, kernel, params, MIN(median_s), COUNT(*) FROM results WHERE dist = 'fft'"
-        " AND status = 'ok' AND median_s IS NOT NULL AND family IN ('uniform', 'nonuniform')"
-        " AND P = ?1 AND json_extract(dist_params, '$.fft') = ?2"
-        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params"
-        " ORDER BY MIN(median_s) LIMIT 1";
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, tc ? graph_sql : fft_sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "--kernel best: cannot read the results in %.300s: %.200s", path,
-                 h ? sqlite3_errmsg(h) : "out of memory");
-        goto out;
-    }
-    sqlite3_bind_int(st, 1, P);
-    sqlite3_bind_text(st, 2, instance, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        snprintf(err, errlen, "--kernel best: %.300s has no timed dist = %s results for %.300s at P = %d "
-                 "(run a sweep first, e.g. sweeps/apps.ini)", path, tc ? "graph" : "fft",
-                 instance, P);
-        goto out;
-    }
-    *family = a2a_family_by_name((const char *)sqlite3_column_text(st, 0));
-    snprintf(name, namelen, "%s", (const char *)sqlite3_column_text(st, 1));
-    json_t *obj = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
-    memset(params, 0, A2A_PARAM_COUNT * sizeof *params);
-    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
-        json_t *v = json_object_get(obj, a2a_param_name((a2a_param)p));
-        int n;
-        const char *const *names = a2a_param_value_names((a2a_param)p, &n);
-        if (json_is_integer(v))
-            params[p] = (int)json_integer_value(v);
-        for (int i = 0; json_is_string(v) && names && i < n; i++)
-            if (strcmp(names[i], json_string_value(v)) == 0)
-                params[p] = i + 1;
-    }
-    json_decref(obj);
-    snprintf(summary, sumlen, "%s %.3f ms over %d %s", tc ? "sum of medians" : "median",
-             sqlite3_column_double(st, 3) * 1e3, sqlite3_column_int(st, 4),
-             tc ? "closure iterations" : "configuration(s)");
-    rc = *family >= 0 ? 0 : -1;
-    if (rc)
-        snprintf(err, errlen, "--kernel best: unknown family in %.300s", path);
-out:
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return rc;
-}
-
 /* ---- the command -------------------------------------------------------------------- */
 
 /* Guarantees: the kernel named `name` for the workload, or NULL with the reason printed.
@@ -642,7 +571,7 @@ int command_app(int argc, char **argv)
     if (strcmp(a.kernel_name, "best") == 0) {
         int found = 0;
         if (rank == 0) {
-            found = best_from_db(a.db_path, tc, tc ? spec.text : size_text, P, &best_family,
+            found = db_best_app_kernel(a.db_path, tc, tc ? spec.text : size_text, P, &best_family,
                                  best_name, sizeof best_name, a.params, summary, sizeof summary,
                                  err, sizeof err) == 0;
             if (!found)
