@@ -689,15 +689,10 @@ static int store_kernel(const app_run *R, int k, db *d, long long run_id, char *
 {
     const measured *m = &R->m[k];
     int tc = R->tc;
-    char *pj = params_json(m->kernel, m->params), dist_json[1400];
+    char *pj = params_json(m->kernel, m->params);
+    char *dist_json = tc ? db_graph_dist_json(R->spec.text, R->g.vertices, R->g.edges)
+                         : db_fft_dist_json(R->size_text, R->uniform);
     char message[1100] = "";
-    if (tc)
-        snprintf(dist_json, sizeof dist_json,
-                 "{\"edges\":%lld,\"graph\":\"%.1000s\",\"vertices\":%u}", R->g.edges,
-                 R->spec.text, R->g.vertices);
-    else
-        snprintf(dist_json, sizeof dist_json, "{\"fft\":\"%s\",\"uniform\":%d}",
-                 R->size_text, R->uniform);
     if (m->failed == 2)
         snprintf(message, sizeof message, "%s", R->detail);
     else if (m->failed == 1)
@@ -733,6 +728,7 @@ static int store_kernel(const app_run *R, int k, db *d, long long run_id, char *
     };
     int rc = db_store_measurement(d, run_id, &row, err, errlen);
     free(pj);
+    free(dist_json);
     return rc;
 }
 

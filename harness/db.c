@@ -1116,7 +1116,35 @@ int db_replay_result(db *d, const char *key, result_record *r, double *samples, 
     return 1;
 }
 
-/* ---- for `a2atune app --kernel best` ---- */
+/* ---- for `a2atune app` ---- */
+
+/* The compact, key-sorted text of obj (malloc'ed), obj released. */
+static char *dump_json(json_t *obj)
+{
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(obj);
+    return text;
+}
+
+/* Guarantees: see db.h; the graph's spec is stored byte for byte (not checked as UTF-8). */
+char *db_graph_dist_json(const char *graph, unsigned vertices, long long edges)
+{
+    json_t *obj = json_object();
+    json_object_set_new(obj, "edges", json_integer(edges));
+    json_object_set_new(obj, "graph", json_string_nocheck(graph));
+    json_object_set_new(obj, "vertices", json_integer((json_int_t)vertices));
+    return dump_json(obj);
+}
+
+/* Guarantees: see db.h. */
+char *db_fft_dist_json(const char *size, int uniform)
+{
+    json_t *obj = json_object();
+    json_object_set_new(obj, "fft", json_string_nocheck(size));
+    json_object_set_new(obj, "uniform", json_integer(uniform));
+    return dump_json(obj);
+}
+
 
 /* Guarantees: see db.h (read-only; the file is opened as it is, without db_open's checks,
  * so that any SQLite file with results answers or says why not). */

@@ -189,7 +189,14 @@ int db_replay_run_info(db *d, const char *sweep_text, run_info *info, char *err,
 int db_replay_result(db *d, const char *key, result_record *r, double *samples, int max_samples,
                      int *nsamples);
 
-/* ---- for `a2atune app --kernel best` ---- */
+/* ---- for `a2atune app` ---- */
+
+/* The dist_params JSON of an application row (malloc'ed text, keys sorted, compact, as
+ * every row's): a closure's graph {"edges", "graph", "vertices"}, an FFT {"fft",
+ * "uniform"}. */
+char *db_graph_dist_json(const char *graph, unsigned vertices, long long edges);
+char *db_fft_dist_json(const char *size, int uniform);
+
 
 /* The kernel (family, name) and parameters of the fastest application-distribution
  * measurement of one workload in the sweep results of `path` (status ok, timed; shared
