@@ -26,7 +26,7 @@ typedef struct run_options {
 /* `a2atune run`: collective over MPI_COMM_WORLD; returns an exit code. */
 int command_run(const run_options *opt);
 
-/* `a2atune app tc|fft ...` (apps/app_command.c): the application benchmarks; argv as
+/* `a2atune app tc|fft ...` (app_command.c): the application benchmarks; argv as
  * main's. Initialises and finalises MPI itself; returns an exit code. */
 int command_app(int argc, char **argv);
 

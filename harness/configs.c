@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app_dist.h"
+#include "dist_provider.h"
 #include "configs.h"
 
 typedef struct config_list {
@@ -324,11 +324,12 @@ static int expand_section(expansion *ex, int section_index)
                     for (int id = 0; id < sec->ndists; id++) {
                         /* graph, fft: one instance per graph iteration / FFT size, sized by
                          * the application (only the first S expands) */
-                        app_instance *inst = NULL;
-                        int app = app_dist_applies((wl_dist)sec->dists[id]), ninst = 1;
+                        wl_instance *inst = NULL;
+                        const wl_provider *provider = wl_provider_of((wl_dist)sec->dists[id]);
+                        int app = provider != NULL, ninst = 1;
                         if (app && is > 0)
                             continue;
-                        if (app && app_dist_instances(ex->sw->path, sec, (wl_dist)sec->dists[id],
+                        if (app && provider->instances(ex->sw->path, sec->provided, (wl_dist)sec->dists[id],
                                                       kernel->family, P, &inst, &ninst, ex->err,
                                                       ex->errlen)) {
                             free(ppns);

@@ -13,7 +13,7 @@ typedef struct config {
     wl_params dist_params;          /* see workload.h; matrix is loaded by the runner */
     const char *matrix_path;        /* dist = matrix: the file (owned by the sweep) */
     const char *pattern;            /* sdde families: the sparse pattern (owned by the sweep) */
-    const char *dist_instance;      /* graph, fft: the graph spec / FFT size (apps/app_dist.h) */
+    const char *dist_instance;      /* graph, fft: the graph spec / FFT size (workloads/dist_provider.h) */
     int graph_iteration;            /* graph: the closure iteration replayed (1-based) ... */
     int graph_iterations;           /* ... of this many */
     wl_payload payload;

@@ -1147,3 +1147,97 @@ int db_replay_result(db *d, const char *key, result_record *r, double *samples, 
     }
     return 1;
 }
+
+/* ---- for `a2atune app` ---- */
+
+/* The compact, key-sorted text of obj (malloc'ed), obj released. */
+static char *dump_json(json_t *obj)
+{
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(obj);
+    return text;
+}
+
+/* Guarantees: see db.h; the graph's spec is stored byte for byte (not checked as UTF-8). */
+char *db_graph_dist_json(const char *graph, unsigned vertices, long long edges)
+{
+    json_t *obj = json_object();
+    json_object_set_new(obj, "edges", json_integer(edges));
+    json_object_set_new(obj, "graph", json_string_nocheck(graph));
+    json_object_set_new(obj, "vertices", json_integer((json_int_t)vertices));
+    return dump_json(obj);
+}
+
+/* Guarantees: see db.h. */
+char *db_fft_dist_json(const char *size, int uniform)
+{
+    json_t *obj = json_object();
+    json_object_set_new(obj, "fft", json_string_nocheck(size));
+    json_object_set_new(obj, "uniform", json_integer(uniform));
+    return dump_json(obj);
+}
+
+
+/* Guarantees: see db.h (read-only; the file is opened as it is, without db_open's checks,
+ * so that any SQLite file with results answers or says why not). */
+int db_best_app_kernel(const char *path, int tc, const char *instance, int P, int *family,
+                       char *name, size_t namelen, int params[A2A_PARAM_COUNT], char *summary,
+                       size_t sumlen, char *err, size_t errlen)
+{
+    static const char *const graph_sql =
+        "WITH per AS (SELECT family, kernel, params, json_extract(dist_params, '$.iteration') AS it,"
+        " json_extract(dist_params, '$.iterations') AS total, MIN(median_s) AS m FROM results"
+        " WHERE dist = 'graph' AND status = 'ok' AND median_s IS NOT NULL AND family = 'nonuniform'"
+        " AND P = ?1 AND json_extract(dist_params, '$.graph') = ?2"
+        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params, it)"
+        " SELECT family, kernel, params, SUM(m), COUNT(*) FROM per GROUP BY family, kernel, params"
+        " HAVING COUNT(*) = MAX(total) ORDER BY SUM(m) LIMIT 1";
+    static const char *const fft_sql =
+        "SELECT family, kernel, params, MIN(median_s), COUNT(*) FROM results WHERE dist = 'fft'"
+        " AND status = 'ok' AND median_s IS NOT NULL AND family IN ('uniform', 'nonuniform')"
+        " AND P = ?1 AND json_extract(dist_params, '$.fft') = ?2"
+        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params"
+        " ORDER BY MIN(median_s) LIMIT 1";
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h, tc ? graph_sql : fft_sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "--kernel best: cannot read the results in %.300s: %.200s", path,
+                 h ? sqlite3_errmsg(h) : "out of memory");
+        goto out;
+    }
+    sqlite3_bind_int(st, 1, P);
+    sqlite3_bind_text(st, 2, instance, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        snprintf(err, errlen, "--kernel best: %.300s has no timed dist = %s results for %.300s at P = %d "
+                 "(run a sweep first, e.g. sweeps/apps.ini)", path, tc ? "graph" : "fft",
+                 instance, P);
+        goto out;
+    }
+    *family = a2a_family_by_name((const char *)sqlite3_column_text(st, 0));
+    snprintf(name, namelen, "%s", (const char *)sqlite3_column_text(st, 1));
+    json_t *obj = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
+    memset(params, 0, A2A_PARAM_COUNT * sizeof *params);
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        json_t *v = json_object_get(obj, a2a_param_name((a2a_param)p));
+        int n;
+        const char *const *names = a2a_param_value_names((a2a_param)p, &n);
+        if (json_is_integer(v))
+            params[p] = (int)json_integer_value(v);
+        for (int i = 0; json_is_string(v) && names && i < n; i++)
+            if (strcmp(names[i], json_string_value(v)) == 0)
+                params[p] = i + 1;
+    }
+    json_decref(obj);
+    snprintf(summary, sumlen, "%s %.3f ms over %d %s", tc ? "sum of medians" : "median",
+             sqlite3_column_double(st, 3) * 1e3, sqlite3_column_int(st, 4),
+             tc ? "closure iterations" : "configuration(s)");
+    rc = *family >= 0 ? 0 : -1;
+    if (rc)
+        snprintf(err, errlen, "--kernel best: unknown family in %.300s", path);
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return rc;
+}

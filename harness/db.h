@@ -189,4 +189,24 @@ int db_replay_run_info(db *d, const char *sweep_text, run_info *info, char *err,
 int db_replay_result(db *d, const char *key, result_record *r, double *samples, int max_samples,
                      int *nsamples);
 
+/* ---- for `a2atune app` ---- */
+
+/* The dist_params JSON of an application row (malloc'ed text, keys sorted, compact, as
+ * every row's): a closure's graph {"edges", "graph", "vertices"}, an FFT {"fft",
+ * "uniform"}. */
+char *db_graph_dist_json(const char *graph, unsigned vertices, long long edges);
+char *db_fft_dist_json(const char *size, int uniform);
+
+
+/* The kernel (family, name) and parameters of the fastest application-distribution
+ * measurement of one workload in the sweep results of `path` (status ok, timed; shared
+ * buffers excluded): tc (dist = graph, nonuniform family): the lowest sum over every
+ * iteration of the closure of the best median per iteration; else (dist = fft, uniform or
+ * nonuniform): the lowest median. instance: the graph spec or FFT size as stored. Fills
+ * summary ("median 1.234 ms over 3 configuration(s)"); 0, or -1 with the reason in err.
+ * Opens the database read-only. */
+int db_best_app_kernel(const char *path, int tc, const char *instance, int P, int *family,
+                       char *name, size_t namelen, int params[A2A_PARAM_COUNT], char *summary,
+                       size_t sumlen, char *err, size_t errlen);
+
 #endif

@@ -10,7 +10,7 @@
 #include "counting.h"
 #include "counters.h"
 #include "db.h"
-#include "graph_counts.h"
+#include "dist_provider.h"
 #include "heartbeat.h"
 #include "polite.h"
 #include "provenance.h"
@@ -432,65 +432,57 @@ static int fail_input(int rank, const char *err)
     return EXIT_BAD_INPUT;
 }
 
-/* Guarantees: see cli.h. Collective over MPI_COMM_WORLD. */
-int command_run(const run_options *opt)
+/* A wrong srun --mpi plugin starts P singletons. Rank 0's view decides for everyone:
+ * under mpirun inside an allocation, ranks on other nodes inherit SLURM_NTASKS of their
+ * node's launch daemon, not the job's. The P singletons are each rank 0: only Slurm's
+ * task 0 speaks, so the launch says it in one line. Returns EXIT_OK when Slurm's task
+ * count is MPI's (or there is no Slurm), else EXIT_BAD_INPUT with the line said. */
+static int check_slurm_tasks(int rank, int world)
 {
-    int rank, world;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    char err[1024] = "";
-    double t_launch = now(); /* the summary counts the whole launch, graph closures included */
-
-    /* A wrong srun --mpi plugin starts P singletons. Rank 0's view decides for everyone:
-     * under mpirun inside an allocation, ranks on other nodes inherit SLURM_NTASKS of their
-     * node's launch daemon, not the job's. The P singletons are each rank 0: only Slurm's
-     * task 0 speaks, so the launch says it in one line. */
     const char *slurm_tasks = getenv("SLURM_NTASKS");
-    if (share(rank == 0 && slurm_tasks && atoi(slurm_tasks) != world)) {
-        const char *procid = getenv("SLURM_PROCID");
-        snprintf(err, sizeof err, "MPI_Comm_size is %d but Slurm started %s tasks: the MPI "
-                 "launcher plugin does not match this MPI library (srun --mpi=...)", world,
-                 slurm_tasks ? slurm_tasks : "?");
-        return fail_input(procid && atoi(procid) != 0 ? 1 : rank, err);
-    }
+    if (!share(rank == 0 && slurm_tasks && atoi(slurm_tasks) != world))
+        return EXIT_OK;
+    const char *procid = getenv("SLURM_PROCID");
+    char err[1024];
+    snprintf(err, sizeof err, "MPI_Comm_size is %d but Slurm started %s tasks: the MPI "
+             "launcher plugin does not match this MPI library (srun --mpi=...)", world,
+             slurm_tasks ? slurm_tasks : "?");
+    return fail_input(procid && atoi(procid) != 0 ? 1 : rank, err);
+}
 
-    /* the sweep text comes from rank 0, so every rank expands the very same file */
-    sweep *sw = NULL;
-    if (load_sweep_everywhere(opt->sweep_path, &sw, err, sizeof err))
-        return fail_input(rank, err);
-
-    run_info info;
-    launch_info launch;
-    int *oversubscribed_at = describe_launch(&info, &launch);
-
-    config *configs = NULL;
-    char *counters = NULL;
-    int nconfigs = 0, rc = EXIT_OK;
-    /* rank 0 expands first: it computes what the graph cache lacks, saying so, and the
-     * other ranks then read the cache instead of computing the same closures */
-    graph_counts_progress(rank == 0 && !opt->quiet ? stderr : NULL);
+/* Expands the sweep on every rank, rank 0 first: it computes what the graph cache lacks,
+ * saying so (unless quiet), and the other ranks then read the cache instead of computing
+ * the same closures. Returns expand_sweep's result (every rank the same). Collective. */
+static int expand_everywhere(const run_options *opt, const sweep *sw, const launch_info *launch,
+                             int rank, config **configs, int *nconfigs, char *err, size_t errlen)
+{
+    wl_app_provider.progress(rank == 0 && !opt->quiet ? stderr : NULL);
     if (rank != 0)
         polite_barrier(MPI_COMM_WORLD);
-    int expanded = expand_sweep(sw, &launch, opt->section, &configs, &nconfigs, err, sizeof err);
+    int expanded = expand_sweep(sw, launch, opt->section, configs, nconfigs, err, errlen);
     if (rank == 0)
         polite_barrier(MPI_COMM_WORLD);
-    graph_counts_progress(NULL);
-    if (expanded) {
-        rc = fail_input(rank, err);
-        goto out;
-    }
+    wl_app_provider.progress(NULL);
+    return expanded;
+}
 
+/* --counters LIST overrides every configuration's events (*counters: the expanded list,
+ * owned by the caller); without it rank 0 warns about the first section's events that
+ * cannot be counted here. Returns EXIT_OK, or EXIT_BAD_INPUT for a bad list (said). */
+static int set_counters(const run_options *opt, const sweep *sw, config *configs, int nconfigs,
+                        int rank, char **counters)
+{
+    char err[1024];
     if (opt->counters) {
-        if (counters_list_expand(opt->counters, &counters, err, sizeof err)) {
+        if (counters_list_expand(opt->counters, counters, err, sizeof err)) {
             char line[1100];
             snprintf(line, sizeof line, "--counters: %s", err);
-            rc = fail_input(rank, line);
-            goto out;
+            return fail_input(rank, line);
         }
         for (int i = 0; i < nconfigs; i++)
-            configs[i].counters = counters;
+            configs[i].counters = *counters;
         if (rank == 0)
-            warn_uncountable("--counters", counters);
+            warn_uncountable("--counters", *counters);
     } else if (rank == 0) {
         for (int s = 0; s < sw->nsections; s++)
             if (sw->sections[s].counters) {
@@ -501,227 +493,346 @@ int command_run(const run_options *opt)
                 break; /* one line: sections usually share the list */
             }
     }
+    return EXIT_OK;
+}
 
-    info.sweep_file = opt->sweep_path;
-    info.sweep_text = sw->text;
-    info.section = opt->section;
-    info.command_line = opt->command_line;
-    info.launch_group = opt->launch_group;
-    info.launch_index = opt->launch_index;
-    info.launches = opt->launches;
-    info.shuffled = opt->shuffle;
-    info.order_seed = opt->order_seed;
-    char *recorded = calloc((size_t)nconfigs + 1, 1);
-    if (opt->dry_run) {
-        if (rank == 0) {
-            struct stat sb;
-            db *d = NULL;
-            long long continued = 0;
-            if (opt->resume && stat(opt->db_path, &sb) != 0) {
-                printf("a2atune: --resume: %s does not exist yet: nothing is recorded\n",
-                       opt->db_path);
-            } else if (opt->resume && (db_open(opt->db_path, &d, err, sizeof err) ||
-                                       find_recorded(d, &info, sw, configs, nconfigs, recorded,
-                                                     &continued, stdout))) {
-                if (d)
-                    snprintf(err, sizeof err, "%s: cannot look for what is recorded", opt->db_path);
-                rc = EXIT_BAD_INPUT;
-            }
-            db_close(d);
-            int runnable = 0, done = 0;
-            for (int i = 0; i < nconfigs && rc == EXIT_OK; i++) {
-                char what[300];
-                config_describe(&configs[i], what, sizeof what);
-                printf("%5d  %s%s%s\n", i + 1, what,
-                       recorded[i] ? "  RECORDED" : configs[i].skip ? "  SKIPPED: " : "",
-                       recorded[i] || !configs[i].skip ? "" : configs[i].reason);
-                runnable += !configs[i].skip && !recorded[i];
-                done += recorded[i];
-            }
-            if (rc == EXIT_OK && opt->resume)
-                printf("%d configurations: %d to run, %d skipped, %d already recorded\n",
-                       nconfigs, runnable, nconfigs - runnable - done, done);
-            else if (rc == EXIT_OK)
-                printf("%d configurations: %d to run, %d skipped\n", nconfigs, runnable,
-                       nconfigs - runnable);
+/* The run's provenance from the command line: the sweep, its text and the launch options. */
+static void describe_run(run_info *info, const run_options *opt, const sweep *sw)
+{
+    info->sweep_file = opt->sweep_path;
+    info->sweep_text = sw->text;
+    info->section = opt->section;
+    info->command_line = opt->command_line;
+    info->launch_group = opt->launch_group;
+    info->launch_index = opt->launch_index;
+    info->launches = opt->launches;
+    info->shuffled = opt->shuffle;
+    info->order_seed = opt->order_seed;
+}
+
+/* --dry-run: rank 0 lists every configuration (with --resume, what is recorded) and the
+ * counts; nothing is run or written. Returns the exit code (every rank the same).
+ * Collective. */
+static int dry_run(const run_options *opt, const run_info *info, const sweep *sw,
+                   const config *configs, int nconfigs, char *recorded, int rank)
+{
+    char err[1024] = "";
+    int rc = EXIT_OK;
+    if (rank == 0) {
+        struct stat sb;
+        db *d = NULL;
+        long long continued = 0;
+        if (opt->resume && stat(opt->db_path, &sb) != 0) {
+            printf("a2atune: --resume: %s does not exist yet: nothing is recorded\n",
+                   opt->db_path);
+        } else if (opt->resume && (db_open(opt->db_path, &d, err, sizeof err) ||
+                                   find_recorded(d, info, sw, configs, nconfigs, recorded,
+                                                 &continued, stdout))) {
+            if (d)
+                snprintf(err, sizeof err, "%s: cannot look for what is recorded", opt->db_path);
+            rc = EXIT_BAD_INPUT;
         }
-        rc = share(rc);
-        if (rc)
-            fail_input(rank, err);
-        free(recorded);
-        goto out;
+        db_close(d);
+        int runnable = 0, done = 0;
+        for (int i = 0; i < nconfigs && rc == EXIT_OK; i++) {
+            char what[300];
+            config_describe(&configs[i], what, sizeof what);
+            printf("%5d  %s%s%s\n", i + 1, what,
+                   recorded[i] ? "  RECORDED" : configs[i].skip ? "  SKIPPED: " : "",
+                   recorded[i] || !configs[i].skip ? "" : configs[i].reason);
+            runnable += !configs[i].skip && !recorded[i];
+            done += recorded[i];
+        }
+        if (rc == EXIT_OK && opt->resume)
+            printf("%d configurations: %d to run, %d skipped, %d already recorded\n",
+                   nconfigs, runnable, nconfigs - runnable - done, done);
+        else if (rc == EXIT_OK)
+            printf("%d configurations: %d to run, %d skipped\n", nconfigs, runnable,
+                   nconfigs - runnable);
     }
+    rc = share(rc);
+    if (rc)
+        fail_input(rank, err);
+    return rc;
+}
 
-    /* rank 0 owns the database; everyone learns what is already recorded */
-    db *d = NULL;
-    long long run_id = 0;
+/* Rank 0 opens the database and claims the run (--resume: continues one; the heartbeat
+ * starts), then every rank learns what is already recorded. Returns 0, 2 when nothing is
+ * left to run (said), or 1 with the reason in err (every rank the same). Collective. */
+static int open_run(const run_options *opt, run_info *info, const sweep *sw,
+                    const config *configs, int nconfigs, char *recorded, int rank, db **d,
+                    long long *run_id, char *err, size_t errlen)
+{
     int status = 0;
     if (rank == 0) {
-        if (db_open(opt->db_path, &d, err, sizeof err))
+        if (db_open(opt->db_path, d, err, errlen))
             status = 1;
-        else if ((status = claim_run(d, opt, &info, sw, configs, nconfigs, recorded, &run_id,
-                                     err, sizeof err)) == 2)
+        else if ((status = claim_run(*d, opt, info, sw, configs, nconfigs, recorded, run_id,
+                                     err, errlen)) == 2)
             fprintf(stderr, "a2atune: --resume: nothing left to run: every configuration is "
                     "recorded in %s\n", opt->db_path);
         else if (status == 0)
-            heartbeat_start(opt->db_path, run_id);
+            heartbeat_start(opt->db_path, *run_id);
         else
             status = 1;
     }
     status = share(status);
-    if (status == 2) {
-        db_close(d);
-        free(recorded);
-        goto out;
-    }
-    if (status) {
-        db_close(d);
-        free(recorded);
-        rc = fail_input(rank, err);
-        goto out;
-    }
-    MPI_Bcast(recorded, nconfigs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (status == 0)
+        MPI_Bcast(recorded, nconfigs, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return status;
+}
 
-    /* one communicator of the first P ranks for every P that runs */
-    MPI_Comm *comm_of = comms_for_sizes(configs, nconfigs, recorded, world);
-
-    int to_run = 0, done_count = 0, counts[STATUS_COUNT] = { 0 };
-    char *runs = calloc((size_t)nconfigs + 1, 1);
-    for (int i = 0; i < nconfigs; i++) {
-        runs[i] = !configs[i].skip && !recorded[i];
-        to_run += runs[i];
-    }
+/* One launch of a sweep while it measures: what every step of the loop needs. */
+typedef struct launch_run {
+    const run_options *opt;
+    const sweep *sw;
+    const config *configs;
+    int nconfigs;
+    const char *recorded;      /* 1: already in the database (--resume) */
+    const int *oversubscribed_at;
+    MPI_Comm *comm_of;         /* per P (comms_for_sizes) */
     schedule plan;
-    if (schedule_make(configs, nconfigs, runs, opt->shuffle, opt->order_seed, &plan)) {
+    int rank, world;
+    db *d;                     /* rank 0 */
+    long long run_id;
+    int to_run, done_count, counts[STATUS_COUNT];
+    double t_launch, t_start;  /* when the launch began, when measuring began */
+    double *samples;
+} launch_run;
+
+/* Orders the configurations that run (schedule.h), counts them, starts rank 0's watchdog
+ * and says what is ahead; allocates room for the most samples a configuration takes. */
+static void plan_run(launch_run *L, const run_info *info)
+{
+    char *runs = calloc((size_t)L->nconfigs + 1, 1);
+    for (int i = 0; i < L->nconfigs; i++) {
+        runs[i] = !L->configs[i].skip && !L->recorded[i];
+        L->to_run += runs[i];
+    }
+    if (schedule_make(L->configs, L->nconfigs, runs, L->opt->shuffle, L->opt->order_seed,
+                      &L->plan)) {
         fprintf(stderr, "a2atune: out of memory ordering the configurations\n");
         MPI_Abort(MPI_COMM_WORLD, EXIT_BAD_INPUT);
     }
     free(runs);
-    if (rank == 0) {
+    if (L->rank == 0) {
         watchdog_start();
-        if (info.oversubscribed)
+        if (info->oversubscribed)
             fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
                     "than cores are oversubscribed (flagged in the database); their timings "
-                    "measure the scheduler\n", info.ppn, info.cores_per_node);
-        fprintf(stderr, "a2atune: %d configurations (%d to run) -> %s, run %lld\n", nconfigs, to_run,
-                opt->db_path, run_id);
+                    "measure the scheduler\n", info->ppn, info->cores_per_node);
+        fprintf(stderr, "a2atune: %d configurations (%d to run) -> %s, run %lld\n", L->nconfigs,
+                L->to_run, L->opt->db_path, L->run_id);
     }
     int max_iterations = 1;
-    for (int i = 0; i < nconfigs; i++)
-        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO && max_iterations < SWEEP_AUTO_MAX_ITERATIONS)
+    for (int i = 0; i < L->nconfigs; i++)
+        if (L->configs[i].iterations == SWEEP_ITERATIONS_AUTO && max_iterations < SWEEP_AUTO_MAX_ITERATIONS)
             max_iterations = SWEEP_AUTO_MAX_ITERATIONS;
-        else if (configs[i].iterations > max_iterations)
-            max_iterations = configs[i].iterations;
-    double *samples = malloc((size_t)max_iterations * sizeof *samples);
-    double t_start = now();
+        else if (L->configs[i].iterations > max_iterations)
+            max_iterations = L->configs[i].iterations;
+    L->samples = malloc((size_t)max_iterations * sizeof *L->samples);
+}
 
-    for (int k = 0; k < nconfigs; k++) {
-        int i = plan.order[k];
-        const config *c = &configs[i];
-        if (recorded[i])
-            continue;
-        const sweep_section *sec = &sw->sections[c->section];
-        result_record r = { .status = STATUS_SKIPPED, .oversubscribed = oversubscribed_at[c->P < world ? c->P : world],
-                            .idle_ranks = c->P < world ? world - c->P : 0 };
-        r.started = now();
-        if (c->skip) {
-            snprintf(r.message, sizeof r.message, "%s", c->reason);
-        } else {
-            timeout_context tc = { opt->db_path, run_id, sec, c, r.started, counts, t_launch };
-            if (rank == 0)
-                watchdog_arm(c->timeout, on_timeout, &tc);
-            if (rank < c->P)
-                run_config(c, comm_of[c->P], &r, samples);
-            if (plan.meet_after[i] && rank < c->P) /* the ranks at work change next */
-                polite_barrier(MPI_COMM_WORLD);
-            else if (plan.meet_after[i])
-                idle_barrier(MPI_COMM_WORLD);
-            else if (rank < c->P)
-                polite_barrier(comm_of[c->P]);
-            if (rank == 0)
-                watchdog_disarm();
-            done_count++;
+/* Measures configuration c (index i) on its ranks under rank 0's watchdog, or records a
+ * skipped one with its reason; then the ranks meet as the schedule says. Fills r (rank 0). */
+static void measure_one(launch_run *L, int i, const config *c, result_record *r)
+{
+    const sweep_section *sec = &L->sw->sections[c->section];
+    r->started = now();
+    if (c->skip) {
+        snprintf(r->message, sizeof r->message, "%s", c->reason);
+    } else {
+        timeout_context tc = { L->opt->db_path, L->run_id, sec, c, r->started, L->counts,
+                               L->t_launch };
+        if (L->rank == 0)
+            watchdog_arm(c->timeout, on_timeout, &tc);
+        if (L->rank < c->P)
+            run_config(c, L->comm_of[c->P], r, L->samples);
+        if (L->plan.meet_after[i] && L->rank < c->P) /* the ranks at work change next */
+            polite_barrier(MPI_COMM_WORLD);
+        else if (L->plan.meet_after[i])
+            idle_barrier(MPI_COMM_WORLD);
+        else if (L->rank < c->P)
+            polite_barrier(L->comm_of[c->P]);
+        if (L->rank == 0)
+            watchdog_disarm();
+        L->done_count++;
+    }
+    r->ended = now();
+}
+
+/* Rank 0: the progress line of a stored row (unless quiet or skipped) and the WRONG or
+ * ERROR line of a failed one. */
+static void report_row(const launch_run *L, const config *c, const result_record *r)
+{
+    if (!L->opt->quiet && !c->skip) {
+        char what[300], median[32] = "", iqr[32] = "", eta[32] = "";
+        config_describe(c, what, sizeof what);
+        if (r->status == STATUS_OK) {
+            format_seconds(r->summary.median, median, sizeof median);
+            format_seconds(r->summary.q3 - r->summary.q1, iqr, sizeof iqr);
         }
-        r.ended = now();
-        if (rank != 0) {
+        double elapsed = now() - L->t_start;
+        double left = elapsed / L->done_count * (L->to_run - L->done_count);
+        snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
+        fprintf(stderr, "[%*d/%d] %-5s %s", (int)snprintf(NULL, 0, "%d", L->to_run),
+                L->done_count, L->to_run, db_status_name(r->status), what);
+        if (median[0] && r->summary.n > 0)
+            fprintf(stderr, "  median %s (IQR %s)", median, iqr);
+        else if (r->status == STATUS_OK)
+            fprintf(stderr, "  validated (iterations = 0: not timed)");
+        else
+            fprintf(stderr, "  %s", r->message);
+        fprintf(stderr, "  ETA %s\n", eta);
+    }
+    if (r->status != STATUS_OK && r->status != STATUS_SKIPPED) {
+        char what[300];
+        config_describe(c, what, sizeof what);
+        fprintf(stderr, "a2atune: %s %s: %s\n", r->status == STATUS_WRONG ? "WRONG" : "ERROR",
+                what, r->message);
+    }
+}
+
+/* Measures and stores every configuration not yet recorded, in the schedule's order; the
+ * first row rank 0 cannot store ends the launch. Returns 1 then, else 0 (every rank the
+ * same). Collective. */
+static int measure_all(launch_run *L)
+{
+    char err[1024];
+    int status = 0;
+    for (int k = 0; k < L->nconfigs; k++) {
+        int i = L->plan.order[k];
+        const config *c = &L->configs[i];
+        if (L->recorded[i])
+            continue;
+        int P = c->P < L->world ? c->P : L->world;
+        result_record r = { .status = STATUS_SKIPPED, .oversubscribed = L->oversubscribed_at[P],
+                            .idle_ranks = c->P < L->world ? L->world - c->P : 0 };
+        measure_one(L, i, c, &r);
+        if (L->rank != 0) {
             if (polite_share(0)) /* rank 0 could not store it: the launch ends */
                 break;
             continue;
         }
         int nsamples = r.status == STATUS_OK ? r.iterations : 0;
-        if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
+        if (db_store_result(L->d, L->run_id, &L->sw->sections[c->section], c, &r, L->samples,
+                            nsamples, err, sizeof err)) {
             /* the first write that fails ends the launch: nothing measured after it
              * could be kept (full disk, a lost or damaged database) */
             char what[300];
             config_describe(c, what, sizeof what);
             fprintf(stderr, "a2atune: %s: cannot store %s: %s; the launch ends here (%d "
-                    "configurations stored; make room and rerun with --resume)\n", opt->db_path,
-                    what, err, done_count_stored(counts));
+                    "configurations stored; make room and rerun with --resume)\n",
+                    L->opt->db_path, what, err, done_count_stored(L->counts));
             status = 1;
             polite_share(1);
             break;
         }
         polite_share(0);
-        counts[r.status]++;
-        if (!opt->quiet && !c->skip) {
-            char what[300], median[32] = "", iqr[32] = "", eta[32] = "";
-            config_describe(c, what, sizeof what);
-            if (r.status == STATUS_OK) {
-                format_seconds(r.summary.median, median, sizeof median);
-                format_seconds(r.summary.q3 - r.summary.q1, iqr, sizeof iqr);
-            }
-            double elapsed = now() - t_start;
-            double left = elapsed / done_count * (to_run - done_count);
-            snprintf(eta, sizeof eta, "%d:%02d", (int)left / 60, (int)left % 60);
-            fprintf(stderr, "[%*d/%d] %-5s %s", (int)snprintf(NULL, 0, "%d", to_run), done_count,
-                    to_run, db_status_name(r.status), what);
-            if (median[0] && r.summary.n > 0)
-                fprintf(stderr, "  median %s (IQR %s)", median, iqr);
-            else if (r.status == STATUS_OK)
-                fprintf(stderr, "  validated (iterations = 0: not timed)");
-            else
-                fprintf(stderr, "  %s", r.message);
-            fprintf(stderr, "  ETA %s\n", eta);
-        }
-        if (r.status != STATUS_OK && r.status != STATUS_SKIPPED) {
-            char what[300];
-            config_describe(c, what, sizeof what);
-            fprintf(stderr, "a2atune: %s %s: %s\n", r.status == STATUS_WRONG ? "WRONG" : "ERROR",
-                    what, r.message);
-        }
+        L->counts[r.status]++;
+        report_row(L, c, &r);
     }
-    status = share(status);
-    schedule_free(&plan);
-    if (rank == 0) {
-        heartbeat_stop();
-        db_note_run_load(d, run_id, load_average());
-        db_end_run(d, run_id, status ? "failed" : wrong_or_error(counts) ? "failed" : "done");
-        db_close(d);
-        fprintf(stderr, "a2atune: %s in %.1f s: %d ok, %d wrong, %d error, %d skipped\n",
-                status ? "ended" : "finished", now() - t_launch, counts[STATUS_OK], counts[STATUS_WRONG],
-                counts[STATUS_ERROR], counts[STATUS_SKIPPED]);
-        if (wrong_or_error(counts))
-            fprintf(stderr, "a2atune: wrong or failed configurations are listed above and in the "
-                    "database (status <> 'ok')\n");
-        printf("results: %s (run %lld)\n", opt->db_path, run_id);
-        const char *tunable = NULL; /* a kernel of this run with a radix, for the figures */
-        for (int i = 0; i < nconfigs && !tunable; i++)
-            if (!configs[i].skip && a2a_kernel_takes(configs[i].kernel, A2A_PARAM_RADIX))
-                tunable = configs[i].kernel->name;
-        printf("look at them:\n  scripts/a2a summary --db %s\n", opt->db_path);
-        if (tunable)
-            printf("  scripts/a2a best-radix --db %s --format markdown\n"
-                   "  scripts/a2a heatmap --db %s --kernel %s      (figures in results/figures/)\n",
-                   opt->db_path, opt->db_path, tunable);
-        printf("  sqlite3 -header -column %s \"SELECT kernel, P, S, dist, params, median_s, "
-               "status FROM results WHERE run_id = %lld\"\n", opt->db_path, run_id);
-    }
-    rc = status ? EXIT_BAD_INPUT : (wrong_or_error(counts)) ? EXIT_WRONG : EXIT_OK;
+    return share(status);
+}
+
+/* Rank 0: ends the run in the database (load, final status) and says how it went and how
+ * to look at the results. */
+static void finish_run(const launch_run *L, int status)
+{
+    const run_options *opt = L->opt;
+    heartbeat_stop();
+    db_note_run_load(L->d, L->run_id, load_average());
+    db_end_run(L->d, L->run_id, status ? "failed" : wrong_or_error(L->counts) ? "failed" : "done");
+    db_close(L->d);
+    fprintf(stderr, "a2atune: %s in %.1f s: %d ok, %d wrong, %d error, %d skipped\n",
+            status ? "ended" : "finished", now() - L->t_launch, L->counts[STATUS_OK],
+            L->counts[STATUS_WRONG], L->counts[STATUS_ERROR], L->counts[STATUS_SKIPPED]);
+    if (wrong_or_error(L->counts))
+        fprintf(stderr, "a2atune: wrong or failed configurations are listed above and in the "
+                "database (status <> 'ok')\n");
+    printf("results: %s (run %lld)\n", opt->db_path, L->run_id);
+    const char *tunable = NULL; /* a kernel of this run with a radix, for the figures */
+    for (int i = 0; i < L->nconfigs && !tunable; i++)
+        if (!L->configs[i].skip && a2a_kernel_takes(L->configs[i].kernel, A2A_PARAM_RADIX))
+            tunable = L->configs[i].kernel->name;
+    printf("look at them:\n  scripts/a2a summary --db %s\n", opt->db_path);
+    if (tunable)
+        printf("  scripts/a2a best-radix --db %s --format markdown\n"
+               "  scripts/a2a heatmap --db %s --kernel %s      (figures in results/figures/)\n",
+               opt->db_path, opt->db_path, tunable);
+    printf("  sqlite3 -header -column %s \"SELECT kernel, P, S, dist, params, median_s, "
+           "status FROM results WHERE run_id = %lld\"\n", opt->db_path, L->run_id);
+}
+
+/* Measures the configurations of an opened run and ends it; returns the exit code
+ * (every rank the same). Collective. */
+static int run_launch(launch_run *L, const run_info *info)
+{
+    /* one communicator of the first P ranks for every P that runs */
+    L->comm_of = comms_for_sizes(L->configs, L->nconfigs, L->recorded, L->world);
+    plan_run(L, info);
+    L->t_start = now();
+    int status = measure_all(L);
+    schedule_free(&L->plan);
+    if (L->rank == 0)
+        finish_run(L, status);
+    int rc = status ? EXIT_BAD_INPUT : (wrong_or_error(L->counts)) ? EXIT_WRONG : EXIT_OK;
     rc = share(rc);
-    free_comms(comm_of, world);
-    free(samples);
+    free_comms(L->comm_of, L->world);
+    free(L->samples);
+    return rc;
+}
+
+/* Guarantees: see cli.h. Collective over MPI_COMM_WORLD: the steps above in order. */
+int command_run(const run_options *opt)
+{
+    launch_run L = { .opt = opt, .t_launch = now() }; /* the summary counts the whole
+                                                         launch, graph closures included */
+    MPI_Comm_rank(MPI_COMM_WORLD, &L.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &L.world);
+    char err[1024] = "";
+    int rc = check_slurm_tasks(L.rank, L.world);
+    if (rc != EXIT_OK)
+        return rc;
+
+    /* the sweep text comes from rank 0, so every rank expands the very same file */
+    sweep *sw = NULL;
+    if (load_sweep_everywhere(opt->sweep_path, &sw, err, sizeof err))
+        return fail_input(L.rank, err);
+    run_info info;
+    launch_info launch;
+    int *oversubscribed_at = describe_launch(&info, &launch);
+    config *configs = NULL;
+    char *counters = NULL, *recorded = NULL;
+    int nconfigs = 0;
+    if (expand_everywhere(opt, sw, &launch, L.rank, &configs, &nconfigs, err, sizeof err))
+        rc = fail_input(L.rank, err);
+    else
+        rc = set_counters(opt, sw, configs, nconfigs, L.rank, &counters);
+    if (rc == EXIT_OK) {
+        describe_run(&info, opt, sw);
+        recorded = calloc((size_t)nconfigs + 1, 1);
+    }
+    if (rc == EXIT_OK && opt->dry_run) {
+        rc = dry_run(opt, &info, sw, configs, nconfigs, recorded, L.rank);
+    } else if (rc == EXIT_OK) {
+        /* rank 0 owns the database; everyone learns what is already recorded */
+        int status = open_run(opt, &info, sw, configs, nconfigs, recorded, L.rank, &L.d,
+                              &L.run_id, err, sizeof err);
+        if (status != 0) {
+            db_close(L.d);
+            if (status == 1)
+                rc = fail_input(L.rank, err);
+        } else {
+            L.sw = sw;
+            L.configs = configs;
+            L.nconfigs = nconfigs;
+            L.recorded = recorded;
+            L.oversubscribed_at = oversubscribed_at;
+            rc = run_launch(&L, &info);
+        }
+    }
     free(recorded);
-out:
     free(counters);
     free(configs);
     free(oversubscribed_at);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app_dist.h"
+#include "dist_provider.h"
 #include "counting.h"
 #include "sparse.h"
 #include "sweep.h"
@@ -486,6 +486,35 @@ static int parse_allocs(const char *path, sweep_section *sec, const sweep_settin
     return 0;
 }
 
+/* Guarantees: 1 if the `dist` list text names only distributions made by a provider
+ * (dist_provider.h: graph, fft), whose sizes make S optional; 0 otherwise (a malformed list
+ * is left to the section's checks). */
+static int only_provided(const char *dist_text)
+{
+    char **words, msg[128];
+    int n, only = 1;
+    if (!dist_text || vlist_split_words(dist_text, &words, &n, msg, sizeof msg) != 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        int d = wl_dist_by_name(words[i]);
+        only &= d >= 0 && wl_provider_of((wl_dist)d) != NULL;
+    }
+    vlist_free_words(words, n);
+    return only;
+}
+
+/* Guarantees: the key `name` of the section ctx as a provider reads it (text NULL when
+ * neither the section nor the global part set it). */
+static wl_key section_key(void *ctx, const char *name)
+{
+    const sweep_section *sec = ctx;
+    int k = key_by_name(name);
+    wl_key key = { NULL, sec->line };
+    if (k >= 0)
+        key = (wl_key){ sec->setting[k].text, sec->setting[k].line };
+    return key;
+}
+
 static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
                          char *err, size_t errlen)
 {
@@ -501,7 +530,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             set[k].line = sec->line;
         }
     int sparse = set[KEY_FAMILY].text && (strstr(set[KEY_FAMILY].text, "sdde") != NULL);
-    if ((sparse || app_dist_only(set[KEY_DIST].text)) && !set[KEY_S].text) {
+    if ((sparse || only_provided(set[KEY_DIST].text)) && !set[KEY_S].text) {
         /* message sizes come from the pattern, or from the application (graph, fft) */
         set[KEY_S].text = strdup("0");
         set[KEY_S].line = sec->line;
@@ -654,7 +683,9 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             snprintf(sec->matrix_path, len, "%s/%s", folder, file);
         free(folder_buf);
     }
-    if (app_dist_parse(path, sec, &sec->apps, err, errlen))
+    wl_key dist = { set[KEY_DIST].text, set[KEY_DIST].line };
+    if (wl_app_provider.parse(path, sec->dists, sec->ndists, dist, section_key, sec,
+                              &sec->provided, err, errlen))
         return -1;
     if (parse_allocs(path, sec, &set[KEY_ALLOC], err, errlen))
         return -1;
@@ -725,7 +756,7 @@ void sweep_free(sweep *sw)
         for (int p = 0; p < sec->npatterns; p++)
             free(sec->patterns[p]);
         free(sec->patterns);
-        app_dist_free(sec->apps);
+        wl_app_provider.free(sec->provided);
         free(sec->allocs);
     }
     free(sw->sections);

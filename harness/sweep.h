@@ -67,7 +67,8 @@ typedef struct sweep_section {
     char *counters;                  /* events to count, NULL for none (see counters.h) */
     char **patterns;                 /* sdde families: sparse patterns (workloads/sparse.h) */
     int npatterns;
-    struct app_dist_keys *apps;      /* dist = graph / fft: their keys (apps/app_dist.h) */
+    void *provided;                  /* dist = graph / fft: the keys parsed by their provider
+                                        (workloads/dist_provider.h) */
     int *allocs, nallocs;            /* sweep_alloc values */
 } sweep_section;
 

@@ -34,7 +34,8 @@ typedef struct wl_params {
                              paper's mean 1000, sd 240 at S = 1024, scaled to S) */
     double exponent;      /* powerlaw: default 0.95 */
     const long long *matrix; /* matrix: P x P sizes in bytes, row = source (wl_load_matrix);
-                                graph, fft: the same, made by apps/app_dist.h */
+                                graph, fft: the same, made by the provider of
+                                dist_provider.h */
 } wl_params;
 
 typedef struct wl_spec {

@@ -1,7 +1,5 @@
 /* app_command.c — `a2atune app tc` and `a2atune app fft`: the application benchmarks. */
-#include <jansson.h>
 #include <mpi.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,75 +472,6 @@ static int app_fft(const app_args *a, fft_context *ctx, measured *m, int nk, int
     return -1;
 }
 
-/* ---- --kernel best: the database's fastest kernel for this workload ----------------- */
-
-/* Guarantees: on rank 0, the kernel (family, name) and parameters of the fastest
- * measurement of this workload in the sweep results of `path` (status ok, timed; shared
- * buffers excluded): for a graph the lowest sum over every iteration of the closure of
- * the best median per iteration, for an FFT size the lowest median. 0, or -1 with the
- * reason in err. Opens the database read-only. */
-static int best_from_db(const char *path, int tc, const char *instance, int P, int *family,
-                        char *name, size_t namelen, int params[A2A_PARAM_COUNT], char *summary,
-                        size_t sumlen, char *err, size_t errlen)
-{
-    static const char *const graph_sql =
-        "WITH per AS (SELECT family, kernel, params, json_extract(dist_params, '$.iteration') AS it,"
-        " json_extract(dist_params, '$.iterations') AS total, MIN(median_s) AS m FROM results"
-        " WHERE dist = 'graph' AND status = 'ok' AND median_s IS NOT NULL AND family = 'nonuniform'"
-        " AND P = ?1 AND json_extract(dist_params, '$.graph') = ?2"
-        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params, it)"
-        " SELECT family, kernel, params, SUM(m), COUNT(*) FROM per GROUP BY family, kernel, params"
-        " HAVING COUNT(*) = MAX(total) ORDER BY SUM(m) LIMIT 1";
-    static const char *const fft_sql =
-        "SELECT family, kernel, params, MIN(median_s), COUNT(*) FROM results WHERE dist = 'fft'"
-        " AND status = 'ok' AND median_s IS NOT NULL AND family IN ('uniform', 'nonuniform')"
-        " AND P = ?1 AND json_extract(dist_params, '$.fft') = ?2"
-        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params"
-        " ORDER BY MIN(median_s) LIMIT 1";
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, tc ? graph_sql : fft_sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "--kernel best: cannot read the results in %.300s: %.200s", path,
-                 h ? sqlite3_errmsg(h) : "out of memory");
-        goto out;
-    }
-    sqlite3_bind_int(st, 1, P);
-    sqlite3_bind_text(st, 2, instance, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        snprintf(err, errlen, "--kernel best: %.300s has no timed dist = %s results for %.300s at P = %d "
-                 "(run a sweep first, e.g. sweeps/apps.ini)", path, tc ? "graph" : "fft",
-                 instance, P);
-        goto out;
-    }
-    *family = a2a_family_by_name((const char *)sqlite3_column_text(st, 0));
-    snprintf(name, namelen, "%s", (const char *)sqlite3_column_text(st, 1));
-    json_t *obj = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
-    memset(params, 0, A2A_PARAM_COUNT * sizeof *params);
-    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
-        json_t *v = json_object_get(obj, a2a_param_name((a2a_param)p));
-        int n;
-        const char *const *names = a2a_param_value_names((a2a_param)p, &n);
-        if (json_is_integer(v))
-            params[p] = (int)json_integer_value(v);
-        for (int i = 0; json_is_string(v) && names && i < n; i++)
-            if (strcmp(names[i], json_string_value(v)) == 0)
-                params[p] = i + 1;
-    }
-    json_decref(obj);
-    snprintf(summary, sumlen, "%s %.3f ms over %d %s", tc ? "sum of medians" : "median",
-             sqlite3_column_double(st, 3) * 1e3, sqlite3_column_int(st, 4),
-             tc ? "closure iterations" : "configuration(s)");
-    rc = *family >= 0 ? 0 : -1;
-    if (rc)
-        snprintf(err, errlen, "--kernel best: unknown family in %.300s", path);
-out:
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return rc;
-}
-
 /* ---- the command -------------------------------------------------------------------- */
 
 /* Guarantees: the kernel named `name` for the workload, or NULL with the reason printed.
@@ -577,6 +506,291 @@ static const a2a_kernel *pick_kernel(const char *name, int tc, int uniform, cons
     return NULL;
 }
 
+/* One `a2atune app` launch: its arguments, workload, kernels and outcome. */
+typedef struct app_run {
+    app_args a;
+    int tc;                      /* tc, else fft */
+    int rank, P;
+    graph_spec spec;             /* tc */
+    graph g;
+    fft_size size;               /* fft */
+    fft_context ctx;
+    char size_text[128];
+    int uniform;                 /* fft: the transposes are uniform at P */
+    run_info info;
+    int node_ranks, *oversub;    /* provenance; oversub: per P, P + 1 entries */
+    measured m[2];               /* the chosen kernel, then the vendor collective */
+    int nk;
+    char best_name[64], summary[160]; /* --kernel best: what the database chose, and why */
+    int wrong, failed;
+    char detail[1024];           /* what was wrong */
+} app_run;
+
+/* Parses the command line and the workload's spec or size (checked at P). Returns -1 to
+ * go on, else the exit code (bad input said once). */
+static int read_arguments(int argc, char **argv, app_run *R)
+{
+    char err[1200] = "";
+    int rc = parse_args(argc, argv, &R->a);
+    R->tc = strcmp(R->a.which, "tc") == 0;
+    if (rc < 0 && R->tc && graph_spec_parse(R->a.graph_text, NULL, &R->spec, err, sizeof err))
+        rc = bad("--graph: %s%s", err, "");
+    if (rc < 0 && !R->tc && fft_size_parse(R->a.size_text, &R->size, err, sizeof err))
+        rc = bad("--n: %s%s", err, "");
+    if (rc < 0 && !R->tc && !fft_size_check(&R->size, R->P, err, sizeof err))
+        rc = bad("--n %s: %s", R->a.size_text, err);
+    return rc;
+}
+
+/* --kernel best: rank 0 looks it up in the database, everyone takes it as if given (name,
+ * family, parameters). Returns -1 to go on, else EXIT_BAD_INPUT (said). Collective. */
+static int take_best(app_run *R, int *best_family)
+{
+    char err[1200] = "";
+    int found = 0;
+    if (R->rank == 0) {
+        found = db_best_app_kernel(R->a.db_path, R->tc, R->tc ? R->spec.text : R->size_text,
+                                   R->P, best_family, R->best_name, sizeof R->best_name,
+                                   R->a.params, R->summary, sizeof R->summary, err,
+                                   sizeof err) == 0;
+        if (!found)
+            fprintf(stderr, "a2atune: app: %s\n", err);
+    }
+    MPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!found)
+        return EXIT_BAD_INPUT;
+    MPI_Bcast(R->best_name, sizeof R->best_name, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(best_family, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(R->a.params, A2A_PARAM_COUNT, MPI_INT, 0, MPI_COMM_WORLD);
+    R->a.kernel_name = R->best_name;
+    return -1;
+}
+
+/* The kernels: the chosen one (by name, FAMILY/NAME or best), then unless --no-vendor the
+ * MPI library's collective of the transposes' (shuffle's) shape with its defaults; their
+ * parameters completed and their sample arrays allocated. Returns -1 to go on, else the
+ * exit code (said). Collective. */
+static int choose_kernels(app_run *R)
+{
+    app_args *a = &R->a;
+    int best_family = -1, rc;
+    if (strcmp(a->kernel_name, "best") == 0 && (rc = take_best(R, &best_family)) >= 0)
+        return rc;
+    char family_name[32] = "";
+    const char *slash = strchr(a->kernel_name, '/');
+    if (slash && best_family < 0) { /* FAMILY/NAME, as a2atune prints configurations */
+        snprintf(family_name, sizeof family_name, "%.*s", (int)(slash - a->kernel_name), a->kernel_name);
+        best_family = a2a_family_by_name(family_name);
+        if (best_family != A2A_FAMILY_UNIFORM && best_family != A2A_FAMILY_NONUNIFORM)
+            return bad("--kernel %s: the family is uniform or nonuniform%s", a->kernel_name, "");
+        a->kernel_name = slash + 1;
+    }
+    const a2a_kernel *chosen = pick_kernel(a->kernel_name, R->tc, R->uniform, R->size_text,
+                                           R->P, best_family);
+    if (!chosen)
+        return EXIT_BAD_INPUT;
+    R->m[R->nk++].kernel = chosen;
+    if (R->best_name[0]) /* every parameter as the database has it */
+        for (int p = 0; p < A2A_PARAM_COUNT; p++)
+            a->given[p] = a2a_kernel_takes(chosen, (a2a_param)p);
+    const a2a_kernel *vendor =
+        a2a_find_kernel(!R->tc && R->uniform ? A2A_FAMILY_UNIFORM : A2A_FAMILY_NONUNIFORM, "vendor");
+    if (a->vendor && vendor && vendor != chosen)
+        R->m[R->nk++].kernel = vendor;
+    for (int k = 0; k < R->nk; k++) {
+        int Q;
+        char why[256];
+        app_args own = *a;
+        if (k > 0) /* the baseline takes its defaults */
+            memset(own.given, 0, sizeof own.given);
+        if (!complete_params(R->m[k].kernel, &own, R->P, R->node_ranks, R->m[k].params, &Q, why,
+                             sizeof why))
+            return bad("%s%s", why, "");
+        R->m[k].total = calloc((size_t)a->repetitions, sizeof(double));
+        R->m[k].comm = calloc((size_t)a->repetitions, sizeof(double));
+        R->m[k].extra = calloc((size_t)a->repetitions, sizeof(double));
+    }
+    return -1;
+}
+
+/* The workload on every rank (tc: the graph loaded; fft: the plans and data set up), then
+ * rank 0 says what runs. Returns -1 to go on, else EXIT_BAD_INPUT (said). Collective. */
+static int load_workload(app_run *R)
+{
+    char err[1200] = "";
+    int ok = 1, all_ok;
+    if (R->tc)
+        ok = graph_load(&R->spec, &R->g, err, sizeof err) == 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all_ok)
+        return bad("--graph: %s%s", err, "");
+    if (!R->tc && fft_setup(&R->size, MPI_COMM_WORLD, R->a.seed, &R->ctx, err, sizeof err))
+        return bad("fft: %s%s", err, "");
+    if (R->rank == 0) {
+        if (R->best_name[0]) {
+            char what[200];
+            describe_kernel(R->m[0].kernel, R->m[0].params, 1, what, sizeof what);
+            printf("best in %s: %s (%s)\n", R->a.db_path, what, R->summary);
+        }
+        if (R->tc)
+            printf("app tc: graph %s: %u vertices, %lld edges; P = %d\n", R->spec.text,
+                   R->g.vertices, R->g.edges, R->P);
+        else
+            printf("app fft: %s complex double (%s), P = %d, %s transposes (%s)\n", R->size_text,
+                   R->size.dims == 3 ? "3D, slabs" : "2D", R->P,
+                   R->uniform ? "uniform" : "non-uniform", R->uniform ? "alltoall" : "alltoallv");
+        fflush(stdout);
+    }
+    return -1;
+}
+
+/* Rank 0: the verification line, the closure's size, one line per kernel (total, IQR,
+ * communication) and what was wrong. */
+static void print_results(const app_run *R)
+{
+    const measured *m = R->m;
+    if (!R->tc && R->a.verify && !R->wrong)
+        printf("verified: maximum relative error %.3g against a single-rank FFTW transform "
+               "(bound %.0e)\n", m[0].error, MAX_ERROR);
+    if (R->tc)
+        printf("closure: %lld paths in %d iterations; %.3f MB shuffled per closure "
+               "(%.3f MB between ranks)\n", m[0].paths, m[0].iterations,
+               m[0].bytes_sent / 1e6, m[0].bytes_moved / 1e6);
+    printf("%-42s %12s %12s %12s %8s\n", "kernel", "total (ms)", "IQR (ms)", "comm (ms)",
+           "comm %");
+    for (int k = 0; k < R->nk; k++) {
+        char what[200];
+        describe_kernel(m[k].kernel, m[k].params, !R->tc, what, sizeof what);
+        if (m[k].failed == 1) {
+            printf("%-42s failed (the kernel returned an MPI error)\n", what);
+            continue;
+        }
+        sample_summary s = summarize_samples(m[k].total, m[k].n);
+        double comm = median_of(m[k].comm, m[k].n);
+        printf("%-42s %12.3f %12.3f %12.3f %7.1f%%\n", what, s.median * 1e3,
+               (s.q3 - s.q1) * 1e3, comm * 1e3, s.median > 0 ? 100 * comm / s.median : 0);
+    }
+    if (R->wrong)
+        fprintf(stderr, "a2atune: app %s: WRONG: %s\n", R->a.which, R->detail);
+}
+
+/* Rank 0: stores kernel k's row (its samples and metrics) in run run_id. 0, or -1 with
+ * one line in err. */
+static int store_kernel(const app_run *R, int k, db *d, long long run_id, char *err,
+                        size_t errlen)
+{
+    const measured *m = &R->m[k];
+    int tc = R->tc;
+    char *pj = params_json(m->kernel, m->params);
+    char *dist_json = tc ? db_graph_dist_json(R->spec.text, R->g.vertices, R->g.edges)
+                         : db_fft_dist_json(R->size_text, R->uniform);
+    char message[1100] = "";
+    if (m->failed == 2)
+        snprintf(message, sizeof message, "%s", R->detail);
+    else if (m->failed == 1)
+        snprintf(message, sizeof message, "the kernel returned an MPI error");
+    metric metrics[8];
+    int nm = 0;
+    double comm = median_of(m->comm, m->n);
+    metrics[nm++] = (metric){ "comm_s", comm, "s" };
+    metrics[nm++] = (metric){ "comm_min_s", summarize_samples(m->comm, m->n).min, "s" };
+    metrics[nm++] = (metric){ "iterations", m->iterations, tc ? "closure iterations" : "transposes" };
+    metrics[nm++] = (metric){ "bytes_shuffled", (double)m->bytes_sent, "bytes" };
+    metrics[nm++] = (metric){ "repetitions", m->n, NULL };
+    if (tc) {
+        metrics[nm++] = (metric){ "counts_s", median_of(m->extra, m->n), "s" };
+        metrics[nm++] = (metric){ "paths", (double)m->paths, "tuples" };
+    } else if (R->a.verify) {
+        metrics[nm++] = (metric){ "max_rel_error", m->error, NULL };
+    }
+    int P = R->P, Q = R->node_ranks < P ? R->node_ranks : P;
+    if (m->params[A2A_PARAM_PPN] > 0)
+        Q = m->params[A2A_PARAM_PPN] < P ? m->params[A2A_PARAM_PPN] : P;
+    measurement row = {
+        .section = R->a.which, .family = "app", .kernel = m->kernel->name,
+        .dist = tc ? "graph" : "fft", .P = P, .Q = Q, .S = m->max_block,
+        .params_json = pj, .dist_params_json = dist_json,
+        .datatype = tc ? "uint64" : "double_complex",
+        .seed = tc ? R->spec.seed : R->a.seed, .warmup = R->a.warmup,
+        .oversubscribed = R->oversub[P], .status = m->failed == 2 ? STATUS_WRONG
+                                                   : m->failed ? STATUS_ERROR : STATUS_OK,
+        .message = message, .samples = m->total, .nsamples = m->failed ? 0 : m->n,
+        .bytes_moved = m->bytes_moved, .metrics = metrics, .nmetrics = nm,
+        .started = m->started, .ended = m->ended,
+    };
+    int rc = db_store_measurement(d, run_id, &row, err, errlen);
+    free(pj);
+    free(dist_json);
+    return rc;
+}
+
+/* Rank 0 records the launch as a run of the database with one row per kernel and says
+ * how to query them; every rank learns whether that worked. Returns 0, or 1 (said).
+ * Collective. */
+static int store_results(app_run *R)
+{
+    char err[1200] = "";
+    int status = 0;
+    db *d = NULL;
+    long long run_id = 0;
+    if (R->rank == 0) {
+        R->info.sweep_file = NULL;
+        R->info.sweep_text = NULL;
+        R->info.section = R->a.which;
+        R->info.command_line = R->a.command_line;
+        if (db_open(R->a.db_path, &d, err, sizeof err) ||
+            db_begin_run(d, &R->info, &run_id, err, sizeof err)) {
+            fprintf(stderr, "a2atune: app: %s\n", err);
+            status = 1;
+        }
+        for (int k = 0; k < R->nk && !status; k++)
+            if (store_kernel(R, k, d, run_id, err, sizeof err)) {
+                fprintf(stderr, "a2atune: app: %s\n", err);
+                status = 1;
+            }
+        if (d) {
+            db_end_run(d, run_id, status || R->wrong || R->failed ? "failed" : "done");
+            db_close(d);
+        }
+        if (!status)
+            printf("results: %s (run %lld): SELECT r.kernel, r.median_s, m.value AS comm_s "
+                   "FROM results r JOIN metrics m ON m.result_id = r.id AND m.name = 'comm_s' "
+                   "WHERE r.run_id = %lld\n", R->a.db_path, run_id, run_id);
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return status;
+}
+
+/* The steps of a launch after MPI_Init: arguments, provenance, kernels, workload, the
+ * measurement, the report and the rows. Returns the exit code. Collective. */
+static int run_app(int argc, char **argv, app_run *R)
+{
+    int rc = read_arguments(argc, argv, R);
+    if (rc >= 0)
+        return rc;
+    R->node_ranks = 1;
+    R->oversub = calloc((size_t)R->P + 1, sizeof *R->oversub);
+    collect_provenance(MPI_COMM_WORLD, &R->info, &R->node_ranks, R->oversub);
+    R->uniform = !R->tc && fft_size_uniform(&R->size, R->P);
+    if (!R->tc)
+        fft_size_text(&R->size, R->size_text, sizeof R->size_text);
+    if ((rc = choose_kernels(R)) >= 0 || (rc = load_workload(R)) >= 0)
+        return rc;
+    rc = R->tc ? app_tc(&R->a, R->P, R->m, R->nk, &R->spec, &R->g, &R->wrong, R->detail,
+                        sizeof R->detail)
+               : app_fft(&R->a, &R->ctx, R->m, R->nk, &R->wrong, R->detail, sizeof R->detail);
+    if (rc >= 0)
+        return rc;
+    for (int k = 0; k < R->nk; k++)
+        R->failed |= R->m[k].failed == 1;
+    if (R->rank == 0)
+        print_results(R);
+    if (R->a.use_db && store_results(R))
+        return EXIT_BAD_INPUT;
+    MPI_Bcast(&R->wrong, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return R->wrong || R->failed ? EXIT_WRONG : EXIT_OK;
+}
+
 /* Guarantees: see cli.h. */
 int command_app(int argc, char **argv)
 {
@@ -586,261 +800,29 @@ int command_app(int argc, char **argv)
             return EXIT_OK;
         }
     MPI_Init(&argc, &argv);
-    int rank, P;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    is_root = rank == 0;
-    app_args a;
-    int rc = -1, wrong = 0;
-    char detail[1024] = "", err[1200] = "", size_text[128] = "";
+    app_run *R = calloc(1, sizeof *R);
+    MPI_Comm_rank(MPI_COMM_WORLD, &R->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &R->P);
+    is_root = R->rank == 0;
+    int rc;
     if (argc < 3 || (strcmp(argv[2], "tc") != 0 && strcmp(argv[2], "fft") != 0)) {
         rc = bad(argc < 3 ? "needs tc or fft%s%s" : "unknown application '%s' (tc or fft)%s",
                  argc < 3 ? "" : argv[2], "");
+        free(R);
         MPI_Finalize();
         return rc;
     }
-    rc = parse_args(argc, argv, &a);
-    int tc = strcmp(a.which, "tc") == 0;
-    graph_spec spec;
-    graph g = { 0 };
-    fft_size size;
-    fft_context ctx;
-    memset(&ctx, 0, sizeof ctx);
-    if (rc < 0 && tc && graph_spec_parse(a.graph_text, NULL, &spec, err, sizeof err))
-        rc = bad("--graph: %s%s", err, "");
-    if (rc < 0 && !tc && fft_size_parse(a.size_text, &size, err, sizeof err))
-        rc = bad("--n: %s%s", err, "");
-    if (rc < 0 && !tc && !fft_size_check(&size, P, err, sizeof err))
-        rc = bad("--n %s: %s", a.size_text, err);
-    if (rc >= 0) {
-        MPI_Finalize();
-        return rc;
-    }
-
-    run_info info;
-    int node_ranks = 1, *oversub = calloc((size_t)P + 1, sizeof *oversub);
-    collect_provenance(MPI_COMM_WORLD, &info, &node_ranks, oversub);
-    int uniform = !tc && fft_size_uniform(&size, P);
-    if (!tc)
-        fft_size_text(&size, size_text, sizeof size_text);
-
-    /* the kernels: the chosen one, then the vendor collective of its shape */
-    measured m[2];
-    memset(m, 0, sizeof m);
-    int nk = 0;
-    /* --kernel best: rank 0 looks it up, everyone takes it as if given */
-    char best_name[64] = "", summary[160] = "";
-    int best_family = -1;
-    if (strcmp(a.kernel_name, "best") == 0) {
-        int found = 0;
-        if (rank == 0) {
-            found = best_from_db(a.db_path, tc, tc ? spec.text : size_text, P, &best_family,
-                                 best_name, sizeof best_name, a.params, summary, sizeof summary,
-                                 err, sizeof err) == 0;
-            if (!found)
-                fprintf(stderr, "a2atune: app: %s\n", err);
-        }
-        MPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (!found) {
-            rc = EXIT_BAD_INPUT;
-            goto out;
-        }
-        MPI_Bcast(best_name, sizeof best_name, MPI_CHAR, 0, MPI_COMM_WORLD);
-        MPI_Bcast(&best_family, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        MPI_Bcast(a.params, A2A_PARAM_COUNT, MPI_INT, 0, MPI_COMM_WORLD);
-        a.kernel_name = best_name;
-    }
-    char family_name[32] = "";
-    const char *slash = strchr(a.kernel_name, '/');
-    if (slash && best_family < 0) { /* FAMILY/NAME, as a2atune prints configurations */
-        snprintf(family_name, sizeof family_name, "%.*s", (int)(slash - a.kernel_name), a.kernel_name);
-        best_family = a2a_family_by_name(family_name);
-        if (best_family != A2A_FAMILY_UNIFORM && best_family != A2A_FAMILY_NONUNIFORM) {
-            rc = bad("--kernel %s: the family is uniform or nonuniform%s", a.kernel_name, "");
-            goto out;
-        }
-        a.kernel_name = slash + 1;
-    }
-    const a2a_kernel *chosen = pick_kernel(a.kernel_name, tc, uniform, size_text, P, best_family);
-    if (!chosen) {
-        rc = EXIT_BAD_INPUT;
-        goto out;
-    }
-    m[nk++].kernel = chosen;
-    if (best_name[0]) /* every parameter as the database has it */
-        for (int p = 0; p < A2A_PARAM_COUNT; p++)
-            a.given[p] = a2a_kernel_takes(chosen, (a2a_param)p);
-    /* the baseline: the MPI library's collective of the transposes' (shuffle's) shape */
-    const a2a_kernel *vendor =
-        a2a_find_kernel(!tc && uniform ? A2A_FAMILY_UNIFORM : A2A_FAMILY_NONUNIFORM, "vendor");
-    if (a.vendor && vendor && vendor != chosen)
-        m[nk++].kernel = vendor;
-    for (int k = 0; k < nk; k++) {
-        int Q;
-        char why[256];
-        app_args own = a;
-        if (k > 0) /* the baseline takes its defaults */
-            memset(own.given, 0, sizeof own.given);
-        if (!complete_params(m[k].kernel, &own, P, node_ranks, m[k].params, &Q, why, sizeof why)) {
-            rc = bad("%s%s", why, "");
-            goto out;
-        }
-        m[k].total = calloc((size_t)a.repetitions, sizeof(double));
-        m[k].comm = calloc((size_t)a.repetitions, sizeof(double));
-        m[k].extra = calloc((size_t)a.repetitions, sizeof(double));
-    }
-
-    /* the workload */
-    int ok = 1, all_ok;
-    if (tc)
-        ok = graph_load(&spec, &g, err, sizeof err) == 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (!all_ok) {
-        rc = bad("--graph: %s%s", err, "");
-        goto out;
-    }
-    if (!tc && fft_setup(&size, MPI_COMM_WORLD, a.seed, &ctx, err, sizeof err)) {
-        rc = bad("fft: %s%s", err, "");
-        goto out;
-    }
-    if (rank == 0) {
-        if (best_name[0]) {
-            char what[200];
-            describe_kernel(m[0].kernel, m[0].params, 1, what, sizeof what);
-            printf("best in %s: %s (%s)\n", a.db_path, what, summary);
-        }
-        if (tc)
-            printf("app tc: graph %s: %u vertices, %lld edges; P = %d\n", spec.text, g.vertices,
-                   g.edges, P);
-        else
-            printf("app fft: %s complex double (%s), P = %d, %s transposes (%s)\n", size_text,
-                   size.dims == 3 ? "3D, slabs" : "2D", P, uniform ? "uniform" : "non-uniform",
-                   uniform ? "alltoall" : "alltoallv");
-        fflush(stdout);
-    }
-    rc = tc ? app_tc(&a, P, m, nk, &spec, &g, &wrong, detail, sizeof detail)
-            : app_fft(&a, &ctx, m, nk, &wrong, detail, sizeof detail);
-    if (rc >= 0)
-        goto out;
-    int failed = 0;
-    for (int k = 0; k < nk; k++)
-        failed |= m[k].failed == 1;
-
-    if (rank == 0) {
-        if (!tc && a.verify && !wrong)
-            printf("verified: maximum relative error %.3g against a single-rank FFTW transform "
-                   "(bound %.0e)\n", m[0].error, MAX_ERROR);
-        if (tc)
-            printf("closure: %lld paths in %d iterations; %.3f MB shuffled per closure "
-                   "(%.3f MB between ranks)\n", m[0].paths, m[0].iterations,
-                   m[0].bytes_sent / 1e6, m[0].bytes_moved / 1e6);
-        printf("%-42s %12s %12s %12s %8s\n", "kernel", "total (ms)", "IQR (ms)", "comm (ms)",
-               "comm %");
-        for (int k = 0; k < nk; k++) {
-            char what[200];
-            describe_kernel(m[k].kernel, m[k].params, !tc, what, sizeof what);
-            if (m[k].failed == 1) {
-                printf("%-42s failed (the kernel returned an MPI error)\n", what);
-                continue;
-            }
-            sample_summary s = summarize_samples(m[k].total, m[k].n);
-            double comm = median_of(m[k].comm, m[k].n);
-            printf("%-42s %12.3f %12.3f %12.3f %7.1f%%\n", what, s.median * 1e3,
-                   (s.q3 - s.q1) * 1e3, comm * 1e3, s.median > 0 ? 100 * comm / s.median : 0);
-        }
-        if (wrong)
-            fprintf(stderr, "a2atune: app %s: WRONG: %s\n", a.which, detail);
-    }
-
-    if (a.use_db) {
-        int status = 0;
-        db *d = NULL;
-        long long run_id = 0;
-        if (rank == 0) {
-            info.sweep_file = NULL;
-            info.sweep_text = NULL;
-            info.section = a.which;
-            info.command_line = a.command_line;
-            if (db_open(a.db_path, &d, err, sizeof err) || db_begin_run(d, &info, &run_id, err, sizeof err)) {
-                fprintf(stderr, "a2atune: app: %s\n", err);
-                status = 1;
-            }
-            for (int k = 0; k < nk && !status; k++) {
-                char *pj = params_json(m[k].kernel, m[k].params), dist_json[1400];
-                char message[1100] = "";
-                if (tc)
-                    snprintf(dist_json, sizeof dist_json,
-                             "{\"edges\":%lld,\"graph\":\"%.1000s\",\"vertices\":%u}", g.edges,
-                             spec.text, g.vertices);
-                else
-                    snprintf(dist_json, sizeof dist_json, "{\"fft\":\"%s\",\"uniform\":%d}",
-                             size_text, uniform);
-                if (m[k].failed == 2)
-                    snprintf(message, sizeof message, "%s", detail);
-                else if (m[k].failed == 1)
-                    snprintf(message, sizeof message, "the kernel returned an MPI error");
-                metric metrics[8];
-                int nm = 0;
-                double comm = median_of(m[k].comm, m[k].n);
-                metrics[nm++] = (metric){ "comm_s", comm, "s" };
-                metrics[nm++] = (metric){ "comm_min_s", summarize_samples(m[k].comm, m[k].n).min, "s" };
-                metrics[nm++] = (metric){ "iterations", m[k].iterations, tc ? "closure iterations" : "transposes" };
-                metrics[nm++] = (metric){ "bytes_shuffled", (double)m[k].bytes_sent, "bytes" };
-                metrics[nm++] = (metric){ "repetitions", m[k].n, NULL };
-                if (tc) {
-                    metrics[nm++] = (metric){ "counts_s", median_of(m[k].extra, m[k].n), "s" };
-                    metrics[nm++] = (metric){ "paths", (double)m[k].paths, "tuples" };
-                } else if (a.verify) {
-                    metrics[nm++] = (metric){ "max_rel_error", m[k].error, NULL };
-                }
-                int Q = node_ranks < P ? node_ranks : P;
-                if (m[k].params[A2A_PARAM_PPN] > 0)
-                    Q = m[k].params[A2A_PARAM_PPN] < P ? m[k].params[A2A_PARAM_PPN] : P;
-                measurement row = {
-                    .section = a.which, .family = "app", .kernel = m[k].kernel->name,
-                    .dist = tc ? "graph" : "fft", .P = P, .Q = Q, .S = m[k].max_block,
-                    .params_json = pj, .dist_params_json = dist_json,
-                    .datatype = tc ? "uint64" : "double_complex",
-                    .seed = tc ? spec.seed : a.seed, .warmup = a.warmup,
-                    .oversubscribed = oversub[P], .status = m[k].failed == 2 ? STATUS_WRONG
-                                                           : m[k].failed ? STATUS_ERROR : STATUS_OK,
-                    .message = message, .samples = m[k].total, .nsamples = m[k].failed ? 0 : m[k].n,
-                    .bytes_moved = m[k].bytes_moved, .metrics = metrics, .nmetrics = nm,
-                    .started = m[k].started, .ended = m[k].ended,
-                };
-                if (db_store_measurement(d, run_id, &row, err, sizeof err)) {
-                    fprintf(stderr, "a2atune: app: %s\n", err);
-                    status = 1;
-                }
-                free(pj);
-            }
-            if (d) {
-                db_end_run(d, run_id, status || wrong || failed ? "failed" : "done");
-                db_close(d);
-            }
-            if (!status)
-                printf("results: %s (run %lld): SELECT r.kernel, r.median_s, m.value AS comm_s "
-                       "FROM results r JOIN metrics m ON m.result_id = r.id AND m.name = 'comm_s' "
-                       "WHERE r.run_id = %lld\n", a.db_path, run_id, run_id);
-        }
-        MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (status) {
-            rc = EXIT_BAD_INPUT;
-            goto out;
-        }
-    }
-    MPI_Bcast(&wrong, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    rc = wrong || failed ? EXIT_WRONG : EXIT_OK;
-out:
+    rc = run_app(argc, argv, R);
     for (int k = 0; k < 2; k++) {
-        free(m[k].total);
-        free(m[k].comm);
-        free(m[k].extra);
+        free(R->m[k].total);
+        free(R->m[k].comm);
+        free(R->m[k].extra);
     }
-    free(oversub);
-    graph_free(&g);
-    fft_free(&ctx);
+    free(R->oversub);
+    graph_free(&R->g);
+    fft_free(&R->ctx);
     fftw_cleanup();
+    free(R);
     MPI_Finalize();
     return rc;
 }
