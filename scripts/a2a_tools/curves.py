@@ -4,7 +4,10 @@ One figure per P (and data set), one panel per S: the median time per call for e
 radix with Q1..Q3 error bars (drawn above the reference lines), one line per setting of
 the kernel's other parameters (e.g. TuNA's block_count), vertical lines at sqrt(P) and at
 the model-optimal radix (least K*alpha + D*S*beta, alpha and beta written on the figure),
-and the baseline's median as a horizontal dashed line. The radix axis has integer ticks;
+the model's time K*alpha + D*S*beta itself over every radix 2..P as a dotted line (it
+does not move the time axis), and the baseline's median as a horizontal dashed line. The
+radix axis has integer ticks, and is logarithmic (base 2) above P = 64, where radix
+sweeps are sampled (powers of two, sqrt(P), P);
 every figure of one command uses one time unit. A star marks the fastest radix only when
 it beats the runner-up by more than the noise (the larger IQR); radices tied within the
 noise get hollow stars. A figure measured with more ranks than cores says so in its title
@@ -17,6 +20,7 @@ from .analysis import data_label, other_params
 from .common import DEFAULT_FIGURES, fmt_size, time_unit
 
 MAX_LINES = 6   # more settings of the other parameters than this: draw the fastest per radix
+LOG_RADIX_ABOVE = 64   # a radix axis for larger P is logarithmic, base 2
 
 
 def add_parser(sub, common):
@@ -78,6 +82,15 @@ def radix_axis(P):
     return (min(1.5, math.sqrt(P) - 0.2), P + 0.5), analysis.radix_ticks(P, 16)
 
 
+def log_radix_axis(P):
+    """(xlim, ticks) of a base-2 logarithmic radix axis at P: the powers of two up to P,
+    and P itself, all integers."""
+    ticks = [2 ** k for k in range(1, int(math.log2(P)) + 1)]
+    if ticks[-1] != P:
+        ticks.append(P)
+    return (1.8, P * 1.12), ticks
+
+
 def _engineering(seconds):
     """1e-06 -> '1 \u00b5s', 1e-09 -> '1 ns', 2.5e-10 -> '0.25 ns'."""
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s"), (1e-9, "ns")):
@@ -91,7 +104,7 @@ def model_words(alpha, beta):
 
 
 def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
-    from matplotlib.ticker import FixedLocator, FuncFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
 
     n = len(groups)
     ncols = min(4, n)
@@ -99,7 +112,9 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
     fig = style.new_figure(2.9 * ncols + 0.6, 2.35 * nrows + 1.6)
     scale, unit = unit_of_family
     over = analysis.oversubscribed_by_p(groups)
-    (x_lo, x_hi), ticks = radix_axis(P)
+    log_x = P > LOG_RADIX_ABOVE
+    (x_lo, x_hi), ticks = log_radix_axis(P) if log_x else radix_axis(P)
+    every_radix = list(range(2, P + 1))
     axes = []
     for i, g in enumerate(groups):
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=axes[0] if axes else None)
@@ -137,14 +152,26 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
         if g.baseline is not None:
             ax.axhline(g.baseline["median_s"] * scale, label="%s median" % baseline,
                        zorder=REFERENCE_Z, **style.BASELINE_STYLE)
+        if P >= 2:
+            ax.plot(every_radix, [model.model_time(P, r, g.S, args.alpha, args.beta) * scale
+                                  for r in every_radix],
+                    color=style.MODEL_STYLE["color"], linestyle=":", linewidth=1.0, alpha=0.8,
+                    zorder=REFERENCE_Z, scalex=False, scaley=False,
+                    label="model time K\u00b7\u03b1 + D\u00b7S\u00b7\u03b2 (same \u03b1, \u03b2)")
         if over.get(P):
             ax.set_facecolor("#f4f0e8")
         if args.log_time:
             ax.set_yscale("log")
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
             ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
         ax.set_title("S = %s" % fmt_size(g.S))
         ax.grid(True, which="major")
+        if log_x:
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%d" % round(v)))
+            ax.xaxis.set_minor_locator(FixedLocator([]))
+            ax.tick_params(axis="x", labelsize=7, labelrotation=45)
         ax.xaxis.set_major_locator(FixedLocator(ticks))
         if i % ncols == 0:
             ax.set_ylabel("time per call (%s)" % unit)
@@ -162,6 +189,10 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
                bbox_to_anchor=(0.5, 0.2 / height))
     g0 = groups[0]
     details = "%s family, dist = %s" % (g0.family, data_label(g0.data_key))
+    if log_x:
+        measured = sorted({r["radix"] for g in groups for r in g.rows})
+        if len(measured) < P - 1:
+            details += " \u00b7 radices sampled: %s" % ", ".join(str(r) for r in measured)
     if over.get(P):
         details += " \u00b7 P = %d is oversubscribed: more ranks than cores (shaded panels)" % P
     style.titles(fig, "%s: time per call versus radix, P = %d" % (kernel, P), details, run, over)

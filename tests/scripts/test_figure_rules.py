@@ -182,6 +182,14 @@ class Curves(A2ATestCase):
             self.assertLessEqual(lo, min(2, math.sqrt(P)))
             self.assertGreaterEqual(hi, P)
 
+    def test_log_radix_axis_above_64(self):
+        for P in (65, 128, 1000, 1024, 4096):
+            (lo, hi), ticks = curves.log_radix_axis(P)
+            self.assertTrue(all(isinstance(t, int) for t in ticks), P)
+            self.assertEqual((ticks[0], ticks[-1]), (2, P))
+            self.assertTrue(lo < 2 and hi > P)
+            self.assertTrue(all(t & (t - 1) == 0 for t in ticks[:-1]))    # powers of two
+
     def test_one_time_unit(self):
         small = group(2, 16, [row(2, 20e-6)])
         large = group(8, 16, [row(2, 4e-3)])
