@@ -1070,8 +1070,10 @@ static void column_text(sqlite3_stmt *st, int col, char *out, size_t len)
 int db_replay_run_info(db *d, const char *sweep_text, run_info *info, char *err, size_t errlen)
 {
     const char *sql =
-        "SELECT host, hosts, nodes, world_size, ppn, cores_per_node, oversubscribed, mpi_library,"
-        " mpi_version, compiler, git_revision, cpu_model, l1d_bytes, l2_bytes, l3_bytes, backend,"
+        "SELECT host, hosts, nodes,"
+        " (SELECT max(o.world_size) FROM runs o WHERE o.backend IS runs.backend), ppn,"
+        " cores_per_node, oversubscribed, mpi_library, mpi_version, compiler, git_revision,"
+        " cpu_model, l1d_bytes, l2_bytes, l3_bytes, backend,"
         " id FROM runs ORDER BY sweep_text IS ? DESC, id DESC LIMIT 1";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK) {

@@ -180,7 +180,10 @@ int db_recorded_results(db *d, long long run_id,
                         void *ctx);
 
 /* Provenance of the run a replayed database measured: its newest run of the same sweep
- * text (else its newest run), backend "replay:<backend>". -1 with a message if it has no run. */
+ * text (else its newest run), backend "replay:<backend>", and as the world size the
+ * largest of any run of that backend (a simulation runs one launch of exactly P ranks
+ * per P, so its newest run alone would hide the larger P). -1 with a message if it has
+ * no run. */
 int db_replay_run_info(db *d, const char *sweep_text, run_info *info, char *err, size_t errlen);
 
 /* The newest non-skipped row of configuration key: status, message, summary, oversubscribed,

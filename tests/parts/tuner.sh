@@ -35,6 +35,13 @@ if [ $rc -eq 0 ]; then
 else
     fail tuner/targets "(exit $rc)"; tail -n 9 "$TU/report.txt" | sed 's/^/    /'
 fi
+# a replayed database whose newest run is a smaller launch (a simulation runs one launch of
+# exactly P ranks per P): every P of the sweep still counts as runnable
+EXH8="$TU/exhaustive-newest-small.db"
+cp "$EXH" "$EXH8"
+sql "$EXH8" "INSERT INTO runs (started, status, world_size, backend, sweep_text) VALUES ('2026-01-01T00:00:00', 'done', 8, 'mpi', '; another launch')"
+mpirun_openmpi 1 ./a2atune tune "$SWEEP" --db "$TU/t8.db" --replay "$EXH8" --no-files --quiet --budget 25% 2> "$TU/t8.err" > /dev/null
+check tuner/replay-sees-every-P holds 'grep -q "^a2atune: tune: $runnable configurations can run" "$TU/t8.err"'
 check tuner/report-heatmap holds '[ -s "$TU/figures/tuner-regret-uniform-constant.png" ] && [ -s "$TU/figures/tuner-regret-uniform-constant.svg" ]'
 check tuner/report-random-baseline holds 'grep -q "^random search, $n1 measurements, 10 seeds" "$TU/report.txt"'
 
