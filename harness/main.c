@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "copybench.h"
 #include "counters.h"
+#include "db.h"
 #include "provenance.h"
 #include "radix_model.h"
 #include "sweep.h"
@@ -97,8 +98,8 @@ static json_t *bound_json(a2a_bound b)
 /* Guarantees: the parameters' declarations (A2A_PARAMS) and the kernel table as one JSON
  * object on stdout: {"params": [{name, meaning, sweep_default, column, values}], "kernels":
  * [{family, name, summary, baseline, needs_groups, needs_shared, params: [{name, range,
- * lo, hi, meaning}]}], "distributions", "payloads", "datatypes"}; the Python tools read
- * it. */
+ * lo, hi, meaning}]}], "distributions", "payloads", "datatypes", "views": [{name,
+ * select}] (db_views: the results contract)}; the Python tools read it. */
 static int command_list_json(void)
 {
     json_t *params = json_array(), *kernels = json_array(), *names;
@@ -151,6 +152,12 @@ static int command_list_json(void)
     json_object_set_new(out, "datatypes", names = json_array());
     for (int t = 0; t < sweep_datatype_count(); t++)
         json_array_append_new(names, json_string(sweep_datatype_name(t)));
+    int nviews;
+    const db_view *views = db_views(&nviews);
+    json_object_set_new(out, "views", names = json_array());
+    for (int v = 0; v < nviews; v++)
+        json_array_append_new(names, json_pack("{s:s, s:s}", "name", views[v].name, "select",
+                                               views[v].select));
     int rc = json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     printf("\n");
     json_decref(out);
