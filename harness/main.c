@@ -8,6 +8,7 @@
 #include "copybench.h"
 #include "counters.h"
 #include "db.h"
+#include "expand_command.h"
 #include "provenance.h"
 #include "radix_model.h"
 #include "sweep.h"
@@ -32,6 +33,9 @@ static const char usage[] =
     "  a2atune model --P LIST --radix LIST\n"
     "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
     "                     lists as in sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
+    "  a2atune expand [--P N --Q N --N N --world N --radix N] LIST... | --sweep FILE\n"
+    "                     value lists expanded, or a sweep file's sections and process\n"
+    "                     counts, as JSON (a2atune expand --help)\n"
     "  mpirun -n P a2atune app tc --graph SPEC [--kernel NAME --radix R ...]\n"
     "  mpirun -n P a2atune app fft --n SIZE [--kernel NAME --radix R ...]\n"
     "                     application benchmarks: a transitive closure shuffling with the\n"
@@ -359,6 +363,8 @@ int main(int argc, char **argv)
         return command_list(argc, argv);
     if (strcmp(cmd, "model") == 0)
         return command_model(argc, argv);
+    if (strcmp(cmd, "expand") == 0)
+        return command_expand(argc, argv);
     if (strcmp(cmd, "app") == 0)
         return command_app(argc, argv);
     if (strcmp(cmd, "counters") == 0)

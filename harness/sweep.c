@@ -87,6 +87,7 @@ MPI_Datatype sweep_datatype(int index)
 typedef struct load_state {
     sweep *sw;
     int line;                 /* the line being read (1-based) */
+    int header_line;          /* the line of the current section's [name] header */
     sweep_setting global[KEY_COUNT];
     sweep_setting *last;      /* the setting of the previous key line (continuations) */
     char err[512];
@@ -128,7 +129,7 @@ static int handle_pair(void *user, const char *section, const char *name, const 
             last = &sw->sections[sw->nsections++];
             memset(last, 0, sizeof *last);
             snprintf(last->name, sizeof last->name, "%s", section);
-            last->line = line;
+            last->line = st->header_line;
         }
         settings = last->setting;
     }
@@ -224,6 +225,7 @@ static int parse_ini(const char *text, load_state *st)
                 break;
             }
             snprintf(section, sizeof section, "%s", name);
+            st->header_line = st->line;
             continue;
         }
         char *sep = find_stop(line, "=:");
