@@ -51,42 +51,51 @@ static const char *const schema =
     " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE, event TEXT NOT NULL,"
     " max_value INTEGER, sum_value INTEGER, rank0_value INTEGER, calls INTEGER,"
     " available INTEGER NOT NULL, reason TEXT, PRIMARY KEY (result_id, event));"
-    "%s"
-    "%s%s";
+    "%s";
 
-/* For every tunable configuration group: the radix with the lowest median. */
-static const char *const best_radix_view =
-    "CREATE VIEW best_radix AS"
-    " SELECT run_id, section, family, kernel, P, Q, S, dist, payload, datatype, radix, radix2,"
-    "  block_count, median_s FROM ("
-    "  SELECT r.*, ROW_NUMBER() OVER (PARTITION BY run_id, family, kernel, P, Q, S, dist,"
-    "   payload, datatype ORDER BY median_s) AS rank_in_group"
-    "  FROM results r WHERE status = 'ok' AND radix IS NOT NULL)"
-    " WHERE rank_in_group = 1;";
-
-/* Every ok result next to one vendor collective (the library's own choice) of the same run
- * and data: family, P, Q, S, dist and its parameters, payload, datatype, gap and buffer
- * allocation; of several such baselines, the one of the result's own section, then the
- * first recorded. One row per result (schema 3; schema 2 joined without Q, dist_params and
- * alloc and could give a result several rows). */
-static const char *const speedup_view =
-    "CREATE VIEW speedup_vs_baseline AS"
-    " SELECT result_id, run_id, section, family, kernel, P, Q, S, dist, payload, datatype, radix,"
-    "  radix2, block_count, median_s, baseline_median_s, speedup FROM ("
-    "  SELECT r.id AS result_id, r.run_id, r.section, r.family, r.kernel, r.P, r.Q, r.S, r.dist,"
-    "   r.payload, r.datatype, r.radix, r.radix2, r.block_count, r.median_s,"
-    "   b.median_s AS baseline_median_s, b.median_s / r.median_s AS speedup,"
-    "   ROW_NUMBER() OVER (PARTITION BY r.id ORDER BY b.section = r.section DESC, b.id)"
-    "    AS baseline_rank"
-    "  FROM results r JOIN results b ON b.run_id = r.run_id AND b.family = r.family"
-    "   AND b.kernel = 'vendor' AND b.P = r.P AND b.Q IS r.Q AND b.S = r.S AND b.dist = r.dist"
-    "   AND b.dist_params IS r.dist_params AND b.payload IS r.payload"
-    "   AND b.datatype IS r.datatype AND b.gap IS r.gap"
-    "   AND IFNULL(json_extract(b.params, '$.alloc'), 'private')"
-    "     = IFNULL(json_extract(r.params, '$.alloc'), 'private')"
-    "   AND b.status = 'ok' AND IFNULL(json_extract(b.params, '$.vendor_algorithm'), 0) = 0"
-    "  WHERE r.status = 'ok')"
-    " WHERE baseline_rank = 1;";
+/* The views: the results contract, owned here. One grouping defines "the same data set"
+ * for every view and for the scripts (scripts/a2a_tools/analysis.py groups by run_id and
+ * data_set): family, P, Q, S, dist and its parameters, payload, datatype, gap and buffer
+ * allocation (params.alloc, 'private' when absent). A baseline is a vendor row at
+ * vendor_algorithm 0 (the library's own choice: own_choice = 1). Created in this order
+ * (later views read result_data) and replaced on open when the stored text differs
+ * (sync_views), so a file written by an older a2atune gets these definitions. */
+static const db_view views[] = {
+    /* Every result with its allocation, whether it is the library's own choice, and its
+     * data set as one comparable value (a JSON array; NULLs compare equal in it). */
+    {"result_data",
+     "SELECT r.*, IFNULL(json_extract(r.params, '$.alloc'), 'private') AS alloc,"
+     " IFNULL(json_extract(r.params, '$.vendor_algorithm'), 0) = 0 AS own_choice,"
+     " json_array(r.family, r.P, r.Q, r.S, r.dist, r.dist_params, r.payload, r.datatype, r.gap,"
+     "  IFNULL(json_extract(r.params, '$.alloc'), 'private')) AS data_set"
+     " FROM results r"},
+    /* For every tunable kernel, run and data set: the ok row with a radix and the lowest
+     * median (of equal medians, the first recorded). */
+    {"best_radix",
+     "SELECT run_id, section, family, kernel, P, Q, S, dist, payload, datatype, gap, alloc,"
+     " data_set, radix, radix2, block_count, median_s FROM ("
+     " SELECT d.*, ROW_NUMBER() OVER (PARTITION BY run_id, kernel, data_set"
+     "  ORDER BY median_s, id) AS rank_in_group"
+     " FROM result_data d WHERE status = 'ok' AND radix IS NOT NULL)"
+     " WHERE rank_in_group = 1"},
+    /* Every ok result next to one baseline of the same run and data set; of several, the
+     * one of the result's own section, then the first recorded. One row per result with a
+     * baseline. (The equalities on family, P, S and dist, implied by data_set, let SQLite
+     * use the results_lookup index.) */
+    {"speedup_vs_baseline",
+     "SELECT result_id, run_id, section, family, kernel, P, Q, S, dist, payload, datatype,"
+     " radix, radix2, block_count, median_s, baseline_median_s, speedup FROM ("
+     " SELECT r.id AS result_id, r.run_id, r.section, r.family, r.kernel, r.P, r.Q, r.S, r.dist,"
+     "  r.payload, r.datatype, r.radix, r.radix2, r.block_count, r.median_s,"
+     "  b.median_s AS baseline_median_s, b.median_s / r.median_s AS speedup,"
+     "  ROW_NUMBER() OVER (PARTITION BY r.id ORDER BY b.section = r.section DESC, b.id)"
+     "   AS baseline_rank"
+     " FROM result_data r JOIN result_data b ON b.run_id = r.run_id AND b.kernel = 'vendor'"
+     "  AND b.family = r.family AND b.P = r.P AND b.S = r.S AND b.dist = r.dist"
+     "  AND b.data_set = r.data_set AND b.own_choice AND b.status = 'ok'"
+     " WHERE r.status = 'ok')"
+     " WHERE baseline_rank = 1"},
+};
 
 /* Schema 3 adds to a schema-2 (or 1) file: launches and the conditions of a run, idle ranks
  * per result, and the one-row-per-result speedup view. */
@@ -178,6 +187,74 @@ static int pragma_int(sqlite3 *h, const char *sql, long long *value)
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* Guarantees: see db.h. */
+const db_view *db_views(int *count)
+{
+    *count = (int)(sizeof views / sizeof views[0]);
+    return views;
+}
+
+/* Guarantees: 1 when every view is stored with exactly the text views[] gives it, 0 when
+ * one differs or is missing, -1 on an SQLite error. */
+static int views_current(sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int current = 1;
+    for (size_t v = 0; current == 1 && v < sizeof views / sizeof views[0]; v++) {
+        char want[4096];
+        snprintf(want, sizeof want, "CREATE VIEW %s AS %s", views[v].name, views[v].select);
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, views[v].name, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            const unsigned char *have = sqlite3_column_text(st, 0);
+            current = have && strcmp((const char *)have, want) == 0;
+        } else
+            current = rc == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(st);
+    return current;
+}
+
+/* Guarantees: on return 0 the file holds the views of views[] with their current text
+ * (each dropped and created again, all in one write transaction, when any differed; a
+ * file already current is not written); -1 with the reason in msg otherwise. */
+static int sync_views(db *d, char *msg, size_t msglen)
+{
+    int current = views_current(d->handle);
+    if (current == 1)
+        return 0;
+    if (current < 0 || exec(d, "BEGIN IMMEDIATE", msg, msglen))
+        goto sql_error;
+    if ((current = views_current(d->handle)) < 0)
+        goto rollback;
+    size_t n = sizeof views / sizeof views[0];
+    for (size_t v = n; current == 0 && v-- > 0;) {
+        char sql[4200];
+        snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS %s", views[v].name);
+        if (exec(d, sql, msg, msglen))
+            goto rollback;
+    }
+    for (size_t v = 0; current == 0 && v < n; v++) {
+        char sql[4200];
+        snprintf(sql, sizeof sql, "CREATE VIEW %s AS %s", views[v].name, views[v].select);
+        if (exec(d, sql, msg, msglen))
+            goto rollback;
+    }
+    if (exec(d, "COMMIT", msg, msglen))
+        goto rollback;
+    return 0;
+rollback:
+    exec(d, "ROLLBACK", NULL, 0);
+    return -1;
+sql_error:
+    snprintf(msg, msglen, "%s", sqlite3_errmsg(d->handle));
+    return -1;
+}
+
 static int open_attempt(const char *path, db **out, char *err, size_t errlen);
 
 /* Guarantees: see db.h. A launch that finds the file locked by another launch creating,
@@ -262,7 +339,7 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
         char tables[12288], create[12800];
         create[0] = '\0';
         if (app_id == 0) {
-            snprintf(tables, sizeof tables, schema, metrics_table, best_radix_view, speedup_view);
+            snprintf(tables, sizeof tables, schema, metrics_table);
             snprintf(create, sizeof create, "%s PRAGMA application_id = %d;", tables,
                      A2A_APPLICATION_ID);
         } else { /* an older schema of ours: add what it lacks */
@@ -270,9 +347,8 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
                 snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
                          metrics_table);
             if (version < 3)
-                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s%s%s",
-                         schema3_migration, liveness_columns, tuner_columns, schema3_columns,
-                         speedup_view);
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s%s",
+                         schema3_migration, liveness_columns, tuner_columns, schema3_columns);
         }
         if (version < A2A_SCHEMA_VERSION)
             snprintf(create + strlen(create), sizeof create - strlen(create),
@@ -282,6 +358,10 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
             snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
             goto fail;
         }
+    }
+    if (sync_views(d, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s: cannot create the views: %s", path, msg);
+        goto fail;
     }
     *out = d;
     return 0;

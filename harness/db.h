@@ -45,6 +45,16 @@ typedef enum result_status {
     STATUS_COUNT
 } result_status;
 
+/* One view of the results contract: its name and the SELECT it stands for. */
+typedef struct db_view {
+    const char *name, *select;
+} db_view;
+
+/* The views every database opened for writing holds (result_data, best_radix,
+ * speedup_vs_baseline), in creation order; *count is set to their number. The scripts
+ * read them through `a2atune list --json` to query an older file the same way. */
+const db_view *db_views(int *count);
+
 /* The stored name of a status: "error", "ok", "wrong", "skipped", "timeout". */
 const char *db_status_name(result_status status);
 

@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "copybench.h"
 #include "counters.h"
+#include "db.h"
+#include "expand_command.h"
 #include "provenance.h"
 #include "radix_model.h"
 #include "sweep.h"
@@ -31,6 +33,9 @@ static const char usage[] =
     "  a2atune model --P LIST --radix LIST\n"
     "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
     "                     lists as in sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
+    "  a2atune expand [--P N --Q N --N N --world N --radix N] LIST... | --sweep FILE\n"
+    "                     value lists expanded, or a sweep file's sections and process\n"
+    "                     counts, as JSON (a2atune expand --help)\n"
     "  mpirun -n P a2atune app tc --graph SPEC [--kernel NAME --radix R ...]\n"
     "  mpirun -n P a2atune app fft --n SIZE [--kernel NAME --radix R ...]\n"
     "                     application benchmarks: a transitive closure shuffling with the\n"
@@ -97,8 +102,8 @@ static json_t *bound_json(a2a_bound b)
 /* Guarantees: the parameters' declarations (A2A_PARAMS) and the kernel table as one JSON
  * object on stdout: {"params": [{name, meaning, sweep_default, column, values}], "kernels":
  * [{family, name, summary, baseline, needs_groups, needs_shared, params: [{name, range,
- * lo, hi, meaning}]}], "distributions", "payloads", "datatypes"}; the Python tools read
- * it. */
+ * lo, hi, meaning}]}], "distributions", "payloads", "datatypes", "views": [{name,
+ * select}] (db_views: the results contract)}; the Python tools read it. */
 static int command_list_json(void)
 {
     json_t *params = json_array(), *kernels = json_array(), *names;
@@ -151,6 +156,12 @@ static int command_list_json(void)
     json_object_set_new(out, "datatypes", names = json_array());
     for (int t = 0; t < sweep_datatype_count(); t++)
         json_array_append_new(names, json_string(sweep_datatype_name(t)));
+    int nviews;
+    const db_view *views = db_views(&nviews);
+    json_object_set_new(out, "views", names = json_array());
+    for (int v = 0; v < nviews; v++)
+        json_array_append_new(names, json_pack("{s:s, s:s}", "name", views[v].name, "select",
+                                               views[v].select));
     int rc = json_dumpf(out, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     printf("\n");
     json_decref(out);
@@ -352,6 +363,8 @@ int main(int argc, char **argv)
         return command_list(argc, argv);
     if (strcmp(cmd, "model") == 0)
         return command_model(argc, argv);
+    if (strcmp(cmd, "expand") == 0)
+        return command_expand(argc, argv);
     if (strcmp(cmd, "app") == 0)
         return command_app(argc, argv);
     if (strcmp(cmd, "counters") == 0)

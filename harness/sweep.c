@@ -87,6 +87,7 @@ MPI_Datatype sweep_datatype(int index)
 typedef struct load_state {
     sweep *sw;
     int line;                 /* the line being read (1-based) */
+    int header_line;          /* the line of the current section's [name] header */
     sweep_setting global[KEY_COUNT];
     sweep_setting *last;      /* the setting of the previous key line (continuations) */
     char err[512];
@@ -128,7 +129,7 @@ static int handle_pair(void *user, const char *section, const char *name, const 
             last = &sw->sections[sw->nsections++];
             memset(last, 0, sizeof *last);
             snprintf(last->name, sizeof last->name, "%s", section);
-            last->line = line;
+            last->line = st->header_line;
         }
         settings = last->setting;
     }
@@ -224,6 +225,7 @@ static int parse_ini(const char *text, load_state *st)
                 break;
             }
             snprintf(section, sizeof section, "%s", name);
+            st->header_line = st->line;
             continue;
         }
         char *sep = find_stop(line, "=:");
@@ -515,8 +517,10 @@ static wl_key section_key(void *ctx, const char *name)
     return key;
 }
 
-static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
-                         char *err, size_t errlen)
+/* Guarantees: every key the section leaves unset takes the value set before the first
+ * section, else its default (at the section's header line); a sparse family or an
+ * application-sized dist without S gets S = 0 (sizes come from elsewhere). */
+static void fill_settings(sweep_section *sec, const sweep_setting *global)
 {
     sweep_setting *set = sec->setting;
     for (int k = 0; k < KEY_COUNT; k++)
@@ -535,12 +539,13 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
         set[KEY_S].text = strdup("0");
         set[KEY_S].line = sec->line;
     }
-    static const sweep_key required[] = { KEY_FAMILY, KEY_KERNELS, KEY_S };
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-        if (!set[required[i]].text)
-            FAIL("%s:%d: section [%s] does not set '%s'", path, sec->line, sec->name,
-                 sweep_key_name(required[i]));
+}
 
+/* Guarantees: sec->family and sec->kernels (each once, in the order written), or -1 with
+ * "file:line: ..." in err for an unknown family, a bad list or an unknown kernel. */
+static int parse_kernels(const char *path, sweep_section *sec, char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
     char word[64];
     if (sscanf(set[KEY_FAMILY].text, " %63s", word) != 1 || (int)(sec->family = a2a_family_by_name(word)) < 0)
         FAIL("%s:%d: unknown family '%s' (known: uniform, nonuniform, inplace, sdde, sddev)", path,
@@ -566,7 +571,14 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             sec->kernels[sec->nkernels++] = k;
     }
     vlist_free_words(names, nnames);
+    return 0;
+}
 
+/* Guarantees: sec->dists, payloads and datatypes by name, or -1 with "file:line: ..." in
+ * err for an unknown name or a distribution of unequal blocks in the uniform family. */
+static int parse_data_names(const char *path, sweep_section *sec, char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
     if (parse_names(path, &set[KEY_DIST], "distribution", lookup_dist, NULL, &sec->dists,
                     &sec->ndists, err, errlen) ||
         parse_names(path, &set[KEY_PAYLOAD], "payload", lookup_payload, NULL, &sec->payloads,
@@ -580,7 +592,16 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
                 FAIL("%s:%d: distribution '%s' gives blocks of different sizes; the uniform "
                      "family needs 'constant' (or 'fft')", path, set[KEY_DIST].line,
                      wl_dist_name((wl_dist)sec->dists[i]));
+    return 0;
+}
 
+/* Guarantees: the value lists of P, S, gap and every parameter parsed (named values as
+ * their numbers), P depending on world only, and every parameter a kernel takes set (ppn
+ * aside); else -1 with "file:line: ..." in err. */
+static int parse_value_lists(const char *path, sweep_section *sec, char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
+    char msg[256];
     struct { sweep_key key; vlist **list; } lists[KEY_COUNT] = {
         { KEY_P, &sec->P }, { KEY_S, &sec->S }, { KEY_GAP, &sec->gap },
     };
@@ -612,7 +633,15 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
                 FAIL("%s:%d: kernel %s takes %s but section [%s] does not set it", path,
                      set[KEY_KERNELS].line, sec->kernels[i]->name, a2a_param_name((a2a_param)p),
                      sec->name);
+    return 0;
+}
 
+/* Guarantees: iterations (or auto and its time budget), warmup, seed, timeout and the
+ * distributions' mean, sd and exponent (NAN when unset) read and range-checked; else -1
+ * with "file:line: ..." in err. */
+static int parse_run_numbers(const char *path, sweep_section *sec, char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
     long long v;
     if (parse_iterations(path, set, sec, err, errlen))
         return -1;
@@ -650,18 +679,14 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
                  sweep_key_name(number_keys[i]), s->text);
         *targets[i] = x;
     }
-    if (set[KEY_COUNTERS].text) {
-        char *list = NULL;
-        if (counters_list_expand(set[KEY_COUNTERS].text, &list, msg, sizeof msg) != 0)
-            FAIL("%s:%d: counters: %s", path, set[KEY_COUNTERS].line, msg);
-        sec->counters = list;
-    }
-    if (sec->family == A2A_FAMILY_SDDE || sec->family == A2A_FAMILY_SDDEV) {
-        if (parse_patterns(path, sec, &set[KEY_PATTERN], err, errlen))
-            return -1;
-    } else if (set[KEY_PATTERN].text) {
-        FAIL("%s:%d: pattern is for the sdde and sddev families", path, set[KEY_PATTERN].line);
-    }
+    return 0;
+}
+
+/* Guarantees: with dist = matrix, sec->matrix_path is the matrix file (relative to the
+ * sweep's folder unless absolute); -1 with "file:line: ..." in err when it is not given. */
+static int resolve_matrix(const char *path, sweep_section *sec, char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
     int uses_matrix = 0;
     for (int i = 0; i < sec->ndists; i++)
         uses_matrix |= sec->dists[i] == WL_DIST_MATRIX;
@@ -683,6 +708,40 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
             snprintf(sec->matrix_path, len, "%s/%s", folder, file);
         free(folder_buf);
     }
+    return 0;
+}
+
+/* Guarantees: the section complete and checked, one named step after the other (see
+ * sweep.h); -1 with "file:line: ..." in err at the first step that refuses it. */
+static int check_section(const char *path, sweep_section *sec, const sweep_setting *global,
+                         char *err, size_t errlen)
+{
+    sweep_setting *set = sec->setting;
+    char msg[256];
+    fill_settings(sec, global);
+    static const sweep_key required[] = { KEY_FAMILY, KEY_KERNELS, KEY_S };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!set[required[i]].text)
+            FAIL("%s:%d: section [%s] does not set '%s'", path, sec->line, sec->name,
+                 sweep_key_name(required[i]));
+
+    if (parse_kernels(path, sec, err, errlen) || parse_data_names(path, sec, err, errlen) ||
+        parse_value_lists(path, sec, err, errlen) || parse_run_numbers(path, sec, err, errlen))
+        return -1;
+    if (set[KEY_COUNTERS].text) {
+        char *list = NULL;
+        if (counters_list_expand(set[KEY_COUNTERS].text, &list, msg, sizeof msg) != 0)
+            FAIL("%s:%d: counters: %s", path, set[KEY_COUNTERS].line, msg);
+        sec->counters = list;
+    }
+    if (sec->family == A2A_FAMILY_SDDE || sec->family == A2A_FAMILY_SDDEV) {
+        if (parse_patterns(path, sec, &set[KEY_PATTERN], err, errlen))
+            return -1;
+    } else if (set[KEY_PATTERN].text) {
+        FAIL("%s:%d: pattern is for the sdde and sddev families", path, set[KEY_PATTERN].line);
+    }
+    if (resolve_matrix(path, sec, err, errlen))
+        return -1;
     wl_key dist = { set[KEY_DIST].text, set[KEY_DIST].line };
     if (wl_app_provider.parse(path, sec->dists, sec->ndists, dist, section_key, sec,
                               &sec->provided, err, errlen))

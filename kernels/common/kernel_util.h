@@ -13,6 +13,14 @@
 int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, int *rank,
                         int *size);
 
+/* The prologue of every in-place kernel (one buffer, one type): a2a_kernel_prologue with
+ * type on both sides (MPI_ERR_COMM, MPI_ERR_TYPE), then the bytes of one element in *bytes
+ * (A2A_Type_bytes: MPI_ERR_TYPE for a type that is not one ascending run), then *comm
+ * replaced by its private communicator (kernel traffic never meets the application's).
+ * On an error nothing is set but what the checks before it set, and *comm is unchanged. */
+int a2a_inplace_prologue(MPI_Comm *comm, MPI_Datatype type, int *rank, int *size,
+                         MPI_Aint *bytes);
+
 /* The size in bytes of a predefined type that is one ascending run (MPI_BYTE, MPI_INT,
  * MPI_DOUBLE, ...), recognised by its handle without an MPI call; 0 for any other type
  * (which A2A_Type_bytes then inspects). */

@@ -3,6 +3,7 @@
  * communicator check, and the per-message byte limit. */
 #include "a2a.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -266,6 +267,18 @@ int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, i
     MPI_Comm_rank(comm, rank);
     MPI_Comm_size(comm, size);
     return MPI_SUCCESS;
+}
+
+/* Guarantees: see kernel_util.h. */
+int a2a_inplace_prologue(MPI_Comm *comm, MPI_Datatype type, int *rank, int *size,
+                         MPI_Aint *bytes)
+{
+    int err = a2a_kernel_prologue(*comm, type, type, rank, size);
+    if (err == MPI_SUCCESS)
+        err = A2A_Type_bytes(type, bytes);
+    if (err == MPI_SUCCESS)
+        *comm = a2a_private_comm(*comm);
+    return err;
 }
 
 /* ---- staging ---------------------------------------------------------------------------- */

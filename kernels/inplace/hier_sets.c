@@ -2,7 +2,6 @@
  * blocking MPI_Sendrecv_replace exchanges and no extra memory. */
 #include "hsa_schedule.h"
 #include "kernel_util.h"
-#include "private_comm.h"
 
 /* Guarantees: the symmetric in-place exchange in HSA order (hsa_schedule.h), one blocking
  * MPI_Sendrecv_replace per partner. rounds = T(p) (p - 1 for powers of two, at most
@@ -11,13 +10,10 @@ int A2A_Alltoallv_inplace_hier_sets(void *buf, const int *counts, const int *dis
                                     MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
     int rank, p;
-    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
-    if (err != MPI_SUCCESS)
-        return err;
     MPI_Aint size;
-    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
-        return err;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
+    int err = a2a_inplace_prologue(&comm, type, &rank, &p, &size);
+    if (err != MPI_SUCCESS)
+        goto fn_fail;
     char *base = buf;
     a2a_hsa_iter it;
     a2a_hsa_begin(&it, p, rank);
@@ -25,9 +21,12 @@ int A2A_Alltoallv_inplace_hier_sets(void *buf, const int *counts, const int *dis
         err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0,
                                    j, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
-            return err;
+            goto fn_fail;
         a2a_count_send(stats, 1, (long long)counts[j] * size);
     }
     a2a_count_rounds(stats, a2a_hsa_steps(p));
-    return MPI_SUCCESS;
+fn_exit:
+    return err;
+fn_fail:
+    goto fn_exit;
 }

@@ -17,7 +17,6 @@
 
 #include "hsa_schedule.h"
 #include "kernel_util.h"
-#include "private_comm.h"
 
 /* Guarantees: the bytes of the auxiliary buffer the copies need (first fit in HSA order
  * within aux_bytes) and, in *nonblocking, how many exchanges are done non-blocking. */
@@ -48,21 +47,16 @@ int A2A_Alltoallv_inplace_hier_sets_aux(void *buf, const int *counts, const int 
                                         MPI_Datatype type, MPI_Comm comm,
                                         long long aux_bytes, a2a_stats *stats)
 {
-    if (aux_bytes < 0)
-        return MPI_ERR_ARG;
-    int rank, p;
-    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
-    if (err != MPI_SUCCESS)
-        return err;
+    char *aux = NULL;
+    MPI_Request *reqs = NULL;
+    int nreqs = 0, rank, p;
     MPI_Aint size;
-    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
-        return err;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
+    int err = aux_bytes < 0 ? MPI_ERR_ARG : a2a_inplace_prologue(&comm, type, &rank, &p, &size);
+    if (err != MPI_SUCCESS)
+        goto fn_fail;
 
     int nonblocking;
     long long need = plan_aux(p, rank, counts, size, aux_bytes, &nonblocking);
-    char *aux = NULL;
-    MPI_Request *reqs = NULL;
     if (nonblocking > 0) {
         reqs = malloc(2 * (size_t)nonblocking * sizeof *reqs);
         aux = need > 0 ? malloc((size_t)need) : NULL;
@@ -80,7 +74,6 @@ int A2A_Alltoallv_inplace_hier_sets_aux(void *buf, const int *counts, const int 
 
     char *base = buf;
     long long used = 0;
-    int nreqs = 0;
     a2a_hsa_iter it;
     a2a_hsa_begin(&it, p, rank);
     for (int j; (j = a2a_hsa_next(&it)) >= 0;) {
@@ -93,26 +86,31 @@ int A2A_Alltoallv_inplace_hier_sets_aux(void *buf, const int *counts, const int 
             used += bytes;
             err = MPI_Irecv(block, counts[j], type, j, 0, comm, &reqs[nreqs]);
             if (err != MPI_SUCCESS)
-                break;
+                goto fn_fail;
             nreqs++;
             err = MPI_Isend(copy, counts[j], type, j, 0, comm, &reqs[nreqs]);
             if (err != MPI_SUCCESS)
-                break;
+                goto fn_fail;
             nreqs++;
         } else {
             err = MPI_Sendrecv_replace(block, counts[j], type, j, 0, j, 0, comm,
                                        MPI_STATUS_IGNORE);
             if (err != MPI_SUCCESS)
-                break;
+                goto fn_fail;
         }
         a2a_count_send(stats, 1, bytes);
     }
-    int wait_err = nreqs > 0 ? MPI_Waitall(nreqs, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-    if (err == MPI_SUCCESS)
-        err = wait_err;
+    err = nreqs > 0 ? MPI_Waitall(nreqs, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    nreqs = 0; /* completed, or their error is err */
+    if (err != MPI_SUCCESS)
+        goto fn_fail;
+    a2a_count_rounds(stats, a2a_hsa_steps(p));
+fn_exit:
     free(reqs);
     free(aux);
-    if (err == MPI_SUCCESS)
-        a2a_count_rounds(stats, a2a_hsa_steps(p));
     return err;
+fn_fail:
+    if (nreqs > 0) /* the exchanges started before the error complete first */
+        MPI_Waitall(nreqs, reqs, MPI_STATUSES_IGNORE);
+    goto fn_exit;
 }

@@ -1,7 +1,6 @@
 /* linear_shift.c — the linear shift algorithm, LSA (Hofmann and Rünger, Fig. 3): p
  * iterations, in iteration i the partner is (i - rank) mod p. */
 #include "kernel_util.h"
-#include "private_comm.h"
 
 /* Guarantees: the symmetric in-place exchange in at most p steps. In iteration
  * i = 0..p-1 the rank swaps block j = (i - rank + p) mod p with rank j by
@@ -12,13 +11,10 @@ int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *
                                        MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
     int rank, p;
-    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
-    if (err != MPI_SUCCESS)
-        return err;
     MPI_Aint size;
-    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
-        return err;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
+    int err = a2a_inplace_prologue(&comm, type, &rank, &p, &size);
+    if (err != MPI_SUCCESS)
+        goto fn_fail;
     char *base = buf;
     for (int i = 0; i < p; i++) {
         int j = (i - rank + p) % p;
@@ -27,9 +23,12 @@ int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *
         err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0,
                                    j, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
-            return err;
+            goto fn_fail;
         a2a_count_send(stats, 1, (long long)counts[j] * size);
     }
     a2a_count_rounds(stats, p >= 3 ? p : p - 1);
-    return MPI_SUCCESS;
+fn_exit:
+    return err;
+fn_fail:
+    goto fn_exit;
 }

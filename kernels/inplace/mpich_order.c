@@ -1,7 +1,6 @@
 /* mpich_order.c — MPICH's in-place symmetric alltoallv order (Hofmann and Rünger, Fig. 1):
  * a double loop over all pairs (i, j >= i), one blocking MPI_Sendrecv_replace each. */
 #include "kernel_util.h"
-#include "private_comm.h"
 
 /* Guarantees: the symmetric in-place exchange. Every rank walks the pairs (i, j),
  * 0 <= i <= j < p, in loop order and exchanges block j with rank j when it is i, block i
@@ -11,13 +10,10 @@ int A2A_Alltoallv_inplace_mpich_order(void *buf, const int *counts, const int *d
                                       MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
     int rank, p;
-    int err = a2a_kernel_prologue(comm, type, type, &rank, &p);
-    if (err != MPI_SUCCESS)
-        return err;
     MPI_Aint size;
-    if ((err = A2A_Type_bytes(type, &size)) != MPI_SUCCESS)
-        return err;
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
+    int err = a2a_inplace_prologue(&comm, type, &rank, &p, &size);
+    if (err != MPI_SUCCESS)
+        goto fn_fail;
     char *base = buf;
     for (int i = 0; i < p; i++) {
         for (int j = i; j < p; j++) {
@@ -33,10 +29,13 @@ int A2A_Alltoallv_inplace_mpich_order(void *buf, const int *counts, const int *d
             err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[peer] * size, counts[peer],
                                        type, peer, 0, peer, 0, comm, MPI_STATUS_IGNORE);
             if (err != MPI_SUCCESS)
-                return err;
+                goto fn_fail;
             a2a_count_send(stats, 1, (long long)counts[peer] * size);
         }
     }
     a2a_count_rounds(stats, p >= 2 ? 2LL * p - 3 : 0);
-    return MPI_SUCCESS;
+fn_exit:
+    return err;
+fn_fail:
+    goto fn_exit;
 }

@@ -10,25 +10,39 @@ whose median is the median of the launches' medians, q1_s and q3_s the lowest an
 launch median (so that error bars show the spread), noise_s the noise and launches their
 number; every figure, table and tuning decision reads those rows.
 
-A *group* is one point of a radix study: run, family, P, S, dist, payload, datatype and
-gap. Inside a group every radix keeps its fastest configuration (the minimum median
-over the kernel's other parameters, e.g. TuNA's block_count), unless the caller
-filters those parameters. The baseline of a group is the fastest ok configuration of
-the baseline kernel (e.g. vendor, at vendor_algorithm 0: the library's own choice) with the
-same run, family, P, S and data."""
+A *group* is one point of a radix study: a run and a data set, as the view result_data of
+harness/db.c defines it (its data_set column: family, P, Q, S, dist and its parameters,
+payload, datatype, gap and buffer allocation; the grouping of the best_radix and
+speedup_vs_baseline views too). Inside a group every radix keeps its fastest configuration
+(the minimum median over the kernel's other parameters, e.g. TuNA's block_count), unless
+the caller filters those parameters. The baseline of a group is the fastest ok
+configuration of the baseline kernel of the same run and data set, a vendor row only when
+it is the library's own choice (result_data.own_choice: vendor_algorithm 0)."""
 import json
 import math
+import re
 
 from .common import A2AError, simulation_runs
 from .db import describe_filters
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
+# the columns of result_data.data_set, in its order (harness/db.c)
+DATA_SET = ("family", "P", "Q", "S", "dist", "dist_params", "payload", "datatype", "gap",
+            "alloc")
 
 
 class Group:
-    def __init__(self, key):
-        (self.run_id, self.family, self.P, self.S, self.dist, self.payload, self.datatype,
-         self.gap) = key
+    def __init__(self, key, row=None):
+        """key: group_key(row), the data set's columns read from row. Without a row, key is
+        (run_id, family, P, S, dist, payload, datatype, gap): a group of the default Q,
+        dist parameters and allocation (unknown Q, none, private)."""
+        if row is None:
+            run_id, family, P, S, dist, payload, datatype, gap = key
+            row = dict(family=family, P=P, Q=None, S=S, dist=dist, dist_params=None,
+                       payload=payload, datatype=datatype, gap=gap, alloc="private")
+        self.run_id = key[0]
+        (self.family, self.P, self.Q, self.S, self.dist, self.dist_params, self.payload,
+         self.datatype, self.gap, self.alloc) = (row[c] for c in DATA_SET)
         self.key = key
         self.by_radix = {}      # radix -> fastest ok row (dict)
         self.rows = []          # every ok row of the tunable kernel
@@ -36,7 +50,8 @@ class Group:
 
     @property
     def data_key(self):
-        return (self.family, self.dist, self.payload, self.datatype, self.gap)
+        return (self.family, self.dist, self.payload, self.datatype, self.gap,
+                self.dist_params, self.alloc)
 
     @property
     def best(self):
@@ -263,34 +278,53 @@ def combine_launches(rows, groups):
 
 
 def group_key(row):
-    return (row["run_id"], row["family"], row["P"], row["S"], row["dist"], row["payload"],
-            row["datatype"], row["gap"])
+    """A row of result_data's group: its run and data set (the data_set column)."""
+    return (row["run_id"], row["data_set"])
+
+
+def _data_parts(data_key, payload_word, gap_word, alloc_word):
+    """What of a Group.data_key differs from the defaults, in label order; the words format
+    the payload, gap and allocation."""
+    family, dist, payload, datatype, gap, dist_params, alloc = data_key
+    parts = [dist]
+    if dist_params_text(dist_params):
+        parts.append(dist_params_text(dist_params))
+    if datatype and datatype != "byte":
+        parts.append(datatype)
+    if payload and payload != "pattern":
+        parts.append(payload_word % payload)
+    if gap:
+        parts.append(gap_word % gap)
+    if alloc and alloc != "private":
+        parts.append(alloc_word % alloc)
+    return parts
+
+
+def dist_params_text(dist_params):
+    """Stored dist parameters (JSON object text) as 'alpha=1.5 seed=2'; '' for none or {}."""
+    try:
+        params = json.loads(dist_params) if dist_params else {}
+    except ValueError:
+        return str(dist_params)
+    if not isinstance(params, dict):
+        return str(params)
+    return " ".join("%s=%s" % (k, v) for k, v in sorted(params.items()))
 
 
 def data_label(data_key):
-    """'uniform' or 'uniform, int, zero payload, gap 1' for a (family, dist, payload,
-    datatype, gap) tuple: only what differs from the defaults."""
-    family, dist, payload, datatype, gap = data_key
-    parts = [dist]
-    if datatype and datatype != "byte":
-        parts.append(datatype)
-    if payload and payload != "pattern":
-        parts.append("%s payload" % payload)
-    if gap:
-        parts.append("gap %s" % gap)
-    return ", ".join(parts)
+    """'uniform' or 'uniform, int, zero payload, gap 1' for a Group.data_key: only what
+    differs from the defaults (dist parameters as stored, a shared allocation as 'shared
+    buffers')."""
+    return ", ".join(str(p) for p in _data_parts(data_key, "%s payload", "gap %s",
+                                                 "%s buffers"))
 
 
 def data_tag(data_key):
-    """A file-name part for a data set: 'constant', 'uniform-int-zero-gap1'."""
-    family, dist, payload, datatype, gap = data_key
-    parts = [dist]
-    if datatype and datatype != "byte":
-        parts.append(datatype)
-    if payload and payload != "pattern":
-        parts.append(payload)
-    if gap:
-        parts.append("gap%s" % gap)
+    """A file-name part for a data set: 'constant', 'uniform-int-zero-gap1' (dist
+    parameters reduced to letters, digits, '_' and '.')."""
+    parts = _data_parts(data_key, "%s", "gap%s", "%s")
+    if dist_params_text(data_key[5]):
+        parts[1] = re.sub(r"[^A-Za-z0-9_.]+", "_", str(parts[1])).strip("_")
     return "-".join(str(p) for p in parts)
 
 
@@ -339,6 +373,7 @@ def load(db, kernel, baseline, run_id, filters):
     filters: dict of result columns (P, S, dist, family, block_count, radix2 ...) to a
     value or list. Raises A2AError when nothing matches."""
     check_tunable(db, kernel)
+    db.require_views()
     if baseline:
         db.check_kernels([baseline])
     run_id = resolve_run(db, kernel, run_id, filters)
@@ -359,7 +394,8 @@ def load(db, kernel, baseline, run_id, filters):
         return rows
 
     sel = dict(filters, kernel=kernel, run_id=members, status="ok")
-    rows = as_one_simulation(combine_launches(db.rows_where(sel, extra=(SWEPT, [])),
+    rows = as_one_simulation(combine_launches(db.rows_where(sel, extra=(SWEPT, []),
+                                                            table="result_data"),
                                               groups_of_runs))
     if not rows:
         raise A2AError("no ok results match (%s) in %s" % (describe_filters(sel), db.path))
@@ -367,7 +403,7 @@ def load(db, kernel, baseline, run_id, filters):
     for row in rows:
         g = groups.get(group_key(row))
         if g is None:
-            g = groups[group_key(row)] = Group(group_key(row))
+            g = groups[group_key(row)] = Group(group_key(row), row)
         g.rows.append(row)
         held = g.by_radix.get(row["radix"])
         if held is None or row["median_s"] < held["median_s"]:
@@ -378,8 +414,9 @@ def load(db, kernel, baseline, run_id, filters):
                                                                   "payload", "datatype", "gap")}
         base_filters.update(kernel=baseline, run_id=members, status="ok")
         # the library's own choice only: forced vendor algorithms are candidates, not the baseline
-        own_choice = ("IFNULL(json_extract(params, '$.vendor_algorithm'), 0) = 0", [])
-        for row in as_one_simulation(combine_launches(db.rows_where(base_filters, extra=own_choice),
+        own_choice = ("own_choice", [])
+        for row in as_one_simulation(combine_launches(db.rows_where(base_filters, extra=own_choice,
+                                                                    table="result_data"),
                                                       groups_of_runs)):
             g = groups.get(group_key(row))
             if g is None:
@@ -387,7 +424,7 @@ def load(db, kernel, baseline, run_id, filters):
             if g.baseline is None or row["median_s"] < g.baseline["median_s"]:
                 g.baseline = dict(row)
         over = over or any(g.baseline["oversubscribed"] for g in groups.values() if g.baseline)
-    ordered = sorted(groups.values(), key=lambda g: (str(g.data_key), g.P, g.S))
+    ordered = sorted(groups.values(), key=lambda g: (str(g.data_key), g.P, g.S, str(g.Q)))
     return run_id, ordered, over
 
 

@@ -86,7 +86,31 @@ def open_db(path):
         conn.close()
         raise
     conn.row_factory = sqlite3.Row
+    current_views(conn)
     return Database(conn, path)
+
+
+def current_views(conn):
+    """Make this connection read the views of the results contract (result_data, best_radix,
+    speedup_vs_baseline) as harness/db.c defines them (db_views, read from `a2atune list
+    --json`), whatever the file holds: an a2atune opening a file for writing replaces views
+    whose text differs, but a file written by an older a2atune and only read since keeps the
+    old ones. Those are then shadowed by TEMP views of the current text, for this
+    connection only (the file is not written). Returns True when the views are current;
+    False when they are not and no a2atune answers (the file's own views, if any, stay:
+    Database.require_views says what to do)."""
+    from . import params
+    try:
+        views = params.registry().get("views", [])
+    except A2AError:
+        return False
+    stored = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'"))
+    if all(stored.get(v["name"]) == "CREATE VIEW %s AS %s" % (v["name"], v["select"])
+           for v in views):
+        return True
+    for v in views:
+        conn.execute("CREATE TEMP VIEW %s AS %s" % (v["name"], v["select"]))
+    return True
 
 
 class Database:
@@ -102,6 +126,16 @@ class Database:
 
     def all(self, sql, params=()):
         return self.execute(sql, params).fetchall()
+
+    def require_views(self):
+        """A2AError unless the result_data view (and with it the grouping of harness/db.c)
+        can be read: current in the file or shadowed by current_views."""
+        if self.execute("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'result_data'"
+                        " UNION SELECT 1 FROM sqlite_temp_master WHERE type = 'view'"
+                        " AND name = 'result_data'").fetchone() is None:
+            raise A2AError("%s: written by an older a2atune, without the result_data view: "
+                           "build a2atune (make) so the scripts can read it, or open it once "
+                           "for writing with a newer a2atune" % self.path)
 
     def columns(self, table):
         return [r["name"] for r in self.all("SELECT name FROM pragma_table_info(?)", (table,))]
@@ -142,14 +176,19 @@ class Database:
         return names
 
     def rows_where(self, filters, extra=None, order="run_id, family, kernel, P, S, dist, payload,"
-                   " datatype, gap, radix, radix2, block_count, ppn, id", columns="*"):
+                   " datatype, gap, radix, radix2, block_count, ppn, id", columns="*",
+                   table="results"):
         """Results matching filters: a dict column -> value or list of values (None or
-        an empty list: no condition). `extra` is an optional (sql, params) condition."""
+        an empty list: no condition). `extra` is an optional (sql, params) condition.
+        table: results, or the view result_data (results with alloc, own_choice and
+        data_set)."""
+        if table not in ("results", "result_data"):
+            raise ValueError("not a results table: %s" % table)
         where, params = build_where(filters)
         if extra:
             where.append(extra[0])
             params.extend(extra[1])
-        sql = "SELECT %s FROM results" % columns
+        sql = "SELECT %s FROM %s" % (columns, table)
         if where:
             sql += " WHERE " + " AND ".join(where)
         if order:

@@ -1,12 +1,15 @@
-"""Sweep files as the driver reads them (libinih with its default options, harness/sweep.c),
-for `a2a submit`: which sections a sweep has, which process counts each lists at a given
-launch size, and per-job copies whose P lists are restricted to one job.
+"""Sweep files as the driver reads them (harness/sweep.c), for `a2a submit`: which sections
+a sweep has, which process counts each lists at a given launch size, and per-job copies
+whose P lists are restricted to one job.
 
-The reader follows libinih line by line: ';' or '#' starts a comment line, '[name]' a
-section (the name is taken as written between the brackets), 'key = value' or
-'key: value' a setting, ' ;' an inline comment; an indented line after a setting would
-continue it, which the driver rejects as a key given twice, and so does this reader.
-Keys before the first section are defaults for every section; P defaults to `world`.
+The reader follows sweep.c line by line: ';' or '#' starts a comment line, '[name]' a
+section (the name trimmed of white space), 'key = value' or 'key: value' a setting,
+' ;' an inline comment. An indented line after a setting continues its value in the
+driver; this reader refuses it (a job copy rewrites a setting as one line), so a file
+with one is a file `a2a submit` refuses though the driver reads it. Keys before the
+first section are defaults for every section; P defaults to `world`.
+tests/scripts/test_vectors.py checks this reader against sweep.c (`a2atune expand
+--sweep`).
 """
 import os
 import re
@@ -58,7 +61,8 @@ class Sweep:
     """A parsed sweep file. Guarantees: `lines` are the file's lines exactly (line ends
     kept), `sections` in file order, `defaults` the settings before the first section;
     a file the driver would reject for its shape (no ']', no '=', a key or section
-    given twice, a continuation line, NUL bytes) raises A2AError naming file:line."""
+    given twice, NUL bytes) raises A2AError naming file:line, and so does a continuation
+    line, which the driver would read."""
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -90,14 +94,15 @@ class Sweep:
             if body == "" or body[0] in ";#":
                 continue
             if prev_name and line[0].isspace():
-                self._fail(i, "an indented line continues '%s' (the driver reads it as the key "
-                              "given twice); write one setting per line" % prev_name)
+                self._fail(i, "an indented line continues '%s' (the driver joins it to the "
+                              "value; a2a submit cannot rewrite it); write one setting per line"
+                           % prev_name)
             if body[0] == "[":
                 end = body.find("]")
                 cut = _find_value_end(body[1:]) + 1
                 if end < 0 or end > cut:
                     self._fail(i, "a section header needs ']'")
-                name = body[1:end]
+                name = body[1:end].strip()
                 if any(s.name == name for s in self.sections):
                     self._fail(i, "section [%s] appears twice" % name)
                 current = Section(name, i)
