@@ -165,7 +165,7 @@ static int whole_elements(expansion *ex, const config *c)
  * earlier ones (block_count = 1..radix-1 is checked by the registry), and a list that
  * names `radix` is evaluated at the radix already chosen. Returns 0, or -1 with the
  * message in ex->err. */
-static int emit_params(expansion *ex, config *c, int p)
+static int emit_params(expansion *ex, const config *c, int p)
 {
     while (p < A2A_PARAM_COUNT &&
            (p == A2A_PARAM_PPN || !a2a_kernel_takes(c->kernel, (a2a_param)p)))
@@ -213,229 +213,444 @@ static int emit_params(expansion *ex, config *c, int p)
     return rc;
 }
 
+/* One point of the expansion: the configuration built so far and the values the axes
+ * still to be walked choose from. Each axis fills its own fields; a point is copied per
+ * value, so a value never leaks into its siblings. */
+typedef struct point {
+    config c;                        /* the fields chosen so far; the others still 0 */
+    long long *Ps;                   /* axis P: the process counts of the section */
+    int nP;
+    long long *Ss, *gaps, *ppns;     /* the lists at the chosen P (ppns NULL: not given) */
+    int nS, ngaps, nppns;
+    int is;                          /* index of the chosen S (see apply_dist) */
+    int sparse;                      /* the kernel is of an sdde family: patterns apply */
+    const wl_provider *provider;     /* the chosen distribution's provider, NULL: none */
+    wl_instance *inst;               /* its instances at P (provider != NULL) */
+    int ninst, ii;                   /* ii: the chosen instance */
+} point;
+
+/* An axis of the expansion. count: how many values it has at `pt` (it may store them in
+ * pt), or -1 with the message in ex->err. apply: chooses value i in `pt` (a copy of the
+ * counted point): 0 to walk on, 1 when this value yields no configuration, -1 with the
+ * message in ex->err. release_value frees what apply stored, release frees what count
+ * stored; either may be NULL. */
+typedef struct axis {
+    int (*count)(expansion *ex, point *pt);
+    int (*apply)(expansion *ex, point *pt, int i);
+    void (*release_value)(point *pt);
+    void (*release)(point *pt);
+} axis;
+
+/* The process counts of the section (at least one), or -1 when the list cannot be
+ * evaluated or gives none. */
+static int count_P(expansion *ex, point *pt)
+{
+    vlist_env env = { .P = 0, .Q = 0, .N = 0, .world = ex->launch->world };
+    if (eval_list(ex, ex->sec->P, KEY_P, &env, &pt->Ps, &pt->nP))
+        return -1;
+    if (pt->nP == 0) {
+        snprintf(ex->err, ex->errlen, "%s:%d: P = %s gives no process count", ex->sw->path,
+                 ex->sec->setting[KEY_P].line, vlist_text(ex->sec->P));
+        return -1;
+    }
+    return pt->nP;
+}
+
+/* Chooses P and Q (the ranks of the first node), then evaluates and checks the lists
+ * that depend on them: S (0..1TiB, not empty), gap (0..1024, not empty) and ppn. */
+static int apply_P(expansion *ex, point *pt, int i)
+{
+    const sweep_section *sec = ex->sec;
+    pt->Ss = pt->gaps = pt->ppns = NULL;
+    pt->nS = pt->ngaps = 0;
+    pt->nppns = 1;
+    if (pt->Ps[i] < 1) {
+        snprintf(ex->err, ex->errlen, "%s:%d: P = %lld: process counts start at 1",
+                 ex->sw->path, sec->setting[KEY_P].line, pt->Ps[i]);
+        return -1;
+    }
+    int P = pt->Ps[i] > INT_MAX ? INT_MAX : (int)pt->Ps[i];
+    int Q = P < ex->launch->node_ranks ? P : ex->launch->node_ranks;
+    vlist_env env = { .P = P, .Q = Q, .N = (P + Q - 1) / Q, .world = ex->launch->world };
+    pt->c.P = P;
+    pt->c.Q = Q;
+    if (eval_list(ex, sec->S, KEY_S, &env, &pt->Ss, &pt->nS) ||
+        eval_list(ex, sec->gap, KEY_GAP, &env, &pt->gaps, &pt->ngaps))
+        return -1;
+    if (pt->nS == 0) {
+        snprintf(ex->err, ex->errlen, "%s:%d: S = %s gives no size at P = %d (a range "
+                 "lo..hi needs lo <= hi)", ex->sw->path, sec->setting[KEY_S].line,
+                 vlist_text(sec->S), P);
+        return -1;
+    }
+    if (pt->ngaps == 0) {
+        snprintf(ex->err, ex->errlen, "%s:%d: gap = %s gives no value at P = %d (a range "
+                 "lo..hi needs lo <= hi)", ex->sw->path, sec->setting[KEY_GAP].line,
+                 vlist_text(sec->gap), P);
+        return -1;
+    }
+    for (int k = 0; k < pt->nS; k++)
+        if (pt->Ss[k] < 0 || pt->Ss[k] > (1LL << 40)) {
+            snprintf(ex->err, ex->errlen, "%s:%d: S = %lld is outside 0..1TiB", ex->sw->path,
+                     sec->setting[KEY_S].line, pt->Ss[k]);
+            return -1;
+        }
+    for (int k = 0; k < pt->ngaps; k++)
+        if (pt->gaps[k] < 0 || pt->gaps[k] > 1024) {
+            snprintf(ex->err, ex->errlen, "%s:%d: gap = %lld is outside 0..1024", ex->sw->path,
+                     sec->setting[KEY_GAP].line, pt->gaps[k]);
+            return -1;
+        }
+    if (sec->param[A2A_PARAM_PPN]) {
+        if (eval_list(ex, sec->param[A2A_PARAM_PPN], SWEEP_PARAM_KEY(A2A_PARAM_PPN), &env,
+                      &pt->ppns, &pt->nppns))
+            return -1;
+        ex->evaluated[A2A_PARAM_PPN] = 1;
+    }
+    return 0;
+}
+
+/* Frees the lists apply_P evaluated at one P. */
+static void release_P_value(point *pt)
+{
+    free(pt->Ss);
+    free(pt->gaps);
+    free(pt->ppns);
+}
+
+/* Frees the process counts. */
+static void release_P(point *pt)
+{
+    free(pt->Ps);
+}
+
+/* The section's kernels. */
+static int count_kernel(expansion *ex, point *pt)
+{
+    (void)pt;
+    return ex->sec->nkernels;
+}
+
+/* Chooses kernel i. */
+static int apply_kernel(expansion *ex, point *pt, int i)
+{
+    const a2a_kernel *kernel = ex->sec->kernels[i];
+    pt->c.kernel = kernel;
+    pt->sparse = kernel->family == A2A_FAMILY_SDDE || kernel->family == A2A_FAMILY_SDDEV;
+    return 0;
+}
+
+/* The ppn values for a kernel that takes ppn; one (none) for the others. */
+static int count_ppn(expansion *ex, point *pt)
+{
+    (void)ex;
+    return a2a_kernel_takes(pt->c.kernel, A2A_PARAM_PPN) ? pt->nppns : 1;
+}
+
+/* Chooses ppn i, which fixes Q (and N) for the other parameters' lists, then evaluates
+ * those lists into ex->values (a list naming radix is marked for evaluation per radix in
+ * emit_params; naming it where the kernel takes no radix, or in the radix list itself or
+ * in a list before it, is an error). */
+static int apply_ppn(expansion *ex, point *pt, int i)
+{
+    const sweep_section *sec = ex->sec;
+    const a2a_kernel *kernel = pt->c.kernel;
+    int P = pt->c.P;
+    int takes_ppn = a2a_kernel_takes(kernel, A2A_PARAM_PPN);
+    long long ppn = takes_ppn && pt->ppns ? pt->ppns[i] : 0;
+    int q = ppn > 0 ? (int)(ppn < P ? ppn : P) : pt->c.Q;
+    vlist_env at = { .P = P, .Q = q, .N = (P + q - 1) / q, .world = ex->launch->world };
+    memset(pt->c.params, 0, sizeof pt->c.params);
+    pt->c.params[A2A_PARAM_PPN] =
+        takes_ppn ? (int)(ppn > INT_MAX ? INT_MAX : ppn < INT_MIN ? INT_MIN : ppn) : 0;
+    pt->c.Q = q;
+    if (takes_ppn && a2a_param_in_range(kernel, A2A_PARAM_PPN, P, q, pt->c.params))
+        ex->in_range_seen[A2A_PARAM_PPN] = 1;
+    ex->env = at;
+    for (int p = 0; p < A2A_PARAM_COUNT; p++) {
+        free(ex->values[p]);
+        ex->values[p] = NULL;
+        ex->nvalues[p] = 0;
+        ex->after_radix[p] = 0;
+        if (p == A2A_PARAM_PPN || !sec->param[p] || !a2a_kernel_takes(kernel, (a2a_param)p))
+            continue;
+        if (vlist_uses(sec->param[p], "radix")) {
+            sweep_key key = SWEEP_PARAM_KEY(p);
+            if (p == A2A_PARAM_RADIX || !a2a_kernel_takes(kernel, A2A_PARAM_RADIX) ||
+                p < A2A_PARAM_RADIX) {
+                snprintf(ex->err, ex->errlen, "%s:%d: %s = %s names radix, but kernel "
+                         "%s %s", ex->sw->path, sec->setting[key].line,
+                         sweep_key_name(key), vlist_text(sec->param[p]), kernel->name,
+                         p == A2A_PARAM_RADIX ? "chooses the radix from this very list"
+                                              : "takes no radix");
+                return -1;
+            }
+            ex->after_radix[p] = 1; /* evaluated per radix in emit_params */
+            ex->evaluated[p] = 1;
+            continue;
+        }
+        if (eval_list(ex, sec->param[p], SWEEP_PARAM_KEY(p), &at, &ex->values[p],
+                      &ex->nvalues[p]))
+            return -1;
+        ex->evaluated[p] = 1;
+    }
+    return 0;
+}
+
+/* The sparse patterns for an sdde kernel; one (none) for the others. */
+static int count_pattern(expansion *ex, point *pt)
+{
+    return pt->sparse ? ex->sec->npatterns : 1;
+}
+
+/* Chooses pattern i (NULL for dense kernels). */
+static int apply_pattern(expansion *ex, point *pt, int i)
+{
+    pt->c.pattern = pt->sparse ? ex->sec->patterns[i] : NULL;
+    return 0;
+}
+
+/* The block sizes at the chosen P. */
+static int count_S(expansion *ex, point *pt)
+{
+    (void)ex;
+    return pt->nS;
+}
+
+/* Chooses S i. */
+static int apply_S(expansion *ex, point *pt, int i)
+{
+    (void)ex;
+    pt->c.S = pt->Ss[i];
+    pt->is = i;
+    return 0;
+}
+
+/* The section's distributions. */
+static int count_dist(expansion *ex, point *pt)
+{
+    (void)pt;
+    return ex->sec->ndists;
+}
+
+/* Chooses distribution i; an application distribution (graph, fft) is sized by the
+ * application, so it expands with the first S only. */
+static int apply_dist(expansion *ex, point *pt, int i)
+{
+    wl_dist dist = (wl_dist)ex->sec->dists[i];
+    pt->provider = wl_provider_of(dist);
+    if (pt->provider && pt->is > 0)
+        return 1;
+    pt->c.dist = dist;
+    pt->c.dist_params = ex->sec->dist_params;
+    return 0;
+}
+
+/* An application distribution's instances at P (one per graph iteration / FFT size);
+ * one (the distribution itself) for the others. */
+static int count_instance(expansion *ex, point *pt)
+{
+    pt->inst = NULL;
+    pt->ninst = 1;
+    if (pt->provider &&
+        pt->provider->instances(ex->sw->path, ex->sec->provided, pt->c.dist,
+                                pt->c.kernel->family, pt->c.P, &pt->inst, &pt->ninst, ex->err,
+                                ex->errlen))
+        return -1;
+    return pt->ninst;
+}
+
+/* Chooses instance i: its matrix, S and description replace the section's. */
+static int apply_instance(expansion *ex, point *pt, int i)
+{
+    (void)ex;
+    if (pt->provider) {
+        pt->c.dist_params.matrix = pt->inst[i].matrix;
+        pt->c.S = pt->inst[i].S;
+        pt->c.dist_instance = pt->inst[i].text;
+        pt->c.graph_iteration = pt->inst[i].iteration;
+        pt->c.graph_iterations = pt->inst[i].iterations;
+        pt->ii = i;
+    }
+    return 0;
+}
+
+/* Frees the instances. */
+static void release_instance(point *pt)
+{
+    free(pt->inst);
+}
+
+/* The section's payloads. */
+static int count_payload(expansion *ex, point *pt)
+{
+    (void)pt;
+    return ex->sec->npayloads;
+}
+
+/* Chooses payload i. */
+static int apply_payload(expansion *ex, point *pt, int i)
+{
+    pt->c.payload = (wl_payload)ex->sec->payloads[i];
+    return 0;
+}
+
+/* The section's datatypes. */
+static int count_datatype(expansion *ex, point *pt)
+{
+    (void)pt;
+    return ex->sec->ndatatypes;
+}
+
+/* Chooses datatype i. */
+static int apply_datatype(expansion *ex, point *pt, int i)
+{
+    pt->c.datatype = ex->sec->datatypes[i];
+    return 0;
+}
+
+/* The gaps at the chosen P. */
+static int count_gap(expansion *ex, point *pt)
+{
+    (void)ex;
+    return pt->ngaps;
+}
+
+/* Chooses gap i; a uniform kernel takes gap 0 only (gap shapes non-uniform layouts). */
+static int apply_gap(expansion *ex, point *pt, int i)
+{
+    (void)ex;
+    if (pt->c.kernel->family == A2A_FAMILY_UNIFORM && pt->gaps[i] != 0)
+        return 1;
+    pt->c.gap = (int)pt->gaps[i];
+    return 0;
+}
+
+/* One value: the judgement of the point built so far. */
+static int count_one(expansion *ex, point *pt)
+{
+    (void)ex;
+    (void)pt;
+    return 1;
+}
+
+/* Judges the point once all but its alloc and parameters are chosen: blocks must hold
+ * whole elements and a matrix file must load (else -1); it is skipped, with the first
+ * reason that applies, when the matrix does not fit P, the application instance is
+ * skipped, P exceeds the launch or the buffers exceed a node's memory. */
+static int apply_judge(expansion *ex, point *pt, int i)
+{
+    (void)i;
+    config *c = &pt->c;
+    const launch_info *launch = ex->launch;
+    if (!pt->provider && !whole_elements(ex, c))
+        return -1;
+    double need = config_memory_estimate(c, launch->node_ranks);
+    char why[300];
+    int matrix_rc = 0;
+    if (c->dist == WL_DIST_MATRIX) {
+        long long *m = NULL;
+        matrix_rc = wl_load_matrix(c->matrix_path, c->P, &m, why, sizeof why);
+        free(m);
+        if (matrix_rc == -1) {
+            snprintf(ex->err, ex->errlen, "%s:%d: matrix: %s", ex->sw->path,
+                     ex->sec->setting[KEY_MATRIX].line, why);
+            return -1;
+        }
+    }
+    if (matrix_rc == -2) {
+        c->skip = 1;
+        snprintf(c->reason, sizeof c->reason, "%.190s", why);
+    } else if (pt->provider && pt->inst[pt->ii].skip) {
+        c->skip = 1;
+        snprintf(c->reason, sizeof c->reason, "%s", pt->inst[pt->ii].reason);
+    } else if (c->P > launch->world) {
+        c->skip = 1;
+        snprintf(c->reason, sizeof c->reason, "P = %d exceeds the launch size %d", c->P,
+                 launch->world);
+    } else if (launch->mem_available > 0 && need > launch->mem_available) {
+        c->skip = 1;
+        snprintf(c->reason, sizeof c->reason, "needs about %.1f GiB on a node, %.1f GiB "
+                 "available", need / (1 << 30), launch->mem_available / (1 << 30));
+    }
+    return 0;
+}
+
+/* The section's allocs. */
+static int count_alloc(expansion *ex, point *pt)
+{
+    (void)pt;
+    return ex->sec->nallocs;
+}
+
+/* Chooses alloc i; a kernel that needs shared buffers is skipped with private ones. */
+static int apply_alloc(expansion *ex, point *pt, int i)
+{
+    pt->c.alloc = ex->sec->allocs[i];
+    if (!pt->c.skip && pt->c.alloc != SWEEP_ALLOC_SHARED &&
+        a2a_kernel_needs_shared(pt->c.kernel)) {
+        pt->c.skip = 1;
+        snprintf(pt->c.reason, sizeof pt->c.reason, "%s needs alloc = shared",
+                 pt->c.kernel->name);
+    }
+    return 0;
+}
+
+/* The axes, outermost first: their order is the order of the configurations (see
+ * configs.h). The kernel's parameters follow them, in emit_params. */
+static const axis axes[] = {
+    { count_P, apply_P, release_P_value, release_P },
+    { count_kernel, apply_kernel, NULL, NULL },
+    { count_ppn, apply_ppn, NULL, NULL },
+    { count_pattern, apply_pattern, NULL, NULL },
+    { count_S, apply_S, NULL, NULL },
+    { count_dist, apply_dist, NULL, NULL },
+    { count_instance, apply_instance, NULL, release_instance },
+    { count_payload, apply_payload, NULL, NULL },
+    { count_datatype, apply_datatype, NULL, NULL },
+    { count_gap, apply_gap, NULL, NULL },
+    { count_one, apply_judge, NULL, NULL },
+    { count_alloc, apply_alloc, NULL, NULL },
+};
+
+/* Walks the axes from `level` on, odometer order (the last axis turns fastest), from
+ * point `at`, and emits each complete point through emit_params. Frees everything the
+ * axes stored, also on failure. Returns 0, or -1 with the message in ex->err (the walk
+ * stops at the first). */
+static int walk_axes(expansion *ex, const point *at, int level)
+{
+    if (level == (int)(sizeof axes / sizeof axes[0]))
+        return emit_params(ex, &at->c, 0);
+    const axis *a = &axes[level];
+    point here = *at;
+    int n = a->count(ex, &here), rc = n < 0 ? -1 : 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        point next = here;
+        int applied = a->apply(ex, &next, i);
+        if (applied < 0)
+            rc = -1;
+        else if (applied == 0)
+            rc = walk_axes(ex, &next, level + 1);
+        if (a->release_value)
+            a->release_value(&next);
+    }
+    if (a->release)
+        a->release(&here);
+    return rc;
+}
+
+/* Expands section `section_index` into ex->list: every point of the axes, then every
+ * value of the kernel's parameters. Returns 0, or -1 with "file:line: message" in
+ * ex->err for a list that cannot be evaluated or a parameter out of range for every P. */
 static int expand_section(expansion *ex, int section_index)
 {
     const sweep_section *sec = ex->sec;
-    const launch_info *launch = ex->launch;
-    vlist_env env = { .P = 0, .Q = 0, .N = 0, .world = launch->world };
-    long long *Ps = NULL;
-    int nP = 0, rc = -1;
-    if (eval_list(ex, sec->P, KEY_P, &env, &Ps, &nP))
+    point start = { .c = { .section = section_index, .matrix_path = sec->matrix_path,
+                           .iterations = sec->iterations, .time_budget = sec->time_budget,
+                           .warmup = sec->warmup, .seed = sec->seed, .timeout = sec->timeout,
+                           .counters = sec->counters } };
+    if (walk_axes(ex, &start, 0))
         return -1;
-    if (nP == 0) {
-        snprintf(ex->err, ex->errlen, "%s:%d: P = %s gives no process count", ex->sw->path,
-                 sec->setting[KEY_P].line, vlist_text(sec->P));
-        return -1;
-    }
-    for (int ip = 0; ip < nP; ip++) {
-        if (Ps[ip] < 1) {
-            snprintf(ex->err, ex->errlen, "%s:%d: P = %lld: process counts start at 1",
-                     ex->sw->path, sec->setting[KEY_P].line, Ps[ip]);
-            goto done;
-        }
-        int P = Ps[ip] > INT_MAX ? INT_MAX : (int)Ps[ip];
-        int Q = P < launch->node_ranks ? P : launch->node_ranks;
-        env.P = P;
-        env.Q = Q;
-        env.N = (P + Q - 1) / Q;
-        long long *Ss = NULL, *gaps = NULL;
-        int nS = 0, ngaps = 0;
-        if (eval_list(ex, sec->S, KEY_S, &env, &Ss, &nS) ||
-            eval_list(ex, sec->gap, KEY_GAP, &env, &gaps, &ngaps))
-            goto loop_fail;
-        if (nS == 0) {
-            snprintf(ex->err, ex->errlen, "%s:%d: S = %s gives no size at P = %d (a range "
-                     "lo..hi needs lo <= hi)", ex->sw->path, sec->setting[KEY_S].line,
-                     vlist_text(sec->S), P);
-            goto loop_fail;
-        }
-        if (ngaps == 0) {
-            snprintf(ex->err, ex->errlen, "%s:%d: gap = %s gives no value at P = %d (a range "
-                     "lo..hi needs lo <= hi)", ex->sw->path, sec->setting[KEY_GAP].line,
-                     vlist_text(sec->gap), P);
-            goto loop_fail;
-        }
-        for (int i = 0; i < nS; i++)
-            if (Ss[i] < 0 || Ss[i] > (1LL << 40)) {
-                snprintf(ex->err, ex->errlen, "%s:%d: S = %lld is outside 0..1TiB", ex->sw->path,
-                         sec->setting[KEY_S].line, Ss[i]);
-                goto loop_fail;
-            }
-        for (int i = 0; i < ngaps; i++)
-            if (gaps[i] < 0 || gaps[i] > 1024) {
-                snprintf(ex->err, ex->errlen, "%s:%d: gap = %lld is outside 0..1024", ex->sw->path,
-                         sec->setting[KEY_GAP].line, gaps[i]);
-                goto loop_fail;
-            }
-        long long *ppns = NULL, zero = 0;
-        int nppns = 1;
-        if (sec->param[A2A_PARAM_PPN]) {
-            if (eval_list(ex, sec->param[A2A_PARAM_PPN], SWEEP_PARAM_KEY(A2A_PARAM_PPN), &env,
-                          &ppns, &nppns))
-                goto loop_fail;
-            ex->evaluated[A2A_PARAM_PPN] = 1;
-        }
-        for (int ik = 0; ik < sec->nkernels; ik++) {
-            const a2a_kernel *kernel = sec->kernels[ik];
-            int takes_ppn = a2a_kernel_takes(kernel, A2A_PARAM_PPN);
-            for (int iq = 0; iq < (takes_ppn ? nppns : 1); iq++) {
-                long long ppn = takes_ppn && ppns ? ppns[iq] : zero;
-                /* a virtual ppn fixes Q (and N) for the other parameters' lists */
-                int q = ppn > 0 ? (int)(ppn < P ? ppn : P) : Q;
-                vlist_env at = { .P = P, .Q = q, .N = (P + q - 1) / q, .world = launch->world };
-                int params_fixed[A2A_PARAM_COUNT] = { 0 };
-                params_fixed[A2A_PARAM_PPN] = takes_ppn ? (int)(ppn > INT_MAX ? INT_MAX : ppn < INT_MIN ? INT_MIN : ppn) : 0;
-                if (takes_ppn && a2a_param_in_range(kernel, A2A_PARAM_PPN, P, q, params_fixed))
-                    ex->in_range_seen[A2A_PARAM_PPN] = 1;
-                ex->env = at;
-                for (int p = 0; p < A2A_PARAM_COUNT; p++) {
-                    free(ex->values[p]);
-                    ex->values[p] = NULL;
-                    ex->nvalues[p] = 0;
-                    ex->after_radix[p] = 0;
-                    if (p == A2A_PARAM_PPN || !sec->param[p] || !a2a_kernel_takes(kernel, (a2a_param)p))
-                        continue;
-                    if (vlist_uses(sec->param[p], "radix")) {
-                        sweep_key key = SWEEP_PARAM_KEY(p);
-                        if (p == A2A_PARAM_RADIX || !a2a_kernel_takes(kernel, A2A_PARAM_RADIX) ||
-                            p < A2A_PARAM_RADIX) {
-                            snprintf(ex->err, ex->errlen, "%s:%d: %s = %s names radix, but kernel "
-                                     "%s %s", ex->sw->path, sec->setting[key].line,
-                                     sweep_key_name(key), vlist_text(sec->param[p]), kernel->name,
-                                     p == A2A_PARAM_RADIX ? "chooses the radix from this very list"
-                                                          : "takes no radix");
-                            free(ppns);
-                            goto loop_fail;
-                        }
-                        ex->after_radix[p] = 1; /* evaluated per radix in emit_params */
-                        ex->evaluated[p] = 1;
-                        continue;
-                    }
-                    if (eval_list(ex, sec->param[p], SWEEP_PARAM_KEY(p), &at,
-                                  &ex->values[p], &ex->nvalues[p])) {
-                        free(ppns);
-                        goto loop_fail;
-                    }
-                    ex->evaluated[p] = 1;
-                }
-                int sparse = kernel->family == A2A_FAMILY_SDDE || kernel->family == A2A_FAMILY_SDDEV;
-                for (int ipat = 0; ipat < (sparse ? sec->npatterns : 1); ipat++)
-                for (int is = 0; is < nS; is++)
-                    for (int id = 0; id < sec->ndists; id++) {
-                        /* graph, fft: one instance per graph iteration / FFT size, sized by
-                         * the application (only the first S expands) */
-                        wl_instance *inst = NULL;
-                        const wl_provider *provider = wl_provider_of((wl_dist)sec->dists[id]);
-                        int app = provider != NULL, ninst = 1;
-                        if (app && is > 0)
-                            continue;
-                        if (app && provider->instances(ex->sw->path, sec->provided, (wl_dist)sec->dists[id],
-                                                      kernel->family, P, &inst, &ninst, ex->err,
-                                                      ex->errlen)) {
-                            free(ppns);
-                            goto loop_fail;
-                        }
-                        for (int ii = 0; ii < ninst; ii++)
-                        for (int iy = 0; iy < sec->npayloads; iy++)
-                            for (int it = 0; it < sec->ndatatypes; it++)
-                                for (int ig = 0; ig < ngaps; ig++) {
-                                    if (kernel->family == A2A_FAMILY_UNIFORM && gaps[ig] != 0)
-                                        continue; /* gap only shapes non-uniform layouts */
-                                    config c = { 0 };
-                                    c.section = section_index;
-                                    c.kernel = kernel;
-                                    c.P = P;
-                                    c.Q = q;
-                                    memcpy(c.params, params_fixed, sizeof c.params);
-                                    c.S = Ss[is];
-                                    c.dist = (wl_dist)sec->dists[id];
-                                    c.dist_params = sec->dist_params;
-                                    if (app) {
-                                        c.dist_params.matrix = inst[ii].matrix;
-                                        c.S = inst[ii].S;
-                                        c.dist_instance = inst[ii].text;
-                                        c.graph_iteration = inst[ii].iteration;
-                                        c.graph_iterations = inst[ii].iterations;
-                                    }
-                                    c.matrix_path = sec->matrix_path;
-                                    c.pattern = sparse ? sec->patterns[ipat] : NULL;
-                                    c.payload = (wl_payload)sec->payloads[iy];
-                                    c.datatype = sec->datatypes[it];
-                                    c.gap = (int)gaps[ig];
-                                    c.iterations = sec->iterations;
-                                    c.time_budget = sec->time_budget;
-                                    c.warmup = sec->warmup;
-                                    c.seed = sec->seed;
-                                    c.timeout = sec->timeout;
-                                    c.counters = sec->counters;
-                                    if (!app && !whole_elements(ex, &c)) {
-                                        free(inst);
-                                        free(ppns);
-                                        goto loop_fail;
-                                    }
-                                    double need = config_memory_estimate(&c, launch->node_ranks);
-                                    char why[300];
-                                    int matrix_rc = 0;
-                                    if (c.dist == WL_DIST_MATRIX) {
-                                        long long *m = NULL;
-                                        matrix_rc = wl_load_matrix(c.matrix_path, P, &m, why, sizeof why);
-                                        free(m);
-                                        if (matrix_rc == -1) {
-                                            snprintf(ex->err, ex->errlen, "%s:%d: matrix: %s",
-                                                     ex->sw->path, sec->setting[KEY_MATRIX].line,
-                                                     why);
-                                            free(ppns);
-                                            goto loop_fail;
-                                        }
-                                    }
-                                    if (matrix_rc == -2) {
-                                        c.skip = 1;
-                                        snprintf(c.reason, sizeof c.reason, "%.190s", why);
-                                    } else if (app && inst[ii].skip) {
-                                        c.skip = 1;
-                                        snprintf(c.reason, sizeof c.reason, "%s", inst[ii].reason);
-                                    } else if (P > launch->world) {
-                                        c.skip = 1;
-                                        snprintf(c.reason, sizeof c.reason,
-                                                 "P = %d exceeds the launch size %d", P,
-                                                 launch->world);
-                                    } else if (launch->mem_available > 0 &&
-                                               need > launch->mem_available) {
-                                        c.skip = 1;
-                                        snprintf(c.reason, sizeof c.reason,
-                                                 "needs about %.1f GiB on a node, %.1f GiB "
-                                                 "available", need / (1 << 30),
-                                                 launch->mem_available / (1 << 30));
-                                    }
-                                    for (int ia = 0; ia < sec->nallocs; ia++) {
-                                        config ca = c; /* one configuration per alloc value */
-                                        ca.alloc = sec->allocs[ia];
-                                        if (!ca.skip && ca.alloc != SWEEP_ALLOC_SHARED &&
-                                            a2a_kernel_needs_shared(kernel)) {
-                                            ca.skip = 1;
-                                            snprintf(ca.reason, sizeof ca.reason, "%s needs "
-                                                     "alloc = shared", kernel->name);
-                                        }
-                                        if (emit_params(ex, &ca, 0)) {
-                                            free(inst);
-                                            free(ppns);
-                                            goto loop_fail;
-                                        }
-                                    }
-                                }
-                        free(inst);
-                    }
-            }
-        }
-        free(ppns);
-        free(Ss);
-        free(gaps);
-        continue;
-    loop_fail:
-        free(Ss);
-        free(gaps);
-        goto done;
-    }
     for (int p = 0; p < A2A_PARAM_COUNT; p++) {
         int taken = 0;
         for (int ik = 0; ik < sec->nkernels; ik++)
@@ -445,13 +660,10 @@ static int expand_section(expansion *ex, int section_index)
                      "%s:%d: %s = %s is out of range for every P of section [%s]", ex->sw->path,
                      sec->setting[SWEEP_PARAM_KEY(p)].line, a2a_param_name((a2a_param)p),
                      vlist_text(sec->param[p]), sec->name);
-            goto done;
+            return -1;
         }
     }
-    rc = 0;
-done:
-    free(Ps);
-    return rc;
+    return 0;
 }
 
 /* 1 if `name` is one of the comma-separated names in `list`. */
