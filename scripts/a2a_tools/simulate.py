@@ -346,14 +346,14 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
 
 def _descendants(pid):
     """pid and every process below it (from /proc; [] where /proc is not readable)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
+    out, pending = [], [pid]
+    while pending:
+        p = pending.pop()
         out.append(p)
         try:
             for task in os.listdir("/proc/%d/task" % p):
                 with open("/proc/%d/task/%s/children" % (p, task)) as f:
-                    todo += [int(c) for c in f.read().split()]
+                    pending += [int(c) for c in f.read().split()]
         except (OSError, ValueError):
             pass
     return out
