@@ -173,7 +173,10 @@ static double model_time(double alpha, double beta, const candidate *c)
  * half: latency) with the most rounds, on the largest P, and one at S_{n-1-floor(j n / 2J)}
  * (the upper half: bandwidth) with the most bytes, on the smallest P. The kernels' points
  * fall into different cells, so they also start covering the sweep. First points of every
- * kernel, then second points, at most a fifth of the budget. */
+ * kernel, then second points, at most a fifth of the budget. Only kernels with several
+ * configurations in a cell (a radix, a block count) get design points: the extreme arms of
+ * a kernel without a choice are mostly losers (a ring at 16 B on the largest P), which
+ * teach the fit nothing that the cells' predicted winners do not. */
 static void choose_design(tuner *t)
 {
     int cap = t->opt.budget / 5;
@@ -219,8 +222,15 @@ static void choose_design(tuner *t)
                                      (c->log_s == t->cand[b].log_s && c->DS > t->cand[b].DS)))
                 b = i;
         }
-        first[g] = a;
-        second[g] = b != a ? b : -1;
+        /* a kernel with one configuration per cell (no radix) has no trade-off for
+         * design points to find: its alpha and beta come from the context's pooled fit
+         * until the cover and improve steps measure it */
+        int tunable = 0;
+        for (int m = 0; m < gr->count && !tunable; m++)
+            for (int o = m + 1; o < gr->count && !tunable; o++)
+                tunable = t->cand[gr->members[m]].cell == t->cand[gr->members[o]].cell;
+        first[g] = tunable ? a : -1;
+        second[g] = tunable && b != a ? b : -1;
     }
     free(sizes);
     t->design = malloc((size_t)(2 * t->ngroups + 1) * sizeof *t->design);

@@ -15,8 +15,9 @@
  *     neighbouring sizes is expected to beat it here too;
  * with an uncertainty that shrinks as measurements come close, plus the noise of the
  * median (from the interquartile ranges measured). It measures, in this order:
- *   1. design points to fit alpha and beta (per kernel: many rounds at a small S, many
- *      bytes at a large S, spread over the sizes), at most a fifth of the budget;
+ *   1. design points to fit alpha and beta (per kernel that has a choice in a cell: many
+ *      rounds at a small S, many bytes at a large S, spread over the sizes), at most a
+ *      fifth of the budget;
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
  *   3. then, in the undecided cell with the fewest measurements (then the least
