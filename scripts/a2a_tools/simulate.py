@@ -84,6 +84,12 @@ def add_parser(sub, common):
                         "as BYTES:GBPS,... (e.g. 1048576:30.2); `none`: copies are free "
                         "(default: %%(default)s)" % COPY_SIZES)
     p.add_argument("--binary", default=DEFAULT_BINARY, help="the SimGrid build of a2atune")
+    p.add_argument("--tune", metavar="BUDGET",
+                   help="run the autotuner (`a2atune tune --budget BUDGET`, e.g. 25%%) instead "
+                        "of every configuration: one launch at the sweep's largest P, so that "
+                        "the search spans every P; the tuning files go to --out")
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "tuning"),
+                   help="with --tune: the directory of the tuning files (default: %(default)s)")
     p.add_argument("--resume", action="store_true", help="pass --resume to every launch")
     p.add_argument("--dry-run", action="store_true", help="print the launches, run nothing")
     p.set_defaults(func=run, needs_db=False)
@@ -256,9 +262,22 @@ def run(args, db):
                A2A_SIM_PLATFORM_SHA256=digest, A2A_SIM_VALIDATE_UP_TO=str(args.validate_up_to))
     work = tempfile.mkdtemp(prefix="a2a-simulate.")
     launches = []
-    for P in sorted(per_P):
-        for k, selector in enumerate(selectors):
-            launches.append((P, selector, per_P[P], k > 0))
+    if args.tune:
+        # the tuner decides across P: one launch at the largest P holds every P of the sweep
+        # (on sub-communicators); payloads are either all compared or all shared
+        small, large = min(per_P), max(per_P)
+        if small <= args.validate_up_to < large:
+            raise A2AError("--tune: %s has P = %d and P = %d, on both sides of --validate-up-to "
+                           "%d (one launch cannot compare payloads at one P and share them at "
+                           "another): tune them as separate sections, or raise the limit"
+                           % (args.sweep, small, large, args.validate_up_to))
+        tuned = sorted({name for names in per_P.values() for name in names}, key=names.index)
+        launches.append((large, selectors[0], tuned, False))
+        args.tune_P = {name: [P for P in sorted(per_P) if name in per_P[P]] for name in tuned}
+    else:
+        for P in sorted(per_P):
+            for k, selector in enumerate(selectors):
+                launches.append((P, selector, per_P[P], k > 0))
     t0 = time.time()
     worst = 0
     for i, (P, selector, sections, vendor_only) in enumerate(launches):
@@ -282,7 +301,8 @@ def run(args, db):
                          % (i + 1, len(launches), P, os.path.basename(platform), selector,
                             " (vendor only)" if vendor_only else "", _clock(elapsed), eta))
         opts = smpi_options(P, args, selector)
-        skip = max(65536, 64 * P) if P > args.validate_up_to else 0
+        skip = max(65536, 64 * P) if min(q for q, *_ in launches) > args.validate_up_to or \
+            (not args.tune and P > args.validate_up_to) else 0
         env["A2A_SIM_COPY_SKIP"] = str(skip)
         env["A2A_SIM_OPTIONS"] = " ".join(["-no-privatize"] + ["--cfg=" + o for o in opts] +
                                           ["copy-model=" + (model or "none"),
@@ -313,7 +333,24 @@ def run(args, db):
     shutil.rmtree(work, ignore_errors=True)
     sys.stderr.write("a2a simulate: %d launches in %s -> %s\n"
                      % (len(launches), _clock(time.time() - t0), args.db))
+    if args.tune and not args.dry_run and worst == 0:
+        worst = write_tuning_files(args)
     return 1 if worst else 0
+
+
+def write_tuning_files(args):
+    """`scripts/a2a tune` on the newest tuner run of args.db, into args.out (what `a2atune
+    tune` does itself under mpirun); its exit status."""
+    conn = sqlite3.connect("file:%s?mode=ro" % os.path.abspath(args.db), uri=True)
+    row = conn.execute("SELECT max(run_id) FROM results WHERE chosen_by = 'tuner'").fetchone()
+    conn.close()
+    if not row or row[0] is None:
+        sys.stderr.write("a2a simulate: the tuner recorded nothing; no tuning files\n")
+        return 1
+    cmd = [os.path.join(ROOT, "scripts", "a2a"), "tune", "--db", os.path.abspath(args.db),
+           "--run", str(row[0]), "--out", os.path.abspath(args.out)]
+    sys.stderr.write("a2a simulate: tuning files: %s\n" % " ".join(shlex.quote(c) for c in cmd))
+    return subprocess.call(cmd)
 
 
 OUT_OF_RANGE = re.compile(r"is out of range for every P of section \[(.*)\]")
@@ -328,9 +365,13 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
     exactly this P; only the vendor kernel for a further selector)."""
     sweep_path = os.path.join(work, "P%d-%s.ini" % (P, selector))
     # the first line tags the runs of one simulation (figures draw them together)
-    text = sweep.job_text(["; a2a simulate %s/%s: %s at P = %d\n" % (args.tag, selector,
-                                                                    sweep.shown, P)],
-                          {name: [P] for name in sections})
+    if args.tune:
+        text = sweep.job_text(["; a2a simulate %s/%s: %s, tuned in one launch of %d ranks\n"
+                               % (args.tag, selector, sweep.shown, P)], args.tune_P)
+    else:
+        text = sweep.job_text(["; a2a simulate %s/%s: %s at P = %d\n" % (args.tag, selector,
+                                                                        sweep.shown, P)],
+                              {name: [P] for name in sections})
     with open(sweep_path, "w") as f:
         f.write(text)
     if vendor_only:
@@ -339,8 +380,12 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
             f.write(text)
     return (["smpirun", "-no-privatize", "-platform", platform, "-hostfile", hostfile,
              "-np", str(P)] + ["--cfg=" + o for o in opts] +
-            ["--log=root.thresh:warning", os.path.abspath(args.binary), "run", sweep_path,
+            ["--log=root.thresh:warning", os.path.abspath(args.binary),
+             "tune" if args.tune else "run", sweep_path,
              "--db", os.path.abspath(args.db), "--section", ",".join(sections)] +
+            # the tuning files are written after the launch, by this process: inside the
+            # simulation /proc/self/exe is SMPI's, which hides where scripts/a2a is
+            (["--budget", args.tune, "--no-files"] if args.tune else []) +
             (["--resume"] if args.resume else []))
 
 

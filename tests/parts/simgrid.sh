@@ -43,6 +43,14 @@ check simgrid/copy-model/charged [ "$(sgsql copy.db "SELECT group_concat(kernel,
 run simgrid/copy-free 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/copy-free.db" --copy-model none
 check simgrid/copy-model/free-without [ "$(sgsql copy-free.db "SELECT count(*) FROM results WHERE kernel IN ('bruck', 'tra') AND median_s < 1e-6")" = 2 ]
 
+# ---- the autotuner on the simulation backend: one launch over both P -------------------
+run simgrid/tune 120 $SIM tests/sweeps/simgrid_tune.ini --platform $FT --db "$SG/tune.db" --copy-model none --tune 50% --out "$SG/tuning"
+check simgrid/tune/rows [ "$(sgsql tune.db "SELECT (count(*) <= 18) || ',' || (count(*) = sum(chosen_by = 'tuner')) || ',' || (count(DISTINCT tuner_step) = count(*)) || ',' || group_concat(DISTINCT P) || ',' || sum(status = 'ok' AND validated = 1) FROM (SELECT * FROM results ORDER BY P)")" = "1,1,1,4,8,$(sgsql tune.db "SELECT count(*) FROM results")" ]
+check simgrid/tune/one-launch [ "$(sgsql tune.db "SELECT count(*) || ',' || backend || ',' || world_size FROM runs")" = "1,simgrid,8" ]
+check simgrid/tune/tuning-file holds 'grep -q "\"mpi_library\": \"SimGrid SMPI\"" "$SG/tuning/a2a-tuning.json" && [ "$(grep -c "\"kernel\": " "$SG/tuning/a2a-tuning.json")" -ge 2 ]'
+$SIM tests/sweeps/simgrid_tune.ini --platform $FT --db "$SG/tune-bad.db" --copy-model none --tune 50% --validate-up-to 4 > /dev/null 2> "$SG/tune-bad.err"; rc=$?
+check simgrid/tune/mixed-validation-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$SG/tune-bad.err")" -eq 1 ] && grep -q "on both sides of --validate-up-to 4" "$SG/tune-bad.err" && [ ! -e "$SG/tune-bad.db" ]'
+
 # ---- bad platform files: one line, exit 2 ----------------------------------------------
 bad_platform() { # bad_platform NAME PLATFORM EXPECTED-TEXT
     $SIM tests/sweeps/simgrid_p256.ini --platform "$2" --db "$SG/bad.db" > /dev/null 2> "$SG/bad.err"
