@@ -301,8 +301,8 @@ def run(args, db):
                          % (i + 1, len(launches), P, os.path.basename(platform), selector,
                             " (vendor only)" if vendor_only else "", _clock(elapsed), eta))
         opts = smpi_options(P, args, selector)
-        skip = max(65536, 64 * P) if min(q for q, *_ in launches) > args.validate_up_to or \
-            (not args.tune and P > args.validate_up_to) else 0
+        # (a tuned launch holds P on one side of the limit only: refused above otherwise)
+        skip = max(65536, 64 * P) if P > args.validate_up_to else 0
         env["A2A_SIM_COPY_SKIP"] = str(skip)
         env["A2A_SIM_OPTIONS"] = " ".join(["-no-privatize"] + ["--cfg=" + o for o in opts] +
                                           ["copy-model=" + (model or "none"),
@@ -365,13 +365,10 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
     exactly this P; only the vendor kernel for a further selector)."""
     sweep_path = os.path.join(work, "P%d-%s.ini" % (P, selector))
     # the first line tags the runs of one simulation (figures draw them together)
-    if args.tune:
-        text = sweep.job_text(["; a2a simulate %s/%s: %s, tuned in one launch of %d ranks\n"
-                               % (args.tag, selector, sweep.shown, P)], args.tune_P)
-    else:
-        text = sweep.job_text(["; a2a simulate %s/%s: %s at P = %d\n" % (args.tag, selector,
-                                                                        sweep.shown, P)],
-                              {name: [P] for name in sections})
+    where = ", tuned in one launch of %d ranks" if args.tune else " at P = %d"
+    text = sweep.job_text(["; a2a simulate %s/%s: %s%s\n" % (args.tag, selector, sweep.shown,
+                                                             where % P)],
+                          args.tune_P if args.tune else {name: [P] for name in sections})
     with open(sweep_path, "w") as f:
         f.write(text)
     if vendor_only:
