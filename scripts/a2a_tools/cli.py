@@ -32,7 +32,11 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
+    try:  # the parameters come from a built a2atune: without one, one line
+        parser = build_parser()
+    except A2AError as e:
+        sys.stderr.write("a2a: %s\n" % e)
+        return EXIT_BAD_INPUT
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.error("a subcommand is needed: " + ", ".join(sorted(parser.subcommands.choices)))

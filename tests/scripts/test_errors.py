@@ -34,6 +34,18 @@ class BadInput(A2ATestCase):
         if want:
             self.assertIn(want, lines[0])
 
+    def test_no_a2atune_binary(self):
+        """The parameters come from a2atune: without it, one line, not a traceback."""
+        import subprocess
+        from a2a_test_support import A2A
+        env = dict(os.environ, A2ATUNE=os.path.join(self.tmp.name, "no-such-a2atune"))
+        p = subprocess.run([A2A, "summary", "--db", self.text], capture_output=True, text=True,
+                           env=env, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("no-such-a2atune", lines[0])
+
     def test_missing_db(self):
         for cmd in ("summary", "query"):
             self.bad(cmd, "--db", os.path.join(self.tmp.name, "nothing.db"), want="no such database")
