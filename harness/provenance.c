@@ -199,6 +199,37 @@ static void run_conditions(MPI_Comm world, run_info *info)
     free(text);
 }
 
+/* The lowest rank of world among the ranks that share this rank's memory (its node,
+ * MPI_COMM_TYPE_SHARED). Collective over world; no communication beyond the split. */
+static int node_leader(MPI_Comm world)
+{
+    int rank;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm node;
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
+        node == MPI_COMM_NULL)
+        return rank;
+    MPI_Group node_group, world_group;
+    MPI_Comm_group(node, &node_group);
+    MPI_Comm_group(world, &world_group);
+    int n;
+    MPI_Group_size(node_group, &n);
+    int *in_node = malloc((size_t)n * sizeof *in_node), *in_world = malloc((size_t)n * sizeof *in_world);
+    for (int i = 0; i < n; i++)
+        in_node[i] = i;
+    MPI_Group_translate_ranks(node_group, n, in_node, world_group, in_world);
+    int lowest = rank;
+    for (int i = 0; i < n; i++)
+        if (in_world[i] != MPI_UNDEFINED && in_world[i] < lowest)
+            lowest = in_world[i];
+    free(in_node);
+    free(in_world);
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&world_group);
+    MPI_Comm_free(&node);
+    return lowest;
+}
+
 /* Guarantees: see provenance.h. */
 void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *oversubscribed_at)
 {
@@ -216,37 +247,41 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     MPI_Get_processor_name(host, &name_len);
     cores = sg_host_core_count(sg_host_self());
 #endif
-    char *hosts = malloc((size_t)size * HOST_LEN);
-    int *all_cores = malloc((size_t)size * sizeof *all_cores);
-    MPI_Allgather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, world);
-    MPI_Allgather(&cores, 1, MPI_INT, all_cores, 1, MPI_INT, world);
-
-    /* node of each rank = index of the first rank with the same host name */
+    /* the node of each rank is the lowest world rank sharing its memory (one int per rank;
+     * an allgather of host names moved P^2 names: 4 GiB of simulated traffic and memory at
+     * P = 4096); rank 0 gathers the names of the nodes' first ranks only */
     int *node_of = malloc((size_t)size * sizeof *node_of);
-    int *on_node = calloc((size_t)size, sizeof *on_node);
-    int n = 0;
-    for (int i = 0; i < size; i++) {
-        node_of[i] = i;
-        /* ranks are usually placed node by node: the previous rank's node first (every
-         * rank does this, so a search over all earlier ranks would cost P^3 in a
-         * simulation of P ranks) */
-        if (i > 0 && strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)(i - 1) * HOST_LEN) == 0) {
-            node_of[i] = node_of[i - 1];
-        } else {
-            for (int j = 0; j < i; j++)
-                if (strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)j * HOST_LEN) == 0) {
-                    node_of[i] = node_of[j];
-                    break;
-                }
-        }
-        if (node_of[i] == i) {
-            if (n > 0)
-                strncat(info->hosts, ",", sizeof info->hosts - strlen(info->hosts) - 1);
-            strncat(info->hosts, hosts + (size_t)i * HOST_LEN,
-                    sizeof info->hosts - strlen(info->hosts) - 1);
-            n++;
+    int *all_cores = malloc((size_t)size * sizeof *all_cores);
+    int leader = node_leader(world);
+    MPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, world);
+    MPI_Allgather(&cores, 1, MPI_INT, all_cores, 1, MPI_INT, world);
+    int *name_counts = NULL, *name_displs = NULL, n = 0;
+    for (int i = 0; i < size; i++)
+        n += node_of[i] == i;
+    char *names = NULL;
+    if (rank == 0) {
+        name_counts = malloc((size_t)size * sizeof *name_counts);
+        name_displs = malloc((size_t)size * sizeof *name_displs);
+        names = malloc((size_t)n * HOST_LEN);
+        for (int i = 0, at = 0; i < size; i++) {
+            name_counts[i] = node_of[i] == i ? HOST_LEN : 0;
+            name_displs[i] = at;
+            at += name_counts[i];
         }
     }
+    MPI_Gatherv(host, node_of[rank] == rank ? HOST_LEN : 0, MPI_CHAR, names, name_counts,
+                name_displs, MPI_CHAR, 0, world);
+    if (rank == 0) {
+        for (int k = 0; k < n; k++) {
+            names[(size_t)k * HOST_LEN + HOST_LEN - 1] = '\0';
+            if (k > 0)
+                strncat(info->hosts, ",", sizeof info->hosts - strlen(info->hosts) - 1);
+            strncat(info->hosts, names + (size_t)k * HOST_LEN,
+                    sizeof info->hosts - strlen(info->hosts) - 1);
+        }
+        snprintf(info->host, sizeof info->host, "%s", names); /* rank 0 leads its node */
+    }
+    int *on_node = calloc((size_t)size, sizeof *on_node);
     int oversubscribed = 0, ppn = 0;
     for (int r = 0; r < size; r++) {
         int node = node_of[r];
@@ -265,13 +300,14 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     }
     *node_ranks = on_node[0];
 
-    snprintf(info->host, sizeof info->host, "%s", hosts);
     info->nodes = n;
     info->world_size = size;
     info->ppn = ppn;
     info->cores_per_node = all_cores[0];
     info->oversubscribed = oversubscribed;
-    free(hosts);
+    free(names);
+    free(name_counts);
+    free(name_displs);
     free(all_cores);
     free(node_of);
     free(on_node);
