@@ -199,35 +199,60 @@ static void run_conditions(MPI_Comm world, run_info *info)
     free(text);
 }
 
-/* The lowest rank of world among the ranks that share this rank's memory (its node,
- * MPI_COMM_TYPE_SHARED). Collective over world; no communication beyond the split. */
-static int node_leader(MPI_Comm world)
+/* Rank 0's part of collect_provenance: from every rank's host name (HOST_LEN each) and
+ * cores, the description of the launch: info's hosts, host, nodes, ppn, cores_per_node
+ * and oversubscribed, and out = { ranks on the first node, oversubscribed_at[0..size] }. */
+static void describe_nodes(const char *hosts, const int *all_cores, int size, run_info *info, int *out)
 {
-    int rank;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm node;
-    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
-        node == MPI_COMM_NULL)
-        return rank;
-    MPI_Group node_group, world_group;
-    MPI_Comm_group(node, &node_group);
-    MPI_Comm_group(world, &world_group);
-    int n;
-    MPI_Group_size(node_group, &n);
-    int *in_node = malloc((size_t)n * sizeof *in_node), *in_world = malloc((size_t)n * sizeof *in_world);
-    for (int i = 0; i < n; i++)
-        in_node[i] = i;
-    MPI_Group_translate_ranks(node_group, n, in_node, world_group, in_world);
-    int lowest = rank;
-    for (int i = 0; i < n; i++)
-        if (in_world[i] != MPI_UNDEFINED && in_world[i] < lowest)
-            lowest = in_world[i];
-    free(in_node);
-    free(in_world);
-    MPI_Group_free(&node_group);
-    MPI_Group_free(&world_group);
-    MPI_Comm_free(&node);
-    return lowest;
+    /* node of each rank = index of the first rank with the same host name */
+    int *node_of = malloc((size_t)size * sizeof *node_of);
+    int *on_node = calloc((size_t)size, sizeof *on_node);
+    int n = 0;
+    for (int i = 0; i < size; i++) {
+        node_of[i] = i;
+        /* ranks are usually placed node by node: the previous rank's node first */
+        if (i > 0 && strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)(i - 1) * HOST_LEN) == 0) {
+            node_of[i] = node_of[i - 1];
+        } else {
+            for (int j = 0; j < i; j++)
+                if (node_of[j] == j && strcmp(hosts + (size_t)i * HOST_LEN, hosts + (size_t)j * HOST_LEN) == 0) {
+                    node_of[i] = j;
+                    break;
+                }
+        }
+        if (node_of[i] == i) {
+            if (n > 0)
+                strncat(info->hosts, ",", sizeof info->hosts - strlen(info->hosts) - 1);
+            strncat(info->hosts, hosts + (size_t)i * HOST_LEN,
+                    sizeof info->hosts - strlen(info->hosts) - 1);
+            n++;
+        }
+    }
+    int oversubscribed = 0, ppn = 0;
+    for (int r = 0; r < size; r++) {
+        int node = node_of[r];
+        on_node[node]++;
+        if (on_node[node] > ppn)
+            ppn = on_node[node];
+        if (on_node[node] > all_cores[node])
+            oversubscribed = 1;
+    }
+    /* every rank of the launch stays alive while the first P run, idle or not: a node of
+     * the first P ranks is crowded when the launch put more ranks than cores on it */
+    int *oversubscribed_at = out + 1;
+    oversubscribed_at[0] = 0;
+    for (int P = 1; P <= size; P++) {
+        int node = node_of[P - 1];
+        oversubscribed_at[P] = oversubscribed_at[P - 1] || on_node[node] > all_cores[node];
+    }
+    out[0] = on_node[0];
+    snprintf(info->host, sizeof info->host, "%s", hosts);
+    info->nodes = n;
+    info->ppn = ppn;
+    info->cores_per_node = all_cores[0];
+    info->oversubscribed = oversubscribed;
+    free(node_of);
+    free(on_node);
 }
 
 /* Guarantees: see provenance.h. */
@@ -247,70 +272,34 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     MPI_Get_processor_name(host, &name_len);
     cores = sg_host_core_count(sg_host_self());
 #endif
-    /* the node of each rank is the lowest world rank sharing its memory (one int per rank;
-     * an allgather of host names moved P^2 names: 4 GiB of simulated traffic and memory at
-     * P = 4096); rank 0 gathers the names of the nodes' first ranks only */
-    int *node_of = malloc((size_t)size * sizeof *node_of);
-    int *all_cores = malloc((size_t)size * sizeof *all_cores);
-    int leader = node_leader(world);
-    MPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, world);
-    MPI_Allgather(&cores, 1, MPI_INT, all_cores, 1, MPI_INT, world);
-    int *name_counts = NULL, *name_displs = NULL, n = 0;
-    for (int i = 0; i < size; i++)
-        n += node_of[i] == i;
-    char *names = NULL;
+    /* rank 0 gathers every host name and core count, works out the nodes, and broadcasts
+     * what every rank needs (an allgather of the names moved P^2 of them: 4 GiB of
+     * simulated traffic and memory at P = 4096, most of a simulation's start-up) */
+    char *hosts = rank == 0 ? malloc((size_t)size * HOST_LEN) : NULL;
+    int *all_cores = rank == 0 ? malloc((size_t)size * sizeof *all_cores) : NULL;
+    MPI_Gather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, 0, world);
+    MPI_Gather(&cores, 1, MPI_INT, all_cores, 1, MPI_INT, 0, world);
+    /* shared: nodes, ppn, cores per node, oversubscribed, ranks on the first node,
+     * oversubscribed_at[0..size] */
+    int *shared = calloc((size_t)size + 6, sizeof *shared);
     if (rank == 0) {
-        name_counts = malloc((size_t)size * sizeof *name_counts);
-        name_displs = malloc((size_t)size * sizeof *name_displs);
-        names = malloc((size_t)n * HOST_LEN);
-        for (int i = 0, at = 0; i < size; i++) {
-            name_counts[i] = node_of[i] == i ? HOST_LEN : 0;
-            name_displs[i] = at;
-            at += name_counts[i];
-        }
+        describe_nodes(hosts, all_cores, size, info, shared + 4);
+        shared[0] = info->nodes;
+        shared[1] = info->ppn;
+        shared[2] = info->cores_per_node;
+        shared[3] = info->oversubscribed;
     }
-    MPI_Gatherv(host, node_of[rank] == rank ? HOST_LEN : 0, MPI_CHAR, names, name_counts,
-                name_displs, MPI_CHAR, 0, world);
-    if (rank == 0) {
-        for (int k = 0; k < n; k++) {
-            names[(size_t)k * HOST_LEN + HOST_LEN - 1] = '\0';
-            if (k > 0)
-                strncat(info->hosts, ",", sizeof info->hosts - strlen(info->hosts) - 1);
-            strncat(info->hosts, names + (size_t)k * HOST_LEN,
-                    sizeof info->hosts - strlen(info->hosts) - 1);
-        }
-        snprintf(info->host, sizeof info->host, "%s", names); /* rank 0 leads its node */
-    }
-    int *on_node = calloc((size_t)size, sizeof *on_node);
-    int oversubscribed = 0, ppn = 0;
-    for (int r = 0; r < size; r++) {
-        int node = node_of[r];
-        on_node[node]++;
-        if (on_node[node] > ppn)
-            ppn = on_node[node];
-        if (on_node[node] > all_cores[node])
-            oversubscribed = 1;
-    }
-    /* every rank of the launch stays alive while the first P run, idle or not: a node of
-     * the first P ranks is crowded when the launch put more ranks than cores on it */
-    oversubscribed_at[0] = 0;
-    for (int P = 1; P <= size; P++) {
-        int node = node_of[P - 1];
-        oversubscribed_at[P] = oversubscribed_at[P - 1] || on_node[node] > all_cores[node];
-    }
-    *node_ranks = on_node[0];
-
-    info->nodes = n;
+    MPI_Bcast(shared, size + 6, MPI_INT, 0, world);
+    info->nodes = shared[0];
+    info->ppn = shared[1];
+    info->cores_per_node = shared[2];
+    info->oversubscribed = shared[3];
+    *node_ranks = shared[4];
+    memcpy(oversubscribed_at, shared + 5, ((size_t)size + 1) * sizeof *oversubscribed_at);
     info->world_size = size;
-    info->ppn = ppn;
-    info->cores_per_node = all_cores[0];
-    info->oversubscribed = oversubscribed;
-    free(names);
-    free(name_counts);
-    free(name_displs);
+    free(shared);
+    free(hosts);
     free(all_cores);
-    free(node_of);
-    free(on_node);
 
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
