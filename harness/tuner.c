@@ -5,15 +5,12 @@
 #include "radix_model.h"
 #include "tuner.h"
 
-/* Length scales of the residual smoothing: S and P in log2 units, the radix in log r / log P
- * (the reciprocal of its digits: sqrt(P) is 0.5 and P is 1 at every P, so that a radix
- * carries over to the same schedule at the neighbouring P). A neighbour one octave of S
- * away weighs exp(-(1/1.5)^2) = 0.64, one doubling of P exp(-1) = 0.37, radix 16 against
- * 8 at P = 256 (0.5 against 0.375) exp(-(0.125/0.15)^2) = 0.50; a different value of another
- * parameter (block_count, vendor_algorithm) divides by e^2. */
+/* Length scales of the residual smoothing, in log2 units: a neighbour one octave of S
+ * away weighs exp(-(1/1.5)^2) = 0.64, one doubling of P or of the radix exp(-1) = 0.37;
+ * a different value of another parameter (block_count, vendor_algorithm) divides by e^2. */
 #define SCALE_S 1.5
 #define SCALE_P 1.0
-#define SCALE_R 0.15
+#define SCALE_R 1.0
 #define OTHER_PARAM_PENALTY 2.0
 #define CELL_SCALE_S 0.75      /* what the model misses at one (P, S) in every kernel (a
                                 * protocol switch, a cache) changes quickly with S */
@@ -26,7 +23,6 @@ typedef struct candidate {
     int config;          /* index into the configurations */
     int cell, group;     /* group: same context (cell without P and S) and kernel */
     double log_s, log_p, log_r;
-    double grid_s, grid_p; /* index of S and of P among the context's distinct values */
     double K, DS;        /* model features: rounds; bytes one process sends, D * S */
     int measured, ok;
     double y;            /* log of the median */
@@ -40,7 +36,6 @@ typedef struct cell {
     int *members, count; /* candidate indices, in configuration order */
     int context;
     double log_s, log_p;
-    double grid_s, grid_p;
     tuner_cell_state state;
 } cell;
 
@@ -167,12 +162,6 @@ static void push(int **list, int *count, int value)
     (*list)[(*count)++] = value;
 }
 
-/* log r / log P of a candidate's radix, 0 for a kernel without one. */
-static double radix_digits(const candidate *c)
-{
-    return c->log_r > 0 && c->log_p > 0 ? c->log_r / c->log_p : 0;
-}
-
 static double model_time(double alpha, double beta, const candidate *c)
 {
     double t = alpha * c->K + beta * c->DS;
@@ -255,55 +244,6 @@ static void choose_design(tuner *t)
     free(second);
 }
 
-/* The rank of v among the distinct values in sorted[0..n). */
-static double rank_of(const double *sorted, int n, double v)
-{
-    int i = 0;
-    while (i < n && sorted[i] < v)
-        i++;
-    return i;
-}
-
-/* Fills grid_s and grid_p of every candidate and cell: the position of its S and of its P
- * among the distinct values of its context, so that adjacent sizes of the sweep are one
- * step apart however the sweep samples them. */
-static void grid_positions(tuner *t)
-{
-    double *ss = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ss);
-    double *ps = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ps);
-    for (int x = 0; x < t->ncontexts; x++) {
-        int ns = 0, np = 0;
-        for (int k = 0; k < t->ncand; k++) {
-            const candidate *c = &t->cand[k];
-            if (t->cells[c->cell].context != x)
-                continue;
-            int i = (int)rank_of(ss, ns, c->log_s);
-            if (i == ns || ss[i] != c->log_s) {
-                memmove(ss + i + 1, ss + i, (size_t)(ns - i) * sizeof *ss);
-                ss[i] = c->log_s;
-                ns++;
-            }
-            i = (int)rank_of(ps, np, c->log_p);
-            if (i == np || ps[i] != c->log_p) {
-                memmove(ps + i + 1, ps + i, (size_t)(np - i) * sizeof *ps);
-                ps[i] = c->log_p;
-                np++;
-            }
-        }
-        for (int k = 0; k < t->ncand; k++) {
-            candidate *c = &t->cand[k];
-            if (t->cells[c->cell].context != x)
-                continue;
-            c->grid_s = rank_of(ss, ns, c->log_s);
-            c->grid_p = rank_of(ps, np, c->log_p);
-            t->cells[c->cell].grid_s = c->grid_s;
-            t->cells[c->cell].grid_p = c->grid_p;
-        }
-    }
-    free(ss);
-    free(ps);
-}
-
 /* Guarantees: see tuner.h. */
 tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
 {
@@ -364,7 +304,6 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     free(cell_id);
     free(context_id);
     free(group_id);
-    grid_positions(t);
     t->ctx_alpha = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_alpha);
     t->ctx_beta = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_beta);
     t->ctx_sd = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_sd);
@@ -603,7 +542,7 @@ static void refresh(tuner *t)
             if (!o->ok)
                 continue;
             double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
-            double dr = (radix_digits(c) - radix_digits(o)) / SCALE_R;
+            double dr = (c->log_r - o->log_r) / SCALE_R;
             double d2 = ds * ds + dp * dp + dr * dr +
                         OTHER_PARAM_PENALTY * other_params_differ(ck, &t->configs[o->config]);
             double w = exp(-d2);
@@ -676,47 +615,6 @@ static double expected_improvement(const candidate *c, double best, double margi
     return sd * (z * cdf + pdf);
 }
 
-/* The candidate of cell x that plays the part candidate o plays in its own cell: the same
- * kernel and parameters but the radix, and the radix nearest in digits (log r / log P):
- * the same radix at the same P, sqrt(P) for sqrt(P), P for P. -1 when x has none. */
-static int counterpart(const tuner *t, int o, int x)
-{
-    const candidate *co = &t->cand[o];
-    const config *ko = &t->configs[co->config];
-    const cell *ce = &t->cells[x];
-    int best = -1;
-    double best_d = 0;
-    for (int m = 0; m < ce->count; m++) {
-        const candidate *c = &t->cand[ce->members[m]];
-        const config *k = &t->configs[c->config];
-        if (k->kernel != ko->kernel || other_params_differ(k, ko))
-            continue;
-        double d = fabs(radix_digits(c) - radix_digits(co));
-        if (best < 0 || d < best_d) {
-            best = ce->members[m];
-            best_d = d;
-        }
-    }
-    return best;
-}
-
-/* 1 when candidate k is, in its cell, the counterpart of the winner of a neighbouring
- * cell (one step of S or of P away in the sweep's grid, same context). */
-static int neighbours_winner(const tuner *t, int k)
-{
-    const candidate *c = &t->cand[k];
-    const cell *ce = &t->cells[c->cell];
-    for (int y = 0; y < t->ncells; y++) {
-        const cell *other = &t->cells[y];
-        if (y == c->cell || other->context != ce->context || other->state.winner < 0 ||
-            fabs(other->grid_s - ce->grid_s) + fabs(other->grid_p - ce->grid_p) != 1)
-            continue;
-        if (counterpart(t, t->by_config[other->state.winner], c->cell) == k)
-            return 1;
-    }
-    return 0;
-}
-
 /* Guarantees: see tuner.h. */
 int tuner_next(tuner *t, const char **phase)
 {
@@ -762,10 +660,7 @@ int tuner_next(tuner *t, const char **phase)
         return t->cand[best].config;
     }
     /* improve: in the undecided cell with the fewest measurements (then the least
-     * confident), a neighbouring cell's winner not yet measured here (neighbours' winners
-     * are likely winners: the model's trade-off of rounds for bytes misses what the
-     * network adds, e.g. message-size effects that move every cell alike), and among
-     * those, or when there is none, the candidate with the largest expected improvement */
+     * confident), the candidate with the largest expected improvement */
     double margin = log(1 + t->opt.margin), best_ei = 0;
     int best = -1, pick = -1;
     for (int ci = 0; ci < t->ncells; ci++) {
@@ -780,15 +675,12 @@ int tuner_next(tuner *t, const char **phase)
     if (pick < 0)
         return -1;
     const cell *ce = &t->cells[pick];
-    int best_nb = 0;
     for (int m = 0; m < ce->count; m++) {
         const candidate *c = &t->cand[ce->members[m]];
         if (c->measured)
             continue;
         double ei = expected_improvement(c, log(ce->state.winner_s), margin);
-        int nb = neighbours_winner(t, ce->members[m]);
-        if (best < 0 || nb > best_nb || (nb == best_nb && ei > best_ei)) {
-            best_nb = nb;
+        if (best < 0 || ei > best_ei) {
             best_ei = ei;
             best = ce->members[m];
         }

@@ -11,9 +11,8 @@
  *   - what the model got wrong nearby, in two parts: a cell effect shared by every kernel
  *     (residuals at the same and neighbouring (P, S)) and a candidate effect (residuals of
  *     the same kernel at neighbouring S, P and radix, less their cells' effects), both with
- *     Gaussian weights in log2 distance of S and P and in log r / log P of the radix, so
- *     a candidate that beat the model at the neighbouring sizes is expected to beat it
- *     here too;
+ *     Gaussian weights in log2 distance, so a candidate that beat the model at the
+ *     neighbouring sizes is expected to beat it here too;
  * with an uncertainty that shrinks as measurements come close, plus the noise of the
  * median (from the interquartile ranges measured). It measures, in this order:
  *   1. design points to fit alpha and beta (per kernel that has a choice in a cell: many
@@ -22,10 +21,8 @@
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
  *   3. then, in the undecided cell with the fewest measurements (then the least
- *      confident), the winner of a neighbouring cell (one step of S or P in the sweep,
- *      the same kernel and parameters, the radix of the same digits) when it is not
- *      measured here yet, else the candidate with the largest expected improvement over
- *      the cell's fastest measured median (by more than `margin`).
+ *      confident), the candidate with the largest expected improvement over the cell's
+ *      fastest measured median (by more than `margin`).
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`; the tuner stops when every cell is final or
  * the budget is spent. Every decision is a function of the measured set alone, so an
