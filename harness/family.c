@@ -38,3 +38,13 @@ void family_mpi_error(int code, const char *what, char *msg, size_t len)
         snprintf(text, sizeof text, "code %d", code);
     snprintf(msg, len, "%.100s returned an MPI error: %.300s", what, text);
 }
+
+/* Guarantees: see family.h. */
+int family_sent_check(long long counted, long long owed, int rank, char *msg, size_t len)
+{
+    if (counted <= 0 || counted >= owed)
+        return CHECK_OK;
+    snprintf(msg, len, "rank %d sent %lld payload bytes to other ranks, fewer than the %lld it "
+             "owes them (payloads not compared: the kernel's own count checked)", rank, counted, owed);
+    return CHECK_WRONG;
+}

@@ -59,4 +59,10 @@ int family_agree(int status, char *msg, size_t len, MPI_Comm comm);
 /* Writes "<what> returned an MPI error: <text of code>" into msg. */
 void family_mpi_error(int code, const char *what, char *msg, size_t len);
 
+/* The check of a call whose payloads cannot be compared (SimGrid above the validation
+ * limit): every byte a rank owes the others must leave it at least once, so a kernel that
+ * counts the payload bytes it sends (counted > 0: the vendor collectives count nothing)
+ * and counts fewer than owed is wrong. CHECK_OK, or CHECK_WRONG with the reason in msg. */
+int family_sent_check(long long counted, long long owed, int rank, char *msg, size_t len);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "configs.h"
+#include "family.h"
 #include "stats.h"
 #include "sweep.h"
 #include "workload.h"
@@ -359,6 +360,19 @@ static void test_param_declaration(void)
           "no declaration beyond the list");
 }
 
+/* The check of unvalidated calls: fewer bytes counted than owed is wrong, not counting is not. */
+static void test_sent_check(void)
+{
+    char msg[300] = "";
+    CHECK(family_sent_check(60654, 60654, 3, msg, sizeof msg) == CHECK_OK, "exactly what is owed");
+    CHECK(family_sent_check(251350, 60654, 3, msg, sizeof msg) == CHECK_OK, "forwarded blocks counted again");
+    CHECK(family_sent_check(0, 60654, 3, msg, sizeof msg) == CHECK_OK, "a kernel that counts nothing (vendor)");
+    CHECK(family_sent_check(0, 0, 0, msg, sizeof msg) == CHECK_OK, "nothing owed");
+    CHECK(family_sent_check(19183, 60654, 3, msg, sizeof msg) == CHECK_WRONG &&
+              strstr(msg, "rank 3 sent 19183 payload bytes") && strstr(msg, "the 60654 it owes"),
+          "fewer bytes than owed is wrong, with the numbers: %s", msg);
+}
+
 int main(void)
 {
     test_stats();
@@ -367,6 +381,7 @@ int main(void)
     test_sweeps();
     test_param_declaration();
     test_ini_reader();
+    test_sent_check();
     printf("unit_harness: %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -21,6 +21,12 @@ check simgrid/matrix/validated [ "$(sgsql matrix.db "SELECT count(*) FROM result
     && [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated IS NOT 1")" = 0 ]
 check simgrid/matrix/provenance [ "$(sgsql matrix.db "SELECT group_concat(DISTINCT backend || ',' || mpi_library || ',' || oversubscribed || ',' || platform) FROM runs")" = "simgrid,SimGrid SMPI,0,fattree_ib.xml" ]
 
+# the same matrix with payloads shared from P = 2 on: no payload is compared, and each
+# kernel's own count of the bytes it sent is checked against what every rank owes (every
+# correct kernel passes; tests/unit_harness.c checks that a short count is refused)
+run simgrid/matrix-unvalidated 600 $SIM tests/sweeps/simgrid_matrix.ini --platform $FT --db "$SG/matrix-unvalidated.db" --copy-model none --validate-up-to 1
+check simgrid/matrix-unvalidated/every-kernel-passes-the-byte-check [ "$(sgsql matrix-unvalidated.db "SELECT count(*) || ',' || sum(status = 'ok' AND validated = 0 AND message LIKE '%bytes sent checked%') || ',' || count(DISTINCT family || kernel) FROM results WHERE P > 1 AND status <> 'skipped'")" = "$(sgsql matrix.db "SELECT count(*) || ',' || count(*) || ',' || count(DISTINCT family || kernel) FROM results WHERE P > 1 AND status <> 'skipped'")" ]
+
 # ---- kernels called on MPI_COMM_WORLD itself ---------------------------------------------
 for i in 1 2 3 4 5; do echo ib-0; done > "$SG/hosts5"
 run simgrid/world-comm 120 smpirun -no-privatize -platform $FT -hostfile "$SG/hosts5" -np 5 \
