@@ -79,8 +79,9 @@ static result_status status_of(int check)
 
 /* The first call, validated: the reference and then the kernel (stats counted), this
  * rank's buffers compared; with unvalidated payloads one kernel call whose own count of
- * the bytes it sent is checked against the bytes each rank owes (out->unvalidated = 1). A failing rank still joins every call so that peers are not
- * left hanging. Returns the status agreed over the communicator. */
+ * the bytes it sent is checked against the bytes each rank owes (out->unvalidated = 1).
+ * A failing rank still joins every call so that peers are not left hanging. Returns the
+ * status agreed over the communicator. */
 static int validate(run *r, a2a_stats *stats, result_record *out, char *msg, size_t len)
 {
     const config *c = r->c;
