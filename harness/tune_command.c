@@ -25,6 +25,7 @@ static const char tune_usage[] =
     "usage: mpirun -n N a2atune tune SWEEP.ini [--budget 25%] [--db PATH] [--section LIST]\n"
     "                                   [--resume] [--replay DB] [--confidence 0.95]\n"
     "                                   [--margin 2%] [--out DIR] [--no-files] [--quiet]\n"
+    "                                   [--candidates]\n"
     "\n"
     "Measures a part of the sweep that a model-guided search chooses (README: \"The\n"
     "autotuner\"): the TRA paper's cost model alpha K + beta D S fitted per kernel by least\n"
@@ -46,6 +47,9 @@ static const char tune_usage[] =
     "  --out DIR       directory of the tuning files (default results/tuning)\n"
     "  --no-files      do not call scripts/a2a tune at the end\n"
     "  --quiet         no line per measurement\n"
+    "  --candidates    print the key of every configuration that can run (what the search\n"
+    "                  chooses from; with --replay DB at DB's launch size), one a line, and\n"
+    "                  stop: nothing measured or recorded (a2a tuner-report uses it)\n"
     "exit codes: 0 done, 1 a result was wrong or a kernel failed, 2 bad input, 3 a\n"
     "configuration hit its time limit (--resume continues)\n";
 
@@ -54,7 +58,7 @@ typedef struct tune_options {
     double budget_percent; /* > 0: a percentage */
     long budget_count;     /* > 0: a number of configurations */
     double confidence, margin;
-    int resume, quiet, no_files;
+    int resume, quiet, no_files, candidates;
     char command_line[4096];
 } tune_options;
 
@@ -163,6 +167,8 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
             o->quiet = 1;
         else if (strcmp(a, "--no-files") == 0)
             o->no_files = 1;
+        else if (strcmp(a, "--candidates") == 0)
+            o->candidates = o->no_files = 1;
         else if (a[0] == '-' && a[1])
             return bad(rank, "unknown option '%s'%s", a, " (see a2atune tune --help)");
         else if (!o->sweep_path)
@@ -379,6 +385,15 @@ static int tune(const tune_options *o, long long *run_id_out)
         char n[64];
         snprintf(n, sizeof n, "%ld, more than the %d", o->budget_count, runnable);
         rc = bad(rank, "--budget %s configurations of %s that can run", n, o->sweep_path);
+        goto out;
+    }
+
+    if (o->candidates) { /* the candidate set: nothing measured, nothing recorded */
+        if (rank == 0)
+            for (int i = 0; i < nconfigs; i++)
+                if (!configs[i].skip)
+                    printf("%s\n", configs[i].key);
+        rc = EXIT_OK;
         goto out;
     }
 

@@ -17,10 +17,13 @@ tune, exhaustive" shows what the decision rule gives with every configuration me
 """
 import json
 import math
+import os
 import random
 import statistics
+import subprocess
+import tempfile
 
-from . import tune
+from . import params, tune
 from .common import A2AError, fmt_seconds, fmt_size, write_rows
 from .db import open_db
 
@@ -70,16 +73,43 @@ def arm_of(row):
     return (row["kernel"], json.dumps(tune.params_of(row), sort_keys=True))
 
 
-def load_exhaustive(db):
-    """{(context, P, S): {arm: row}}: the newest ok row of each configuration."""
+def load_exhaustive(db, keys=None):
+    """{(context, P, S): {arm: row}}: the newest ok row of each configuration (of those whose
+    config_key is in keys, when given)."""
     cells = {}
     for r in db.all("SELECT * FROM results WHERE status = 'ok' AND median_s IS NOT NULL"
                     " AND family IN ('uniform', 'nonuniform') ORDER BY run_id, id"):
         r = dict(r)
+        if keys is not None and r["config_key"] not in keys:
+            continue
         cells.setdefault((context_of(r), r["P"], r["S"]), {})[arm_of(r)] = r
     if not cells:
         raise A2AError("%s: no ok timed alltoall or alltoallv results" % db.path)
     return cells
+
+
+def tuned_candidates(tuned_db, run_id, exhaustive_path):
+    """(keys, None): the configuration keys the tuner run chose from, as `a2atune tune
+    --candidates` expands its recorded sweep at the exhaustive run's launch size; or
+    (None, why) when they cannot be had (the report then takes every configuration of the
+    exhaustive database)."""
+    row = tuned_db.execute("SELECT sweep_text, section FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None or not row["sweep_text"]:
+        return None, "the tuner run recorded no sweep text"
+    try:
+        binary = params.binary()
+        with tempfile.TemporaryDirectory(prefix="a2a-tuner-report.") as tmp:
+            path = os.path.join(tmp, "tuned-sweep.ini")
+            with open(path, "w") as f:
+                f.write(row["sweep_text"])
+            out = subprocess.run([binary, "tune", path, "--replay", os.path.abspath(exhaustive_path),
+                                  "--candidates"] + (["--section", row["section"]] if row["section"] else []),
+                                 capture_output=True, text=True, timeout=600, cwd=tmp)
+    except (A2AError, OSError, subprocess.SubprocessError) as e:
+        return None, str(e)
+    if out.returncode != 0:
+        return None, (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1]
+    return {line for line in out.stdout.splitlines() if line}, None
 
 
 def load_tuned(db, run_id):
@@ -230,10 +260,17 @@ def run(args, _db):
         raise A2AError("--seeds %d: at least 1" % args.seeds)
     exh_db, tuned_db = open_db(args.exhaustive), open_db(args.tuned)
     try:
-        exhaustive = load_exhaustive(exh_db)
+        run_id, measured, n_rows = load_tuned(tuned_db, args.run)
+        keys, why = tuned_candidates(tuned_db, run_id, args.exhaustive)
+        if keys is None:
+            print("note: every configuration of %s is counted, not only the tuned sweep's "
+                  "(%s)" % (args.exhaustive, why))
+        exhaustive = load_exhaustive(exh_db, keys)
+        if not exhaustive:
+            raise A2AError("%s holds none of the configurations of %s run %s's sweep"
+                           % (args.exhaustive, args.tuned, run_id))
         exhaustive_run = dict(exh_db.runs()[-1])
         oversubscribed = any(r["oversubscribed"] for cands in exhaustive.values() for r in cands.values())
-        run_id, measured, n_rows = load_tuned(tuned_db, args.run)
         outside = [c for c in measured if c not in exhaustive]
         if outside:
             raise A2AError("%s run %s measured (P, S) cells that %s lacks (first: %s P=%d S=%d): "

@@ -35,6 +35,17 @@ if [ $rc -eq 0 ]; then
 else
     fail tuner/targets "(exit $rc)"; tail -n 9 "$TU/report.txt" | sed 's/^/    /'
 fi
+# --candidates lists what the search chooses from (one key a line) and records nothing;
+# a tuner run of part of the sweep is judged on that part only, not on every configuration
+# of the exhaustive database
+mpirun_openmpi 1 ./a2atune tune "$SWEEP" --replay "$EXH" --candidates --db "$TU/candidates.db" > "$TU/candidates.txt" 2> /dev/null
+check tuner/candidates-listed holds '[ "$(sort -u "$TU/candidates.txt" | wc -l)" = "$runnable" ] && [ "$(sort "$TU/candidates.txt" | comm -23 - <(sql "$EXH" "SELECT config_key FROM results WHERE status <> '"'skipped'"' ORDER BY config_key" | sort) | wc -l)" = 0 ] && [ ! -e "$TU/candidates.db" ]'
+sed 's/^P = 8, 16, 32/P = 8, 16/' "$SWEEP" > "$TU/part.ini"
+run tuner/replay-part 120 mpirun_openmpi 1 ./a2atune tune "$TU/part.ini" --db "$TU/part.db" --replay "$EXH" --no-files --quiet --budget 25%
+part=$(sql "$EXH" "SELECT count(*) FROM results WHERE status <> 'skipped' AND P <= 16")
+scripts/a2a tuner-report --exhaustive "$EXH" --tuned "$TU/part.db" --no-figure > "$TU/report-part.txt" 2>&1
+check tuner/report-judges-the-tuned-sweep-only holds 'grep -q "^tuner run 1 of $TU/part.db: [0-9]* of $part configurations measured (.*), 12 cells$" "$TU/report-part.txt"'
+
 # a replayed database whose newest run is a smaller launch (a simulation runs one launch of
 # exactly P ranks per P): every P of the sweep still counts as runnable
 EXH8="$TU/exhaustive-newest-small.db"
