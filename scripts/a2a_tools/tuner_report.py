@@ -21,6 +21,7 @@ import os
 import random
 import statistics
 import subprocess
+import sys
 import tempfile
 
 from . import params, tune
@@ -84,7 +85,8 @@ def load_exhaustive(db, keys=None):
             continue
         cells.setdefault((context_of(r), r["P"], r["S"]), {})[arm_of(r)] = r
     if not cells:
-        raise A2AError("%s: no ok timed alltoall or alltoallv results" % db.path)
+        raise A2AError("%s: no ok timed alltoall or alltoallv results%s"
+                       % (db.path, " of the tuned sweep" if keys is not None else ""))
     return cells
 
 
@@ -262,13 +264,10 @@ def run(args, _db):
     try:
         run_id, measured, n_rows = load_tuned(tuned_db, args.run)
         keys, why = tuned_candidates(tuned_db, run_id, args.exhaustive)
-        if keys is None:
-            print("note: every configuration of %s is counted, not only the tuned sweep's "
-                  "(%s)" % (args.exhaustive, why))
+        if keys is None:  # stderr: stdout may be a CSV or JSON table
+            sys.stderr.write("a2a: note: every configuration of %s is counted, not only the "
+                             "tuned sweep's (%s)\n" % (args.exhaustive, why))
         exhaustive = load_exhaustive(exh_db, keys)
-        if not exhaustive:
-            raise A2AError("%s holds none of the configurations of %s run %s's sweep"
-                           % (args.exhaustive, args.tuned, run_id))
         exhaustive_run = dict(exh_db.runs()[-1])
         oversubscribed = any(r["oversubscribed"] for cands in exhaustive.values() for r in cands.values())
         outside = [c for c in measured if c not in exhaustive]
