@@ -36,6 +36,7 @@ typedef struct cell {
     int *members, count; /* candidate indices, in configuration order */
     int context;
     double log_s, log_p;
+    int s_rank, p_rank;  /* place of its S and of its P among the context's distinct values */
     tuner_cell_state state;
 } cell;
 
@@ -244,6 +245,32 @@ static void choose_design(tuner *t)
     free(second);
 }
 
+/* Sets every cell's s_rank and p_rank: how many distinct sizes, and process counts, of its
+ * context lie below its own. Two cells are neighbours when both ranks differ by at most
+ * one (tuner_next), whatever the spacing of the sweep's values. */
+static void rank_cells(tuner *t)
+{
+    for (int a = 0; a < t->ncells; a++) {
+        cell *ca = &t->cells[a];
+        ca->s_rank = ca->p_rank = 0;
+        for (int b = 0; b < t->ncells; b++) {
+            const cell *cb = &t->cells[b];
+            if (cb->context != ca->context)
+                continue;
+            int new_s = cb->log_s < ca->log_s, new_p = cb->log_p < ca->log_p;
+            for (int e = 0; e < b && (new_s || new_p); e++) { /* counted at its first cell */
+                const cell *ce = &t->cells[e];
+                if (ce->context == ca->context) {
+                    new_s &= ce->log_s != cb->log_s;
+                    new_p &= ce->log_p != cb->log_p;
+                }
+            }
+            ca->s_rank += new_s;
+            ca->p_rank += new_p;
+        }
+    }
+}
+
 /* Guarantees: see tuner.h. */
 tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
 {
@@ -307,6 +334,7 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     t->ctx_alpha = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_alpha);
     t->ctx_beta = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_beta);
     t->ctx_sd = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_sd);
+    rank_cells(t);
     t->noise = 0.02;
     choose_design(t);
     return t;
@@ -615,19 +643,47 @@ static double expected_improvement(const candidate *c, double best, double margi
     return sd * (z * cdf + pdf);
 }
 
-/* Guarantees: see tuner.h. */
-int tuner_next(tuner *t, const char **phase)
+/* The radix of configuration c, 0 when its kernel takes none. */
+static long long radix_of(const config *c)
 {
-    refresh(t);
-    if (t->measured >= t->opt.budget)
-        return -1;
-    for (int d = 0; d < t->ndesign; d++)
-        if (!t->cand[t->design[d]].measured) {
-            if (phase)
-                *phase = "design";
-            return t->cand[t->design[d]].config;
-        }
-    /* cover: the unmeasured cell farthest from every measured cell of its context */
+    return a2a_kernel_takes(c->kernel, A2A_PARAM_RADIX) ? c->params[A2A_PARAM_RADIX] : 0;
+}
+
+/* Whether configuration b, in a neighbouring cell, is the same choice as a: the same kernel
+ * and parameters, the radix either standing in the same relation to P (its nearest square
+ * root: two digits; P itself: the direct exchange) or equal and below P at both. */
+static int same_choice(const config *a, const config *b)
+{
+    if (a->kernel != b->kernel || other_params_differ(a, b))
+        return 0;
+    long long ra = radix_of(a), rb = radix_of(b);
+    long long root_a = llround(sqrt((double)a->P)), root_b = llround(sqrt((double)b->P));
+    if ((ra == root_a && rb == root_b) || (ra == a->P && rb == b->P))
+        return 1;
+    return ra == rb && ra != a->P && rb != b->P;
+}
+
+/* How many neighbouring cells (tuner.h: S and P each at most one step away) currently
+ * have candidate k's choice as their winner. */
+static int neighbour_votes(const tuner *t, int k)
+{
+    const candidate *c = &t->cand[k];
+    const cell *ce = &t->cells[c->cell];
+    int votes = 0;
+    for (int o = 0; o < t->ncells; o++) {
+        const cell *other = &t->cells[o];
+        if (o == c->cell || other->context != ce->context || other->state.winner < 0 ||
+            abs(other->s_rank - ce->s_rank) > 1 || abs(other->p_rank - ce->p_rank) > 1)
+            continue;
+        votes += same_choice(&t->configs[c->config], &t->configs[other->state.winner]);
+    }
+    return votes;
+}
+
+/* The cover step: in the unmeasured cell farthest from every measured cell of its context,
+ * its predicted fastest candidate; -1 when every cell has a result. */
+static int next_cover(const tuner *t)
+{
     int pick_cell = -1;
     double pick_distance = -1;
     for (int ci = 0; ci < t->ncells; ci++) {
@@ -647,22 +703,54 @@ int tuner_next(tuner *t, const char **phase)
             pick_cell = ci;
         }
     }
-    if (pick_cell >= 0) {
-        const cell *ce = &t->cells[pick_cell];
-        int best = -1;
-        for (int m = 0; m < ce->count; m++) {
-            const candidate *c = &t->cand[ce->members[m]];
-            if (!c->measured && (best < 0 || c->mu < t->cand[best].mu))
-                best = ce->members[m];
-        }
-        if (phase)
-            *phase = "cover";
-        return t->cand[best].config;
+    if (pick_cell < 0)
+        return -1;
+    const cell *ce = &t->cells[pick_cell];
+    int best = -1;
+    for (int m = 0; m < ce->count; m++) {
+        const candidate *c = &t->cand[ce->members[m]];
+        if (!c->measured && (best < 0 || c->mu < t->cand[best].mu))
+            best = ce->members[m];
     }
-    /* improve: in the undecided cell with the fewest measurements (then the least
-     * confident), the candidate with the largest expected improvement */
-    double margin = log(1 + t->opt.margin), best_ei = 0;
-    int best = -1, pick = -1;
+    return best;
+}
+
+/* The explore step: for the first kernel (with its context) not yet measured anywhere, its
+ * candidate with the largest expected improvement over its cell's winner; -1 when every
+ * kernel has a measurement. Its model is borrowed from the other kernels until then, and a
+ * kernel the borrowed model misjudges everywhere would otherwise never be tried. */
+static int next_explore(const tuner *t, double margin)
+{
+    for (int g = 0; g < t->ngroups; g++) {
+        const group *gr = &t->groups[g];
+        int tried = 0, best = -1;
+        double best_ei = 0;
+        for (int m = 0; m < gr->count; m++)
+            tried |= t->cand[gr->members[m]].measured;
+        for (int m = 0; m < gr->count && !tried; m++) {
+            const candidate *c = &t->cand[gr->members[m]];
+            const cell *ce = &t->cells[c->cell];
+            if (ce->state.winner < 0)
+                continue;
+            double ei = expected_improvement(c, log(ce->state.winner_s), margin);
+            if (best < 0 || ei > best_ei) {
+                best_ei = ei;
+                best = gr->members[m];
+            }
+        }
+        if (best >= 0)
+            return best;
+    }
+    return -1;
+}
+
+/* The improve step: in the undecided cell with the fewest measurements (then the least
+ * confident), the unmeasured candidate that wins the most neighbouring cells (then the
+ * fastest predicted), else the one with the largest expected improvement; -1 when every
+ * cell is final. */
+static int next_improve(const tuner *t, double margin)
+{
+    int pick = -1;
     for (int ci = 0; ci < t->ncells; ci++) {
         const tuner_cell_state *s = &t->cells[ci].state;
         if (s->final || s->winner < 0)
@@ -675,19 +763,51 @@ int tuner_next(tuner *t, const char **phase)
     if (pick < 0)
         return -1;
     const cell *ce = &t->cells[pick];
+    int best = -1, best_votes = 0, best_ei_at = -1;
+    double best_ei = 0;
     for (int m = 0; m < ce->count; m++) {
-        const candidate *c = &t->cand[ce->members[m]];
+        int k = ce->members[m];
+        const candidate *c = &t->cand[k];
         if (c->measured)
             continue;
+        int votes = neighbour_votes(t, k);
+        if (votes > 0 && (best < 0 || votes > best_votes ||
+                          (votes == best_votes && c->mu < t->cand[best].mu))) {
+            best = k;
+            best_votes = votes;
+        }
         double ei = expected_improvement(c, log(ce->state.winner_s), margin);
-        if (best < 0 || ei > best_ei) {
+        if (best_ei_at < 0 || ei > best_ei) {
             best_ei = ei;
-            best = ce->members[m];
+            best_ei_at = k;
         }
     }
+    return best >= 0 ? best : best_ei_at;
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_next(tuner *t, const char **phase)
+{
+    refresh(t);
+    if (t->measured >= t->opt.budget)
+        return -1;
+    double margin = log(1 + t->opt.margin);
+    const char *step = "design";
+    int k = -1;
+    for (int d = 0; d < t->ndesign && k < 0; d++)
+        if (!t->cand[t->design[d]].measured)
+            k = t->design[d];
+    if (k < 0 && (k = next_cover(t)) >= 0)
+        step = "cover";
+    if (k < 0 && (k = next_explore(t, margin)) >= 0)
+        step = "explore";
+    if (k < 0 && (k = next_improve(t, margin)) >= 0)
+        step = "improve";
+    if (k < 0)
+        return -1;
     if (phase)
-        *phase = "improve";
-    return t->cand[best].config;
+        *phase = step;
+    return t->cand[k].config;
 }
 
 /* Guarantees: see tuner.h (the state as of the last tuner_next). */

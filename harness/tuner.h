@@ -20,9 +20,15 @@
  *      fifth of the budget;
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
- *   3. then, in the undecided cell with the fewest measurements (then the least
- *      confident), the candidate with the largest expected improvement over the cell's
- *      fastest measured median (by more than `margin`).
+ *   3. for every kernel still measured nowhere (its model is borrowed from the others),
+ *      its candidate with the largest expected improvement over that cell's winner;
+ *   4. then, in the undecided cell with the fewest measurements (then the least
+ *      confident), the unmeasured candidate that is the current winner of the most
+ *      neighbouring cells (S and P each at most one step of the sweep away; the same
+ *      kernel and parameters, a radix of sqrt(P) or P matched as such), the fastest
+ *      predicted among equals; when no neighbour's winner is left, the candidate with the
+ *      largest expected improvement over the cell's fastest measured median (by more
+ *      than `margin`).
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`; the tuner stops when every cell is final or
  * the budget is spent. Every decision is a function of the measured set alone, so an
@@ -68,7 +74,7 @@ int tuner_measured(const tuner *t);       /* configurations recorded so far */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
- * spent. *phase (may be NULL) gets "design", "cover" or "improve". */
+ * spent. *phase (may be NULL) gets "design", "cover", "explore" or "improve". */
 int tuner_next(tuner *t, const char **phase);
 
 /* The state of cell c (0 <= c < tuner_cells). */
