@@ -250,25 +250,28 @@ static void choose_design(tuner *t)
  * one (tuner_next), whatever the spacing of the sweep's values. */
 static void rank_cells(tuner *t)
 {
+    /* first_s[b], first_p[b]: cell b is the first of its context with its S, its P */
+    char *first_s = malloc((size_t)(t->ncells ? t->ncells : 1)), *first_p = malloc((size_t)(t->ncells ? t->ncells : 1));
+    for (int b = 0; b < t->ncells; b++) {
+        const cell *cb = &t->cells[b];
+        first_s[b] = first_p[b] = 1;
+        for (int e = 0; e < b; e++)
+            if (t->cells[e].context == cb->context) {
+                first_s[b] &= t->cells[e].log_s != cb->log_s;
+                first_p[b] &= t->cells[e].log_p != cb->log_p;
+            }
+    }
     for (int a = 0; a < t->ncells; a++) {
         cell *ca = &t->cells[a];
         ca->s_rank = ca->p_rank = 0;
-        for (int b = 0; b < t->ncells; b++) {
-            const cell *cb = &t->cells[b];
-            if (cb->context != ca->context)
-                continue;
-            int new_s = cb->log_s < ca->log_s, new_p = cb->log_p < ca->log_p;
-            for (int e = 0; e < b && (new_s || new_p); e++) { /* counted at its first cell */
-                const cell *ce = &t->cells[e];
-                if (ce->context == ca->context) {
-                    new_s &= ce->log_s != cb->log_s;
-                    new_p &= ce->log_p != cb->log_p;
-                }
+        for (int b = 0; b < t->ncells; b++)
+            if (t->cells[b].context == ca->context) {
+                ca->s_rank += first_s[b] && t->cells[b].log_s < ca->log_s;
+                ca->p_rank += first_p[b] && t->cells[b].log_p < ca->log_p;
             }
-            ca->s_rank += new_s;
-            ca->p_rank += new_p;
-        }
     }
+    free(first_s);
+    free(first_p);
 }
 
 /* Guarantees: see tuner.h. */
