@@ -652,35 +652,118 @@ static long long radix_of(const config *c)
     return a2a_kernel_takes(c->kernel, A2A_PARAM_RADIX) ? c->params[A2A_PARAM_RADIX] : 0;
 }
 
+/* Whether radix ra at P = pa is the same choice as radix rb at P = pb: both the nearest
+ * square root of their P (two digits), both P itself (the direct exchange), or equal and
+ * below P at both. */
+static int same_radix(long long ra, long long pa, long long rb, long long pb)
+{
+    long long root_a = llround(sqrt((double)pa)), root_b = llround(sqrt((double)pb));
+    if ((ra == root_a && rb == root_b) || (ra == pa && rb == pb))
+        return 1;
+    return ra == rb && ra != pa && rb != pb;
+}
+
 /* Whether configuration b, in a neighbouring cell, is the same choice as a: the same kernel
- * and parameters, the radix either standing in the same relation to P (its nearest square
- * root: two digits; P itself: the direct exchange) or equal and below P at both. */
+ * and parameters, the radix by same_radix. */
 static int same_choice(const config *a, const config *b)
 {
     if (a->kernel != b->kernel || other_params_differ(a, b))
         return 0;
-    long long ra = radix_of(a), rb = radix_of(b);
-    long long root_a = llround(sqrt((double)a->P)), root_b = llround(sqrt((double)b->P));
-    if ((ra == root_a && rb == root_b) || (ra == a->P && rb == b->P))
-        return 1;
-    return ra == rb && ra != a->P && rb != b->P;
+    return same_radix(radix_of(a), a->P, radix_of(b), b->P);
 }
 
-/* How many neighbouring cells (tuner.h: S and P each at most one step away) currently
- * have candidate k's choice as their winner. */
+/* Whether cells a and b are neighbours (tuner.h): in the same context, S and P each at most
+ * one step of the sweep apart; in another context, the same P and S (where neighbour_votes
+ * compares the radix alone). */
+static int neighbours(const cell *a, const cell *b)
+{
+    if (a == b)
+        return 0;
+    if (a->context == b->context)
+        return abs(a->s_rank - b->s_rank) <= 1 && abs(a->p_rank - b->p_rank) <= 1;
+    return a->log_p == b->log_p && a->log_s == b->log_s;
+}
+
+/* How many neighbouring cells currently have candidate k's choice as their winner. In its
+ * own context the choice is the kernel and its parameters; in another context at the same
+ * P it is the radix alone (a radix shapes the rounds on the network the same way for
+ * every kernel that takes one). */
 static int neighbour_votes(const tuner *t, int k)
 {
     const candidate *c = &t->cand[k];
+    const config *a = &t->configs[c->config];
     const cell *ce = &t->cells[c->cell];
     int votes = 0;
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
-        if (o == c->cell || other->context != ce->context || other->state.winner < 0 ||
-            abs(other->s_rank - ce->s_rank) > 1 || abs(other->p_rank - ce->p_rank) > 1)
+        if (other->state.winner < 0 || !neighbours(ce, other))
             continue;
-        votes += same_choice(&t->configs[c->config], &t->configs[other->state.winner]);
+        const config *b = &t->configs[other->state.winner];
+        if (other->context == ce->context)
+            votes += same_choice(a, b);
+        else
+            votes += radix_of(a) > 0 && radix_of(b) > 0 && same_radix(radix_of(a), a->P, radix_of(b), b->P);
     }
     return votes;
+}
+
+/* Whether unmeasured candidate k echoes a candidate measured in its cell: in two other
+ * cells or more both were measured, with medians equal within their interquartile ranges
+ * (0.1 % at least), and in none did they differ. Measuring k would tell nothing new. */
+static int is_echo(const tuner *t, int k)
+{
+    const candidate *c = &t->cand[k];
+    const cell *ce = &t->cells[c->cell];
+    for (int m = 0; m < ce->count; m++) {
+        const candidate *j = &t->cand[ce->members[m]];
+        if (!j->ok)
+            continue;
+        int agree = 0, differ = 0;
+        for (int o = 0; o < t->ncells && !differ; o++) {
+            const cell *other = &t->cells[o];
+            if (o == c->cell || other->context != ce->context)
+                continue;
+            const candidate *a = NULL, *b = NULL;
+            for (int n = 0; n < other->count; n++) {
+                const candidate *x = &t->cand[other->members[n]];
+                if (!x->ok)
+                    continue;
+                if (!a && same_choice(&t->configs[c->config], &t->configs[x->config]))
+                    a = x;
+                else if (!b && same_choice(&t->configs[j->config], &t->configs[x->config]))
+                    b = x;
+            }
+            if (!a || !b)
+                continue;
+            double tolerance = log(1 + fmax(fmax(a->rel_iqr, b->rel_iqr), 1e-3));
+            if (fabs(a->y - b->y) <= tolerance)
+                agree++;
+            else
+                differ++;
+        }
+        if (agree >= 2 && !differ)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether cell ci is contested: an unmeasured candidate (not an echo) wins at least as many
+ * neighbouring cells as the cell's current winner does, and at least one. votes[k]:
+ * neighbour_votes of candidate k. */
+static int contested(const tuner *t, int ci, const int *votes)
+{
+    const cell *ce = &t->cells[ci];
+    int winner_votes = 0;
+    for (int m = 0; m < ce->count; m++)
+        if (t->cand[ce->members[m]].config == ce->state.winner)
+            winner_votes = votes[ce->members[m]];
+    for (int m = 0; m < ce->count; m++) {
+        int k = ce->members[m];
+        if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1) &&
+            !is_echo(t, k))
+            return 1;
+    }
+    return 0;
 }
 
 /* The cover step: in the unmeasured cell farthest from every measured cell of its context,
@@ -747,37 +830,50 @@ static int next_explore(const tuner *t, double margin)
     return -1;
 }
 
-/* The improve step: in the undecided cell with the fewest measurements (then the least
- * confident), the unmeasured candidate that wins the most neighbouring cells (then the
- * fastest predicted), else the one with the largest expected improvement; -1 when every
- * cell is final. */
+/* The improve step: in the first undecided cell by (contested first, fewest measurements,
+ * least confident), the unmeasured candidate that wins the most neighbouring cells (then
+ * the fastest predicted), else the one with the largest expected improvement over the
+ * cell's fastest measured median (by more than `margin`); echoes are left out. -1 when
+ * every cell is final or nothing is left to measure. */
 static int next_improve(const tuner *t, double margin)
 {
-    int pick = -1;
+    int *votes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *votes);
+    int pick = -1, pick_contested = 0;
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const cell *ce = &t->cells[ci];
+        for (int m = 0; m < ce->count; m++)
+            votes[ce->members[m]] = ce->state.final ? 0 : neighbour_votes(t, ce->members[m]);
+    }
     for (int ci = 0; ci < t->ncells; ci++) {
         const tuner_cell_state *s = &t->cells[ci].state;
         if (s->final || s->winner < 0)
             continue;
+        int is_contested = contested(t, ci, votes);
         const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
-        if (!p || s->measured < p->measured ||
-            (s->measured == p->measured && s->confidence < p->confidence))
+        if (!p || is_contested > pick_contested ||
+            (is_contested == pick_contested &&
+             (s->measured < p->measured ||
+              (s->measured == p->measured && s->confidence < p->confidence)))) {
             pick = ci;
+            pick_contested = is_contested;
+        }
     }
-    if (pick < 0)
-        return -1;
-    const cell *ce = &t->cells[pick];
-    int best = -1, best_votes = 0, best_ei_at = -1;
+    int best = -1, best_votes = 0, best_ei_at = -1, fallback = -1;
     double best_ei = 0;
-    for (int m = 0; m < ce->count; m++) {
+    const cell *ce = pick >= 0 ? &t->cells[pick] : NULL;
+    for (int m = 0; ce && m < ce->count; m++) {
         int k = ce->members[m];
         const candidate *c = &t->cand[k];
         if (c->measured)
             continue;
-        int votes = neighbour_votes(t, k);
-        if (votes > 0 && (best < 0 || votes > best_votes ||
-                          (votes == best_votes && c->mu < t->cand[best].mu))) {
+        if (fallback < 0)
+            fallback = k;
+        if (is_echo(t, k))
+            continue;
+        if (votes[k] > 0 && (best < 0 || votes[k] > best_votes ||
+                             (votes[k] == best_votes && c->mu < t->cand[best].mu))) {
             best = k;
-            best_votes = votes;
+            best_votes = votes[k];
         }
         double ei = expected_improvement(c, log(ce->state.winner_s), margin);
         if (best_ei_at < 0 || ei > best_ei) {
@@ -785,7 +881,8 @@ static int next_improve(const tuner *t, double margin)
             best_ei_at = k;
         }
     }
-    return best >= 0 ? best : best_ei_at;
+    free(votes);
+    return best >= 0 ? best : best_ei_at >= 0 ? best_ei_at : fallback;
 }
 
 /* Guarantees: see tuner.h. */

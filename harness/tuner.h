@@ -22,13 +22,18 @@
  *      from what is measured first);
  *   3. for every kernel still measured nowhere (its model is borrowed from the others),
  *      its candidate with the largest expected improvement over that cell's winner;
- *   4. then, in the undecided cell with the fewest measurements (then the least
- *      confident), the unmeasured candidate that is the current winner of the most
- *      neighbouring cells (S and P each at most one step of the sweep away; the same
- *      kernel and parameters, a radix of sqrt(P) or P matched as such), the fastest
- *      predicted among equals; when no neighbour's winner is left, the candidate with the
- *      largest expected improvement over the cell's fastest measured median (by more
- *      than `margin`).
+ *   4. then, in an undecided cell (contested cells first, then the fewest measurements,
+ *      then the least confident), the unmeasured candidate that is the current winner of
+ *      the most neighbouring cells, the fastest predicted among equals; when no
+ *      neighbour's winner is left, the candidate with the largest expected improvement
+ *      over the cell's fastest measured median (by more than `margin`). Neighbours: in
+ *      the same context, S and P each at most one step of the sweep away, a choice being
+ *      the same kernel and parameters (a radix of sqrt(P) or P matched as such); in
+ *      another context, the cell of the same P and S, a choice being the radix alone. A
+ *      cell is contested while an unmeasured candidate wins at least as many neighbours
+ *      as its winner does (one at least). A candidate that gave the same median as one
+ *      already measured in its cell, in two other cells and never otherwise, is an echo
+ *      and not measured.
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`; the tuner stops when every cell is final or
  * the budget is spent. Every decision is a function of the measured set alone, so an
