@@ -18,6 +18,8 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_NOISE 0.005
+#define ECHO_TOLERANCE 1e-3   /* medians this close (relative) are the same schedule's; an
+                               * interquartile range is too wide a test on a real machine */
 
 typedef struct candidate {
     int config;          /* index into the configurations */
@@ -708,8 +710,8 @@ static int neighbour_votes(const tuner *t, int k)
 }
 
 /* Whether unmeasured candidate k echoes a candidate measured in its cell: in two other
- * cells or more both were measured, with medians equal within their interquartile ranges
- * (0.1 % at least), and in none did they differ. Measuring k would tell nothing new. */
+ * cells or more both were measured, with medians within ECHO_TOLERANCE of each other, and
+ * in none did they differ by more. Measuring k would tell nothing new. */
 static int is_echo(const tuner *t, int k)
 {
     const candidate *c = &t->cand[k];
@@ -735,7 +737,7 @@ static int is_echo(const tuner *t, int k)
             }
             if (!a || !b)
                 continue;
-            double tolerance = log(1 + fmax(fmax(a->rel_iqr, b->rel_iqr), 1e-3));
+            double tolerance = log(1 + ECHO_TOLERANCE);
             if (fabs(a->y - b->y) <= tolerance)
                 agree++;
             else

@@ -31,9 +31,9 @@
  *      the same kernel and parameters (a radix of sqrt(P) or P matched as such); in
  *      another context, the cell of the same P and S, a choice being the radix alone. A
  *      cell is contested while an unmeasured candidate wins at least as many neighbours
- *      as its winner does (one at least). A candidate that gave the same median as one
- *      already measured in its cell, in two other cells and never otherwise, is an echo
- *      and not measured.
+ *      as its winner does (one at least). A candidate whose median was that of one
+ *      already measured in its cell (within 0.1 %) in two other cells, and never
+ *      otherwise, is an echo and not measured.
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`; the tuner stops when every cell is final or
  * the budget is spent. Every decision is a function of the measured set alone, so an
