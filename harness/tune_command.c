@@ -527,7 +527,7 @@ static int tune(const tune_options *o, long long *run_id_out)
             if (ok)
                 format_seconds(r.summary.median, median, sizeof median);
             if (!o->quiet)
-                fprintf(stderr, "[%d/%d] %-7s %s  %s: %s\n", tuner_measured(t), topt.budget,
+                fprintf(stderr, "[%d/%d] %-10s %s  %s: %s\n", tuner_measured(t), topt.budget,
                         phase, cell, choice, ok ? median : r.message);
             int every = topt.budget / 5 > 10 ? topt.budget / 5 : 10;
             if (!o->quiet && tuner_measured(t) % every == 0) {

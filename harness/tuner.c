@@ -834,10 +834,10 @@ static int next_explore(const tuner *t, double margin)
 
 /* The improve step: in the first undecided cell by (contested first, fewest measurements,
  * least confident), the unmeasured candidate that wins the most neighbouring cells (then
- * the fastest predicted), else the one with the largest expected improvement over the
- * cell's fastest measured median (by more than `margin`); echoes are left out. -1 when
- * every cell is final or nothing is left to measure. */
-static int next_improve(const tuner *t, double margin)
+ * the fastest predicted; *step = "neighbours"), else the one with the largest expected
+ * improvement over the cell's fastest measured median by more than `margin` (*step =
+ * "improve"); echoes are left out. -1 when every cell is final or nothing is left. */
+static int next_improve(const tuner *t, double margin, const char **step)
 {
     int *votes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *votes);
     int pick = -1, pick_contested = 0;
@@ -884,6 +884,7 @@ static int next_improve(const tuner *t, double margin)
         }
     }
     free(votes);
+    *step = best >= 0 ? "neighbours" : "improve";
     return best >= 0 ? best : best_ei_at >= 0 ? best_ei_at : fallback;
 }
 
@@ -903,8 +904,8 @@ int tuner_next(tuner *t, const char **phase)
         step = "cover";
     if (k < 0 && (k = next_explore(t, margin)) >= 0)
         step = "explore";
-    if (k < 0 && (k = next_improve(t, margin)) >= 0)
-        step = "improve";
+    if (k < 0)
+        k = next_improve(t, margin, &step);
     if (k < 0)
         return -1;
     if (phase)

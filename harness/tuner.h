@@ -79,7 +79,8 @@ int tuner_measured(const tuner *t);       /* configurations recorded so far */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
- * spent. *phase (may be NULL) gets "design", "cover", "explore" or "improve". */
+ * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", "explore",
+ * or in step 4 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
 int tuner_next(tuner *t, const char **phase);
 
 /* The state of cell c (0 <= c < tuner_cells). */
