@@ -555,7 +555,7 @@ static int tune(const tune_options *o, long long *run_id_out)
         fprintf(stderr, "a2atune: tune: cost model:\n");
         tuner_print_model(t, stderr);
         fprintf(stderr, "a2atune: tune: per (P, S) (gap: runner-up over the best; noise: the "
-                "larger IQR / median of the two; conf: P(no unmeasured candidate is faster by "
+                "smaller IQR / median of the two; conf: P(no unmeasured candidate is faster by "
                 "more than %.0f%%)):\n", 100 * o->margin);
         print_cells(t, configs, stderr);
         fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %d), "

@@ -634,7 +634,7 @@ static void refresh(tuner *t)
         if (r >= 0) {
             s->runner_up = t->cand[r].config;
             s->runner_up_s = exp(t->cand[r].y);
-            s->noise = fmax(s->noise, t->cand[r].rel_iqr);
+            s->noise = fmin(s->noise, t->cand[r].rel_iqr);
         }
         s->final = s->measured == s->candidates || (w >= 0 && confidence >= t->opt.confidence);
     }

@@ -57,7 +57,7 @@ typedef struct tuner_cell_state {
     int winner;        /* configuration index of the fastest ok measurement, -1: none */
     int runner_up;     /* the next fastest ok measurement, -1: none */
     double winner_s, runner_up_s; /* their medians */
-    double noise;      /* relative: the larger interquartile range / median of the two */
+    double noise;      /* relative: the smaller interquartile range / median of the two */
     double confidence; /* P(no unmeasured candidate beats the winner by more than margin) */
     int measured, candidates;
     int final;

@@ -83,10 +83,13 @@ class Group:
 # ---- decisions behind the figures and tables (testable without drawing) ----------------
 
 def within_noise(a_median, a_noise, b_median, b_noise):
-    """True when two medians differ by no more than the larger of their noises (noise():
+    """True when two medians differ by no more than the smaller of their noises (noise():
     the spread between launches, or one launch's interquartile range): the rule of `a2a
-    tune`, of the figures' markers and of best-radix."""
-    return abs(a_median - b_median) <= max(a_noise, b_noise)
+    tune`, of the figures' markers and of best-radix. A difference is noise only when both
+    measurements are that uncertain: a candidate whose timings are bimodal (an interquartile
+    range spanning a fast and a slow mode) cannot hide how far a tightly measured candidate
+    is ahead of its median."""
+    return abs(a_median - b_median) <= min(a_noise, b_noise)
 
 
 class Verdict:
@@ -94,7 +97,7 @@ class Verdict:
 
     fastest: the row with the least median; tied: the rows (by radix) within the noise of
     the fastest, the fastest included; clear: only the fastest is there, i.e. it beats the
-    runner-up by more than the larger noise; runner_up: the second fastest row or None;
+    runner-up by more than the smaller noise of the two; runner_up: the second fastest row or None;
     vs_baseline: 'faster' / 'slower' beyond the noise, 'noise' within it, None without a
     baseline."""
 

@@ -1,9 +1,9 @@
 """`a2a best-radix`: the best radix per kernel, P, S and data set, next to sqrt(P), the
 model-optimal radix and the baseline (TRA paper's best-r tables). `noise_us` is the best
 radix's noise (analysis.noise: the spread between launches, or one launch's IQR);
-`within_noise` lists the other radices whose median is within the larger noise of the best
-one (as `a2a tune` decides; empty: the best beats the runner-up beyond the noise), and
-`oversubscribed` says whether that P ran with more ranks than cores."""
+`within_noise` lists the other radices whose median is within the smaller of their noise
+and the best one's (as `a2a tune` decides; empty: the best beats the runner-up beyond the
+noise), and `oversubscribed` says whether that P ran with more ranks than cores."""
 import math
 
 from . import analysis, model, options
@@ -23,7 +23,7 @@ def add_parser(sub, common):
                     "sqrt(P), the model-optimal radix (least K*alpha + D*S*beta) and the "
                     "baseline's median and the speedup over it, the best radix's noise (the "
                     "spread between launches when several launches measured it, else its IQR) "
-                    "and the radices within the larger noise of it. "
+                    "and the radices within the smaller noise of the two of it. "
                     "Without --run each kernel uses its newest run (with all launches of its "
                     "launch group).",
         epilog="example:  a2a best-radix --kernel tra --format markdown > results/best.md",

@@ -9,7 +9,8 @@ does not move the time axis), and the baseline's median as a horizontal dashed l
 radix axis has integer ticks, and is logarithmic (base 2) above P = 64, where radix
 sweeps are sampled (powers of two, sqrt(P), P);
 every figure of one command uses one time unit. A star marks the fastest radix only when
-it beats the runner-up by more than the noise (the larger IQR); radices tied within the
+it beats the runner-up by more than the noise (the smaller IQR
+of the two); radices tied within the
 noise get hollow stars. A figure measured with more ranks than cores says so in its title
 and is shaded."""
 import math

@@ -8,7 +8,7 @@ bar holds only the measured radices, in equal cells, each numbered, and the figu
 (baseline median / kernel median) on a diverging logarithmic scale centred on x1: faster
 in one hue, slower in the other, capped (colour_scale) so that one outlier does not flatten
 the rest; the cap is written on the colour bar. A marker names the fastest radix only when
-it beats the runner-up by more than the noise (the larger IQR, as `a2a tune` decides);
+it beats the runner-up by more than the noise (the smaller IQR of the two, as `a2a tune` decides);
 radices within the noise of each other are marked as tied. Bars measured with more ranks
 than cores are hatched. Other kernel parameters chosen per radix (TuNA's block_count) are
 written under the radix. A small tick under the bar marks sqrt(P).
@@ -249,7 +249,7 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
                label="fastest radix, beyond the noise (bold: r, speedup; "
                      "\u2248: within the baseline's noise)"),
         Line2D([], [], marker="v", color="white", markeredgecolor="black", linestyle="none",
-               markersize=5.5, label="tied: within the noise (larger IQR) of the fastest"),
+               markersize=5.5, label="tied: within the noise (smaller IQR) of the fastest"),
         Line2D([], [], color="0.2", marker="|", linestyle="none", markersize=8,
                markeredgewidth=1.2, label="\u221aP (tick under the bar)"),
     ]

@@ -4,7 +4,7 @@ For each collective (alltoall: the uniform family; alltoallv: the non-uniform fa
 each measured P and each measured S, the candidates are the ok (validated, timed)
 configurations, one per kernel and parameter set (the newest run's row when several runs
 measured it). The fastest wins if it beats every other candidate by more than the noise
-(the larger interquartile range of the two); otherwise the simplest candidate within
+(the smaller interquartile range of the two); otherwise the simplest candidate within
 that noise of the fastest wins: the MPI library's own choice, then its forced algorithms
 (vendor_algorithm), then kernels by number of parameters. A measured S stands for the
 block sizes up to the geometric midpoint to the next measured S (the first from 0, the

@@ -71,14 +71,17 @@ class Markers(unittest.TestCase):
     def test_clear_winner_and_tie(self):
         base = row(None, 30e-6, 1e-6, kernel="vendor")
         clear = group(3, 16, [row(2, 10e-6, 1e-6), row(3, 20e-6, 1e-6)], base)
-        tie = group(3, 64, [row(2, 10e-6, 4e-6), row(3, 12e-6, 1e-6)], base)
-        edge = group(3, 256, [row(2, 10e-6, 2e-6), row(3, 12e-6, 0.0)], base)  # = the IQR: tie
-        bars = {b.S: b for b in heatmap.plan([clear, tie, edge], "vendor").bars}
+        tie = group(3, 64, [row(2, 10e-6, 4e-6), row(3, 12e-6, 2.5e-6)], base)
+        edge = group(3, 256, [row(2, 10e-6, 2e-6), row(3, 12e-6, 2e-6)], base)  # = both IQRs: tie
+        # a bimodal radix 3 (IQR spanning both modes) does not hide radix 2's lead
+        wide = group(3, 1024, [row(2, 10e-6, 0.5e-6), row(3, 14e-6, 6e-6)], base)
+        bars = {b.S: b for b in heatmap.plan([clear, tie, edge, wide], "vendor").bars}
         self.assertEqual(bars[16].markers, [(2, "best")])
         self.assertTrue(bars[16].label.startswith("r=2 \u00d73.00"), bars[16].label)
         self.assertEqual(bars[64].markers, [(2, "tie"), (3, "tie")])
         self.assertTrue(bars[64].label.startswith("tie r=2,3"), bars[64].label)
         self.assertEqual(bars[256].markers, [(2, "tie"), (3, "tie")])
+        self.assertEqual(bars[1024].markers, [(2, "best")])
 
     def test_same_rule_as_tune(self):
         cases = [[(10, 1), (20, 1)], [(10, 4), (12, 1)], [(10, 2), (12, 0)], [(5, 0), (5, 0)],
@@ -162,7 +165,7 @@ class HeatmapOfTheFixture(A2ATestCase):
                        " ORDER BY 2", (b.P, b.S))
             fastest = rows[0]
             tied = sorted(r[0] for r in rows
-                          if r[1] - fastest[1] <= max(fastest[3] - fastest[2], r[3] - r[2]))
+                          if r[1] - fastest[1] <= min(fastest[3] - fastest[2], r[3] - r[2]))
             if len(tied) == 1:
                 self.assertEqual(b.markers, [(fastest[0], "best")])
             else:
@@ -256,7 +259,7 @@ class Tables(A2ATestCase):
                 other = sql("SELECT min(median_s), q3_s - q1_s FROM results WHERE run_id = 1"
                             " AND kernel = ? AND P = ? AND S = ? AND radix = ? AND status = 'ok'",
                             (r["kernel"], int(r["P"]), int(r["S"]), int(radix)))[0]
-                self.assertLessEqual(other[0] - best[0], max(best[1], other[1]) + 1e-15)
+                self.assertLessEqual(other[0] - best[0], min(best[1], other[1]) + 1e-15)
 
     def test_tune_warns_per_oversubscribed_p(self):
         out = self.ok("tune", "--out", out_dir("tune-over"), "--files", "a2a")
