@@ -832,11 +832,12 @@ static int next_explore(const tuner *t, double margin)
     return -1;
 }
 
-/* The improve step: in the first undecided cell by (contested first, fewest measurements,
- * least confident), the unmeasured candidate that wins the most neighbouring cells (then
+/* The improve step: in the first cell by (contested first, fewest measurements, least
+ * confident) that is contested or not final, the unmeasured candidate that wins the most neighbouring cells (then
  * the fastest predicted; *step = "neighbours"), else the one with the largest expected
  * improvement over the cell's fastest measured median by more than `margin` (*step =
- * "improve"); echoes are left out. -1 when every cell is final or nothing is left. */
+ * "improve"); echoes are left out. -1 when every cell is final and uncontested, or nothing
+ * is left. */
 static int next_improve(const tuner *t, double margin, const char **step)
 {
     int *votes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *votes);
@@ -844,13 +845,15 @@ static int next_improve(const tuner *t, double margin, const char **step)
     for (int ci = 0; ci < t->ncells; ci++) {
         const cell *ce = &t->cells[ci];
         for (int m = 0; m < ce->count; m++)
-            votes[ce->members[m]] = ce->state.final ? 0 : neighbour_votes(t, ce->members[m]);
+            votes[ce->members[m]] = neighbour_votes(t, ce->members[m]);
     }
     for (int ci = 0; ci < t->ncells; ci++) {
         const tuner_cell_state *s = &t->cells[ci].state;
-        if (s->final || s->winner < 0)
+        if (s->winner < 0 || s->measured == s->candidates)
             continue;
         int is_contested = contested(t, ci, votes);
+        if (s->final && !is_contested) /* the model's confidence yields to a neighbour's winner */
+            continue;
         const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
         if (!p || is_contested > pick_contested ||
             (is_contested == pick_contested &&
