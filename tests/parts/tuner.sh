@@ -2,7 +2,7 @@
 # check, holds, sql, pass, fail, $WORK, mpirun_openmpi). The search replays the checked-in
 # exhaustive database tests/data/tuner-exhaustive.sql (a simulated sweep: SimGrid, dragonfly,
 # tra at every radix and the baselines, P = 8..32, 390 configurations) and must reach the
-# issue's targets on it (at 25 % and 20 %), and on tests/data/tuner-real-p2.sql and
+# issue's targets on it (at 25 % and 20 %), and on tests/data/tuner-real-p2.sql, tuner-real-p2-noisy.sql and
 # tuner-sim64.sql, and 90 % of cells within 5 % on tuner-dragonfly.sql; bad budgets and a
 # sweep with nothing to tune are refused in one line; an interrupted tuner resumes without measuring
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
@@ -55,6 +55,11 @@ targets_on() {
     fi
 }
 targets_on real-p2 tests/data/tuner-real-p2.sql sweeps/tuner_p2.ini
+# a real run on a noisy machine: the library's default is bimodal at 8-16 KiB. The larger of
+# two IQRs as the tie rule picked it, 43.5 % slower (86.4 % of cells within 5 %); the model's
+# confidence closing cells that a neighbour's winner contests left it untried at 4 and 8 KiB
+# where it wins by 26 % (86.4 %, worst 25.8 %)
+targets_on real-p2-noisy tests/data/tuner-real-p2-noisy.sql sweeps/tuner_p2.ini
 targets_on sim64 tests/data/tuner-sim64.sql sweeps/tuner_sim64.ini
 targets_on at-20pct tests/data/tuner-exhaustive.sql "$SWEEP" 20%
 # the simulated sweep (sweeps/paper/tuner_dragonfly.ini, P = 128..512, 36 cells): at a
