@@ -833,10 +833,10 @@ static int next_explore(const tuner *t, double margin)
 }
 
 /* The improve step: in the first cell by (contested first, fewest measurements, least
- * confident) that is contested or not final, the unmeasured candidate that wins the most neighbouring cells (then
- * the fastest predicted; *step = "neighbours"), else the one with the largest expected
- * improvement over the cell's fastest measured median by more than `margin` (*step =
- * "improve"); echoes are left out. -1 when every cell is final and uncontested, or nothing
+ * confident) that is contested or not final, the unmeasured candidate that wins the most
+ * neighbouring cells (then the fastest predicted; *step = "neighbours"), else the one with
+ * the largest expected improvement over the cell's fastest measured median by more than
+ * `margin` (*step = "improve"); echoes are left out. -1 when every cell is final and uncontested, or nothing
  * is left. */
 static int next_improve(const tuner *t, double margin, const char **step)
 {

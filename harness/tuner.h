@@ -23,8 +23,8 @@
  *   3. for every kernel still measured nowhere (its model is borrowed from the others),
  *      its candidate with the largest expected improvement over that cell's winner;
  *   4. then, in a cell not final or contested (contested cells first, then the fewest
- *      measurements, then the least confident), the unmeasured candidate that is the current winner of
- *      the most neighbouring cells, the fastest predicted among equals; when no
+ *      measurements, then the least confident), the unmeasured candidate that is the
+ *      current winner of the most neighbouring cells, the fastest predicted among equals; when no
  *      neighbour's winner is left, the candidate with the largest expected improvement
  *      over the cell's fastest measured median (by more than `margin`). Neighbours: in
  *      the same context, S and P each at most one step of the sweep away, a choice being
@@ -38,8 +38,9 @@
  * more than the margin reaches `confidence`. A final cell is still measured while it is
  * contested: a neighbour's winner left untried outranks the model's confidence (which
  * a slow outlier measured nearby can make wrongly sure). The tuner stops when every cell
- * is final and uncontested, or the budget is spent. Every decision is a function of the measured set alone, so an
- * interrupted run that reloads its measurements continues exactly as it would have. */
+ * is final and uncontested, or the budget is spent. Every decision is a function of the
+ * measured set alone, so an interrupted run that reloads its measurements continues
+ * exactly as it would have. */
 #ifndef A2A_TUNER_H
 #define A2A_TUNER_H
 
@@ -81,8 +82,8 @@ int tuner_measured(const tuner *t);       /* configurations recorded so far */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
 
 /* The configuration to measure next, or -1 when every cell is final and uncontested or
- * the budget is spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", "explore",
- * or in step 4 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
+ * the budget is spent. *phase (may be NULL) gets the step (tuner.h, top): "design",
+ * "cover", "explore", or in step 4 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
 int tuner_next(tuner *t, const char **phase);
 
 /* The state of cell c (0 <= c < tuner_cells). */
