@@ -98,8 +98,8 @@ class Verdict:
     fastest: the row with the least median; tied: the rows (by radix) within the noise of
     the fastest, the fastest included; clear: only the fastest is there, i.e. it beats the
     runner-up by more than the smaller noise of the two; runner_up: the second fastest row
-    or None; vs_baseline: 'faster' / 'slower' beyond the noise, 'noise' within it, None without a
-    baseline."""
+    or None; vs_baseline: 'faster' / 'slower' beyond the noise, 'noise' within it, None
+    without a baseline."""
 
     def __init__(self, fastest, tied, runner_up, vs_baseline):
         self.fastest, self.tied, self.runner_up = fastest, tied, runner_up
