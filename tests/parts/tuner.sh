@@ -3,7 +3,7 @@
 # exhaustive database tests/data/tuner-exhaustive.sql (a simulated sweep: SimGrid, dragonfly,
 # tra at every radix and the baselines, P = 8..32, 390 configurations) and must reach the
 # issue's targets on it (at 25 % and 20 %), and on tests/data/tuner-real-p2.sql, tuner-real-p2-noisy.sql and
-# tuner-sim64.sql, and 90 % of cells within 5 % on tuner-dragonfly.sql; bad budgets and a
+# tuner-sim64.sql and tuner-dragonfly.sql; bad budgets and a
 # sweep with nothing to tune are refused in one line; an interrupted tuner resumes without measuring
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
 # the tuning files. About 50 s.
@@ -62,16 +62,10 @@ targets_on real-p2 tests/data/tuner-real-p2.sql sweeps/tuner_p2.ini
 targets_on real-p2-noisy tests/data/tuner-real-p2-noisy.sql sweeps/tuner_p2.ini
 targets_on sim64 tests/data/tuner-sim64.sql sweeps/tuner_sim64.ini
 targets_on at-20pct tests/data/tuner-exhaustive.sql "$SWEEP" 20%
-# the simulated sweep (sweeps/paper/tuner_dragonfly.ini, P = 128..512, 36 cells): at a
-# quarter, within 5 % of the best in at least 90 % of the cells (86.1 % before contested cells
-# came first); the other targets are not all met there (README: tra at P = 512, 64 B)
-sql "$TU/dragonfly-exhaustive.db" < tests/data/tuner-dragonfly.sql
-run tuner/dragonfly-replay 120 mpirun_openmpi 1 ./a2atune tune sweeps/paper/tuner_dragonfly.ini --db "$TU/dragonfly-tuned.db" \
-    --replay "$TU/dragonfly-exhaustive.db" --no-files --quiet --budget 25%
-scripts/a2a tuner-report --exhaustive "$TU/dragonfly-exhaustive.db" --tuned "$TU/dragonfly-tuned.db" --no-figure --seeds 1 \
-    > "$TU/dragonfly-report.txt" 2>&1
-within5=$(sed -nE 's/^tuning file.*within 5%: *([0-9.]+)%.*/\1/p' "$TU/dragonfly-report.txt")
-check tuner/dragonfly-within-5pct-in-90pct holds 'awk -v x="$within5" "BEGIN { exit !(x != \"\" && x >= 90) }"'
+# the simulated sweep (sweeps/paper/tuner_dragonfly.ini, P = 128..512, 36 cells).
+# Without the bracket step tra at P = 512, 64 B ends on radix 2, 62.2 % slower than radix 8
+# (radix 2 wins at 16 B and 23 at 256 B; nothing else points between them)
+targets_on dragonfly tests/data/tuner-dragonfly.sql sweeps/paper/tuner_dragonfly.ini
 # --candidates lists what the search chooses from (one key a line) and records nothing;
 # a tuner run of part of the sweep is judged on that part only, not on every configuration
 # of the exhaustive database
