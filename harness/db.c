@@ -8,10 +8,19 @@
 #include <signal.h>
 #include <errno.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include "db.h"
 
 #define A2A_APPLICATION_ID 0x61326174 /* "a2at" */
 #define A2A_SCHEMA_VERSION 3
+
+/* The operating system's id of this process. Under SMPI getpid() names the simulated
+ * rank (1 for rank 0), which no other launch can look up; the system call cannot be
+ * redirected. */
+static long long os_pid(void)
+{
+    return (long long)syscall(SYS_getpid);
+}
 
 struct db {
     sqlite3 *handle;
@@ -450,7 +459,7 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
     bind_text_or_null(st, i++, in->sweep_text);
     bind_text_or_null(st, i++, in->section);
     bind_text_or_null(st, i++, in->command_line);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)getpid()); /* alive while this process is */
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)os_pid()); /* alive while this process is */
     bind_run_conditions(st, i, in);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
@@ -556,11 +565,34 @@ static int process_exists(long long pid)
     return alive;
 }
 
-/* 1 when run `id`, last seen by `pid` on `host` with a heartbeat `age` seconds old, may
- * still be alive: its heartbeat is recent and, on this host, its process exists. */
-static int run_alive(const char *host, long long pid, double age, int has_heartbeat,
-                     const char *this_host, double stale_seconds)
+/* 1 when process pid runs a2atune: one of its arguments names it (a simulation runs it
+ * as an argument of SimGrid's launcher), or there is no /proc to tell. */
+static int runs_a2atune(long long pid)
 {
+    char path[64], args[4096];
+    snprintf(path, sizeof path, "/proc/%lld/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(args, 1, sizeof args - 1, f);
+    fclose(f);
+    args[n] = '\0';
+    for (size_t at = 0; at < n; at += strlen(args + at) + 1)
+        if (strstr(args + at, "a2atune"))
+            return 1;
+    return 0;
+}
+
+/* 1 when a run last seen by `pid` on `host` with a heartbeat `age` seconds old may still
+ * be alive. A run on the MPI backend: its heartbeat is recent and, on this host, its
+ * process exists. A simulated run has no heartbeat (a thread beside SMPI's actors
+ * crashes it) and its host is a simulated one: it is alive while its process (the
+ * simulation, on this machine) exists and runs a2atune. */
+static int run_alive(const char *host, long long pid, double age, int has_heartbeat,
+                     int simulated, const char *this_host, double stale_seconds)
+{
+    if (simulated)
+        return pid > 1 && process_exists(pid) && runs_a2atune(pid);
     if (!has_heartbeat || age > stale_seconds)
         return 0;
     if (host && strcmp(host, this_host) == 0 && pid > 0 && !process_exists(pid))
@@ -575,7 +607,8 @@ int db_mark_dead_runs(db *d, const char *this_host, double stale_seconds, int *m
     *marked = 0;
     if (sqlite3_prepare_v2(d->handle,
                            "SELECT id, host, pid, heartbeat IS NOT NULL,"
-                           " (julianday('now') - julianday(heartbeat)) * 86400.0"
+                           " (julianday('now') - julianday(heartbeat)) * 86400.0,"
+                           " backend = 'simgrid'"
                            " FROM runs WHERE status = 'running'", -1, &st, NULL) != SQLITE_OK)
         return -1;
     if (sqlite3_prepare_v2(d->handle,
@@ -587,8 +620,8 @@ int db_mark_dead_runs(db *d, const char *this_host, double stale_seconds, int *m
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (run_alive((const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
-                      sqlite3_column_double(st, 4), sqlite3_column_int(st, 3), this_host,
-                      stale_seconds))
+                      sqlite3_column_double(st, 4), sqlite3_column_int(st, 3),
+                      sqlite3_column_int(st, 5), this_host, stale_seconds))
             continue;
         sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
         if (sqlite3_step(up) != SQLITE_DONE) {
@@ -631,7 +664,7 @@ int db_claim_run(db *d, long long run_id, const char *planned)
                            " heartbeat = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)getpid());
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)os_pid());
     bind_text_or_null(st, 2, planned);
     sqlite3_bind_int64(st, 3, run_id);
     int rc = sqlite3_step(st);

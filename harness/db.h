@@ -96,8 +96,9 @@ int db_find_resumable_run(db *d, const run_info *info, long long *run_id);
 int db_transaction(db *d, const char *verb, char *err, size_t errlen);
 
 /* Runs left 'running' whose launch is gone become 'interrupted': no heartbeat within
- * stale_seconds, or (on this_host) no process with their pid. *marked counts them.
- * Returns 0 or -1. */
+ * stale_seconds, or (on this_host) no process with their pid; a simulated run (no
+ * heartbeat) when no process of this machine with its pid runs a2atune. *marked counts
+ * them. Returns 0 or -1. */
 int db_mark_dead_runs(db *d, const char *this_host, double stale_seconds, int *marked);
 
 /* Calls seen(identity, run_id, ctx) for every configuration a live ('running') run

@@ -43,9 +43,8 @@ static void *beat(void *unused)
 int heartbeat_start(const char *db_path, long long run_id)
 {
 #ifdef A2A_SIMGRID
-    /* a thread outside the simulation crashes SMPI; a simulated run is one smpirun whose
-     * liveness its pid already tells (no heartbeat: stale after HEARTBEAT_STALE_SECONDS
-     * only on another host) */
+    /* a thread outside the simulation crashes SMPI; a simulated run is one process whose
+     * liveness its pid already tells (db_mark_dead_runs) */
     (void)db_path;
     (void)run_id;
     return -1;

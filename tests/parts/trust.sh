@@ -73,6 +73,29 @@ mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$LD" --quiet > /dev/null 2> "$TR/liv
 check trust/dead-run-marked-interrupted holds \
     '[ "$before" = running ] && [ $rc -eq 0 ] && [ "$(sql "$LD" "SELECT group_concat(status) FROM runs ORDER BY id")" = "interrupted,done" ] && one_line "$TR/live4.err" "1 earlier run(s) in .* marked interrupted"'
 
+# ---- a simulated run is live while its process runs a2atune ----------------------------
+# It has no heartbeat (SMPI cannot host the thread) and a simulated host; before, every such
+# run looked dead a minute after it started and a second launch of its sweep ran beside it.
+# Here: run 2 stands for a simulation whose process (argv names a2atune) lives, run 3 for
+# one whose pid now belongs to an unrelated process.
+SD="$TR/sim.db"
+mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$SD" --quiet > /dev/null 2>&1
+ident=$(sql "$SD" "SELECT substr(config_key, length(section) + 2) FROM results")
+bash -c 'exec -a a2atune-simulation sleep 300' & fake=$!
+sleep 300 & other=$!
+long_ago="strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 minutes')"
+for pid in $fake $other; do
+    sql "$SD" "INSERT INTO runs (started, status, host, pid, heartbeat, backend, planned) VALUES ($long_ago, 'running', 'df-0', $pid, $long_ago, 'simgrid', '$ident')"
+done
+sql "$SD" "UPDATE runs SET planned = NULL WHERE id = 3"   # only run 2 plans a2a's configuration
+mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$SD" --quiet > /dev/null 2> "$TR/sim1.err"; rc=$?
+check trust/live-simulated-run-refuses-a-launch holds \
+    '[ $rc -eq 2 ] && one_line "$TR/sim1.err" ".*: run 2 is live" && [ "$(sql "$SD" "SELECT group_concat(status) FROM runs ORDER BY id")" = "done,running,interrupted" ]'
+kill $fake $other; wait $fake $other 2>/dev/null
+mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$SD" --quiet > /dev/null 2> "$TR/sim2.err"; rc=$?
+check trust/dead-simulated-run-marked-interrupted holds \
+    '[ $rc -eq 0 ] && [ "$(sql "$SD" "SELECT group_concat(status) FROM runs ORDER BY id")" = "done,interrupted,interrupted,done" ]'
+
 # ---- the first failed write (full disk) ends the launch --------------------------------
 FULL="$TR/full"
 mkdir -p "$FULL"
