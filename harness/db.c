@@ -264,6 +264,27 @@ sql_error:
     return -1;
 }
 
+/* Guarantees: on return 0, *app_id, *objects (entries of sqlite_master) and *version
+ * (user_version) as one snapshot of the file (one statement, one read transaction: a
+ * launch creating the file in between cannot show its tables beside the header it had
+ * before); -1 on an SQLite error. */
+static int read_header(sqlite3 *h, long long *app_id, long long *objects, long long *version)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT (SELECT * FROM pragma_application_id()), "
+                           "(SELECT count(*) FROM sqlite_master), "
+                           "(SELECT * FROM pragma_user_version())", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *app_id = sqlite3_column_int64(st, 0);
+        *objects = sqlite3_column_int64(st, 1);
+        *version = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
 static int open_attempt(const char *path, db **out, char *err, size_t errlen);
 
 /* Guarantees: see db.h. A launch that finds the file locked by another launch creating,
@@ -302,9 +323,8 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: database is read-only", path);
         goto fail;
     }
-    long long app_id, version = 0, objects;
-    if (pragma_int(d->handle, "PRAGMA application_id", &app_id) ||
-        pragma_int(d->handle, "SELECT count(*) FROM sqlite_master", &objects)) {
+    long long app_id, version, objects;
+    if (read_header(d->handle, &app_id, &objects, &version)) {
         snprintf(err, errlen, "%s: not an a2atune database (%s)", path, sqlite3_errmsg(d->handle));
         goto fail;
     }
@@ -313,7 +333,6 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
                  "choose another path with --db", path);
         goto fail;
     }
-    pragma_int(d->handle, "PRAGMA user_version", &version);
     if (app_id == A2A_APPLICATION_ID && version > A2A_SCHEMA_VERSION) {
         snprintf(err, errlen, "%s: written by a newer a2atune (schema %lld, this one reads %d)",
                  path, version, A2A_SCHEMA_VERSION);
@@ -331,10 +350,7 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
             snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
             goto fail;
         }
-        version = 0;
-        if (pragma_int(d->handle, "PRAGMA application_id", &app_id) ||
-            pragma_int(d->handle, "SELECT count(*) FROM sqlite_master", &objects) ||
-            pragma_int(d->handle, "PRAGMA user_version", &version)) {
+        if (read_header(d->handle, &app_id, &objects, &version)) {
             snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(d->handle));
             exec(d, "ROLLBACK", NULL, 0);
             goto fail;
