@@ -325,7 +325,7 @@ out:
     } else {
         if (marked)
             fprintf(stderr, "a2atune: %d earlier run(s) in %s marked interrupted: their "
-                    "processes are gone (no heartbeat)\n", marked, opt->db_path);
+                    "processes are gone\n", marked, opt->db_path);
         if (resume_note)
             fputs(resume_note, stderr);
     }
