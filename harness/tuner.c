@@ -686,11 +686,11 @@ static int neighbours(const cell *a, const cell *b)
     return a->log_p == b->log_p && a->log_s == b->log_s;
 }
 
-/* How many neighbouring cells currently have candidate k's choice as their winner. In its
- * own context the choice is the kernel and its parameters; in another context at the same
- * P it is the radix alone (a radix shapes the rounds on the network the same way for
- * every kernel that takes one). */
-static int neighbour_votes(const tuner *t, int k)
+/* How many neighbouring cells currently have candidate k's choice as their winner (only
+ * those of k's own context when own_context_only). In its own context the choice is the
+ * kernel and its parameters; in another context at the same P it is the radix alone (a
+ * radix shapes the rounds on the network the same way for every kernel that takes one). */
+static int neighbour_votes_in(const tuner *t, int k, int own_context_only)
 {
     const candidate *c = &t->cand[k];
     const config *a = &t->configs[c->config];
@@ -698,7 +698,8 @@ static int neighbour_votes(const tuner *t, int k)
     int votes = 0;
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
-        if (other->state.winner < 0 || !neighbours(ce, other))
+        if (other->state.winner < 0 || !neighbours(ce, other) ||
+            (own_context_only && other->context != ce->context))
             continue;
         const config *b = &t->configs[other->state.winner];
         if (other->context == ce->context)
@@ -707,6 +708,12 @@ static int neighbour_votes(const tuner *t, int k)
             votes += radix_of(a) > 0 && radix_of(b) > 0 && same_radix(radix_of(a), a->P, radix_of(b), b->P);
     }
     return votes;
+}
+
+/* neighbour_votes_in over every context. */
+static int neighbour_votes(const tuner *t, int k)
+{
+    return neighbour_votes_in(t, k, 0);
 }
 
 /* Whether unmeasured candidate k echoes a candidate measured in its cell: in two other
@@ -882,8 +889,10 @@ static int next_explore(const tuner *t, double margin)
 }
 
 /* The improve step: in the first cell by (contested first, fewest measurements, least
- * confident) that is contested or not final: its bracket's pick unless a candidate wins
- * two neighbouring cells or more (*step = "bracket"); else the unmeasured candidate that
+ * confident) that is contested or not final: its bracket's pick unless the candidate with
+ * the most votes wins two neighbouring cells or more of its own context (*step =
+ * "bracket": the bracket reads the kernel's own radix curve, so one neighbour, or another
+ * kernel's radix at the same P and S, weighs less); else the unmeasured candidate that
  * wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
  * else the one with the largest expected improvement over the cell's fastest measured
  * median by more than `margin` (*step = "improve"); echoes are left out. -1 when every
@@ -938,7 +947,7 @@ static int next_improve(const tuner *t, double margin, const char **step)
     }
     free(votes);
     int bracket = ce ? bracket_pick(t, pick) : -1;
-    if (bracket >= 0 && best_votes <= 1) { /* one neighbour's word yields to the bracket */
+    if (bracket >= 0 && (best < 0 || neighbour_votes_in(t, best, 1) <= 1)) {
         *step = "bracket";
         return bracket;
     }

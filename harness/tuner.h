@@ -23,22 +23,22 @@
  *   3. for every kernel still measured nowhere (its model is borrowed from the others),
  *      its candidate with the largest expected improvement over that cell's winner;
  *   4. then, in a cell not final or contested (contested cells first, then the fewest
- *      measurements, then the least confident): the pick of its bracket (below) unless a
- *      candidate wins two neighbouring cells or more; else the unmeasured candidate that
- *      is the current winner of the most neighbouring cells, the fastest predicted among
- *      equals; when no neighbour's winner is left, the candidate with the largest
- *      expected improvement over the cell's fastest measured median (by more than
- *      `margin`). Neighbours: in the same context, S and P each at most one step of the
- *      sweep away, a choice being the same kernel and parameters (a radix of sqrt(P) or
- *      P matched as such); in another context, the cell of the same P and S, a choice
- *      being the radix alone. A cell has a bracket when the cells one size below and one
- *      above (same P) are won by one kernel at two radices, its own winner is that kernel
- *      at one of them, and no radix strictly between has been measured in it: the K/D
- *      model moves the best radix up with S, so the radix between them nearest their
- *      geometric middle is the pick. A cell is contested while an unmeasured candidate
- *      wins at least as many neighbours as its winner does (one at least), or while it
- *      has a bracket. A candidate whose median was that of one already measured in its
- *      cell (within 0.1 %) in two other cells, and never otherwise, is an echo and not
+ *      measurements, then the least confident): the pick of its bracket (below) unless the
+ *      most voted candidate wins two neighbouring cells or more of its own context; else
+ *      the unmeasured candidate that is the current winner of the most neighbouring cells,
+ *      the fastest predicted among equals; when no neighbour's winner is left, the
+ *      candidate with the largest expected improvement over the cell's fastest measured
+ *      median (by more than `margin`). Neighbours: in the same context, S and P each at
+ *      most one step of the sweep away, a choice being the same kernel and parameters (a
+ *      radix of sqrt(P) or P matched as such); in another context, the cell of the same P
+ *      and S, a choice being the radix alone. A cell has a bracket when the cells one size
+ *      below and one above (same P) are won by one kernel at two radices, its own winner is
+ *      that kernel at one of them, and no radix strictly between has been measured in it:
+ *      the K/D model moves the best radix up with S, so the radix between them nearest
+ *      their geometric middle is the pick. A cell is contested while an unmeasured
+ *      candidate wins at least as many neighbours as its winner does (one at least), or
+ *      while it has a bracket. A candidate whose median was that of one already measured in
+ *      its cell (within 0.1 %) in two other cells, and never otherwise, is an echo and not
  *      measured.
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`. A final cell is still measured while it is
