@@ -521,7 +521,7 @@ typedef struct app_run {
     int node_ranks, *oversub;    /* provenance; oversub: per P, P + 1 entries */
     measured m[2];               /* the chosen kernel, then the vendor collective */
     int nk;
-    char best_name[64], summary[160]; /* --kernel best: what the database chose, and why */
+    char best_name[64], summary[480]; /* --kernel best: what the database chose, and why */
     int wrong, failed;
     char detail[1024];           /* what was wrong */
 } app_run;

@@ -1,5 +1,6 @@
 /* db.c — the results database (see db.h). */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,48 +63,76 @@ static const char *const schema =
     " available INTEGER NOT NULL, reason TEXT, PRIMARY KEY (result_id, event));"
     "%s";
 
-/* The views: the results contract, owned here. One grouping defines "the same data set"
- * for every view and for the scripts (scripts/a2a_tools/analysis.py groups by run_id and
- * data_set): family, P, Q, S, dist and its parameters, payload, datatype, gap and buffer
- * allocation (params.alloc, 'private' when absent). A baseline is a vendor row at
- * vendor_algorithm 0 (the library's own choice: own_choice = 1). Created in this order
- * (later views read result_data) and replaced on open when the stored text differs
- * (sync_views), so a file written by an older a2atune gets these definitions. */
+/* The views: the results contract (docs/database.md, "The results contract"), which
+ * scripts/a2a_tools/contract.py states in Python for the tools; tests/parts/contract.sh
+ * checks that both name the same best, baseline and speedup. One grouping defines "the same
+ * data set" (data_set: family, P, Q, S, dist and its parameters, payload, datatype, gap and
+ * buffer allocation, params.alloc, 'private' when absent) and one "the same measurement"
+ * (a configuration, config_key, in one run group: the runs of a launch group, else a run
+ * alone, named by its newest run). Created in this order (later views read earlier ones)
+ * and replaced on open when the stored text differs (sync_views), so a file written by an
+ * older a2atune gets these definitions. */
 static const db_view views[] = {
-    /* Every result with its allocation, whether it is the library's own choice, and its
-     * data set as one comparable value (a JSON array; NULLs compare equal in it). */
+    /* Every result with its allocation, whether it is the library's own choice
+     * (vendor_algorithm 0), and its data set as one comparable value (a JSON array; NULLs
+     * compare equal in it). */
     {"result_data",
      "SELECT r.*, IFNULL(json_extract(r.params, '$.alloc'), 'private') AS alloc,"
      " IFNULL(json_extract(r.params, '$.vendor_algorithm'), 0) = 0 AS own_choice,"
      " json_array(r.family, r.P, r.Q, r.S, r.dist, r.dist_params, r.payload, r.datatype, r.gap,"
      "  IFNULL(json_extract(r.params, '$.alloc'), 'private')) AS data_set"
      " FROM results r"},
-    /* For every tunable kernel, run and data set: the ok row with a radix and the lowest
-     * median (of equal medians, the first recorded). */
+    /* One row per measurement: a configuration's ok, timed rows in one run group combined.
+     * run_id names the group (its newest run); median_s is the median of the launches'
+     * medians (one launch: its median); noise_s the spread between them (largest - smallest;
+     * one launch: its interquartile range); the other columns are the newest row's. */
+    {"measurement",
+     "WITH grouped AS (SELECT d.*, IFNULL((SELECT MAX(o.id) FROM runs o"
+     "  WHERE o.launch_group = u.launch_group), d.run_id) AS run_group"
+     "  FROM result_data d JOIN runs u ON u.id = d.run_id"
+     "  WHERE d.status = 'ok' AND d.median_s IS NOT NULL),"
+     " ranked AS (SELECT g.*, COUNT(*) OVER (PARTITION BY run_group, config_key) AS launches,"
+     "  ROW_NUMBER() OVER (PARTITION BY run_group, config_key ORDER BY median_s) AS by_median,"
+     "  ROW_NUMBER() OVER (PARTITION BY run_group, config_key ORDER BY run_id DESC, id DESC)"
+     "   AS newest FROM grouped g),"
+     " combined AS (SELECT run_group, config_key, MAX(launches) AS launches,"
+     "  AVG(CASE WHEN by_median IN ((launches + 1) / 2, (launches + 2) / 2) THEN median_s END)"
+     "   AS median_s,"
+     "  CASE WHEN MAX(launches) > 1 THEN MAX(median_s) - MIN(median_s)"
+     "   ELSE MAX(0, MAX(IFNULL(q3_s, median_s) - IFNULL(q1_s, median_s))) END AS noise_s"
+     "  FROM ranked GROUP BY run_group, config_key)"
+     " SELECT n.run_group AS run_id, n.id AS result_id, n.section, n.config_key, n.family,"
+     "  n.kernel, n.P, n.Q, n.S, n.dist, n.payload, n.datatype, n.gap, n.alloc, n.data_set,"
+     "  n.dist_params, n.radix, n.radix2, n.block_count, n.params, n.own_choice, n.oversubscribed,"
+     "  c.launches, c.median_s, c.noise_s"
+     " FROM ranked n JOIN combined c ON c.run_group = n.run_group AND c.config_key = n.config_key"
+     " WHERE n.newest = 1"},
+    /* Best: for every kernel with a radix, run group and data set of a collective family,
+     * the measurement with the lowest median (of equal medians, the lower radix, then the
+     * first recorded). */
     {"best_radix",
      "SELECT run_id, section, family, kernel, P, Q, S, dist, payload, datatype, gap, alloc,"
-     " data_set, radix, radix2, block_count, median_s FROM ("
-     " SELECT d.*, ROW_NUMBER() OVER (PARTITION BY run_id, kernel, data_set"
-     "  ORDER BY median_s, id) AS rank_in_group"
-     " FROM result_data d WHERE status = 'ok' AND radix IS NOT NULL)"
+     " data_set, radix, radix2, block_count, params, result_id, launches, median_s, noise_s"
+     " FROM (SELECT m.*, ROW_NUMBER() OVER (PARTITION BY run_id, kernel, data_set"
+     "  ORDER BY median_s, radix, result_id) AS rank_in_group"
+     " FROM measurement m WHERE radix IS NOT NULL AND family NOT IN ('app', 'copy'))"
      " WHERE rank_in_group = 1"},
-    /* Every ok result next to one baseline of the same run and data set; of several, the
-     * one of the result's own section, then the first recorded. One row per result with a
-     * baseline. (The equalities on family, P, S and dist, implied by data_set, let SQLite
-     * use the results_lookup index.) */
+    /* Baseline and speedup: every measurement next to each baseline kernel of its run group
+     * and data set (a kernel without a radix, baseline_kernel: its fastest measurement that
+     * is the library's own choice); speedup = baseline median / median; within_noise = 1
+     * when the two medians differ by no more than the smaller of their noises. Select one
+     * baseline with WHERE baseline_kernel = 'vendor' (or another name). */
     {"speedup_vs_baseline",
-     "SELECT result_id, run_id, section, family, kernel, P, Q, S, dist, payload, datatype,"
-     " radix, radix2, block_count, median_s, baseline_median_s, speedup FROM ("
-     " SELECT r.id AS result_id, r.run_id, r.section, r.family, r.kernel, r.P, r.Q, r.S, r.dist,"
-     "  r.payload, r.datatype, r.radix, r.radix2, r.block_count, r.median_s,"
-     "  b.median_s AS baseline_median_s, b.median_s / r.median_s AS speedup,"
-     "  ROW_NUMBER() OVER (PARTITION BY r.id ORDER BY b.section = r.section DESC, b.id)"
-     "   AS baseline_rank"
-     " FROM result_data r JOIN result_data b ON b.run_id = r.run_id AND b.kernel = 'vendor'"
-     "  AND b.family = r.family AND b.P = r.P AND b.S = r.S AND b.dist = r.dist"
-     "  AND b.data_set = r.data_set AND b.own_choice AND b.status = 'ok'"
-     " WHERE r.status = 'ok')"
-     " WHERE baseline_rank = 1"},
+     "WITH baseline AS (SELECT * FROM (SELECT m.*, ROW_NUMBER() OVER"
+     "  (PARTITION BY run_id, kernel, data_set ORDER BY median_s, result_id) AS rank_in_group"
+     "  FROM measurement m WHERE own_choice AND radix IS NULL) WHERE rank_in_group = 1)"
+     " SELECT m.result_id, m.run_id, m.section, m.family, m.kernel, m.P, m.Q, m.S, m.dist,"
+     "  m.payload, m.datatype, m.gap, m.alloc, m.data_set, m.radix, m.radix2, m.block_count,"
+     "  m.params, m.launches, m.median_s, m.noise_s, b.kernel AS baseline_kernel,"
+     "  b.result_id AS baseline_result_id, b.median_s AS baseline_median_s,"
+     "  b.noise_s AS baseline_noise_s, b.median_s / m.median_s AS speedup,"
+     "  ABS(m.median_s - b.median_s) <= MIN(m.noise_s, b.noise_s) AS within_noise"
+     " FROM measurement m JOIN baseline b ON b.run_id = m.run_id AND b.data_set = m.data_set"},
 };
 
 /* Schema 3 adds to a schema-2 (or 1) file: launches and the conditions of a run, idle ranks
@@ -213,7 +242,7 @@ static int views_current(sqlite3 *h)
         return -1;
     int current = 1;
     for (size_t v = 0; current == 1 && v < sizeof views / sizeof views[0]; v++) {
-        char want[4096];
+        char want[8192];
         snprintf(want, sizeof want, "CREATE VIEW %s AS %s", views[v].name, views[v].select);
         sqlite3_reset(st);
         sqlite3_bind_text(st, 1, views[v].name, -1, SQLITE_STATIC);
@@ -242,13 +271,13 @@ static int sync_views(db *d, char *msg, size_t msglen)
         goto rollback;
     size_t n = sizeof views / sizeof views[0];
     for (size_t v = n; current == 0 && v-- > 0;) {
-        char sql[4200];
+        char sql[8300];
         snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS %s", views[v].name);
         if (exec(d, sql, msg, msglen))
             goto rollback;
     }
     for (size_t v = 0; current == 0 && v < n; v++) {
-        char sql[4200];
+        char sql[8300];
         snprintf(sql, sizeof sql, "CREATE VIEW %s AS %s", views[v].name, views[v].select);
         if (exec(d, sql, msg, msglen))
             goto rollback;
@@ -1309,65 +1338,162 @@ char *db_fft_dist_json(const char *size, int uniform)
 }
 
 
+/* One candidate of the app command's choice: a kernel with its parameters, its median (tc:
+ * the sum over the closure's iterations) and noise (tc: the sum of the iterations'). */
+typedef struct app_candidate {
+    char family[16], kernel[64], params[512], label[600];
+    double median, noise;
+    int count, nparams, forced;
+} app_candidate;
+
+/* Guarantees: fills c->label ('tra radix=2': the kernel, then key=value by sorted key, as
+ * scripts/a2a_tools/tune.py labels candidates), c->nparams and c->forced from c->params. */
+static void label_candidate(app_candidate *c)
+{
+    json_t *obj = json_loads(c->params, 0, NULL);
+    const char *keys[64];
+    int n = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach(obj, key, value)
+        if (n < 64)
+            keys[n++] = key;
+    for (int a = 1; a < n; a++) /* insertion sort: a few keys */
+        for (int b = a; b > 0 && strcmp(keys[b - 1], keys[b]) > 0; b--) {
+            const char *t = keys[b];
+            keys[b] = keys[b - 1];
+            keys[b - 1] = t;
+        }
+    size_t used = (size_t)snprintf(c->label, sizeof c->label, "%s", c->kernel);
+    for (int a = 0; a < n && used < sizeof c->label; a++) {
+        json_t *v = json_object_get(obj, keys[a]);
+        if (json_is_integer(v))
+            used += (size_t)snprintf(c->label + used, sizeof c->label - used, " %s=%lld", keys[a],
+                                     (long long)json_integer_value(v));
+        else
+            used += (size_t)snprintf(c->label + used, sizeof c->label - used, " %s=%s", keys[a],
+                                     json_is_string(v) ? json_string_value(v) : "?");
+    }
+    json_t *forced = json_object_get(obj, "vendor_algorithm");
+    c->forced = json_is_integer(forced) && json_integer_value(forced) != 0;
+    c->nparams = n;
+    json_decref(obj);
+}
+
+/* Guarantees: < 0 when a is simpler than b by the results contract's order (the library's
+ * own choice, then its forced algorithms, then kernels by number of parameters, then by
+ * label; scripts/a2a_tools/contract.py simplicity), then the lower median. */
+static int simpler(const app_candidate *a, const app_candidate *b)
+{
+    int va = strcmp(a->kernel, "vendor") == 0, vb = strcmp(b->kernel, "vendor") == 0;
+    if (va != vb)
+        return va ? -1 : 1;
+    int d = va ? a->forced - b->forced : a->nparams - b->nparams;
+    if (d)
+        return d;
+    if (!va && (d = strcmp(a->label, b->label)) != 0)
+        return d;
+    return (a->median > b->median) - (a->median < b->median);
+}
+
 /* Guarantees: see db.h (read-only; the file is opened as it is, without db_open's checks,
- * so that any SQLite file with results answers or says why not). */
+ * so that any SQLite file with results answers or says why not; the views of the results
+ * contract are read as this a2atune defines them, as TEMP views of this connection). */
 int db_best_app_kernel(const char *path, int tc, const char *instance, int P, int *family,
                        char *name, size_t namelen, int params[A2A_PARAM_COUNT], char *summary,
                        size_t sumlen, char *err, size_t errlen)
 {
+    /* per candidate and closure iteration its best measurement; summed over a closure */
     static const char *const graph_sql =
-        "WITH per AS (SELECT family, kernel, params, json_extract(dist_params, '$.iteration') AS it,"
-        " json_extract(dist_params, '$.iterations') AS total, MIN(median_s) AS m FROM results"
-        " WHERE dist = 'graph' AND status = 'ok' AND median_s IS NOT NULL AND family = 'nonuniform'"
-        " AND P = ?1 AND json_extract(dist_params, '$.graph') = ?2"
-        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params, it)"
-        " SELECT family, kernel, params, SUM(m), COUNT(*) FROM per GROUP BY family, kernel, params"
-        " HAVING COUNT(*) = MAX(total) ORDER BY SUM(m) LIMIT 1";
+        "WITH per AS (SELECT family, kernel, params, median_s, noise_s,"
+        " json_extract(dist_params, '$.iterations') AS total, ROW_NUMBER() OVER (PARTITION BY"
+        "  family, kernel, params, json_extract(dist_params, '$.iteration')"
+        "  ORDER BY median_s, result_id) AS rank_in_iteration"
+        " FROM measurement WHERE dist = 'graph' AND family = 'nonuniform' AND P = ?1"
+        " AND json_extract(dist_params, '$.graph') = ?2 AND alloc = 'private')"
+        " SELECT family, kernel, params, SUM(median_s), SUM(noise_s), COUNT(*) FROM per"
+        " WHERE rank_in_iteration = 1 GROUP BY family, kernel, params"
+        " HAVING COUNT(*) = MAX(total) ORDER BY SUM(median_s)";
     static const char *const fft_sql =
-        "SELECT family, kernel, params, MIN(median_s), COUNT(*) FROM results WHERE dist = 'fft'"
-        " AND status = 'ok' AND median_s IS NOT NULL AND family IN ('uniform', 'nonuniform')"
-        " AND P = ?1 AND json_extract(dist_params, '$.fft') = ?2"
-        " AND json_extract(params, '$.alloc') IS NULL GROUP BY family, kernel, params"
-        " ORDER BY MIN(median_s) LIMIT 1";
+        "SELECT family, kernel, params, median_s, noise_s, 1 FROM (SELECT m.*, ROW_NUMBER() OVER"
+        " (PARTITION BY family, kernel, params ORDER BY median_s, result_id) AS rank_in_kernel"
+        " FROM measurement m WHERE dist = 'fft' AND family IN ('uniform', 'nonuniform')"
+        " AND P = ?1 AND json_extract(dist_params, '$.fft') = ?2 AND alloc = 'private')"
+        " WHERE rank_in_kernel = 1 ORDER BY median_s";
     sqlite3 *h = NULL;
     sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, tc ? graph_sql : fft_sql, -1, &st, NULL) != SQLITE_OK) {
+    app_candidate *cand = NULL;
+    int rc = -1, n = 0, cap = 0;
+    int opened = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK;
+    for (size_t v = 0; opened && v < sizeof views / sizeof views[0]; v++) {
+        char sql[8300];
+        snprintf(sql, sizeof sql, "CREATE TEMP VIEW %s AS %s", views[v].name, views[v].select);
+        opened = sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
+    }
+    if (!opened || sqlite3_prepare_v2(h, tc ? graph_sql : fft_sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "--kernel best: cannot read the results in %.300s: %.200s", path,
                  h ? sqlite3_errmsg(h) : "out of memory");
         goto out;
     }
     sqlite3_bind_int(st, 1, P);
     sqlite3_bind_text(st, 2, instance, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            app_candidate *more = realloc(cand, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *cand);
+            if (!more) {
+                snprintf(err, errlen, "--kernel best: out of memory");
+                goto out;
+            }
+            cand = more;
+        }
+        app_candidate *c = &cand[n++];
+        snprintf(c->family, sizeof c->family, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(c->kernel, sizeof c->kernel, "%s", (const char *)sqlite3_column_text(st, 1));
+        const unsigned char *p = sqlite3_column_text(st, 2);
+        snprintf(c->params, sizeof c->params, "%s", p ? (const char *)p : "{}");
+        c->median = sqlite3_column_double(st, 3);
+        c->noise = sqlite3_column_double(st, 4);
+        c->count = sqlite3_column_int(st, 5);
+        label_candidate(c);
+    }
+    if (n == 0) {
         snprintf(err, errlen, "--kernel best: %.300s has no timed dist = %s results for %.300s at P = %d "
                  "(run a sweep first, e.g. sweeps/apps.ini)", path, tc ? "graph" : "fft",
                  instance, P);
         goto out;
     }
-    *family = a2a_family_by_name((const char *)sqlite3_column_text(st, 0));
-    snprintf(name, namelen, "%s", (const char *)sqlite3_column_text(st, 1));
-    json_t *obj = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
+    /* the results contract's choice: the best (cand[0], the lowest median) unless others are
+     * within the noise of it; then the simplest of those */
+    const app_candidate *best = &cand[0], *chosen = best;
+    for (int k = 1; k < n; k++)
+        if (fabs(cand[k].median - best->median) <= fmin(cand[k].noise, best->noise) &&
+            simpler(&cand[k], chosen) < 0)
+            chosen = &cand[k];
+    *family = a2a_family_by_name(chosen->family);
+    snprintf(name, namelen, "%s", chosen->kernel);
+    json_t *obj = json_loads(chosen->params, 0, NULL);
     memset(params, 0, A2A_PARAM_COUNT * sizeof *params);
     for (int p = 0; p < A2A_PARAM_COUNT; p++) {
         json_t *v = json_object_get(obj, a2a_param_name((a2a_param)p));
-        int n;
-        const char *const *names = a2a_param_value_names((a2a_param)p, &n);
+        int nv;
+        const char *const *names = a2a_param_value_names((a2a_param)p, &nv);
         if (json_is_integer(v))
             params[p] = (int)json_integer_value(v);
-        for (int i = 0; json_is_string(v) && names && i < n; i++)
+        for (int i = 0; json_is_string(v) && names && i < nv; i++)
             if (strcmp(names[i], json_string_value(v)) == 0)
                 params[p] = i + 1;
     }
     json_decref(obj);
-    snprintf(summary, sumlen, "%s %.3f ms over %d %s", tc ? "sum of medians" : "median",
-             sqlite3_column_double(st, 3) * 1e3, sqlite3_column_int(st, 4),
-             tc ? "closure iterations" : "configuration(s)");
+    snprintf(summary, sumlen, "%s %.3f ms (noise %.3f ms) over %d %s; %s%.200s", tc ? "sum of medians" : "median",
+             chosen->median * 1e3, chosen->noise * 1e3, chosen->count,
+             tc ? "closure iterations" : "configuration(s)",
+             chosen == best ? "the fastest" : "the simplest within the noise of ",
+             chosen == best ? "" : best->label);
     rc = *family >= 0 ? 0 : -1;
     if (rc)
         snprintf(err, errlen, "--kernel best: unknown family in %.300s", path);
 out:
+    free(cand);
     sqlite3_finalize(st);
     sqlite3_close(h);
     return rc;

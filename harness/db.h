@@ -50,8 +50,8 @@ typedef struct db_view {
     const char *name, *select;
 } db_view;
 
-/* The views every database opened for writing holds (result_data, best_radix,
- * speedup_vs_baseline), in creation order; *count is set to their number. The scripts
+/* The views every database opened for writing holds (result_data, measurement,
+ * best_radix, speedup_vs_baseline: the results contract), in creation order; *count is set to their number. The scripts
  * read them through `a2atune list --json` to query an older file the same way. */
 const db_view *db_views(int *count);
 
@@ -212,13 +212,15 @@ char *db_graph_dist_json(const char *graph, unsigned vertices, long long edges);
 char *db_fft_dist_json(const char *size, int uniform);
 
 
-/* The kernel (family, name) and parameters of the fastest application-distribution
- * measurement of one workload in the sweep results of `path` (status ok, timed; shared
- * buffers excluded): tc (dist = graph, nonuniform family): the lowest sum over every
- * iteration of the closure of the best median per iteration; else (dist = fft, uniform or
- * nonuniform): the lowest median. instance: the graph spec or FFT size as stored. Fills
- * summary ("median 1.234 ms over 3 configuration(s)"); 0, or -1 with the reason in err.
- * Opens the database read-only. */
+/* The kernel (family, name) and parameters the results contract chooses for one
+ * application workload in the sweep results of `path` (measurements of the view
+ * measurement; shared buffers excluded): per candidate, tc (dist = graph, nonuniform family)
+ * the sum over every iteration of the closure of its best median per iteration (noise: the
+ * sum of theirs); else (dist = fft, uniform or nonuniform) its best median. The choice is
+ * the lowest of those unless others are within the noise of it; then the simplest of them
+ * (scripts/a2a_tools/contract.py). instance: the graph spec or FFT size as stored. Fills
+ * summary ("median 1.234 ms (noise 0.010 ms) over 1 configuration(s); the fastest"); 0, or
+ * -1 with the reason in err. Opens the database read-only. */
 int db_best_app_kernel(const char *path, int tc, const char *instance, int P, int *family,
                        char *name, size_t namelen, int params[A2A_PARAM_COUNT], char *summary,
                        size_t sumlen, char *err, size_t errlen);

@@ -555,8 +555,9 @@ static int tune(const tune_options *o, long long *run_id_out)
         fprintf(stderr, "a2atune: tune: cost model:\n");
         tuner_print_model(t, stderr);
         fprintf(stderr, "a2atune: tune: per (P, S) (gap: runner-up over the best; noise: the "
-                "smaller IQR / median of the two; conf: P(no unmeasured candidate is faster by "
-                "more than %.0f%%)):\n", 100 * o->margin);
+                "smaller IQR of the two over the best's median, the results contract's noise: "
+                "within it a2a tune takes the simpler; conf: P(no unmeasured candidate is "
+                "faster by more than %.0f%%)):\n", 100 * o->margin);
         print_cells(t, configs, stderr);
         fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %d), "
                 "%d of %d cells final (confidence %.2f), %d decided; %s\n", tuner_measured(t),

@@ -17,7 +17,7 @@
 #define PRIOR_WEIGHT 0.5      /* weight of "the model is right" against the neighbours */
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
-#define MIN_NOISE 0.005
+#define MIN_MEDIAN_SE 0.005
 #define ECHO_TOLERANCE 1e-3   /* medians this close (relative) are the same schedule's; an
                                * interquartile range is too wide a test on a real machine */
 
@@ -29,7 +29,7 @@ typedef struct candidate {
     int measured, ok;
     double y;            /* log of the median */
     double rel_iqr;      /* (q3 - q1) / median */
-    double noise;        /* log-scale standard error of the median */
+    double median_se;    /* standard error of the log of the median (not the contract's noise) */
     double model, mu, var; /* model time; predicted log time and its variance */
     double residual;     /* ok: y - log(model) */
 } candidate;
@@ -61,7 +61,7 @@ struct tuner {
     int ngroups;
     int *design, ndesign;
     int measured;
-    double noise;        /* typical noise of a median (log scale) */
+    double typical_median_se; /* the median of the measured candidates' median_se */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
     int nconfigs;
@@ -340,7 +340,7 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     t->ctx_beta = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_beta);
     t->ctx_sd = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_sd);
     rank_cells(t);
-    t->noise = 0.02;
+    t->typical_median_se = 0.02;
     choose_design(t);
     return t;
 }
@@ -398,7 +398,7 @@ int tuner_record(tuner *t, int index, int ok, double median, double q1, double q
         c->rel_iqr = q3 > q1 ? (q3 - q1) / median : 0;
         /* standard error of a median: 1.2533 sigma / sqrt(n), sigma = IQR / 1.349 */
         double se = 0.93 * c->rel_iqr / sqrt(samples > 0 ? samples : 1);
-        c->noise = se > MIN_NOISE ? se : MIN_NOISE;
+        c->median_se = se > MIN_MEDIAN_SE ? se : MIN_MEDIAN_SE;
     }
     return 0;
 }
@@ -462,23 +462,23 @@ static double residual_ms(const tuner *t, const int *members, int count, double 
 /* Fits every context and group, then predicts every unmeasured candidate. */
 static void refresh(tuner *t)
 {
-    /* noise: the median over the ok measurements */
-    double *noises = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *noises);
+    /* typical_median_se: the median over the ok measurements */
+    double *ses = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ses);
     int nn = 0;
     for (int k = 0; k < t->ncand; k++)
         if (t->cand[k].ok)
-            noises[nn++] = t->cand[k].noise;
+            ses[nn++] = t->cand[k].median_se;
     if (nn) {
         for (int a = 1; a < nn; a++) { /* insertion sort: few hundred values */
-            double v = noises[a];
+            double v = ses[a];
             int b = a;
-            for (; b > 0 && noises[b - 1] > v; b--)
-                noises[b] = noises[b - 1];
-            noises[b] = v;
+            for (; b > 0 && ses[b - 1] > v; b--)
+                ses[b] = ses[b - 1];
+            ses[b] = v;
         }
-        t->noise = noises[nn / 2];
+        t->typical_median_se = ses[nn / 2];
     }
-    free(noises);
+    free(ses);
 
     /* per context: every kernel pooled (the fallback of kernels measured too little) */
     int *members = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *members);
@@ -584,7 +584,7 @@ static void refresh(tuner *t)
         }
         c->mu = log(c->model) + cell_effect[c->cell] + swe / (PRIOR_WEIGHT + sw);
         double half = 0.5 * gr->model_sd * gr->model_sd;
-        c->var = t->noise * t->noise + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + cell_weight[c->cell]) +
+        c->var = t->typical_median_se * t->typical_median_se + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + cell_weight[c->cell]) +
                  half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
     }
     free(cell_effect);
@@ -631,10 +631,10 @@ static void refresh(tuner *t)
             s->winner_s = exp(t->cand[w].y);
             s->noise = t->cand[w].rel_iqr;
         }
-        if (r >= 0) {
+        if (r >= 0) { /* the contract's noise: the smaller IQR of the two, over the winner */
             s->runner_up = t->cand[r].config;
             s->runner_up_s = exp(t->cand[r].y);
-            s->noise = fmin(s->noise, t->cand[r].rel_iqr);
+            s->noise = fmin(s->noise, t->cand[r].rel_iqr * s->runner_up_s / s->winner_s);
         }
         s->final = s->measured == s->candidates || (w >= 0 && confidence >= t->opt.confidence);
     }

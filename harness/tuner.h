@@ -13,8 +13,8 @@
  *     the same kernel at neighbouring S, P and radix, less their cells' effects), both with
  *     Gaussian weights in log2 distance, so a candidate that beat the model at the
  *     neighbouring sizes is expected to beat it here too;
- * with an uncertainty that shrinks as measurements come close, plus the noise of the
- * median (from the interquartile ranges measured). It measures, in this order:
+ * with an uncertainty that shrinks as measurements come close, plus the standard error of
+ * a median (median_se, from the interquartile ranges measured). It measures, in this order:
  *   1. design points to fit alpha and beta (per kernel that has a choice in a cell: many
  *      rounds at a small S, many bytes at a large S, spread over the sizes), at most a
  *      fifth of the budget;
@@ -66,7 +66,8 @@ typedef struct tuner_cell_state {
     int winner;        /* configuration index of the fastest ok measurement, -1: none */
     int runner_up;     /* the next fastest ok measurement, -1: none */
     double winner_s, runner_up_s; /* their medians */
-    double noise;      /* relative: the smaller interquartile range / median of the two */
+    double noise;      /* the results contract's noise over the winner's median: the smaller
+                        * interquartile range of the two / the winner's median */
     double confidence; /* P(no unmeasured candidate beats the winner by more than margin) */
     int measured, candidates;
     int final;

@@ -1,28 +1,20 @@
-"""Tunable-kernel results grouped per (P, S, data) with their baselines, and the noise of a
-measurement.
+"""Tunable-kernel results grouped per (P, S, data) with their baselines, for the figures
+and tables. What a measurement, its noise, the best, the baseline and the speedup are is
+the results contract (contract.py); this module groups measurements and applies it.
 
-Noise (`noise`): a sweep repeated in several launches (scripts/run-sweep.sh --launches N:
-runs of one launch group) is judged by the spread between the launches' medians, since a
-launch's own interquartile range misses what changes from one launch to the next (ReproMPI's
-practice); a configuration measured in one launch only has its interquartile range. The
-rows of the launches of one configuration are combined into one row (`combine_launches`)
-whose median is the median of the launches' medians, q1_s and q3_s the lowest and highest
-launch median (so that error bars show the spread), noise_s the noise and launches their
-number; every figure, table and tuning decision reads those rows.
-
-A *group* is one point of a radix study: a run and a data set, as the view result_data of
-harness/db.c defines it (its data_set column: family, P, Q, S, dist and its parameters,
-payload, datatype, gap and buffer allocation; the grouping of the best_radix and
-speedup_vs_baseline views too). Inside a group every radix keeps its fastest configuration
-(the minimum median over the kernel's other parameters, e.g. TuNA's block_count), unless
-the caller filters those parameters. The baseline of a group is the fastest ok
-configuration of the baseline kernel of the same run and data set, a vendor row only when
-it is the library's own choice (result_data.own_choice: vendor_algorithm 0)."""
+A *group* is one point of a radix study: a run group and a data set, as the view
+result_data of harness/db.c defines it (its data_set column: family, P, Q, S, dist and its
+parameters, payload, datatype, gap and buffer allocation). Inside a group every radix keeps
+its best configuration (over the kernel's other parameters, e.g. TuNA's block_count),
+unless the caller filters those parameters; the group's baseline is contract.baseline's."""
 import json
 import math
 import re
 
+from . import contract
 from .common import A2AError, simulation_runs
+from .contract import combine_launches, noise, within_noise
+from .contract import run_groups as launch_groups
 from .db import describe_filters
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
@@ -57,12 +49,10 @@ class Group:
     def best(self):
         if not self.by_radix:
             return None
-        return min(self.by_radix.values(), key=lambda r: (r["median_s"], r["radix"]))
+        return contract.best(self.by_radix.values())
 
     def speedup(self, row):
-        if self.baseline is None or not row or not row["median_s"]:
-            return None
-        return self.baseline["median_s"] / row["median_s"]
+        return contract.speedup(self.baseline, row)
 
     def sqrt_p(self):
         return math.sqrt(self.P)
@@ -81,16 +71,6 @@ class Group:
 
 
 # ---- decisions behind the figures and tables (testable without drawing) ----------------
-
-def within_noise(a_median, a_noise, b_median, b_noise):
-    """True when two medians differ by no more than the smaller of their noises (noise():
-    the spread between launches, or one launch's interquartile range): the rule of `a2a
-    tune`, of the figures' markers and of best-radix. A difference is noise only when both
-    measurements are that uncertain: a candidate whose timings are bimodal (an interquartile
-    range spanning a fast and a slow mode) cannot hide how far a tightly measured candidate
-    is ahead of its median."""
-    return abs(a_median - b_median) <= min(a_noise, b_noise)
-
 
 class Verdict:
     """Which radix of a group is fastest, and whether that is beyond the noise.
@@ -116,7 +96,7 @@ class Verdict:
 
 def radix_verdict(group):
     """The Verdict of one group's radices (None without any)."""
-    rows = sorted(group.by_radix.values(), key=lambda r: (r["median_s"], r["radix"]))
+    rows = sorted(group.by_radix.values(), key=contract.best_key)
     if not rows:
         return None
     fastest = rows[0]
@@ -209,74 +189,6 @@ def chosen_params(group):
         if not isinstance(params, dict):
             params = {}
         out[r] = {k: v for k, v in params.items() if k != "radix"}
-    return out
-
-
-def noise(rows):
-    """The noise of one configuration, in seconds: rows are its ok result rows (mappings with
-    median_s, q1_s, q3_s), one per launch. Several launches: the spread between their
-    medians (largest - smallest); one: its interquartile range (q3_s - q1_s). A row that
-    combine_launches made carries its noise (noise_s). 0.0 when nothing is known."""
-    rows = list(rows)
-    if len(rows) == 1 and _has(rows[0], "noise_s") and rows[0]["noise_s"] is not None:
-        return rows[0]["noise_s"]
-    medians = [r["median_s"] for r in rows if r["median_s"] is not None]
-    if len(medians) > 1:
-        return max(medians) - min(medians)
-    if not rows:
-        return 0.0
-    r = rows[0]
-    med = r["median_s"] or 0.0
-    q1 = r["q1_s"] if r["q1_s"] is not None else med
-    q3 = r["q3_s"] if r["q3_s"] is not None else med
-    return max(0.0, q3 - q1)
-
-
-def _has(row, key):
-    return key in (row.keys() if hasattr(row, "keys") else row)
-
-
-def launch_groups(db):
-    """{run_id: [run ids of its launch group, oldest first]}: a run outside any group (or a
-    database from before launch groups) is alone in its own."""
-    if "launch_group" not in db.columns("runs"):
-        return {r["id"]: [r["id"]] for r in db.all("SELECT id FROM runs")}
-    members = {}
-    rows = db.all("SELECT id, launch_group FROM runs ORDER BY id")
-    for r in rows:
-        if r["launch_group"] is not None:
-            members.setdefault(r["launch_group"], []).append(r["id"])
-    return {r["id"]: (members[r["launch_group"]] if r["launch_group"] is not None else [r["id"]])
-            for r in rows}
-
-
-def combine_launches(rows, groups):
-    """One row per configuration and launch group: rows (ok result rows of any runs) whose
-    runs share a launch group (groups: from launch_groups) and whose config_key is equal
-    become one dict, a copy of the newest launch's row with run_id = the group's newest run,
-    median_s = the median of the launches' medians, q1_s / q3_s = the lowest / highest of
-    them, noise_s = noise(those rows) and launches = their number. A configuration of a
-    single launch keeps its row (as a dict, with noise_s = its IQR and launches = 1)."""
-    by_config = {}
-    for r in rows:
-        r = dict(r)
-        members = groups.get(r["run_id"], [r["run_id"]])
-        by_config.setdefault((members[-1], r["config_key"]), []).append(r)
-    out = []
-    for (newest_run, _), same in by_config.items():
-        same.sort(key=lambda r: (r["run_id"], r["id"]))
-        row = dict(same[-1])
-        row["noise_s"] = noise(same)
-        row["launches"] = len(same)
-        if len(same) > 1:
-            medians = sorted(r["median_s"] for r in same)
-            mid = len(medians) // 2
-            row["median_s"] = (medians[mid] if len(medians) % 2 else
-                               (medians[mid - 1] + medians[mid]) / 2)
-            row["q1_s"], row["q3_s"] = medians[0], medians[-1]
-            row["run_id"] = newest_run
-        out.append(row)
-    out.sort(key=lambda r: r["id"])
     return out
 
 
@@ -409,7 +321,7 @@ def load(db, kernel, baseline, run_id, filters):
             g = groups[group_key(row)] = Group(group_key(row), row)
         g.rows.append(row)
         held = g.by_radix.get(row["radix"])
-        if held is None or row["median_s"] < held["median_s"]:
+        if held is None or contract.best_key(row) < contract.best_key(held):
             g.by_radix[row["radix"]] = row
     over = any(r["oversubscribed"] for r in rows)
     if baseline:
@@ -424,7 +336,7 @@ def load(db, kernel, baseline, run_id, filters):
             g = groups.get(group_key(row))
             if g is None:
                 continue
-            if g.baseline is None or row["median_s"] < g.baseline["median_s"]:
+            if g.baseline is None or contract.best_key(row) < contract.best_key(g.baseline):
                 g.baseline = dict(row)
         over = over or any(g.baseline["oversubscribed"] for g in groups.values() if g.baseline)
     ordered = sorted(groups.values(), key=lambda g: (str(g.data_key), g.P, g.S, str(g.Q)))

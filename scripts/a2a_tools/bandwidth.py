@@ -14,7 +14,7 @@ same database or another (--copy-db)."""
 import math
 import sys
 
-from . import analysis, options
+from . import contract, options
 from .common import A2AError, DEFAULT_FIGURES, fmt_size, write_rows
 from .db import open_db
 
@@ -96,10 +96,10 @@ def load_rows(db, args):
         if not rows:
             raise A2AError("no ok timed results with bytes_copied match in %s" % db.path)
         filters["run_id"] = max(r["run_id"] for r in rows)
-    groups = analysis.launch_groups(db)
+    groups = contract.run_groups(db)
     members = groups.get(filters["run_id"], [filters["run_id"]])
     filters["run_id"] = members
-    rows = analysis.combine_launches(db.rows_where(filters, extra=extra), groups)
+    rows = contract.combine_launches(db.rows_where(filters, extra=extra), groups)
     if not rows:
         raise A2AError("no ok timed results with bytes_copied match in %s" % db.path)
     return rows

@@ -1,17 +1,18 @@
 """`a2a best-radix`: the best radix per kernel, P, S and data set, next to sqrt(P), the
-model-optimal radix and the baseline (TRA paper's best-r tables). `noise_us` is the best
-radix's noise (analysis.noise: the spread between launches, or one launch's IQR);
+model-optimal radix and the baseline it is compared with (TRA paper's best-r tables); best,
+baseline, speedup and noise as contract.py defines them. `noise_us` is the best
+radix's noise (contract.noise: the spread between launches, or one launch's IQR);
 `within_noise` lists the other radices whose median is within the smaller of their noise
 and the best one's (as `a2a tune` decides; empty: the best beats the runner-up beyond the
 noise), and `oversubscribed` says whether that P ran with more ranks than cores."""
 import math
 
-from . import analysis, model, options
+from . import analysis, contract, model, options
 from .analysis import data_label, other_params
 from .common import A2AError, fmt_size, write_rows
 
 COLUMNS = ["run", "kernel", "P", "S", "dist", "best_radix", "params", "best_median_us",
-           "sqrt_P", "model_radix", "baseline_median_us", "speedup", "noise_us",
+           "sqrt_P", "model_radix", "baseline", "baseline_median_us", "speedup", "noise_us",
            "within_noise", "oversubscribed"]
 
 
@@ -30,7 +31,8 @@ def add_parser(sub, common):
         formatter_class=common["formatter"])
     p.add_argument("--kernel", type=options.word_list, metavar="LIST",
                    help="tunable kernels (default: every kernel with a radix)")
-    p.add_argument("--baseline", default="vendor", help="kernel to compare with (default: vendor)")
+    p.add_argument("--baseline", default=contract.DEFAULT_BASELINE,
+                   help="kernel whose own choice is the baseline (default: %(default)s)")
     p.add_argument("--alpha", type=float, default=model.DEFAULT_ALPHA,
                    help="model seconds per round (default: %(default)g)")
     p.add_argument("--beta", type=float, default=model.DEFAULT_BETA,
@@ -54,8 +56,9 @@ def rows_for(db, kernel, args):
             run_id, kernel, g.P, g.S, data_label(g.data_key),
             best["radix"], other_params(best), best["median_s"] * 1e6, math.sqrt(g.P),
             model.optimal_radix(g.P, g.S, args.alpha, args.beta),
+            args.baseline if base is not None else None,
             base * 1e6 if base is not None else None, speedup,
-            analysis.noise([best]) * 1e6, ",".join(str(r) for r in tied), g.oversubscribed])
+            contract.noise([best]) * 1e6, ",".join(str(r) for r in tied), g.oversubscribed])
     return out
 
 
@@ -76,9 +79,9 @@ def run(args, db, out=None):
     human = args.format in ("markdown", "table")
     digits = 2 if human else 4   # microseconds: 0.01 us in tables, 0.1 ns in csv/json
     rows = [[r[0], r[1], r[2], fmt_size(r[3]) if human else r[3], r[4], r[5], r[6],
-             round(r[7], digits), round(r[8], digits), r[9],
-             None if r[10] is None else round(r[10], digits),
-             None if r[11] is None else round(r[11], digits), round(r[12], digits), r[13],
-             ("yes" if r[14] else "no") if human else bool(r[14])] for r in rows]
+             round(r[7], digits), round(r[8], digits), r[9], r[10],
+             None if r[11] is None else round(r[11], digits),
+             None if r[12] is None else round(r[12], digits), round(r[13], digits), r[14],
+             ("yes" if r[15] else "no") if human else bool(r[15])] for r in rows]
     write_rows(COLUMNS, rows, args.format, out=out, float_format="%.2f")
     return 0

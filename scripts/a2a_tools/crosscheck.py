@@ -13,7 +13,7 @@ parameters) present in both databases:
   their noise is decided; the simulation agrees on it when it orders the pair the same way.
 
 The real noise of a candidate is the spread of its launch medians when several runs
-measured it, else its interquartile range (`analysis.noise`). The `vendor` kernels are
+measured it, else its interquartile range (`contract.noise`). The `vendor` kernels are
 left out: in a simulation they are SMPI's algorithms (a2a simulate --vendor), not the
 real library's, so the two rows measure different algorithms.
 """
@@ -21,7 +21,7 @@ import itertools
 import json
 import statistics
 
-from . import analysis
+from . import contract
 from .common import A2AError, fmt_seconds, fmt_size, write_rows
 from .db import open_db
 
@@ -72,7 +72,7 @@ def load_candidates(db, simulated, min_S):
         cell = (r["family"], r["dist"], r["P"], r["S"])
         by_candidate.setdefault(cell, {}).setdefault(
             (r["kernel"], json.dumps(params, sort_keys=True)), []).append(r)
-    return {cell: {arm: (statistics.median(x["median_s"] for x in same), analysis.noise(same))
+    return {cell: {arm: (statistics.median(x["median_s"] for x in same), contract.noise(same))
                    for arm, same in arms.items()}
             for cell, arms in by_candidate.items()}
 

@@ -16,7 +16,7 @@ and is shaded."""
 import math
 import sys
 
-from . import analysis, model, options
+from . import analysis, contract, model, options
 from .analysis import data_label, other_params
 from .common import DEFAULT_FIGURES, fmt_size, time_unit
 
@@ -34,7 +34,7 @@ def add_parser(sub, common):
         epilog="example:  a2a curves --kernel tra --P 8 --S 16,1K,16K",
         formatter_class=common["formatter"])
     p.add_argument("--kernel", required=True, help="the tunable kernel (tra, tuna, ...)")
-    p.add_argument("--baseline", default="vendor", help="kernel drawn as a horizontal line "
+    p.add_argument("--baseline", default=contract.DEFAULT_BASELINE, help="kernel drawn as a horizontal line "
                    "(default: vendor; 'none' for no line)")
     p.add_argument("--alpha", type=float, default=model.DEFAULT_ALPHA,
                    help="model latency, seconds per round (default: %(default)g)")

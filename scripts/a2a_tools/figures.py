@@ -11,7 +11,7 @@ import io
 import os
 import sys
 
-from . import best_radix, curves, heatmap, model, summary
+from . import best_radix, contract, curves, heatmap, model, summary
 from .common import DEFAULT_FIGURES, A2AError
 
 
@@ -25,7 +25,7 @@ def add_parser(sub, common):
                     "paths. What `make run` ends with.",
         epilog="example:  a2a figures --db results/a2a.db --out results/figures",
         formatter_class=common["formatter"])
-    p.add_argument("--baseline", default="vendor", help="kernel to compare with (default: vendor)")
+    p.add_argument("--baseline", default=contract.DEFAULT_BASELINE, help="kernel to compare with (default: vendor)")
     p.add_argument("--out", default=DEFAULT_FIGURES, metavar="DIR",
                    help="output directory (default: %(default)s)")
     p.set_defaults(func=run)

@@ -8,18 +8,21 @@ bar holds only the measured radices, in equal cells, each numbered, and the figu
 (baseline median / kernel median) on a diverging logarithmic scale centred on x1: faster
 in one hue, slower in the other, capped (colour_scale) so that one outlier does not flatten
 the rest; the cap is written on the colour bar. A marker names the fastest radix only when
-it beats the runner-up by more than the noise (the smaller IQR of the two, as `a2a tune` decides);
+it beats the runner-up by more than the noise (contract.within_noise, as `a2a tune` decides);
 radices within the noise of each other are marked as tied. Bars measured with more ranks
 than cores are hatched. Other kernel parameters chosen per radix (TuNA's block_count) are
-written under the radix. A small tick under the bar marks sqrt(P).
+written under the radix. A small tick under the bar marks sqrt(P). The numbers of every
+cell (median, noise, baseline and speedup, as contract.py defines them) are written next to
+the figure as a CSV file of the same name.
 
 The decisions are made by plan() on the data alone; draw() only draws a plan."""
 import math
+import os
 import sys
 
-from . import analysis, options
+from . import analysis, contract, options
 from .analysis import data_label, fmt_factor
-from .common import DEFAULT_FIGURES, A2AError, fmt_size
+from .common import DEFAULT_FIGURES, A2AError, fmt_size, write_rows
 
 MISSING = "white"
 HATCH = "////"
@@ -125,7 +128,8 @@ def add_parser(sub, common):
         epilog="example:  a2a heatmap --kernel tra --baseline vendor --out results/figures",
         formatter_class=common["formatter"])
     p.add_argument("--kernel", required=True, help="the tunable kernel (tra, tuna, ...)")
-    p.add_argument("--baseline", default="vendor", help="kernel to beat (default: vendor)")
+    p.add_argument("--baseline", default=contract.DEFAULT_BASELINE,
+                   help="kernel whose own choice is the baseline (default: %(default)s)")
     p.add_argument("--cmap", default="RdBu",
                    help="a diverging matplotlib colormap, slower at its low end (default: RdBu)")
     p.add_argument("--out", default=DEFAULT_FIGURES, metavar="DIR",
@@ -298,7 +302,33 @@ def make(db, kernel, baseline, run_id, filters, out, cmap="RdBu"):
         if len({k[1:] for k in sets}) < len(sets):       # one data set in two families
             stem += "_" + data_key[0]
         written += style.save(fig, out, style.safe_name(stem), footer_inches=bottom)
+        written.append(write_numbers(os.path.join(out, style.safe_name(stem) + ".csv"),
+                                     run_id, kernel, baseline, gs))
     return written
+
+
+NUMBER_COLUMNS = ["run", "kernel", "P", "S", "radix", "params", "median_s", "noise_s",
+                  "baseline", "baseline_median_s", "speedup", "best"]
+
+
+def write_numbers(path, run_id, kernel, baseline, groups):
+    """Writes the numbers behind one heatmap (one row per drawn radix cell; best = 1 for the
+    group's best radix) as CSV; returns the path."""
+    rows = []
+    for g in groups:
+        top = g.best
+        for radix in sorted(g.by_radix):
+            r = g.by_radix[radix]
+            rows.append([run_id, kernel, g.P, g.S, radix, analysis.other_params(r), r["median_s"],
+                         contract.noise([r]), baseline if g.baseline else None,
+                         g.baseline["median_s"] if g.baseline else None, g.speedup(r),
+                         int(r is top)])
+    try:
+        with open(path, "w") as f:
+            write_rows(NUMBER_COLUMNS, rows, "csv", out=f)
+    except OSError as e:
+        raise A2AError("%s: %s" % (path, e.strerror or e))
+    return path
 
 
 def run(args, db):

@@ -3,10 +3,11 @@
 For each collective (alltoall: the uniform family; alltoallv: the non-uniform family),
 each measured P and each measured S, the candidates are the ok (validated, timed)
 configurations, one per kernel and parameter set (the newest run's row when several runs
-measured it). The fastest wins if it beats every other candidate by more than the noise
-(the smaller interquartile range of the two); otherwise the simplest candidate within
-that noise of the fastest wins: the MPI library's own choice, then its forced algorithms
-(vendor_algorithm), then kernels by number of parameters. A measured S stands for the
+measured it). The choice is the results contract's (contract.py): the best (fastest)
+if no other candidate is within the noise of it, else the simplest candidate within that
+noise: the MPI library's own choice, then its forced algorithms (vendor_algorithm), then
+kernels by number of parameters. Each decision is printed with the baseline (--baseline,
+the library's own choice of `vendor` by default) and the choice's speedup over it. A measured S stands for the
 block sizes up to the geometric midpoint to the next measured S (the first from 0, the
 last without end); a measured P for the communicator sizes up to the next measured P
 (the last for itself only). Outside the measured P the files leave the choice to the MPI
@@ -35,7 +36,8 @@ import math
 import os
 
 from . import options
-from .analysis import combine_launches, launch_groups, noise, within_noise
+from . import contract
+from .contract import combine_launches, noise, run_groups, within_noise
 from .common import A2AError, fmt_size, write_rows
 from .db import build_where, describe_filters, short_mpi
 
@@ -73,8 +75,8 @@ def add_parser(sub, common):
         "tune", parents=[common["db"]],
         help="tuning files: a2a JSON (A2A_TUNING_FILE), Open MPI rules, MPICH JSON",
         description="For each collective, measured P and measured S: the fastest ok configuration, "
-                    "if it beats the runner-up by more than the IQR, else the simplest one within "
-                    "the IQR (the library's own choice, its forced algorithms, then kernels by "
+                    "if it beats the runner-up by more than the noise, else the simplest one within "
+                    "the noise (the library's own choice, its forced algorithms, then kernels by "
                     "number of parameters). Writes the a2a JSON of liba2a's tuned dispatcher, "
                     "Open MPI coll/tuned rules and an MPICH selection file, each from the rows "
                     "of its own library, and prints the decisions.",
@@ -107,6 +109,8 @@ def add_parser(sub, common):
     p.add_argument("--mpich-default", metavar="FILE",
                    help="MPICH's default selection tree (JSON) to start from (default: read "
                         "from the installed libmpich)")
+    p.add_argument("--baseline", default=contract.DEFAULT_BASELINE, metavar="KERNEL",
+                   help="kernel whose own choice the speedups are over (default: %(default)s)")
     p.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table",
                    help="format of the decision table on stdout (default: %(default)s)")
     p.set_defaults(func=run)
@@ -137,8 +141,8 @@ class Candidate:
         self.kernel = row["kernel"]
         self.params = params_of(row)
         self.median = row["median_s"]
-        # the spread between launches when several measured it, else the IQR (analysis.noise)
-        self.iqr = noise([row])
+        # the spread between launches when several measured it, else the IQR (contract.noise)
+        self.noise = noise([row])
         self.key = (self.kernel, json.dumps(self.params, sort_keys=True))
 
     @property
@@ -152,34 +156,40 @@ class Candidate:
 
 
 def simplicity(c):
-    """Sort key: the library's own choice, then its forced algorithms (equally simple: the
-    faster of them wins), then kernels by number of parameters."""
-    if c.kernel == "vendor":
-        return (0, 1 if c.algorithm else 0, "")
-    return (1 + len(c.params), 0, c.label())
+    """Sort key of the simplest candidate (contract.simplicity)."""
+    return contract.simplicity(c.kernel, c.params, c.label())
 
 
 class Decision:
     """The winner of one (P, S), the fastest other candidate, and why the winner won."""
 
-    def __init__(self, winner, runner_up, how):
+    def __init__(self, winner, runner_up, how, baseline=None):
         self.winner, self.runner_up, self.how = winner, runner_up, how
+        self.baseline = baseline   # the baseline Candidate of the cell, or None
+
+    @property
+    def speedup(self):
+        """The choice's speedup over the baseline (contract.speedup), or None."""
+        return contract.speedup(self.baseline.row if self.baseline else None, self.winner.row)
 
 
-def decide(cands):
-    """The winner among candidates (see the module text): a Decision."""
-    ranked = sorted(cands, key=lambda c: (c.median, simplicity(c)))
+def decide(cands, baseline_kernel=contract.DEFAULT_BASELINE):
+    """The choice among candidates (see the module text): a Decision."""
+    ranked = sorted(cands, key=lambda c: contract.best_key(c.row))
     fastest = ranked[0]
-    band = [c for c in ranked if within_noise(fastest.median, fastest.iqr, c.median, c.iqr)]
+    base_row = contract.baseline([c.row for c in cands], baseline_kernel)
+    base = next((c for c in cands if c.row is base_row), None)
+    band = [c for c in ranked if within_noise(fastest.median, fastest.noise, c.median, c.noise)]
     if len(band) == 1:
         runner = ranked[1] if len(ranked) > 1 else None
-        how = "only candidate" if runner is None else "faster than the runner-up by more than the IQR"
-        return Decision(fastest, runner, how)
+        how = ("only candidate" if runner is None else
+               "faster than the runner-up by more than the noise")
+        return Decision(fastest, runner, how, base)
     winner = min(band, key=lambda c: (simplicity(c), c.median))
-    runner = min((c for c in ranked if c is not winner), key=lambda c: c.median)
-    how = ("fastest, the others within its IQR are not simpler" if winner is fastest else
-           "simplest within the IQR of the fastest (%s)" % fastest.label())
-    return Decision(winner, runner, how)
+    runner = min((c for c in ranked if c is not winner), key=lambda c: contract.best_key(c.row))
+    how = ("fastest, the others within its noise are not simpler" if winner is fastest else
+           "simplest within the noise of the fastest (%s)" % fastest.label())
+    return Decision(winner, runner, how, base)
 
 
 def s_bounds(sizes):
@@ -200,8 +210,9 @@ def p_bounds(ps):
 class Table:
     """Decisions of one collective for one file: {P: [(S, Decision)]}, with P and S ranges."""
 
-    def __init__(self, family, groups, allowed=None):
-        """groups: {P: {S: [Candidate]}}; allowed(c, P_lo, P_hi) filters candidates."""
+    def __init__(self, family, groups, allowed=None, baseline=contract.DEFAULT_BASELINE):
+        """groups: {P: {S: [Candidate]}}; allowed(c, P_lo, P_hi) filters candidates;
+        baseline: the kernel each decision's speedup is over."""
         self.family = family
         self.points = {}
         self.candidates = {}
@@ -215,7 +226,7 @@ class Table:
                     self.candidates[(P, S)] = cands
             sizes = sorted(S for (p, S) in self.candidates if p == P)
             if sizes:
-                self.points[P] = [(S, s_lo, s_hi, decide(self.candidates[(P, S)]))
+                self.points[P] = [(S, s_lo, s_hi, decide(self.candidates[(P, S)], baseline))
                                   for S, (s_lo, s_hi) in zip(sizes, s_bounds(sizes))]
 
     def comm_sizes(self):
@@ -274,7 +285,7 @@ def load(db, args):
     where, params = build_where(filters)
     where.append("median_s IS NOT NULL")
     rows = combine_launches(db.all("SELECT * FROM results WHERE %s ORDER BY run_id, id"
-                                   % " AND ".join(where), params), launch_groups(db))
+                                   % " AND ".join(where), params), run_groups(db))
     if not rows:
         raise A2AError("no ok timed results of alltoall (uniform) or alltoallv (nonuniform) "
                        "kernels match (%s) in %s" % (describe_filters(filters), db.path))
@@ -303,15 +314,18 @@ def choose_dist(rows, family, wanted):
 
 def group(rows, family, dist, keep):
     """{P: {S: [Candidate]}} of the rows of `family` and `dist` that keep(row) accepts; one
-    candidate per configuration (the newest run's row)."""
+    candidate per configuration: the newest run group's measurement, and of several in it
+    (the same configuration in several sections) the best (contract.best_key)."""
     newest = {}
     for r in rows:
         if r["family"] != family or r["dist"] != dist or not keep(r):
             continue
         c = Candidate(r)
         slot = (r["P"], r["S"], c.key)
-        if slot not in newest or (r["run_id"], r["id"]) > (newest[slot].row["run_id"],
-                                                           newest[slot].row["id"]):
+        held = newest.get(slot)
+        if held is None or r["run_id"] > held.row["run_id"] or (
+                r["run_id"] == held.row["run_id"] and
+                contract.best_key(r) < contract.best_key(held.row)):
             newest[slot] = c
     groups = {}
     for (P, S, _), c in newest.items():
@@ -356,7 +370,7 @@ def write_a2a(path, tables, prov, dists):
     doc.update(prov)
     doc["data"] = {coll: dists[family] for family, coll in COLLECTIVES if family in dists}
     doc["rule"] = ("per (P, S): the fastest ok configuration if it beats the runner-up by more "
-                   "than the IQR, else the simplest within the IQR; S = bytes of one block "
+                   "than the noise, else the simplest within the noise; S = bytes of one block "
                    "(alltoall) or of the largest block (alltoallv)")
     for family, coll in COLLECTIVES:
         rules = []
@@ -533,8 +547,11 @@ def table_rows(tables_by_file):
                     out.append([fmt, coll, P, S, "%s..%s" % (fmt_size(s_lo), "" if s_hi is None
                                                              else fmt_size(s_hi)),
                                 d.winner.label(), round(d.winner.median * 1e6, 3),
-                                round(d.winner.iqr * 1e6, 3), r.label() if r else "",
+                                round(d.winner.noise * 1e6, 3), r.label() if r else "",
                                 round(r.median * 1e6, 3) if r else None, d.how,
+                                d.baseline.label() if d.baseline else "",
+                                round(d.baseline.median * 1e6, 3) if d.baseline else None,
+                                round(d.speedup, 4) if d.speedup is not None else None,
                                 oversubscribed_at(t, P)])
     return out
 
@@ -581,7 +598,7 @@ def run(args, db):
         for family, _ in COLLECTIVES:
             if family in dists:
                 groups = group(rows, family, dists[family], lambda r, fam=family: keep(r, fam))
-                t = Table(family, groups, allowed) if groups else None
+                t = Table(family, groups, allowed, args.baseline) if groups else None
                 if t and t.points:
                     out[family] = t
         return out
@@ -665,8 +682,9 @@ def run(args, db):
         except OSError as e:
             raise A2AError("%s: %s" % (path, e.strerror or e))
         written.append(path)
-    columns = ["file", "collective", "P", "S", "covers", "choice", "median_us", "iqr_us",
-               "runner_up", "runner_up_us", "decided", "oversubscribed"]
+    columns = ["file", "collective", "P", "S", "covers", "choice", "median_us", "noise_us",
+               "runner_up", "runner_up_us", "decided", "baseline", "baseline_us", "speedup",
+               "oversubscribed"]
     shown = [(f, t) for f, t, _ in made if os.path.join(args.out, FILES[f]) in written]
     human = args.format in ("table", "markdown")
     rows = table_rows(shown)

@@ -31,7 +31,7 @@ check olddb/old-rows-unchanged [ "$(sql "$OD/old.db" "SELECT count(*) || '/' || 
 check olddb/old-samples-kept holds '[ "$(sql "$OD/old.db" "SELECT count(*) FROM samples s JOIN results r ON r.id = s.result_id WHERE r.run_id IN (1, 2)")" = "$old_samples" ]'
 check olddb/new-rows-ok holds '[ "$(sql "$OD/old.db" "SELECT count(*) FROM results WHERE run_id > 2 AND status = '\''ok'\''")" -gt 0 ]'
 check olddb/schema-current holds '[ "$(sql "$OD/old.db" "PRAGMA user_version")" -ge 2 ]'
-check olddb/views-replaced [ "$(sql "$OD/old.db" "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name)")" = "best_radix,result_data,speedup_vs_baseline" ]
+check olddb/views-replaced [ "$(sql "$OD/old.db" "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name)")" = "best_radix,measurement,result_data,speedup_vs_baseline" ]
 check olddb/best-radix-by-data-set [ "$(sql "$OD/old.db" "SELECT count(*) FROM best_radix WHERE data_set IS NOT NULL AND run_id IN (1, 2)")" -gt 0 ]
 check olddb/integrity [ "$(sql "$OD/old.db" "PRAGMA integrity_check")" = ok ]
 if scripts/a2a summary --db "$OD/old.db" > "$OD/out.txt" 2>&1; then pass olddb/scripts-after-append

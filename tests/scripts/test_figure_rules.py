@@ -90,7 +90,7 @@ class Markers(unittest.TestCase):
             rows = [row(r + 2, m, i) for r, (m, i) in enumerate(case)]
             v = group(len(case) + 1, 16, rows).verdict
             d = tune.decide([tune.Candidate(r) for r in rows])
-            beyond = d.how in ("faster than the runner-up by more than the IQR", "only candidate")
+            beyond = d.how in ("faster than the runner-up by more than the noise", "only candidate")
             self.assertEqual(v.clear, beyond, case)
 
     def test_baseline_within_the_noise(self):

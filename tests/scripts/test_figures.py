@@ -24,7 +24,12 @@ class Figures(A2ATestCase):
                              "--out", d)
         self.assertEqual([os.path.basename(p) for p in paths],
                          ["heatmap_tra_vs_vendor_run1_constant.png",
-                          "heatmap_tra_vs_vendor_run1_constant.svg"])
+                          "heatmap_tra_vs_vendor_run1_constant.svg",
+                          "heatmap_tra_vs_vendor_run1_constant.csv"])
+        with open(paths[2], encoding="utf-8") as f:
+            numbers = f.read().splitlines()
+        self.assertTrue(numbers[0].startswith("run,kernel,P,S,radix,"), numbers[0])
+        self.assertIn(",vendor,", numbers[1])
         self.assertPng(paths[0])
         svg = self.assertSvg(paths[1])
         for text in ("Open MPI", "oversubscribed", "P (processes", "block size per destination", "4 KiB",

@@ -67,7 +67,7 @@ class Query(A2ATestCase):
 
     def test_sql_views(self):
         out = self.ok("query", "--sql", "SELECT kernel, P, S, radix, speedup FROM speedup_vs_baseline"
-                      " WHERE kernel = 'tra' AND run_id = 1")
+                      " WHERE kernel = 'tra' AND run_id = 1 AND baseline_kernel = 'vendor'")
         self.assertEqual(len(out.splitlines()), 1 + 18)
 
     def test_sql_cannot_write(self):

@@ -34,7 +34,7 @@ class Decisions(unittest.TestCase):
                          candidate("tra", 5e-6, 1e-6, radix=2)])
         self.assertEqual(d.winner.kernel, "tra")
         self.assertEqual(d.runner_up.kernel, "vendor")
-        self.assertIn("more than the IQR", d.how)
+        self.assertIn("more than the noise", d.how)
 
     def test_within_the_iqr_the_simpler_wins(self):
         d = tune.decide([candidate("vendor", 10e-6, 4e-6, vendor_algorithm=0),
@@ -53,7 +53,7 @@ class Decisions(unittest.TestCase):
         d = tune.decide([candidate("vendor", 8.50e-6, 2.74e-6, vendor_algorithm=0),
                          candidate("tra", 5.99e-6, 0.24e-6, radix=2)])
         self.assertEqual(d.winner.kernel, "tra")
-        self.assertIn("more than the IQR", d.how)
+        self.assertIn("more than the noise", d.how)
         d = tune.decide([candidate("vendor", 6.20e-6, 2.74e-6, vendor_algorithm=0),
                          candidate("tra", 5.99e-6, 0.24e-6, radix=2)])
         self.assertEqual(d.winner.kernel, "vendor")       # 0.21 us: within both noises
