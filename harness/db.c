@@ -1396,6 +1396,29 @@ static int simpler(const app_candidate *a, const app_candidate *b)
     return (a->median > b->median) - (a->median < b->median);
 }
 
+/* Guarantees: connection h (of a file opened as it is) reads the views of the results
+ * contract as this a2atune defines them, as TEMP views that shadow the file's own; a file
+ * from before launch groups has its runs read with launch_group NULL (each run alone), as
+ * scripts/a2a_tools/db.py current_views does. 0, or -1 with the reason in h's error. */
+static int read_current_views(sqlite3 *h)
+{
+    sqlite3_stmt *st = NULL;
+    int grouped = sqlite3_prepare_v2(h, "SELECT 1 FROM pragma_table_info('runs') WHERE name ="
+                                     " 'launch_group'", -1, &st, NULL) == SQLITE_OK &&
+                  sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!grouped && sqlite3_exec(h, "CREATE TEMP VIEW runs AS SELECT *, NULL AS launch_group"
+                                 " FROM main.runs", NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        char sql[8300];
+        snprintf(sql, sizeof sql, "CREATE TEMP VIEW %s AS %s", views[v].name, views[v].select);
+        if (sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK)
+            return -1;
+    }
+    return 0;
+}
+
 /* Guarantees: see db.h (read-only; the file is opened as it is, without db_open's checks,
  * so that any SQLite file with results answers or says why not; the views of the results
  * contract are read as this a2atune defines them, as TEMP views of this connection). */
@@ -1424,12 +1447,8 @@ int db_best_app_kernel(const char *path, int tc, const char *instance, int P, in
     sqlite3_stmt *st = NULL;
     app_candidate *cand = NULL;
     int rc = -1, n = 0, cap = 0;
-    int opened = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK;
-    for (size_t v = 0; opened && v < sizeof views / sizeof views[0]; v++) {
-        char sql[8300];
-        snprintf(sql, sizeof sql, "CREATE TEMP VIEW %s AS %s", views[v].name, views[v].select);
-        opened = sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
-    }
+    int opened = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+                 read_current_views(h) == 0;
     if (!opened || sqlite3_prepare_v2(h, tc ? graph_sql : fft_sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "--kernel best: cannot read the results in %.300s: %.200s", path,
                  h ? sqlite3_errmsg(h) : "out of memory");

@@ -123,8 +123,9 @@ def add_parser(sub, common):
                     "its speedup over the baseline (log scale centred on x1, capped, faster "
                     "and slower in two hues); the best radix marked only when it beats the "
                     "runner-up by more than the noise (ties marked as ties); oversubscribed "
-                    "P hatched. One PNG and one SVG per data set (distribution, datatype, "
-                    "payload).",
+                    "P hatched. One PNG, one SVG and one CSV of its numbers (median, noise, "
+                    "baseline, speedup, best per radix) per data set (distribution, "
+                    "datatype, payload).",
         epilog="example:  a2a heatmap --kernel tra --baseline vendor --out results/figures",
         formatter_class=common["formatter"])
     p.add_argument("--kernel", required=True, help="the tunable kernel (tra, tuna, ...)")
