@@ -154,3 +154,22 @@ plots:
 
 clean:
 	rm -rf build a2atune
+
+# every target a user types (tests/parts/docs.sh checks that the guides name only these)
+.PHONY: help
+help:
+	@echo 'make [MPI=openmpi|mpich|simgrid] TARGET [VARIABLE=VALUE ...]'
+	@echo '  all          liba2a and a2atune (build/$$MPI/; the default target)'
+	@echo '  setup        install the missing Debian packages (scripts/install-deps.sh)'
+	@echo '  run          setup, build, run SWEEP on NP ranks in LAUNCHES launches into DB,'
+	@echo '               then its summary, heatmaps and curves into FIGURES'
+	@echo '  test         setup, build every flavour, run every test (tests/run.sh)'
+	@echo '  tests        the test programs and the preload library of one MPI'
+	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
+	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
+	@echo '  bench        the TuNA benchmark into BENCH_DB, then its ratios table'
+	@echo '  bench-loop   the TuNA benchmark at P = 2, many calls per sample'
+	@echo '  clean        remove build/ and ./a2atune'
+	@echo '  help         this text'
+	@echo 'variables: MPI=$(MPI) NP=$(NP) SWEEP=$(SWEEP) DB=$(DB) FIGURES=$(FIGURES)'
+	@echo '           LAUNCHES=$(LAUNCHES) PLATFORM=$(PLATFORM) BENCH_DB=$(BENCH_DB)'

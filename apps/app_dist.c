@@ -2,7 +2,7 @@
  * graph` and `dist = fft` (workloads/dist_provider.h: the sweep reader and the expansion
  * reach it only through wl_app_provider).
  *
- * Keys (README "Application workloads"):
+ * Keys (docs/sweeps.md, "Application traffic"):
  *   graph = SPEC, ...            graphs (graph.h: rmat:SCALE[:EF[:SEED]] or an edge-list /
  *                                Matrix Market file, relative to the sweep file)
  *   graph_iteration = all        which closure iterations become configurations: all

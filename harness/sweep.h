@@ -1,4 +1,4 @@
-/* sweep.h — sweep files: INI sections describing experiments (see README "Sweep format").
+/* sweep.h — sweep files: INI sections describing experiments (see docs/sweeps.md).
  *
  * Loading checks everything that can be checked without knowing P: keys, syntax of
  * every value list, names of families, kernels, distributions and datatypes. Errors

@@ -6,7 +6,7 @@
  * MPI_Alltoallv's arguments and pick, per call, the kernel and parameters that the tuning
  * file named by the environment variable A2A_TUNING_FILE gives for the communicator size
  * P and the block size S (`a2a tune` writes it from a results database; format in
- * README.md). The call goes to the MPI library for an intercommunicator, for
+ * docs/tuning-files.md). The call goes to the MPI library for an intercommunicator, for
  * MPI_IN_PLACE, where the file has no rule, where the rule's parameters are not valid at
  * this P, and when the kernel refuses the call for a message too large for it
  * (MPI_ERR_COUNT, on every rank alike before any data moved). Every rank decides alike:

@@ -365,7 +365,7 @@ def decision_json(d):
 
 
 def write_a2a(path, tables, prov, dists):
-    """Writes the a2a tuning file (format in kernels/tuned/dispatch.c and README.md)."""
+    """Writes the a2a tuning file (format in kernels/tuned/dispatch.c and docs/tuning-files.md)."""
     doc = {"format": "a2a-tuning", "version": 1}
     doc.update(prov)
     doc["data"] = {coll: dists[family] for family, coll in COLLECTIVES if family in dists}

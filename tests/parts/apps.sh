@@ -1,4 +1,4 @@
-# tests/parts/apps.sh — application workloads (README "Application workloads"): the
+# tests/parts/apps.sh — application workloads (docs/applications.md): the
 # `a2atune app tc|fft` commands, `dist = graph` / `dist = fft` in sweeps and their cache.
 # Sourced by tests/run.sh (helpers: run, check, holds, sql, $WORK, mpirun_openmpi,
 # mpirun_mpich). Closure equality, FFT accuracy and the counts at P = 1, 2, 3, 4, 7, 8 are
