@@ -27,7 +27,7 @@ def num(text):
 # the views: per (P, S) of tra its best radix, and the best's baseline and speedup
 views = {}
 try:
-    view_rows = db.execute("SELECT b.P, b.S, b.radix, b.median_s, b.noise_s, s.baseline_median_s,"
+    view_rows = db.execute("SELECT b.P, b.S, b.data_set, b.radix, b.median_s, b.noise_s, s.baseline_median_s,"
                     " s.speedup FROM best_radix b LEFT JOIN speedup_vs_baseline s"
                     " ON s.result_id = b.result_id AND s.baseline_kernel = 'vendor'"
                     " WHERE b.kernel = 'tra'").fetchall()
@@ -97,10 +97,10 @@ for cell, v in sorted(views.items()):
     kernel, _, params = t["choice"].partition(" ")
     radix = int(params.split("=")[1]) if kernel == "tra" else None
     chosen = db.execute("SELECT * FROM speedup_vs_baseline WHERE baseline_kernel = 'vendor'"
-                        " AND kernel = ? AND P = ? AND S = ? AND radix IS ?"
+                        " AND kernel = ? AND data_set = ? AND radix IS ?"
                         " AND (kernel = 'tra' OR json_extract(params, '$.vendor_algorithm') IS NULL"
                         "  OR json_extract(params, '$.vendor_algorithm') = 0)"
-                        " ORDER BY median_s LIMIT 1", (kernel, cell[0], cell[1], radix)).fetchone()
+                        " ORDER BY median_s LIMIT 1", (kernel, v["data_set"], radix)).fetchone()
     if chosen is None:
         bad.append("%s: tune chose %s, which the views do not hold" % (where, t["choice"]))
         continue
