@@ -121,7 +121,9 @@ static const db_view views[] = {
      * and data set (a kernel without a radix, baseline_kernel: its fastest measurement that
      * is the library's own choice); speedup = baseline median / median; within_noise = 1
      * when the two medians differ by no more than the smaller of their noises. Select one
-     * baseline with WHERE baseline_kernel = 'vendor' (or another name). */
+     * baseline with WHERE baseline_kernel = 'vendor' (or another name). CROSS JOIN keeps
+     * the measurements outside, so that SQLite indexes the baselines for the join (a plain
+     * JOIN scanned every measurement per baseline: 19 s instead of 0.75 s at 12,500 rows). */
     {"speedup_vs_baseline",
      "WITH baseline AS (SELECT * FROM (SELECT m.*, ROW_NUMBER() OVER"
      "  (PARTITION BY run_id, kernel, data_set ORDER BY median_s, result_id) AS rank_in_group"
@@ -132,7 +134,7 @@ static const db_view views[] = {
      "  b.result_id AS baseline_result_id, b.median_s AS baseline_median_s,"
      "  b.noise_s AS baseline_noise_s, b.median_s / m.median_s AS speedup,"
      "  ABS(m.median_s - b.median_s) <= MIN(m.noise_s, b.noise_s) AS within_noise"
-     " FROM measurement m JOIN baseline b ON b.run_id = m.run_id AND b.data_set = m.data_set"},
+     " FROM measurement m CROSS JOIN baseline b ON b.run_id = m.run_id AND b.data_set = m.data_set"},
 };
 
 /* Schema 3 adds to a schema-2 (or 1) file: launches and the conditions of a run, idle ranks

@@ -9,8 +9,8 @@ old_rows=$(sql "$OD/old.db" "SELECT count(*) || '/' || sum(median_s) FROM result
 old_samples=$(sql "$OD/old.db" "SELECT count(*) FROM samples")
 
 # the scripts, on the file exactly as the old version left it
-for cmd in "summary" "best-radix --format markdown" "query --sql 'SELECT count(*) FROM results'" \
-           "query --sql 'SELECT count(*) FROM speedup_vs_baseline'" \
+for cmd in "summary" "best-radix --format markdown" \
+           "query --sql 'SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM speedup_vs_baseline)'" \
            "heatmap --kernel tra --out $OD/fig" "curves --kernel tra --out $OD/fig" \
            "tune --out $OD/tuning"; do
     name="olddb/scripts/${cmd%% *}"
