@@ -372,10 +372,11 @@ def network_models(conn):
 
 
 def check_one_network_model(target, shards):
-    """A2AError (one line) when the target and the shards together hold runs of more than
-    one network model: their timings are not comparable, and one database is drawn as one."""
+    """A2AError (one line) when the target (a connection, or None when it does not exist
+    yet) and the shards together hold runs of more than one network model: their timings
+    are not comparable, and one database is drawn as one."""
     seen = {}
-    for label, conn in [(None, target)] + shards:
+    for label, conn in ([(None, target)] if target is not None else []) + shards:
         for ident, text in network_models(conn).items():
             seen.setdefault(ident, (label, text))
     if len(seen) > 1:
@@ -397,14 +398,22 @@ def merge(target_path, shard_paths, dry_run=False, out=print):
                 or os.path.abspath(path) == target_abs:
             raise A2AError("%s: a shard cannot be merged into itself (--into %s)" % (path, target_path))
     shards = [(path, open_shard(path)) for path in shard_paths]     # all checked before writing
-    target = open_target(target_path, dry_run)
+    existing = None
     try:
-        check_one_network_model(target, shards)
+        if os.path.isfile(target_path):
+            existing = connect_readonly(target_path, timeout=30)
+            existing.row_factory = sqlite3.Row
+        check_one_network_model(existing, shards)
+    except sqlite3.Error:
+        pass        # not a database: open_target says so below
     except A2AError:
-        target.close()
         for _, shard in shards:
             shard.close()
         raise
+    finally:
+        if existing is not None:
+            existing.close()
+    target = open_target(target_path, dry_run)
     total = {"runs": [0, 0, 0], "results": [0, 0]}
     conflicts = []
     try:
