@@ -65,9 +65,10 @@ def platform_config(path):
 
 
 def intra_node(path):
-    """How the platform moves a message between two ranks of one node, one line per
-    cluster: a loopback link (FATPIPE in SimGrid: every flow has it alone), a limiter
-    link (SHARED by every flow of the node), or the node's own network link."""
+    """How the platform moves a message between two ranks of one node: per cluster a
+    loopback link (FATPIPE in SimGrid: every flow has it alone), a limiter link (SHARED by
+    every flow of the node) or the node's own network link; per kind of host with a route
+    to itself (platforms/polaris.xml), the links of that route."""
     parts = []
     for el in _parse(path).iter("cluster"):
         topology = el.get("topology", "FLAT")
@@ -82,6 +83,21 @@ def intra_node(path):
         else:
             how = "the node's link (%s) both ways" % node_link
         parts.append("%s: %s" % (el.get("id", "?"), how))
+    root = _parse(path)
+    links = {el.get("id"): el for el in root.iter("link")}
+    selves = {}
+    for route in root.iter("route"):
+        if route.get("src") and route.get("src") == route.get("dst"):
+            for ctn in route.iter("link_ctn"):
+                el = links.get(ctn.get("id"))
+                if el is not None:
+                    key = (el.get("bandwidth", "?"), el.get("latency", "0s"),
+                           el.get("sharing_policy", "SHARED"))
+                    selves[key] = selves.get(key, 0) + 1
+    for (bw, lat, policy), count in sorted(selves.items()):
+        parts.append("a memory link per node, %s %s%s (%d nodes)"
+                     % (bw, lat, ", shared by the node's flows" if policy != "FATPIPE"
+                        else ", not shared (FATPIPE)", count))
     return "; ".join(parts) or "the platform's routes"
 
 

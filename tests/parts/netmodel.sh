@@ -5,7 +5,8 @@
 # of an older a2atune (no network_model column) counts as SimGrid's defaults; `a2a merge`
 # refuses to put two models in one database (one line, exit 2); a figure over a database
 # holding two models draws one and says so in one line; ranks of one node share its
-# intra-node link. Needs build/simgrid/a2atune (tests/parts/simgrid.sh builds it).
+# intra-node link; the dragonfly platforms are `a2a platform`'s output. About 10-30 s.
+# Needs build/simgrid/a2atune (built here when missing).
 NM="$WORK/netmodel"
 mkdir -p "$NM"
 SIM="scripts/a2a simulate"
@@ -41,8 +42,17 @@ scripts/a2a curves --db "$NM/polaris.db" --kernel tra --out "$NM/fig" > /dev/nul
 check netmodel/figure-one-model holds '[ $rc -eq 0 ] && [ "$(grep -c "other network model" "$NM/curves.err")" -eq 1 ]'
 
 # ---- the ranks of a node share its intra-node link --------------------------------------
-# 48 ranks of one fugaku.xml node each send 16 KiB to every other: 48 x 47 x 16 KiB =
-# 36.96 MB through the node's 415 GB/s limiter (x 0.95) take at least 93.7 us; with SimGrid's
-# loopback (every flow alone at full speed) it took a few microseconds
-run netmodel/intra-node 120 $SIM tests/sweeps/simgrid_intranode.ini --platform platforms/fugaku.xml --db "$NM/intra.db" --copy-model none
-check netmodel/intra-node-shared [ "$(nmsql intra.db "SELECT count(*) FROM results WHERE kernel = 'scattered' AND status = 'ok' AND median_s >= 48 * 47 * 16384 / (415e9 * 0.95)")" = 1 ]
+# 32 ranks of one node each send 16 KiB to every other: 32 x 31 x 16 KiB = 16.25 MB through
+# the node's memory link (x 0.95) take at least 167 us on polaris.xml (102.4 GB/s) and 41 us
+# on fugaku.xml (415 GB/s); with SimGrid's loopback (every flow alone) it took 3.4 us
+for machine in polaris:102.4e9 fugaku:415e9; do
+    rate=${machine#*:} machine=${machine%%:*}
+    run netmodel/intra-node-$machine 120 $SIM tests/sweeps/simgrid_intranode.ini --platform platforms/$machine.xml --db "$NM/intra-$machine.db" --copy-model none
+    check netmodel/intra-node-shared-$machine [ "$(nmsql intra-$machine.db "SELECT count(*) FROM results WHERE kernel = 'scattered' AND status = 'ok' AND median_s >= 32 * 31 * 16384 / ($rate * 0.95)")" = 1 ]
+done
+check netmodel/intra-node-named-polaris holds 'nmsql intra-polaris.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"a memory link per node, 102.4GBps 0.1us, shared"'
+
+# ---- the dragonfly platforms are what `a2a platform` writes ----------------------------
+for machine in polaris theta dragonfly; do
+    check netmodel/platform-$machine-current holds "scripts/a2a platform $machine | cmp -s - platforms/$machine.xml"
+done
