@@ -6,7 +6,9 @@ A platform file names its model in a <config> block (`<prop id="smpi/os" value=.
 line set and ignores the platform's); smpirun itself sets network/model:SMPI; whatever
 nobody set is SimGrid 3.32's default, which is a model too (the Ethernet-fitted factors
 and zero per-message overheads). The intra-node transport is part of the model: it comes
-from the platform's clusters (loopback or limiter links).
+from the platform's clusters (loopback or limiter links) or its hosts' routes to
+themselves; it names the transport, not the topology (that is the platform's, and its
+sha256 is recorded beside).
 
 Stored form (JSON object): {option: [value, source]}, source one of SOURCES. Two runs have
 the same network model when every value is the same (identity()), whatever the sources."""
@@ -82,23 +84,23 @@ def intra_node(path):
                 how += ", through the node's link (%s) both ways" % node_link
         else:
             how = "the node's link (%s) both ways" % node_link
-        parts.append("%s: %s" % (el.get("id", "?"), how))
+        parts.append(how)
     root = _parse(path)
     links = {el.get("id"): el for el in root.iter("link")}
-    selves = {}
+    selves = set()
     for route in root.iter("route"):
         if route.get("src") and route.get("src") == route.get("dst"):
             for ctn in route.iter("link_ctn"):
                 el = links.get(ctn.get("id"))
                 if el is not None:
-                    key = (el.get("bandwidth", "?"), el.get("latency", "0s"),
-                           el.get("sharing_policy", "SHARED"))
-                    selves[key] = selves.get(key, 0) + 1
-    for (bw, lat, policy), count in sorted(selves.items()):
-        parts.append("a memory link per node, %s %s%s (%d nodes)"
+                    selves.add((el.get("bandwidth", "?"), el.get("latency", "0s"),
+                                el.get("sharing_policy", "SHARED")))
+    for bw, lat, policy in sorted(selves):
+        parts.append("a memory link per node, %s %s%s"
                      % (bw, lat, ", shared by the node's flows" if policy != "FATPIPE"
-                        else ", not shared (FATPIPE)", count))
-    return "; ".join(parts) or "the platform's routes"
+                        else ", not shared (FATPIPE)"))
+    # the same transport on every node is named once; the topology is the platform's
+    return "; ".join(sorted(set(parts), key=parts.index)) or "the platform's routes"
 
 
 def effective(platform, cfg_options):
@@ -188,13 +190,13 @@ def describe(model, intra=True):
             return "%g" % (float(first) * 1e6)
         except ValueError:
             return first
-    if all(source.get(k, "").startswith(DEFAULT) for k in ("smpi/bw-factor", "smpi/lat-factor",
-                                                            "smpi/os", "smpi/or")):
+    def is_default(key):
+        return value.get(key) == DEFAULTS[key] or source.get(key, "").startswith(DEFAULT)
+    if all(is_default(k) for k in ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or")):
         head = "SMPI defaults (Ethernet-fitted factors, no per-message overhead)"
     else:
         def factor(key):
-            text = value.get(key, "")
-            return "default" if source.get(key, "").startswith(DEFAULT) else _first(text)
+            return "default" if is_default(key) else _first(value.get(key, ""))
         head = ("%s, os/or/ois %s/%s/%s us, bw-factor %s, lat-factor %s"
                 % (value.get("network/model", "?"), overhead("smpi/os"), overhead("smpi/or"),
                    overhead("smpi/ois"), factor("smpi/bw-factor"), factor("smpi/lat-factor")))

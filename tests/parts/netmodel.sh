@@ -21,7 +21,7 @@ for machine in theta polaris fugaku; do
     check netmodel/$machine/provenance [ "$(nmsql $machine.db "SELECT DISTINCT backend || ',' || platform || ',' || json_extract(network_model, '$.\"smpi/os\"[1]') || ',' || json_extract(network_model, '$.\"smpi/bw-factor\"') || ',' || json_extract(network_model, '$.\"network/model\"') FROM runs")" = "simgrid,$machine.xml,platform,[\"0:0.95\",\"platform\"],[\"SMPI\",\"smpirun\"]" ]
     check netmodel/$machine/nothing-implicit [ "$(nmsql $machine.db "SELECT sum(json_extract(value, '\$[1]') LIKE 'SimGrid%') || ',' || (count(*) >= 12 * 2) FROM runs, json_each(runs.network_model)")" = "0,1" ]
 done
-check netmodel/intra-node-named holds 'nmsql fugaku.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"fugaku: limiter 415GBps shared"'
+check netmodel/intra-node-named holds 'nmsql fugaku.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"limiter 415GBps shared"'
 
 # ---- the command line wins over the platform, and the run says so -----------------------
 run netmodel/cfg-override 120 $SIM $TINY --platform platforms/polaris.xml --db "$NM/override.db" --copy-model none --P 4 --cfg smpi/os:0:2e-06:0
