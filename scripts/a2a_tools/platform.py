@@ -70,11 +70,10 @@ MACHINES = {
         why="a small message between two nodes of one router then costs 0.3 + 0.7 + 0.3 = "
             "1.3 us one way, the MPI latency of Aries (1.3 us on Xeon nodes, the white paper "
             "above; KNL's slower cores add to it), and one inside a node 0.7 us"),
-    "dragonfly": dict(
-        groups=8, rows=1, columns=8, nodes_per_switch=2, cores=32,
-        link_bw=25.0, link_lat="0.35us", counts=(1, 1, 2),
-        nic_bw=25.0, nic_lat="0.65us", mem_bw=102.4, mem_lat="0.1us",
-        os="3e-07", ois="2e-07", eager=65536,
+}
+# the generic dragonfly: Polaris' rates and costs on a quarter of its nodes
+MACHINES["dragonfly"] = dict(
+        MACHINES["polaris"], nodes_per_switch=2, counts=(1, 1, 2),
         comment="""\
   dragonfly.xml: an HPE Slingshot-class dragonfly, like the TuNA paper's Polaris (ALCF),
   small enough for quick studies: 128 nodes x 32 cores = 4096 ranks, 32 ranks per node in
@@ -94,8 +93,7 @@ MACHINES = {
      to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
      writes each byte), 0.1 us.""",
         why="a small message between two nodes of one switch then costs 0.3 + 1.3 + 0.3 = "
-            "1.9 us one way, about Slingshot 11 MPI latency, and one inside a node 0.7 us"),
-}
+            "1.9 us one way, about Slingshot 11 MPI latency, and one inside a node 0.7 us")
 
 MODEL_NOTE = """\
    - speed 1Gf with smpi/host-speed 1Gf (set by `a2a simulate`): local computation
