@@ -13,7 +13,7 @@
 #include "db.h"
 
 #define A2A_APPLICATION_ID 0x61326174 /* "a2at" */
-#define A2A_SCHEMA_VERSION 3
+#define A2A_SCHEMA_VERSION 4
 
 /* The operating system's id of this process. Under SMPI getpid() names the simulated
  * rank (1 for rank 0), which no other launch can look up; the system call cannot be
@@ -37,7 +37,7 @@ static const char *const schema =
     " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT, launch_group TEXT,"
     " launch_index INTEGER, launches INTEGER, order_seed INTEGER, mpi_env TEXT, binding TEXT,"
     " load_start REAL, load_end REAL, platform TEXT, platform_sha256 TEXT,"
-    " simgrid_version TEXT, smpi_options TEXT);"
+    " simgrid_version TEXT, smpi_options TEXT, network_model TEXT);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -167,6 +167,10 @@ static const char *const schema3_columns =
     "ALTER TABLE runs ADD COLUMN simgrid_version TEXT;"
     "ALTER TABLE runs ADD COLUMN smpi_options TEXT;"
     "ALTER TABLE results ADD COLUMN validated INTEGER;";
+
+/* Schema 4, added to older files: the network model a simulated run was timed under (JSON:
+ * each SimGrid network option with its value and where it came from; NULL for real runs). */
+static const char *const schema4_columns = "ALTER TABLE runs ADD COLUMN network_model TEXT;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =
@@ -405,6 +409,9 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
             if (version < 3)
                 snprintf(create + strlen(create), sizeof create - strlen(create), "%s%s%s%s",
                          schema3_migration, liveness_columns, tuner_columns, schema3_columns);
+            if (version < 4)
+                snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
+                         schema4_columns);
         }
         if (version < A2A_SCHEMA_VERSION)
             snprintf(create + strlen(create), sizeof create - strlen(create),
@@ -515,18 +522,18 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
         return -1;
     }
     *run_id = sqlite3_last_insert_rowid(d->handle);
-    /* schema 3: the simulation's provenance (NULL for real runs) */
+    /* schema 3 and 4: the simulation's provenance and network model (NULL for real runs) */
     if (sqlite3_prepare_v2(d->handle, "UPDATE runs SET platform = ?, platform_sha256 = ?,"
-                           " simgrid_version = ?, smpi_options = ? WHERE id = ?", -1, &st,
-                           NULL) != SQLITE_OK) {
+                           " simgrid_version = ?, smpi_options = ?, network_model = ? WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->handle));
         return -1;
     }
-    const char *sim[4] = { in->platform, in->platform_sha256, in->simgrid_version,
-                           in->smpi_options };
-    for (int k = 0; k < 4; k++)
+    const char *sim[5] = { in->platform, in->platform_sha256, in->simgrid_version,
+                           in->smpi_options, in->network_model };
+    for (int k = 0; k < 5; k++)
         bind_text_or_null(st, k + 1, sim[k][0] ? sim[k] : NULL);
-    sqlite3_bind_int64(st, 5, *run_id);
+    sqlite3_bind_int64(st, 6, *run_id);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

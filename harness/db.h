@@ -23,6 +23,8 @@ typedef struct run_info {
     /* backend simgrid: the platform file's name and sha256, SimGrid's version, the
      * smpirun options (empty for real runs) */
     char platform[256], platform_sha256[65], simgrid_version[32], smpi_options[1024];
+    /* backend simgrid: the network model (JSON, `a2a simulate` writes it; schema 4) */
+    char network_model[4096];
     const char *sweep_file, *sweep_text, *section, *command_line;
     /* schema 3: launches of one experiment, order, MPI environment, binding, load */
     const char *launch_group;    /* shared by the launches of one experiment, or NULL */

@@ -326,6 +326,13 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     snprintf(info->platform, sizeof info->platform, "%s", platform ? platform : "unknown");
     snprintf(info->platform_sha256, sizeof info->platform_sha256, "%s", sha ? sha : "");
     snprintf(info->smpi_options, sizeof info->smpi_options, "%s", options ? options : "");
+    /* the network model is a model even when nobody chose it: launched without `a2a
+     * simulate`, the run says that it ran on smpirun's own model, not recorded */
+    const char *network = getenv("A2A_SIM_NETWORK_MODEL");
+    snprintf(info->network_model, sizeof info->network_model, "%s",
+             network && network[0] ? network
+             : "{\"network/model\": [\"SMPI\", \"smpirun\"], \"recorded\": [\"no: launched "
+               "without a2a simulate; the platform's <config> and SimGrid's defaults apply\", \"\"]}");
 #endif
     if (rank != 0)
         return; /* the machine description is only recorded by rank 0 */

@@ -7,11 +7,13 @@ result_data of harness/db.c defines it (its data_set column: family, P, Q, S, di
 parameters, payload, datatype, gap and buffer allocation). Inside a group every radix keeps
 its best configuration (over the kernel's other parameters, e.g. TuNA's block_count),
 unless the caller filters those parameters; the group's baseline is contract.baseline's."""
+import sys
 import json
 import math
 import re
 
 from . import contract
+from . import netmodel
 from .common import A2AError, simulation_runs
 from .contract import combine_launches, noise, within_noise
 from .contract import run_groups as launch_groups
@@ -282,6 +284,26 @@ def check_tunable(db, kernel):
                        % (kernel, db.path, ", ".join(tunable) or "none"))
 
 
+def note_other_network_models(db, run_id, out=sys.stderr):
+    """One line on `out` when the database holds simulated runs of other network models
+    than run_id's: they are not drawn with it (simulation_runs keeps one model)."""
+    drawn = netmodel.identity(netmodel.recorded(db.run(run_id)))
+    if drawn is None:
+        return
+    others = {}
+    for row in db.all("SELECT * FROM runs WHERE backend IS NOT NULL AND backend <> 'mpi'"):
+        ident = netmodel.identity(netmodel.recorded(row))
+        if ident is not None and ident != drawn:
+            others.setdefault(ident, []).append(row["id"])
+    if others:
+        runs = sorted(r for ids in others.values() for r in ids)
+        out.write("a2a: drawing network model '%s' (run %s); %d run(s) of %d other network "
+                  "model(s) left out, one model per figure (runs %s; pick one with --run)\n"
+                  % (netmodel.describe(netmodel.recorded(db.run(run_id)), intra=False), run_id,
+                     len(runs), len(others), ",".join(str(r) for r in runs[:10]) +
+                     (",..." if len(runs) > 10 else "")))
+
+
 def load(db, kernel, baseline, run_id, filters):
     """(run_id, groups sorted by data, P, S, oversubscribed_any) for one tunable kernel.
 
@@ -296,6 +318,7 @@ def load(db, kernel, baseline, run_id, filters):
     # a simulation's launches (one per P) draw together, and so do a launch group's runs
     members = []
     simulated = simulation_runs(db, run_id)
+    note_other_network_models(db, run_id)
     for r in simulated:
         members += [m for m in groups_of_runs.get(r, [r]) if m not in members]
     run_id = groups_of_runs.get(run_id, [run_id])[-1]  # a launch group: its newest launch

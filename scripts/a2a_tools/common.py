@@ -108,13 +108,15 @@ PER_P_OPTIONS = re.compile(r"\s*(--cfg=smpi/auto-shared-malloc-thresh:\d+|"
 
 def simulation_model(run):
     """What makes two simulated runs' timings comparable: the platform (its sha256),
-    SimGrid's version and the options (cost model, vendor algorithms, copy model,
-    validation limit) without the per-P ones; None for a real run."""
+    SimGrid's version, the options (cost model, vendor algorithms, copy model,
+    validation limit) without the per-P ones and the network model; None for a real run."""
     keys = run.keys()
     if "backend" not in keys or run["backend"] != "simgrid":
         return None
+    from . import netmodel
     return (run["platform_sha256"], run["simgrid_version"],
-            PER_P_OPTIONS.sub("", run["smpi_options"] or "").strip())
+            PER_P_OPTIONS.sub("", run["smpi_options"] or "").strip(),
+            netmodel.identity(netmodel.recorded(run)))
 
 
 def simulation_runs(db, run_id):
@@ -132,7 +134,8 @@ def simulation_runs(db, run_id):
 
 def simulated_label(run):
     """'simulated on dragonfly.xml · SimGrid 3.32.0 · vendor = SMPI ring/ring · copies:
-    copybench · validated P <= 64' for a simulated run (vendor: SMPI's alltoall/alltoallv
+    copybench · validated P <= 64' and, on a second line, 'network: ...' (its network
+    model, netmodel.describe) for a simulated run (vendor: SMPI's alltoall/alltoallv
     algorithms; copies: the copy-cost model or free; P up to which payloads were compared),
     None for a real one: figures print it instead of the MPI library and oversubscription."""
     keys = run.keys()
@@ -143,7 +146,9 @@ def simulated_label(run):
         m = re.search(r"%s[:=](\S+)" % re.escape(name), opts)
         return m.group(1) if m else "?"
     copies = "free" if opt("copy-model") in ("none", "?") else "copybench"
+    from . import netmodel
     return ("simulated on %s \u00b7 SimGrid %s \u00b7 vendor = SMPI %s/%s \u00b7 copies: %s "
-            "\u00b7 validated P \u2264 %s" % (run["platform"] or "?", run["simgrid_version"] or "?",
-                                                opt("smpi/alltoall"), opt("smpi/alltoallv"),
-                                                copies, opt("validate-up-to")))
+            "\u00b7 validated P \u2264 %s\nnetwork: %s" % (
+                run["platform"] or "?", run["simgrid_version"] or "?", opt("smpi/alltoall"),
+                opt("smpi/alltoallv"), copies, opt("validate-up-to"),
+                netmodel.describe(netmodel.recorded(run), intra=False)))

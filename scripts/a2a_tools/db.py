@@ -19,7 +19,7 @@ RESULT_COLUMNS = ("id", "run_id", "section", "family", "kernel", "P", "Q", "S", 
                   "iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status")
 
 
-SCHEMA_VERSION = 3   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db.c)
+SCHEMA_VERSION = 4   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db.c)
 
 
 def read_text(data):

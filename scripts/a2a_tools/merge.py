@@ -21,6 +21,7 @@ these scripts know is refused."""
 import os
 import sqlite3
 
+from . import netmodel
 from .common import A2AError
 from .db import check_version, connect_readonly
 
@@ -357,6 +358,35 @@ class ShardMerge:
         self.children()
 
 
+def network_models(conn):
+    """{identity: one line naming it} of the network models of the simulated (and
+    modelled) runs of a database; measured runs have none."""
+    models = {}
+    if "runs" not in _tables(conn):
+        return models
+    for row in conn.execute("SELECT * FROM runs"):
+        model = netmodel.recorded(row)
+        if model is not None:
+            models.setdefault(netmodel.identity(model), netmodel.describe(model))
+    return models
+
+
+def check_one_network_model(target, shards):
+    """A2AError (one line) when the target (a connection, or None when it does not exist
+    yet) and the shards together hold runs of more than one network model: their timings
+    are not comparable, and one database is drawn as one."""
+    seen = {}
+    for label, conn in ([(None, target)] if target is not None else []) + shards:
+        for ident, text in network_models(conn).items():
+            seen.setdefault(ident, (label, text))
+    if len(seen) > 1:
+        (a_where, a_text), (b_where, b_text) = list(seen.values())[:2]
+        raise A2AError("refusing to merge runs of %d different network models into one database: "
+                       "%s has '%s', %s has '%s'; merge each model into a database of its own"
+                       % (len(seen), a_where or "the target", a_text, b_where or "the target",
+                          b_text))
+
+
 def merge(target_path, shard_paths, dry_run=False, out=print):
     """Merges every shard into target_path; returns the number of conflicts.
 
@@ -368,6 +398,21 @@ def merge(target_path, shard_paths, dry_run=False, out=print):
                 or os.path.abspath(path) == target_abs:
             raise A2AError("%s: a shard cannot be merged into itself (--into %s)" % (path, target_path))
     shards = [(path, open_shard(path)) for path in shard_paths]     # all checked before writing
+    existing = None
+    try:
+        if os.path.isfile(target_path):
+            existing = connect_readonly(target_path, timeout=30)
+            existing.row_factory = sqlite3.Row
+        check_one_network_model(existing, shards)
+    except sqlite3.Error:
+        pass        # not a database: open_target says so below
+    except A2AError:
+        for _, shard in shards:
+            shard.close()
+        raise
+    finally:
+        if existing is not None:
+            existing.close()
     target = open_target(target_path, dry_run)
     total = {"runs": [0, 0, 0], "results": [0, 0]}
     conflicts = []

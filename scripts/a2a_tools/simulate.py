@@ -8,6 +8,7 @@ backend = simgrid with the platform's name and sha256, SimGrid's version and the
 options used; above --validate-up-to the payloads live in SMPI shared memory and the rows
 say validated = 0."""
 import hashlib
+import json
 import os
 import sqlite3
 import re
@@ -19,6 +20,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from . import netmodel
 from .common import A2AError
 from .sweepfile import Sweep
 
@@ -301,6 +303,11 @@ def run(args, db):
                          % (i + 1, len(launches), P, os.path.basename(platform), selector,
                             " (vendor only)" if vendor_only else "", _clock(elapsed), eta))
         opts = smpi_options(P, args, selector)
+        # the network model the launch runs under, recorded with its runs
+        network = netmodel.effective(platform, opts)
+        env["A2A_SIM_NETWORK_MODEL"] = json.dumps(network, sort_keys=True)
+        if i == 0:
+            sys.stderr.write("a2a simulate: network model: %s\n" % netmodel.describe(network))
         # (a tuned launch holds P on one side of the limit only: refused above otherwise)
         skip = max(65536, 64 * P) if P > args.validate_up_to else 0
         env["A2A_SIM_COPY_SKIP"] = str(skip)

@@ -41,3 +41,5 @@ check olddb/best-radix-by-data-set [ "$(sql "$OD/old.db" "SELECT count(*) FROM b
 check olddb/integrity [ "$(sql "$OD/old.db" "PRAGMA integrity_check")" = ok ]
 if scripts/a2a summary --db "$OD/old.db" > "$OD/out.txt" 2>&1; then pass olddb/scripts-after-append
 else fail olddb/scripts-after-append "(exit $?)"; tail -n 5 "$OD/out.txt" | sed 's/^/    /'; fi
+# schema 4: the runs table gains network_model, NULL for real runs (a measured network has none)
+check olddb/network-model-column [ "$(sql "$OD/old.db" "SELECT (SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'network_model') || ',' || count(*) || ',' || count(network_model) FROM runs")" = "1,$(sql "$OD/old.db" "SELECT count(*) FROM runs"),0" ]

@@ -153,4 +153,4 @@ check tuner/real-tuning-files holds '[ -s "$TU/tuning/a2a-tuning.json" ] && grep
 # an older (schema 2) database opens, gains the columns, keeps its rows
 cp tests/data/schema2.db "$TU/old.db"   # written by a2atune before schema 3: 39 results
 run tuner/schema2-database 120 mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_real.ini --budget 2 --db "$TU/old.db" --no-files --quiet
-check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "3,41|2" ]
+check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "4,41|2" ]

@@ -1,0 +1,58 @@
+# tests/parts/netmodel.sh — the network model a simulated run is timed under (sourced by
+# tests/run.sh: run, check, holds, sql, pass, fail, $WORK). A tiny run (P = 4 and 8) on
+# each of the papers' platforms records backend, platform and the network model with the
+# source of every value; --cfg on the command line wins over the platform; a simulation
+# of an older a2atune (no network_model column) counts as SimGrid's defaults; `a2a merge`
+# refuses to put two models in one database (one line, exit 2); a figure over a database
+# holding two models draws one and says so in one line; ranks of one node share its
+# intra-node link; the dragonfly platforms are `a2a platform`'s output. About 10-30 s.
+# Needs build/simgrid/a2atune (built here when missing).
+NM="$WORK/netmodel"
+mkdir -p "$NM"
+SIM="scripts/a2a simulate"
+TINY=tests/sweeps/simgrid_netmodel.ini
+[ -x build/simgrid/a2atune ] || run netmodel/build 900 make -j2 --no-print-directory MPI=simgrid build/simgrid/a2atune
+nmsql() { sql "$NM/$1" "$2"; }
+
+# ---- a tiny run on each of the papers' machines: rows carry backend, platform, model ----
+for machine in theta polaris fugaku; do
+    run netmodel/$machine 120 $SIM $TINY --platform platforms/$machine.xml --db "$NM/$machine.db" --copy-model none
+    check netmodel/$machine/rows [ "$(nmsql $machine.db "SELECT group_concat(kernel || P || ':' || status || ':' || (median_s > 0), ',') FROM (SELECT * FROM results ORDER BY P, kernel)")" = "tra4:ok:1,vendor4:ok:1,tra8:ok:1,vendor8:ok:1" ]
+    check netmodel/$machine/provenance [ "$(nmsql $machine.db "SELECT DISTINCT backend || ',' || platform || ',' || json_extract(network_model, '$.\"smpi/os\"[1]') || ',' || json_extract(network_model, '$.\"smpi/bw-factor\"') || ',' || json_extract(network_model, '$.\"network/model\"') FROM runs")" = "simgrid,$machine.xml,platform,[\"0:0.95\",\"platform\"],[\"SMPI\",\"smpirun\"]" ]
+    check netmodel/$machine/nothing-implicit [ "$(nmsql $machine.db "SELECT sum(json_extract(value, '\$[1]') LIKE 'SimGrid%') || ',' || (count(*) >= 12 * 2) FROM runs, json_each(runs.network_model)")" = "0,1" ]
+done
+check netmodel/intra-node-named holds 'nmsql fugaku.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"limiter 415GBps shared"'
+
+# ---- the command line wins over the platform, and the run says so -----------------------
+run netmodel/cfg-override 120 $SIM $TINY --platform platforms/polaris.xml --db "$NM/override.db" --copy-model none --P 4 --cfg smpi/os:0:2e-06:0
+check netmodel/cfg-override/recorded [ "$(nmsql override.db "SELECT DISTINCT json_extract(network_model, '$.\"smpi/os\"') FROM runs")" = '["0:2e-06:0","command line"]' ]
+
+# ---- merge: one database, one network model ----------------------------------------------
+scripts/a2a merge "$NM/polaris.db" "$NM/fugaku.db" --into "$NM/mixed.db" > "$NM/merge.out" 2>&1; rc=$?
+check netmodel/merge-refuses-two-models holds '[ $rc -eq 2 ] && [ "$(wc -l < "$NM/merge.out")" -eq 1 ] && grep -q "different network models" "$NM/merge.out" && [ ! -e "$NM/mixed.db" ]'
+run netmodel/merge-one-model 60 scripts/a2a merge "$NM/polaris.db" --into "$NM/polaris-copy.db"
+# a simulated database of an older a2atune: SimGrid's defaults, a model of its own
+sql "$NM/old.db" < tests/data/tuner-sim64.sql
+scripts/a2a merge "$NM/old.db" --into "$NM/polaris-copy.db" > "$NM/merge-old.out" 2>&1; rc=$?
+check netmodel/merge-refuses-implicit-defaults holds '[ $rc -eq 2 ] && [ "$(wc -l < "$NM/merge-old.out")" -eq 1 ] && grep -q "SMPI defaults" "$NM/merge-old.out"'
+
+# ---- a figure over two models draws one and says so in one line -------------------------
+run netmodel/second-model 120 $SIM $TINY --platform platforms/fugaku.xml --db "$NM/polaris.db" --copy-model none
+scripts/a2a curves --db "$NM/polaris.db" --kernel tra --out "$NM/fig" > /dev/null 2> "$NM/curves.err"; rc=$?
+check netmodel/figure-one-model holds '[ $rc -eq 0 ] && [ "$(grep -c "other network model" "$NM/curves.err")" -eq 1 ]'
+
+# ---- the ranks of a node share its intra-node link --------------------------------------
+# 32 ranks of one node each send 16 KiB to every other: 32 x 31 x 16 KiB = 16.25 MB through
+# the node's memory link (x 0.95) take at least 167 us on polaris.xml (102.4 GB/s) and 41 us
+# on fugaku.xml (415 GB/s); with SimGrid's loopback (every flow alone) it took 3.4 us
+for machine in polaris:102.4e9 fugaku:415e9; do
+    rate=${machine#*:} machine=${machine%%:*}
+    run netmodel/intra-node-$machine 120 $SIM tests/sweeps/simgrid_intranode.ini --platform platforms/$machine.xml --db "$NM/intra-$machine.db" --copy-model none
+    check netmodel/intra-node-shared-$machine [ "$(nmsql intra-$machine.db "SELECT count(*) FROM results WHERE kernel = 'scattered' AND status = 'ok' AND median_s >= 32 * 31 * 16384 / ($rate * 0.95)")" = 1 ]
+done
+check netmodel/intra-node-named-polaris holds 'nmsql intra-polaris.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"a memory link per node, 102.4GBps 0.1us, shared"'
+
+# ---- the dragonfly platforms are what `a2a platform` writes ----------------------------
+for machine in polaris theta dragonfly; do
+    check netmodel/platform-$machine-current holds "scripts/a2a platform $machine | cmp -s - platforms/$machine.xml"
+done
