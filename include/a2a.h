@@ -186,6 +186,8 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                  int radix, int block_count, int ppn, a2a_stats *stats);
 
+/* MPICH 4's alltoallv choice at communicator size P: always scattered (with the throttle). */
+a2a_vendor_choice A2A_Alltoallv_mpich_selection_choice(int P);
 /* MPI_Alltoallv as MPICH 4 runs it: scattered, A2A_MPICH_ALLTOALL_THROTTLE peers a batch,
  * no message for a block of 0 bytes. */
 int A2A_Alltoallv_mpich_selection(const void *sbuf, const int *scounts, const int *sdispls,

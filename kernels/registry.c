@@ -437,6 +437,33 @@ int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
     return 1;
 }
 
+/* Guarantees: see a2a_registry.h. */
+int a2a_kernel_choice(const a2a_kernel *kernel, int P, long long block_bytes, char *text,
+                      size_t len)
+{
+    a2a_vendor_choice c;
+    text[0] = 0;
+    if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_mpich_selection)
+        c = A2A_Alltoall_mpich_selection_choice(P, block_bytes);
+    else if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_ompi_tuned_selection)
+        c = A2A_Alltoall_ompi_tuned_selection_choice(P, block_bytes);
+    else if (kernel->family == A2A_FAMILY_NONUNIFORM && kernel->call.nonuniform == v_mpich_selection)
+        c = A2A_Alltoallv_mpich_selection_choice(P);
+    else if (kernel->family == A2A_FAMILY_NONUNIFORM &&
+             kernel->call.nonuniform == v_ompi_tuned_selection)
+        c = A2A_Alltoallv_ompi_tuned_selection_choice(P);
+    else
+        return 0;
+    if (!c.kernel)
+        snprintf(text, len, "chose %s (no data to move)", c.vendor_algorithm);
+    else if (c.block_count > 0)
+        snprintf(text, len, "chose %s = %s(block_count %d)", c.vendor_algorithm, c.kernel,
+                 c.block_count);
+    else
+        snprintf(text, len, "chose %s = %s", c.vendor_algorithm, c.kernel);
+    return 1;
+}
+
 /* Guarantees: 1 iff every parameter is in its range and the constraints hold. */
 int a2a_params_valid(const a2a_kernel *kernel, int P, int Q, const int *params,
                      char *why, size_t len)

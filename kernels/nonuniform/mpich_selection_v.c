@@ -7,6 +7,12 @@
 #include "mpich_throttle.h"
 #include "scattered_body.h"
 
+/* Guarantees: scattered at every P, block_count = the throttle at P. */
+a2a_vendor_choice A2A_Alltoallv_mpich_selection_choice(int P)
+{
+    return (a2a_vendor_choice){ "scattered", "scattered", a2a_mpich_throttle(P) };
+}
+
 /* Guarantees: the MPI_Alltoallv result by the scattered exchange in batches of
  * A2A_MPICH_ALLTOALL_THROTTLE peers (all P when it is 0 or above P), with no message for
  * a block of 0 bytes. MPICH receives from rank + i and sends to rank - i, liba2a's
