@@ -104,7 +104,7 @@ int A2A_Alltoall_linear_sync(const void *sbuf, int scount, MPI_Datatype stype, v
 #define A2A_MPICH_ALLTOALL_SHORT_MSG_SIZE 256
 #define A2A_MPICH_ALLTOALL_MEDIUM_MSG_SIZE 32768
 #define A2A_MPICH_ALLTOALL_THROTTLE 32
-#define A2A_MPICH_ALLTOALL_BRUCK_MIN_P 8
+#define A2A_MPICH_ALLTOALL_BRUCK_MIN_P 8 /* "comm_size >= 8": in MPICH's code, not a cvar */
 
 /* Open MPI 4.1 coll/tuned without dynamic rules: the fixed decision
  * ompi_coll_tuned_alltoall_intra_dec_fixed (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c)
