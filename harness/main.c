@@ -178,7 +178,7 @@ static int command_list(int argc, char **argv)
         return bad_usage("list takes only --json, not '%s'", argv[2]);
     int n;
     const a2a_kernel *k = a2a_registry(&n);
-    printf("%-11s %-16s %-52s %s\n", "family", "kernel", "parameters (valid range)", "what it is");
+    printf("%-11s %-20s %-52s %s\n", "family", "kernel", "parameters (valid range)", "what it is");
     for (int i = 0; i < n; i++) {
         char params[256] = "";
         size_t used = 0;
@@ -193,7 +193,7 @@ static int command_list(int argc, char **argv)
                                      used ? "; " : "");
         if (a2a_kernel_needs_shared(&k[i]) && used < sizeof params)
             snprintf(params + used, sizeof params - used, "%salloc = shared", used ? "; " : "");
-        printf("%-11s %-16s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
+        printf("%-11s %-20s %-52s %s%s\n", a2a_family_name(k[i].family), k[i].name,
                params[0] ? params : "-", k[i].summary, k[i].is_baseline ? " [baseline]" : "");
         for (int p = 0; p < k[i].nparams; p++) /* what a parameter means for this kernel */
             if (k[i].params[p].meaning)

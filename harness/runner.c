@@ -209,6 +209,17 @@ static void measure(run *r, result_record *out, double *samples)
     }
 }
 
+/* Appends to the row's message (rank 0) which algorithm a vendor-selection kernel chose
+ * at this P and S (a2a_kernel_choice); other kernels leave it as it is. */
+static void note_choice(const config *c, result_record *out)
+{
+    char choice[160];
+    if (!a2a_kernel_choice(c->kernel, c->P, c->S, choice, sizeof choice))
+        return;
+    size_t used = strlen(out->message);
+    snprintf(out->message + used, sizeof out->message - used, "%s%s", used ? "; " : "", choice);
+}
+
 /* Guarantees: see runner.h. */
 void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples)
 {
@@ -222,6 +233,8 @@ void run_config(const config *c, MPI_Comm comm, result_record *out, double *samp
     if (r.rank == 0) {
         out->status = status_of(status);
         snprintf(out->message, sizeof out->message, "%s", msg);
+        if (status == CHECK_OK)
+            note_choice(c, out);
     }
     if (status != CHECK_ERROR) {
         stats_max(&stats, &out->stats, comm);

@@ -73,6 +73,70 @@ int A2A_Alltoall_tra2(const void *sbuf, int scount, MPI_Datatype stype, void *rb
                       int rcount, MPI_Datatype rtype, MPI_Comm comm, int radix_local,
                       int radix_global, int ppn, a2a_stats *stats);
 
+/* Pairwise exchange as MPICH runs it: P-1 rounds of MPI_Sendrecv with partner rank XOR i
+ * when P is a power of two, else sending to rank+i and receiving from rank-i. */
+int A2A_Alltoall_pairwise_xor(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                              int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
+/* Open MPI's linear_sync: receives from rank+1, rank+2, ..., sends to rank-1, rank-2, ...,
+ * at most block_count of each outstanding, each completed one replaced by the next.
+ * block_count in [1, P]; P-1 or more posts all at once (Open MPI's basic linear). */
+int A2A_Alltoall_linear_sync(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm, int block_count,
+                             a2a_stats *stats);
+
+/* ---- the vendors' selections, rebuilt from liba2a's kernels ------------------------
+ * So that the baseline is the same algorithm under every backend (Open MPI, MPICH,
+ * SimGrid), the decisions of two MPI libraries are rebuilt here on liba2a's kernels.
+ * Their constants are declared once, below, with the libraries' defaults. */
+
+/* MPICH 4 (and Cray MPICH, derived from it), MPI_Alltoall on an intracommunicator without
+ * MPI_IN_PLACE, per-block bytes b = sendcount * size(sendtype): b = 0 moves nothing;
+ * Bruck when b <= SHORT and P >= BRUCK_MIN_P; else scattered (THROTTLE peers a batch)
+ * when b <= MEDIUM; else pairwise (XOR partners for P a power of two). MPI_Alltoallv:
+ * scattered with THROTTLE peers a batch, blocks of 0 bytes skipped. THROTTLE = 0 means
+ * all peers in one batch. Sources: MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE (256),
+ * MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE (32768), MPIR_CVAR_ALLTOALL_THROTTLE (32; also the
+ * batch of MPIR_Alltoallv_intra_scattered, which has no cvar of its own), declared in
+ * MPICH's src/mpi/coll/alltoall/alltoall.c; the comparisons are those of
+ * MPIR_Alltoall_intra_auto there and of MPICH 4's maint/tuning/coll/mpir/generic.json
+ * ("comm_size<8": scattered up to avg_msg_size<=32768, else pairwise; otherwise
+ * avg_msg_size<=256 brucks, <=32768 scattered, else pairwise). */
+#define A2A_MPICH_ALLTOALL_SHORT_MSG_SIZE 256
+#define A2A_MPICH_ALLTOALL_MEDIUM_MSG_SIZE 32768
+#define A2A_MPICH_ALLTOALL_THROTTLE 32
+#define A2A_MPICH_ALLTOALL_BRUCK_MIN_P 8 /* "comm_size >= 8": in MPICH's code, not a cvar */
+
+/* Open MPI 4.1 coll/tuned without dynamic rules: the fixed decision
+ * ompi_coll_tuned_alltoall_intra_dec_fixed (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c)
+ * picks linear, pairwise, modified_bruck, linear_sync or two_proc by communicator size and
+ * per-block bytes dsize * scount (strict "<" bounds); linear_sync runs with
+ * coll_tuned_alltoall_algorithm_max_requests outstanding requests (0 = all, the default,
+ * ompi_info of Open MPI 4.1.4). MPI_Alltoallv (ompi_coll_tuned_alltoallv_intra_dec_fixed):
+ * pairwise for P < 4, 64 <= P < 128 and 256 <= P < 1024, basic linear otherwise. */
+#define A2A_OMPI_ALLTOALL_MAX_REQUESTS 0
+
+/* Which of liba2a's kernels a vendor's selection runs for one call. */
+typedef struct a2a_vendor_choice {
+    const char *vendor_algorithm; /* the library's name for it ("brucks", "linear_sync", ...);
+                                   * "none" when nothing moves */
+    const char *kernel;           /* the liba2a kernel of the same family that runs it, NULL
+                                   * when nothing moves */
+    int block_count;              /* that kernel's block_count, 0 when it takes none */
+} a2a_vendor_choice;
+
+/* MPICH's choice at communicator size P for blocks of block_bytes bytes. */
+a2a_vendor_choice A2A_Alltoall_mpich_selection_choice(int P, long long block_bytes);
+/* MPI_Alltoall as MPICH 4 selects and runs it, on liba2a's kernels (see above). */
+int A2A_Alltoall_mpich_selection(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                 int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                                 a2a_stats *stats);
+/* Open MPI 4.1 coll/tuned's fixed choice at communicator size P for blocks of block_bytes. */
+a2a_vendor_choice A2A_Alltoall_ompi_tuned_selection_choice(int P, long long block_bytes);
+/* MPI_Alltoall as Open MPI 4.1 coll/tuned selects and runs it, on liba2a's kernels. */
+int A2A_Alltoall_ompi_tuned_selection(const void *sbuf, int scount, MPI_Datatype stype,
+                                      void *rbuf, int rcount, MPI_Datatype rtype,
+                                      MPI_Comm comm, a2a_stats *stats);
+
 /* ---- non-uniform all-to-all (MPI_Alltoallv shape) -------------------------------- */
 
 /* The MPI library's own MPI_Alltoallv. */
@@ -121,6 +185,22 @@ int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int
                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                                  int radix, int block_count, int ppn, a2a_stats *stats);
+
+/* MPICH 4's alltoallv choice at communicator size P: always scattered (with the throttle). */
+a2a_vendor_choice A2A_Alltoallv_mpich_selection_choice(int P);
+/* MPI_Alltoallv as MPICH 4 runs it: scattered, A2A_MPICH_ALLTOALL_THROTTLE peers a batch,
+ * no message for a block of 0 bytes. */
+int A2A_Alltoallv_mpich_selection(const void *sbuf, const int *scounts, const int *sdispls,
+                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                                  a2a_stats *stats);
+/* Open MPI 4.1 coll/tuned's fixed alltoallv choice at communicator size P. */
+a2a_vendor_choice A2A_Alltoallv_ompi_tuned_selection_choice(int P);
+/* MPI_Alltoallv as Open MPI 4.1 coll/tuned selects and runs it (linear or pairwise). */
+int A2A_Alltoallv_ompi_tuned_selection(const void *sbuf, const int *scounts,
+                                       const int *sdispls, MPI_Datatype stype, void *rbuf,
+                                       const int *rcounts, const int *rdispls,
+                                       MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
 
 /* ---- helpers shared by kernels and applications ---------------------------------- */
 

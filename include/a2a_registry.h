@@ -192,6 +192,13 @@ void a2a_range_bounds(const a2a_param_range *range, int P, int Q, const int *par
 int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
                        const int *params);
 
+/* For a kernel that runs a vendor's selection (mpich_selection, ompi_tuned_selection): the
+ * algorithm it runs at communicator size P with blocks of block_bytes (uniform family; the
+ * non-uniform selections decide by P alone), as "<vendor's name> = <liba2a kernel>" with
+ * its block_count when it takes one, in text, and 1. For every other kernel: 0, text "". */
+int a2a_kernel_choice(const a2a_kernel *kernel, int P, long long block_bytes, char *text,
+                      size_t len);
+
 /* Checks params against the kernel's ranges and constraints for a communicator of
  * size P with Q processes per node. Returns 1 if valid, else 0 with a one-line reason
  * in `why`. Parameters the kernel does not take must be 0. */

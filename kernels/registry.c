@@ -29,6 +29,25 @@ static int u_tra2(UNIFORM_ARGS)
     return A2A_Alltoall_tra2(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_RADIX], p[A2A_PARAM_RADIX2],
                              p[A2A_PARAM_PPN], s);
 }
+static int u_pairwise_xor(UNIFORM_ARGS)
+{
+    (void)p;
+    return A2A_Alltoall_pairwise_xor(sb, sc, st, rb, rc, rt, c, s);
+}
+static int u_linear_sync(UNIFORM_ARGS)
+{
+    return A2A_Alltoall_linear_sync(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
+}
+static int u_mpich_selection(UNIFORM_ARGS)
+{
+    (void)p;
+    return A2A_Alltoall_mpich_selection(sb, sc, st, rb, rc, rt, c, s);
+}
+static int u_ompi_tuned_selection(UNIFORM_ARGS)
+{
+    (void)p;
+    return A2A_Alltoall_ompi_tuned_selection(sb, sc, st, rb, rc, rt, c, s);
+}
 static int u_hint(UNIFORM_ARGS)
 {
     return A2A_Alltoall_hint(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_ORDER],
@@ -66,6 +85,17 @@ static int v_tuna_coalesced(NONUNIFORM_ARGS)
 {
     return A2A_Alltoallv_tuna_coalesced(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
                                         p[A2A_PARAM_BLOCK_COUNT], p[A2A_PARAM_PPN], s);
+}
+
+static int v_mpich_selection(NONUNIFORM_ARGS)
+{
+    (void)p;
+    return A2A_Alltoallv_mpich_selection(sb, sc, sd, st, rb, rc, rd, rt, c, s);
+}
+static int v_ompi_tuned_selection(NONUNIFORM_ARGS)
+{
+    (void)p;
+    return A2A_Alltoallv_ompi_tuned_selection(sb, sc, sd, st, rb, rc, rd, rt, c, s);
 }
 
 #define INPLACE_ARGS                                                                          \
@@ -148,6 +178,20 @@ static const a2a_kernel kernels[] = {
       { .uniform = u_tra } },
     { "tra2", A2A_FAMILY_UNIFORM, "two-layer TRA: intra-node radix, inter-node radix2", 0, 3,
       { RADIX_2_TO_Q, RADIX2_2_TO_N, PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .uniform = u_tra2 } },
+    { "pairwise_xor", A2A_FAMILY_UNIFORM,
+      "pairwise as MPICH pairs: rank XOR i for P a power of 2, else rank+i / rank-i", 0, 0,
+      { { 0 } }, 0, { .uniform = u_pairwise_xor } },
+    { "linear_sync", A2A_FAMILY_UNIFORM,
+      "Open MPI linear_sync: block_count requests of each kind outstanding, refilled", 0, 1,
+      { RANGE_MEANING("receives (and sends) outstanding; P-1 or more: all at once",
+                      A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0) },
+      0, { .uniform = u_linear_sync } },
+    { "mpich_selection", A2A_FAMILY_UNIFORM,
+      "MPICH 4 MPI_Alltoall selection on liba2a kernels: bruck / scattered(32) / pairwise_xor",
+      0, 0, { { 0 } }, 0, { .uniform = u_mpich_selection } },
+    { "ompi_tuned_selection", A2A_FAMILY_UNIFORM,
+      "Open MPI 4.1 coll/tuned fixed MPI_Alltoall decision on liba2a kernels", 0, 0, { { 0 } },
+      0, { .uniform = u_ompi_tuned_selection } },
     { "hint", A2A_FAMILY_UNIFORM,
       "HINT: ordered single copies through a shared window, hybrid NT stores", 0, 3,
       { RANGE(A2A_PARAM_ORDER, A2A_BOUND_CONST, A2A_ORDER_ROW, A2A_BOUND_CONST, A2A_ORDER_LAST),
@@ -181,6 +225,12 @@ static const a2a_kernel kernels[] = {
         RANGE_MEANING("inter-node rounds per batch (Q blocks a message)", A2A_PARAM_BLOCK_COUNT,
                       A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
         PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_coalesced } },
+    { "mpich_selection", A2A_FAMILY_NONUNIFORM,
+      "MPICH 4 MPI_Alltoallv on liba2a kernels: scattered(32), empty blocks skipped", 0, 0,
+      { { 0 } }, 0, { .nonuniform = v_mpich_selection } },
+    { "ompi_tuned_selection", A2A_FAMILY_NONUNIFORM,
+      "Open MPI 4.1 coll/tuned fixed MPI_Alltoallv decision: linear or pairwise by P", 0, 0,
+      { { 0 } }, 0, { .nonuniform = v_ompi_tuned_selection } },
 
     { "vendor", A2A_FAMILY_INPLACE, "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", 1, 0,
       { { 0 } }, 0, { .inplace = i_vendor } },
@@ -384,6 +434,33 @@ int a2a_param_in_range(const a2a_kernel *kernel, a2a_param param, int P, int Q,
         a2a_range_bounds(r, P, Q, params, &lo, &hi);
         return params[param] >= lo && params[param] <= hi;
     }
+    return 1;
+}
+
+/* Guarantees: see a2a_registry.h. */
+int a2a_kernel_choice(const a2a_kernel *kernel, int P, long long block_bytes, char *text,
+                      size_t len)
+{
+    a2a_vendor_choice c;
+    text[0] = 0;
+    if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_mpich_selection)
+        c = A2A_Alltoall_mpich_selection_choice(P, block_bytes);
+    else if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_ompi_tuned_selection)
+        c = A2A_Alltoall_ompi_tuned_selection_choice(P, block_bytes);
+    else if (kernel->family == A2A_FAMILY_NONUNIFORM && kernel->call.nonuniform == v_mpich_selection)
+        c = A2A_Alltoallv_mpich_selection_choice(P);
+    else if (kernel->family == A2A_FAMILY_NONUNIFORM &&
+             kernel->call.nonuniform == v_ompi_tuned_selection)
+        c = A2A_Alltoallv_ompi_tuned_selection_choice(P);
+    else
+        return 0;
+    if (!c.kernel)
+        snprintf(text, len, "chose %s (no data to move)", c.vendor_algorithm);
+    else if (c.block_count > 0)
+        snprintf(text, len, "chose %s = %s(block_count %d)", c.vendor_algorithm, c.kernel,
+                 c.block_count);
+    else
+        snprintf(text, len, "chose %s = %s", c.vendor_algorithm, c.kernel);
     return 1;
 }
 

@@ -79,8 +79,8 @@ check_matrix() {
 if want matrix; then
 run matrix/openmpi 900 mpirun_openmpi 16 ./a2atune run tests/sweeps/matrix.ini --db "$WORK/matrix-openmpi.db" --quiet
 check_matrix matrix/openmpi/rows "$WORK/matrix-openmpi.db" "$(sed -n 's/^\[\(.*\)\]$/\1/p' tests/sweeps/matrix.ini | paste -sd,)"
-run matrix/mpich 900 mpirun_mpich 16 build/mpich/a2atune run tests/sweeps/matrix.ini --section uniform,nonuniform,uniform_radix --db "$WORK/matrix-mpich.db" --quiet
-check_matrix matrix/mpich/rows "$WORK/matrix-mpich.db" uniform,nonuniform,uniform_radix
+run matrix/mpich 900 mpirun_mpich 16 build/mpich/a2atune run tests/sweeps/matrix.ini --section uniform,nonuniform,uniform_radix,vendor_baselines,vendor_baselines_v --db "$WORK/matrix-mpich.db" --quiet
+check_matrix matrix/mpich/rows "$WORK/matrix-mpich.db" uniform,nonuniform,uniform_radix,vendor_baselines,vendor_baselines_v
 
 # every distribution with the radix kernels, P = 1..17, 24, 32 in one launch of 32 ranks
 run distributions/openmpi 900 mpirun_openmpi 32 ./a2atune run tests/sweeps/distributions.ini --db "$WORK/dist.db" --quiet

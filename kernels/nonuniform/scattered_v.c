@@ -19,5 +19,5 @@ int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdi
         return MPI_ERR_ARG;
     const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
     const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, stats);
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, 0, stats);
 }

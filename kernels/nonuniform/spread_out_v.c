@@ -14,5 +14,5 @@ int A2A_Alltoallv_spread_out(const void *sbuf, const int *scounts, const int *sd
         return err;
     const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
     const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, size, stats);
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, size, 0, stats);
 }

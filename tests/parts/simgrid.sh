@@ -16,7 +16,7 @@ sgsql() { sql "$SG/$1" "$2"; }
 run simgrid/matrix 600 $SIM tests/sweeps/simgrid_matrix.ini --platform $FT --db "$SG/matrix.db" --copy-model none
 check simgrid/matrix/none-wrong [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status NOT IN ('ok', 'skipped')")" = 0 ]
 check simgrid/matrix/every-P-and-family [ "$(sgsql matrix.db "SELECT group_concat(x) FROM (SELECT DISTINCT family || P AS x FROM results WHERE status = 'ok' ORDER BY family, P)")" = "inplace1,inplace2,inplace3,inplace5,inplace8,inplace16,nonuniform1,nonuniform2,nonuniform3,nonuniform5,nonuniform8,nonuniform16,uniform1,uniform2,uniform3,uniform5,uniform8,uniform16" ]
-check simgrid/matrix/every-kernel [ "$(sgsql matrix.db "SELECT count(DISTINCT family || kernel) FROM results WHERE status = 'ok' AND P = 16")" = 21 ]
+check simgrid/matrix/every-kernel [ "$(sgsql matrix.db "SELECT count(DISTINCT family || kernel) FROM results WHERE status = 'ok' AND P = 16")" = 27 ]
 check simgrid/matrix/validated [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated = 1")" -gt 600 ] \
     && [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated IS NOT 1")" = 0 ]
 check simgrid/matrix/provenance [ "$(sgsql matrix.db "SELECT group_concat(DISTINCT backend || ',' || mpi_library || ',' || oversubscribed || ',' || platform) FROM runs")" = "simgrid,SimGrid SMPI,0,fattree_ib.xml" ]
