@@ -115,6 +115,21 @@ def radix_verdict(group):
     return Verdict(fastest, tied, rows[1] if len(rows) > 1 else None, vs)
 
 
+def two_level(groups):
+    """True when the kernel's rows carry a ppn parameter: a two-level kernel whose radix is
+    the intra-node phase's, which the flat model K*alpha + D*S*beta over 2..P does not
+    describe (figures and tables then show no model radix)."""
+    for g in groups:
+        for row in g.rows:
+            try:
+                params = json.loads(row.get("params") or "{}")
+            except ValueError:
+                params = {}
+            if isinstance(params, dict) and "ppn" in params:
+                return True
+    return False
+
+
 def oversubscribed_by_p(groups):
     """{P: True/False}: whether the rows drawn at that P ran oversubscribed."""
     out = {}

@@ -16,7 +16,6 @@ it beats the runner-up by more than the noise (the smaller IQR
 of the two); radices tied within the
 noise get hollow stars. A figure measured with more ranks than cores says so in its title
 and is shaded."""
-import json
 import math
 import os
 import sys
@@ -118,21 +117,6 @@ class ModelLine:
         self.alpha, self.beta, self.source = alpha, beta, source
 
 
-def two_level(groups):
-    """True when the kernel's rows carry a ppn parameter: a two-level kernel whose radix is
-    the intra-node phase's, which the flat model K*alpha + D*S*beta over 2..P does not
-    describe."""
-    for g in groups:
-        for row in g.rows:
-            try:
-                params = json.loads(row.get("params") or "{}")
-            except ValueError:
-                params = {}
-            if isinstance(params, dict) and "ppn" in params:
-                return True
-    return False
-
-
 def fit_model(P, rows):
     """(alpha, beta) >= 0 minimising the squared error of K*alpha + D*S*beta against the
     medians of rows (one P, any radices and sizes); one of them 0 when the unconstrained fit
@@ -163,7 +147,7 @@ def model_line(P, groups, args):
     """The ModelLine of one figure (groups: one P): --alpha/--beta when given, else fitted
     on the figure's points (the fastest per radix and size); None for a two-level kernel or
     without two points to fit."""
-    if two_level(groups):
+    if analysis.two_level(groups):
         return None
     if args.alpha is not None and args.beta is not None:
         return ModelLine(args.alpha, args.beta, "given")
@@ -226,7 +210,7 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
             ax.text(r_model, 0.98, " r=%d" % r_model, transform=ax.get_xaxis_transform(),
                     color=style.MODEL_STYLE["color"], fontsize=6.5, va="top", ha="left")
         if g.baseline is not None:
-            ax.axhline(g.baseline["median_s"] * scale, label="baseline: %s median" % baseline,
+            ax.axhline(g.baseline["median_s"] * scale, label="%s median" % baseline,
                 zorder=REFERENCE_Z, **style.BASELINE_STYLE)
         if line is not None and P >= 2:
             ax.plot(every_radix, [model.model_time(P, r, g.S, line.alpha, line.beta) * scale
@@ -269,7 +253,7 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
         measured = sorted({r["radix"] for g in groups for r in g.rows})
         if len(measured) < P - 1:
             details += " \u00b7 radices sampled: %s" % ", ".join(str(r) for r in measured)
-    if line is None and two_level(groups):
+    if line is None and analysis.two_level(groups):
         details += " \u00b7 two-level kernel: no flat model drawn"
     if over.get(P):
         details += " \u00b7 P = %d is oversubscribed: more ranks than cores (shaded panels)" % P

@@ -7,11 +7,15 @@ loaded into a temporary database. The figures: the TRA and TuNA radix heatmaps a
 vendor baseline (CSV beside each), the time-versus-radix curves of both at P = 1024 (CSV
 beside each, the TRA model's alpha and beta fitted on the drawn points) and the tuner's
 regret maps (`a2atune tune --budget 25%` replayed on the P = 128..512 sweep, then `a2a
-tuner-report`; its per-cell table beside them). Same data, same numbers: the CSV and
+tuner-report`; its per-cell table beside them), and from
+tests/data/sim-hierarchical-256.sql (sweeps/paper/hierarchical.ini at P = 256, a simulation
+of its own network model) the curves of the two-level kernels and hierarchical_P256.md, their
+best radices beside the flat kernels'. Same data, same numbers: the CSV and
 markdown files are byte-identical from one run to the next (the PNGs may differ bytewise);
 tests/parts/paperfigs.sh checks the checked-in ones. --numbers-only writes the numbers and
 draws nothing (what the test compares)."""
 import argparse
+import io
 import os
 import shutil
 import sqlite3
@@ -19,8 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import curves, heatmap, params
-from .common import A2AError
+from . import best_radix, curves, heatmap, model, params
+from .common import A2AError, fmt_size, simulated_label, write_rows
 from .db import open_db
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -38,6 +42,15 @@ FIGURES = (
     ("curves_tuna_P1024", "curves", "tuna", {"P": [1024]}),
 )
 REGRET_NUMBERS = "tuner-regret.md"
+# the two-level kernels at P = 256 (sweeps/paper/hierarchical.ini), a simulation of their own
+HIER_DATA = ("tests/data/sim-hierarchical-256.sql",)
+HIER_FIGURES = (
+    ("curves_tra2_P256", "curves", "tra2", {"P": [256]}),
+    ("curves_tuna_coalesced_P256", "curves", "tuna_coalesced", {"P": [256]}),
+    ("curves_tuna_staggered_P256", "curves", "tuna_staggered", {"P": [256]}),
+)
+HIER_KERNELS = ("tra", "tra2", "tuna", "tuna_coalesced", "tuna_staggered")
+HIER_TABLE = "hierarchical_P256.md"
 
 
 def add_parser(sub, common):
@@ -47,9 +60,10 @@ def add_parser(sub, common):
         help="every figure of docs/results from the checked-in data, numbers beside each",
         description="Loads %s into a temporary database and writes the figures of "
                     "docs/results: heatmap_{tra,tuna}_vs_vendor, curves_{tra,tuna}_P1024 "
-                    "(PNG and a CSV of the numbers drawn) and tuner-regret-*.png with %s "
-                    "(the tuner replayed at a 25%% budget). Same data, same numbers."
-                    % (" and ".join(DATA), REGRET_NUMBERS),
+                    "(PNG and a CSV of the numbers drawn), tuner-regret-*.png with %s "
+                    "(the tuner replayed at a 25%% budget); from %s the two-level kernels' "
+                    "curves at P = 256 and %s. Same data, same numbers."
+                    % (" and ".join(DATA), REGRET_NUMBERS, HIER_DATA[0], HIER_TABLE),
         epilog="example:  a2a paper-figures --out docs/results   (make paper-figures)",
         formatter_class=common["formatter"])
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
@@ -60,11 +74,11 @@ def add_parser(sub, common):
     return p
 
 
-def load_data(path):
-    """Creates the database at path from the checked-in SQL files (DATA, in order)."""
+def load_data(path, data=DATA):
+    """Creates the database at path from the checked-in SQL files (data, in order)."""
     conn = sqlite3.connect(path)
     try:
-        for name in DATA:
+        for name in data:
             src = os.path.join(ROOT, name)
             try:
                 with open(src) as f:
@@ -86,10 +100,10 @@ def one_output(paths, ext):
     return found[0]
 
 
-def draw_radix_figures(db, work, out, figures):
-    """The heatmaps and curves (FIGURES) into out, under their stems; returns the paths."""
+def draw_radix_figures(db, work, out, figures, which=FIGURES):
+    """The heatmaps and curves (which) into out, under their stems; returns the paths."""
     written = []
-    for stem, tool, kernel, filters in FIGURES:
+    for stem, tool, kernel, filters in which:
         tmp = os.path.join(work, stem)
         if tool == "heatmap":
             paths = heatmap.make(db, kernel, "vendor", None, filters, tmp, figures=figures)
@@ -146,6 +160,45 @@ def regret_figures(work, out, figures):
     return written
 
 
+def hierarchical_table(db, out):
+    """HIER_TABLE: per kernel of HIER_KERNELS and S, the best radix, its parameters and
+    median, and the speedup over the vendor baseline of the same simulation."""
+    ns = argparse.Namespace(P=[256], S=None, dist=None, family=None, radix2=None,
+                            block_count=None, ppn=None, run=None, baseline="vendor",
+                            alpha=model.DEFAULT_ALPHA, beta=model.DEFAULT_BETA)  # model column unused
+    rows = []
+    for kernel in HIER_KERNELS:
+        for r in best_radix.rows_for(db, kernel, ns):
+            rows.append([r[1], fmt_size(r[3]), r[5], r[6], round(r[7], 2), r[10],
+                         None if r[11] is None else round(r[11], 2),
+                         None if r[12] is None else round(r[12], 2)])
+    dest = os.path.join(out, HIER_TABLE)
+    text = io.StringIO()
+    write_rows(["kernel", "S", "best_radix", "params", "best_median_us", "baseline",
+                "baseline_median_us", "speedup"], rows, "markdown", out=text,
+               float_format="%.2f")
+    run = db.run(db.newest_run())
+    with open(dest, "w") as f:
+        f.write("The two-level kernels at P = 256 (8 nodes of Q = 32; `%s`), beside the flat "
+                "ones of the same simulation: %s.\n\n%s" % (
+                    HIER_DATA[0], simulated_label(run).replace("\n", "; "), text.getvalue()))
+    return dest
+
+
+def hierarchical(work, out, figures):
+    """The curves of the two-level kernels and HIER_TABLE, from HIER_DATA."""
+    path = os.path.join(work, "hierarchical.db")
+    load_data(path, HIER_DATA)
+    db = open_db(path)
+    db.path = "+".join(os.path.basename(name) for name in HIER_DATA)
+    try:
+        written = draw_radix_figures(db, work, out, figures, HIER_FIGURES)
+        written.append(hierarchical_table(db, out))
+    finally:
+        db.conn.close()
+    return written
+
+
 def run(args, _db=None):
     """`a2a paper-figures`: writes the figures (or only their numbers) and prints the paths."""
     try:
@@ -163,6 +216,7 @@ def run(args, _db=None):
         finally:
             db.conn.close()
         written += regret_figures(work, args.out, not args.numbers_only)
+        written += hierarchical(work, args.out, not args.numbers_only)
     for p in written:
         sys.stdout.write(p + "\n")
     return 0

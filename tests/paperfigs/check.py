@@ -1,7 +1,9 @@
-"""tests/paperfigs/check.py DB DIR: the numbers docs/results' figures draw (DIR's CSVs, written
-by `a2a paper-figures`) against independent SQL over the same data (DB, loaded from the
-checked-in SQL files): every heatmap cell's median and speedup over the vendor baseline of its
-family, and every curves panel's star on the radix with the least median. Prints each
+"""tests/paperfigs/check.py DB HIER_DB DIR: the numbers docs/results' figures draw (DIR's CSVs
+and hierarchical_P256.md, written by `a2a paper-figures`) against independent SQL over the
+same data (DB and HIER_DB, loaded from the checked-in SQL files): every heatmap cell's median
+and speedup over the vendor baseline of its family, every curves panel's star on the radix
+with the least median, and every row of the hierarchical table (the least median of its
+kernel and S, and the speedup over the ring). Prints each
 disagreement and 'cells: N, disagreements: M'."""
 import csv
 import os
@@ -15,7 +17,29 @@ def close(a, b):
     return a is not None and b is not None and abs(a - b) <= 1e-12 * max(abs(a), abs(b))
 
 
-def main(db_path, out_dir):
+def hierarchical(db_path, out_dir):
+    """(cells, disagreements) of hierarchical_P256.md against HIER_DB."""
+    db = sqlite3.connect(db_path)
+    sizes = {"16 B": 16, "1 KiB": 1024, "16 KiB": 16384}
+    cells, bad = 0, []
+    with open(os.path.join(out_dir, "hierarchical_P256.md")) as f:
+        lines = [l for l in f if l.startswith("| ") and not l.startswith(("| kernel", "| ---"))]
+    for line in lines:
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        kernel, S = cols[0], sizes[cols[1]]
+        best, speedup = float(cols[4]), float(cols[7])
+        family, m = db.execute("SELECT family, min(median_s) FROM results WHERE status = 'ok'"
+                               " AND kernel = ? AND P = 256 AND S = ?", (kernel, S)).fetchone()
+        base = db.execute("SELECT median_s FROM results WHERE status = 'ok' AND kernel = 'vendor'"
+                          " AND family = ? AND P = 256 AND S = ?", (family, S)).fetchone()[0]
+        cells += 1
+        if abs(best - m * 1e6) > 0.006 or abs(speedup - base / m) > 0.006:
+            bad.append("hierarchical %s S=%d: %.2f us x%.2f drawn, %.2f us x%.2f in the data"
+                       % (kernel, S, best, speedup, m * 1e6, base / m))
+    return cells, bad
+
+
+def main(db_path, hier_path, out_dir):
     db = sqlite3.connect(db_path)
     median = {}
     for kernel, P, S, radix, m in db.execute(
@@ -50,6 +74,8 @@ def main(db_path, out_dir):
             if stars != [fastest]:
                 bad.append("curves %s P=1024 S=%d: star at %s, fastest radix in the data %d"
                            % (kernel, S, stars, fastest))
+    more_cells, more_bad = hierarchical(hier_path, out_dir)
+    cells, bad = cells + more_cells, bad + more_bad
     for line in bad:
         print(line)
     print("cells: %d, disagreements: %d" % (cells, len(bad)))
@@ -57,4 +83,4 @@ def main(db_path, out_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))
