@@ -47,7 +47,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests plots clean simulate
+.PHONY: all setup run test tests plots paper-figures clean simulate
 all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 
 setup:
@@ -152,6 +152,10 @@ simulate: setup
 plots:
 	scripts/a2a figures --db $(DB) --out $(FIGURES)
 
+# every figure of docs/results/ (and the numbers beside each) from the data in tests/data/
+paper-figures: all
+	scripts/a2a paper-figures --out docs/results
+
 clean:
 	rm -rf build a2atune
 
@@ -166,6 +170,7 @@ help:
 	@echo '  test         setup, build every flavour, run every test (tests/run.sh)'
 	@echo '  tests        the test programs and the preload library of one MPI'
 	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
+	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
 	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
 	@echo '  bench        the TuNA benchmark into BENCH_DB, then its ratios table'
 	@echo '  bench-loop   the TuNA benchmark at P = 2, many calls per sample'

@@ -115,6 +115,21 @@ def radix_verdict(group):
     return Verdict(fastest, tied, rows[1] if len(rows) > 1 else None, vs)
 
 
+def two_level(groups):
+    """True when the kernel's rows carry a ppn parameter: a two-level kernel whose radix is
+    the intra-node phase's, which the flat model K*alpha + D*S*beta over 2..P does not
+    describe (figures and tables then show no model radix)."""
+    for g in groups:
+        for row in g.rows:
+            try:
+                params = json.loads(row.get("params") or "{}")
+            except ValueError:
+                params = {}
+            if isinstance(params, dict) and "ppn" in params:
+                return True
+    return False
+
+
 def oversubscribed_by_p(groups):
     """{P: True/False}: whether the rows drawn at that P ran oversubscribed."""
     out = {}
@@ -325,11 +340,21 @@ def load(db, kernel, baseline, run_id, filters):
 
     def as_one_simulation(rows):
         """Rows of one simulated model as if of one run: its configurations may have been
-        simulated by several `a2a simulate` calls (--P, --resume), one run per P each."""
-        if len(simulated) > 1:
-            for row in rows:
-                row["run_id"] = run_id
-        return rows
+        simulated by several `a2a simulate` calls (--P, --resume), one run per P each. A
+        configuration simulated again stands as its newest run simulated it (the kernels'
+        code may have changed between the runs): never the fastest of both, which would
+        divide one run's kernel by another run's baseline."""
+        if len(simulated) <= 1:
+            return rows
+        newest = {}
+        for row in rows:
+            held = newest.get(row["config_key"])
+            if held is None or (row["run_id"], row["id"]) > (held["run_id"], held["id"]):
+                newest[row["config_key"]] = row
+        kept = [row for row in rows if newest[row["config_key"]] is row]
+        for row in kept:
+            row["run_id"] = run_id
+        return kept
 
     sel = dict(filters, kernel=kernel, run_id=members, status="ok")
     rows = as_one_simulation(combine_launches(db.rows_where(sel, extra=(SWEPT, []),

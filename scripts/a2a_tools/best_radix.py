@@ -55,7 +55,8 @@ def rows_for(db, kernel, args):
         out.append([
             run_id, kernel, g.P, g.S, data_label(g.data_key),
             best["radix"], other_params(best), best["median_s"] * 1e6, math.sqrt(g.P),
-            model.optimal_radix(g.P, g.S, args.alpha, args.beta),
+            None if analysis.two_level([g]) else model.optimal_radix(g.P, g.S, args.alpha,
+                                                                     args.beta),
             args.baseline if base is not None else None,
             base * 1e6 if base is not None else None, speedup,
             contract.noise([best]) * 1e6, ",".join(str(r) for r in tied), g.oversubscribed])

@@ -11,10 +11,11 @@ from . import tuner_report
 from . import simulate
 from . import crosscheck
 from . import platform
+from . import paper_figures
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform)
+               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform, paper_figures)
 
 
 def build_parser():

@@ -40,6 +40,11 @@ def time_unit(seconds_max):
     return 1.0, "s"
 
 
+def safe_name(text):
+    """text as a file-name part: letters, digits, '-', '_' and '.' kept, anything else '-'."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in str(text))
+
+
 def fmt_seconds(seconds):
     """A time with a unit chosen for it: '12.3 us', '4.56 ms', '1.20 s'."""
     if seconds is None:

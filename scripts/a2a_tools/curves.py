@@ -3,9 +3,12 @@
 One figure per P (and data set), one panel per S: the median time per call for every
 radix with Q1..Q3 error bars (drawn above the reference lines), one line per setting of
 the kernel's other parameters (e.g. TuNA's block_count), vertical lines at sqrt(P) and at
-the model-optimal radix (least K*alpha + D*S*beta, alpha and beta written on the figure),
-the model's time K*alpha + D*S*beta itself over every radix 2..P as a dotted line (it
-does not move the time axis), and the baseline's median as a horizontal dashed line. The
+the model-optimal radix (least K*alpha + D*S*beta, alpha and beta written on the figure:
+given with --alpha/--beta, else fitted by least squares on the figure's own points), the
+model's time K*alpha + D*S*beta itself over every radix 2..P as a dotted line (it does not
+move the time axis), and the baseline's median as a horizontal dashed line. The flat model
+is not drawn for two-level kernels (a ppn parameter: tra2, tuna_coalesced, tuna_staggered),
+whose radix is the intra-node one. A CSV of the same name holds the numbers drawn. The
 radix axis has integer ticks, and is logarithmic (base 2) above P = 64, where radix
 sweeps are sampled (powers of two, sqrt(P), P);
 every figure of one command uses one time unit. A star marks the fastest radix only when
@@ -14,11 +17,12 @@ of the two); radices tied within the
 noise get hollow stars. A figure measured with more ranks than cores says so in its title
 and is shaded."""
 import math
+import os
 import sys
 
 from . import analysis, contract, model, options
 from .analysis import data_label, other_params
-from .common import DEFAULT_FIGURES, fmt_size, time_unit
+from .common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, time_unit, write_rows
 
 MAX_LINES = 6   # more settings of the other parameters than this: draw the fastest per radix
 LOG_RADIX_ABOVE = 64   # a radix axis for larger P is logarithmic, base 2
@@ -36,10 +40,11 @@ def add_parser(sub, common):
     p.add_argument("--kernel", required=True, help="the tunable kernel (tra, tuna, ...)")
     p.add_argument("--baseline", default=contract.DEFAULT_BASELINE, help="kernel drawn as a horizontal line "
                    "(default: vendor; 'none' for no line)")
-    p.add_argument("--alpha", type=float, default=model.DEFAULT_ALPHA,
-                   help="model latency, seconds per round (default: %(default)g)")
-    p.add_argument("--beta", type=float, default=model.DEFAULT_BETA,
-                   help="model inverse bandwidth, seconds per byte (default: %(default)g)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="model latency, seconds per round (default: fitted with beta by least "
+                        "squares on each figure's points)")
+    p.add_argument("--beta", type=float, default=None,
+                   help="model inverse bandwidth, seconds per byte (default: fitted)")
     p.add_argument("--log-time", action="store_true", help="logarithmic time axis (default: linear)")
     p.add_argument("--out", default=DEFAULT_FIGURES, metavar="DIR",
                    help="output directory (default: %(default)s)")
@@ -104,6 +109,57 @@ def model_words(alpha, beta):
     return "\u03b1 = %s per round, \u03b2 = %s per byte" % (_engineering(alpha), _engineering(beta))
 
 
+class ModelLine:
+    """The flat TRA model drawn on one figure: alpha, beta and where they come from
+    ('given' or 'fitted on N points')."""
+
+    def __init__(self, alpha, beta, source):
+        self.alpha, self.beta, self.source = alpha, beta, source
+
+
+def fit_model(P, rows):
+    """(alpha, beta) >= 0 minimising the squared error of K*alpha + D*S*beta against the
+    medians of rows (one P, any radices and sizes); one of them 0 when the unconstrained fit
+    would make it negative. None with fewer than two points."""
+    pts = [(model.rounds(P, r["radix"]), model.blocks(P, r["radix"]) * r["S"], r["median_s"])
+           for r in rows if r["radix"] and 2 <= r["radix"] <= P and r["median_s"]]
+    if len(pts) < 2:
+        return None
+    kk = sum(k * k for k, _, _ in pts)
+    dd = sum(d * d for _, d, _ in pts)
+    kd = sum(k * d for k, d, _ in pts)
+    kt = sum(k * t for k, _, t in pts)
+    dt = sum(d * t for _, d, t in pts)
+    det = kk * dd - kd * kd
+    if det > 0:
+        alpha, beta = (kt * dd - dt * kd) / det, (dt * kk - kt * kd) / det
+        if alpha >= 0 and beta >= 0:
+            return alpha, beta
+    one_alpha = (max(0.0, kt / kk), 0.0) if kk else (0.0, 0.0)
+    one_beta = (0.0, max(0.0, dt / dd)) if dd else (0.0, 0.0)
+
+    def err(ab):
+        return sum((k * ab[0] + d * ab[1] - t) ** 2 for k, d, t in pts)
+    return min(one_alpha, one_beta, key=err)
+
+
+def model_line(P, groups, args):
+    """The ModelLine of one figure (groups: one P): --alpha/--beta when given, else fitted
+    on the figure's points (the fastest per radix and size); None for a two-level kernel or
+    without two points to fit."""
+    if analysis.two_level(groups):
+        return None
+    if args.alpha is not None and args.beta is not None:
+        return ModelLine(args.alpha, args.beta, "given")
+    rows = [r for g in groups for r in g.by_radix.values()]
+    fit = fit_model(P, rows)
+    if fit is None:
+        return None
+    alpha = args.alpha if args.alpha is not None else fit[0]
+    beta = args.beta if args.beta is not None else fit[1]
+    return ModelLine(alpha, beta, "fitted on %d points" % len(rows))
+
+
 def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
 
@@ -116,6 +172,7 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
     log_x = P > LOG_RADIX_ABOVE
     (x_lo, x_hi), ticks = log_radix_axis(P) if log_x else radix_axis(P)
     every_radix = list(range(2, P + 1))
+    line = model_line(P, groups, args)
     axes = []
     for i, g in enumerate(groups):
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=axes[0] if axes else None)
@@ -145,16 +202,18 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
                     label="tied within the noise: no radix is the fastest")
         ax.axvline(math.sqrt(P), label="\u221aP = %.2f" % math.sqrt(P), zorder=REFERENCE_Z,
                    **style.SQRT_STYLE)
-        r_model = model.optimal_radix(P, g.S, args.alpha, args.beta)
-        ax.axvline(r_model, label="model-optimal radix (%s)" % model_words(args.alpha, args.beta),
-                   zorder=REFERENCE_Z, **style.MODEL_STYLE)
-        ax.text(r_model, 0.98, " r=%d" % r_model, transform=ax.get_xaxis_transform(),
-                color=style.MODEL_STYLE["color"], fontsize=6.5, va="top", ha="left")
+        if line is not None:
+            r_model = model.optimal_radix(P, g.S, line.alpha, line.beta)
+            ax.axvline(r_model, label="model-optimal radix (%s, %s)" % (
+                model_words(line.alpha, line.beta), line.source),
+                zorder=REFERENCE_Z, **style.MODEL_STYLE)
+            ax.text(r_model, 0.98, " r=%d" % r_model, transform=ax.get_xaxis_transform(),
+                    color=style.MODEL_STYLE["color"], fontsize=6.5, va="top", ha="left")
         if g.baseline is not None:
             ax.axhline(g.baseline["median_s"] * scale, label="%s median" % baseline,
-                       zorder=REFERENCE_Z, **style.BASELINE_STYLE)
-        if P >= 2:
-            ax.plot(every_radix, [model.model_time(P, r, g.S, args.alpha, args.beta) * scale
+                zorder=REFERENCE_Z, **style.BASELINE_STYLE)
+        if line is not None and P >= 2:
+            ax.plot(every_radix, [model.model_time(P, r, g.S, line.alpha, line.beta) * scale
                                   for r in every_radix],
                     color=style.MODEL_STYLE["color"], linestyle=":", linewidth=1.0, alpha=0.8,
                     zorder=REFERENCE_Z, scalex=False, scaley=False,
@@ -194,6 +253,8 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
         measured = sorted({r["radix"] for g in groups for r in g.rows})
         if len(measured) < P - 1:
             details += " \u00b7 radices sampled: %s" % ", ".join(str(r) for r in measured)
+    if line is None and analysis.two_level(groups):
+        details += " \u00b7 two-level kernel: no flat model drawn"
     if over.get(P):
         details += " \u00b7 P = %d is oversubscribed: more ranks than cores (shaded panels)" % P
     style.titles(fig, "%s: time per call versus radix, P = %d" % (kernel, P), details, run, over)
@@ -202,24 +263,67 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
     return fig, 0.3 + 0.19 * legend_rows
 
 
-def make(db, kernel, baseline, run_id, filters, out, args):
+def make(db, kernel, baseline, run_id, filters, out, args, figures=True):
     """Draws the curves of one kernel (one figure per data set and P) into out, all in one
-    time unit; args holds alpha, beta and log_time. Returns the paths."""
+    time unit, each with a CSV of its numbers (write_numbers); args holds alpha, beta and
+    log_time. figures=False: the CSVs only. Returns the paths."""
     run_id, groups, _ = analysis.load(db, kernel, baseline, run_id, filters)
     run = db.run(run_id)
-    from . import style   # matplotlib is loaded only once there is something to draw
+    if figures:
+        from . import style   # matplotlib is loaded only once there is something to draw
     sets = analysis.split_by_data(groups)
     written = []
     unit = family_unit(groups)        # one time unit for every figure of this command
     for data_key, gs in sets.items():
         for P in sorted({g.P for g in gs}):
             pg = sorted([g for g in gs if g.P == P], key=lambda g: g.S)
-            fig, bottom = draw(style, db, run, kernel, baseline, P, pg, unit, args)
             stem = "curves_%s_P%d_run%s_%s" % (kernel, P, run_id, analysis.data_tag(data_key))
             if len({k[1:] for k in sets}) < len(sets):   # one data set in two families
                 stem += "_" + data_key[0]
-            written += style.save(fig, out, style.safe_name(stem), footer_inches=bottom)
+            stem = safe_name(stem)
+            if figures:
+                fig, bottom = draw(style, db, run, kernel, baseline, P, pg, unit, args)
+                written += style.save(fig, out, stem, footer_inches=bottom)
+            written.append(write_numbers(os.path.join(out, stem + ".csv"), run_id, kernel,
+                                         baseline, P, pg, args))
     return written
+
+
+NUMBER_COLUMNS = ["run", "kernel", "P", "S", "radix", "params", "median_s", "q1_s", "q3_s",
+                  "noise_s", "baseline", "baseline_median_s", "marker", "model_radix",
+                  "model_alpha_s", "model_beta_s_per_byte"]
+
+
+def write_numbers(path, run_id, kernel, baseline, P, groups, args):
+    """Writes the numbers one curves figure draws (one row per point of every line; marker:
+    'best' for the clear fastest radix, 'tie' for radices tied with it; the model-optimal
+    radix and the model's alpha and beta, empty when no model is drawn) as CSV; returns the
+    path. A2AError (one line) when it cannot be written."""
+    line = model_line(P, groups, args)
+    rows = []
+    for g in groups:
+        v = g.verdict
+        marks = {}
+        if v is not None:
+            for r in v.tied:
+                marks[r["radix"]] = "best" if v.clear else "tie"
+        r_model = model.optimal_radix(P, g.S, line.alpha, line.beta) if line else None
+        for _, points in _lines(g):
+            for r in points:
+                top = g.by_radix.get(r["radix"])
+                rows.append([run_id, kernel, P, g.S, r["radix"], other_params(r), r["median_s"],
+                             r["q1_s"], r["q3_s"], contract.noise([r]),
+                             baseline if g.baseline else None,
+                             g.baseline["median_s"] if g.baseline else None,
+                             marks.get(r["radix"], "") if top is r else "", r_model,
+                             line.alpha if line else None, line.beta if line else None])
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            write_rows(NUMBER_COLUMNS, rows, "csv", out=f)
+    except OSError as e:
+        raise A2AError("%s: %s" % (path, e.strerror or e))
+    return path
 
 
 def run(args, db):

@@ -81,7 +81,7 @@ def run(args, db):
         drawable = []
         for k in kernels:
             ns = argparse.Namespace(kernel=[k], baseline=args.baseline, run=args.run,
-                                    alpha=model.DEFAULT_ALPHA, beta=model.DEFAULT_BETA,
+                                    alpha=None, beta=None,
                                     format="markdown", P=None, S=None, dist=None, family=None,
                                     log_time=False)
             try:

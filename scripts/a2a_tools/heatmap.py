@@ -22,7 +22,7 @@ import sys
 
 from . import analysis, contract, options
 from .analysis import data_label, fmt_factor
-from .common import DEFAULT_FIGURES, A2AError, fmt_size, write_rows
+from .common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, write_rows
 
 MISSING = "white"
 HATCH = "////"
@@ -282,14 +282,16 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
     return fig, 0.35 + 0.19 * rows
 
 
-def make(db, kernel, baseline, run_id, filters, out, cmap="RdBu"):
-    """Draws the heatmaps of one kernel (one per data set) into out; returns the paths."""
+def make(db, kernel, baseline, run_id, filters, out, cmap="RdBu", figures=True):
+    """Draws the heatmaps of one kernel (one per data set) into out, each with the CSV of
+    its numbers (figures=False: the CSVs only); returns the paths."""
     run_id, groups, _ = analysis.load(db, kernel, baseline, run_id, filters)
     run = db.run(run_id)
-    from . import style   # matplotlib is loaded only once there is something to draw
-    import matplotlib
-    if cmap not in matplotlib.colormaps:
-        raise A2AError("unknown colormap '%s' (try RdBu, PuOr, BrBG)" % cmap)
+    if figures:
+        from . import style   # matplotlib is loaded only once there is something to draw
+        import matplotlib
+        if cmap not in matplotlib.colormaps:
+            raise A2AError("unknown colormap '%s' (try RdBu, PuOr, BrBG)" % cmap)
     written = []
     sets = analysis.split_by_data(groups)
     for data_key, gs in sets.items():
@@ -297,13 +299,17 @@ def make(db, kernel, baseline, run_id, filters, out, cmap="RdBu"):
         if not with_base:
             raise A2AError("no ok results of baseline '%s' in run %s for %s %s blocks"
                            % (baseline, run_id, kernel, data_label(data_key)))
-        fig, bottom = draw(style, db, run, kernel, baseline, gs, cmap)
         stem = "heatmap_%s_vs_%s_run%s_%s" % (kernel, baseline, run_id,
                                               analysis.data_tag(data_key))
         if len({k[1:] for k in sets}) < len(sets):       # one data set in two families
             stem += "_" + data_key[0]
-        written += style.save(fig, out, style.safe_name(stem), footer_inches=bottom)
-        written.append(write_numbers(os.path.join(out, style.safe_name(stem) + ".csv"),
+        stem = safe_name(stem)
+        if figures:
+            fig, bottom = draw(style, db, run, kernel, baseline, gs, cmap)
+            written += style.save(fig, out, stem, footer_inches=bottom)
+        else:
+            os.makedirs(out, exist_ok=True)
+        written.append(write_numbers(os.path.join(out, stem + ".csv"),
                                      run_id, kernel, baseline, gs))
     return written
 

@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-from .common import A2AError, simulated_label  # noqa: E402
+from .common import A2AError, safe_name, simulated_label  # noqa: E402,F401 (safe_name: style's)
 from .db import short_mpi  # noqa: E402
 
 
@@ -118,6 +118,3 @@ def save(fig, out_dir, stem, footer_inches=0.22):
         plt.close(fig)
     return paths
 
-
-def safe_name(text):
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in str(text))

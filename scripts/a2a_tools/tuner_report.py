@@ -224,7 +224,7 @@ def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text)
     paths = []
     contexts = sorted({cell[0] for cell in exhaustive}, key=str)
     cmap = LinearSegmentedColormap.from_list("regret", ["#1a9850", "#fee08b", "#d73027", "#67001f"])
-    norm = Normalize(vmin=0.0, vmax=0.30)
+    norm = Normalize(vmin=0.0, vmax=30.0)     # regret in percent, as the cells and the bar read
     for ctx in contexts:
         cells = [c for c in exhaustive if c[0] == ctx]
         Ps = sorted({c[1] for c in cells})
@@ -235,7 +235,7 @@ def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text)
                                               ("fastest measured (the search alone)", fast_regret))):
             ax = fig.add_subplot(grid_spec[0, panel])
             grid = [[data[(ctx, P, S)][0] if (ctx, P, S) in data else math.nan for S in Ss] for P in Ps]
-            shown = [[min(v, 0.30) if v == v else math.nan for v in row] for row in grid]
+            shown = [[min(100 * v, 30.0) if v == v else math.nan for v in row] for row in grid]
             im = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto", origin="lower")
             for i, row in enumerate(grid):
                 for j, v in enumerate(row):
@@ -249,7 +249,7 @@ def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text)
             ax.set_xlabel("S (bytes per block)")
             ax.set_ylabel("P")
             ax.set_title("%s\n%s %s: regret %%" % (name, ctx[0], ctx[1]))
-        fig.colorbar(im, cax=fig.add_subplot(grid_spec[0, 2]), label="regret, capped at 30%")
+        fig.colorbar(im, cax=fig.add_subplot(grid_spec[0, 2]), label="regret (%), capped at 30 %")
         fig.suptitle(title, fontsize=8)
         fig.text(0.005, 0.004, footer_text, fontsize=6.5, color="0.35", ha="left", va="bottom")
         paths += style.save(fig, path_dir, style.safe_name("tuner-regret-%s-%s" % (ctx[0], ctx[1])))
@@ -351,7 +351,7 @@ def run(args, _db):
                  "regret %% (tuned choice's time / true best - 1, exhaustive medians)"
                  % (n_rows, n_configs, 100 * share))
         footer_text = "tuned: %s run %s \u00b7 exhaustive: %s (%s, backend %s)" % (
-            args.tuned, run_id, args.exhaustive, style_provenance(exhaustive_run, oversubscribed),
+            os.path.basename(args.tuned), run_id, os.path.basename(args.exhaustive), style_provenance(exhaustive_run, oversubscribed),
             exhaustive_run["backend"] or "?")
         for path in heatmap(args.out, exhaustive, tuned, fast, title, footer_text):
             print("wrote %s" % path)

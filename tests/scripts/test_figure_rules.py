@@ -198,6 +198,24 @@ class Curves(A2ATestCase):
         large = group(8, 16, [row(2, 4e-3)])
         self.assertEqual(curves.family_unit([small, large]), (1e3, "ms"))
 
+    def test_model_fitted_on_the_points(self):
+        """Without --alpha/--beta the curves' model is fitted: points made by the model
+        itself give back its alpha and beta; a two-level kernel (ppn) gets no flat model."""
+        from a2a_tools import model
+        P, alpha, beta = 64, 3e-6, 2e-9
+        rows = [row(r, model.model_time(P, r, S, alpha, beta)) for S in (16, 4096)
+                for r in (2, 4, 8, 16, 64)]
+        for r, S in zip(rows, [16] * 5 + [4096] * 5):
+            r["S"] = S
+        fit = curves.fit_model(P, rows)
+        self.assertAlmostEqual(fit[0] / alpha, 1.0, places=9)
+        self.assertAlmostEqual(fit[1] / beta, 1.0, places=9)
+        g = group(P, 16, rows[:5])
+        none = argparse.Namespace(alpha=None, beta=None)
+        self.assertIn("fitted on 5 points", curves.model_line(P, [g], none).source)
+        hier = group(P, 16, [row(2, 1e-5, ppn=0), row(8, 2e-5, ppn=0)])
+        self.assertIsNone(curves.model_line(P, [hier], none))
+
     def test_drawn_figure(self):
         from a2a_tools import style
         from a2a_tools.db import open_db

@@ -61,5 +61,6 @@ class Figures(A2ATestCase):
         paths = self.figures("curves", "--kernel", "tuna", "--P", "4", "--S", "256,4K",
                              "--log-time", "--out", d)
         self.assertEqual([os.path.basename(p) for p in paths],
-                         ["curves_tuna_P4_run1_uniform.png", "curves_tuna_P4_run1_uniform.svg"])
+                         ["curves_tuna_P4_run1_uniform.png", "curves_tuna_P4_run1_uniform.svg",
+                          "curves_tuna_P4_run1_uniform.csv"])
         self.assertPng(paths[0])

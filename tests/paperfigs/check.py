@@ -1,0 +1,86 @@
+"""tests/paperfigs/check.py DB HIER_DB DIR: the numbers docs/results' figures draw (DIR's CSVs
+and hierarchical_P256.md, written by `a2a paper-figures`) against independent SQL over the
+same data (DB and HIER_DB, loaded from the checked-in SQL files): every heatmap cell's median
+and speedup over the vendor baseline of its family, every curves panel's star on the radix
+with the least median, and every row of the hierarchical table (the least median of its
+kernel and S, and the speedup over the ring). Prints each
+disagreement and 'cells: N, disagreements: M'."""
+import csv
+import os
+import sqlite3
+import sys
+
+FAMILY = {"tra": "uniform", "tuna": "nonuniform"}
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
+def hierarchical(db_path, out_dir):
+    """(cells, disagreements) of hierarchical_P256.md against HIER_DB."""
+    db = sqlite3.connect(db_path)
+    sizes = {"16 B": 16, "1 KiB": 1024, "16 KiB": 16384}
+    cells, bad = 0, []
+    with open(os.path.join(out_dir, "hierarchical_P256.md")) as f:
+        lines = [l for l in f if l.startswith("| ") and not l.startswith(("| kernel", "| ---"))]
+    for line in lines:
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        kernel, S = cols[0], sizes[cols[1]]
+        best, speedup = float(cols[4]), float(cols[7])
+        family, m = db.execute("SELECT family, min(median_s) FROM results WHERE status = 'ok'"
+                               " AND kernel = ? AND P = 256 AND S = ?", (kernel, S)).fetchone()
+        base = db.execute("SELECT median_s FROM results WHERE status = 'ok' AND kernel = 'vendor'"
+                          " AND family = ? AND P = 256 AND S = ?", (family, S)).fetchone()[0]
+        cells += 1
+        if abs(best - m * 1e6) > 0.006 or abs(speedup - base / m) > 0.006:
+            bad.append("hierarchical %s S=%d: %.2f us x%.2f drawn, %.2f us x%.2f in the data"
+                       % (kernel, S, best, speedup, m * 1e6, base / m))
+    return cells, bad
+
+
+def main(db_path, hier_path, out_dir):
+    db = sqlite3.connect(db_path)
+    median = {}
+    for kernel, P, S, radix, m in db.execute(
+            "SELECT kernel, P, S, radix, median_s FROM results WHERE status = 'ok'"
+            " AND kernel IN ('tra', 'tuna')"):
+        median[(kernel, P, S, radix)] = m
+    vendor = {(fam, P, S): m for fam, P, S, m in db.execute(
+        "SELECT family, P, S, median_s FROM results WHERE status = 'ok' AND kernel = 'vendor'"
+        " AND coalesce(json_extract(params, '$.vendor_algorithm'), 0) = 0")}
+    cells, bad = 0, []
+    for kernel in ("tra", "tuna"):
+        with open(os.path.join(out_dir, "heatmap_%s_vs_vendor.csv" % kernel)) as f:
+            for row in csv.DictReader(f):
+                P, S, r = int(row["P"]), int(row["S"]), int(row["radix"])
+                m = median.get((kernel, P, S, r))
+                base = vendor.get((FAMILY[kernel], P, S))
+                drawn_speedup = float(row["speedup"]) if row["speedup"] else None
+                cells += 1
+                if not close(float(row["median_s"]), m):
+                    bad.append("heatmap %s P=%d S=%d r=%d: median %s drawn, %s in the data"
+                               % (kernel, P, S, r, row["median_s"], m))
+                if base is None or not close(drawn_speedup, base / m):
+                    bad.append("heatmap %s P=%d S=%d r=%d: speedup %s drawn, %s in the data"
+                               % (kernel, P, S, r, row["speedup"], base / m if base else None))
+        with open(os.path.join(out_dir, "curves_%s_P1024.csv" % kernel)) as f:
+            rows = list(csv.DictReader(f))
+        for S in sorted({int(r["S"]) for r in rows}):
+            cells += 1
+            stars = [int(r["radix"]) for r in rows if int(r["S"]) == S and r["marker"] == "best"]
+            fastest = min((m, r) for (k, P, s, r), m in median.items()
+                          if k == kernel and P == 1024 and s == S)[1]
+            if stars != [fastest]:
+                bad.append("curves %s P=1024 S=%d: star at %s, fastest radix in the data %d"
+                           % (kernel, S, stars, fastest))
+    more_cells, more_bad = hierarchical(hier_path, out_dir)
+    cells, bad = cells + more_cells, bad + more_bad
+    for line in bad:
+        print(line)
+    print("cells: %d, disagreements: %d" % (cells, len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))
