@@ -21,6 +21,34 @@
 #define ECHO_TOLERANCE 1e-3   /* medians this close (relative) are the same schedule's; an
                                * interquartile range is too wide a test on a real machine */
 
+/* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
+static const char *const rule_names[TUNER_RULE_COUNT] = {
+    [TUNER_RULE_DESIGN] = "design",
+    [TUNER_RULE_EXPLORE] = "explore",
+    [TUNER_RULE_NEIGHBOURS] = "neighbours",
+    [TUNER_RULE_CROSS_CONTEXT] = "cross_context",
+    [TUNER_RULE_BRACKET] = "bracket",
+    [TUNER_RULE_OWN_VOTES] = "own_votes",
+    [TUNER_RULE_ECHO] = "echo",
+    [TUNER_RULE_REOPEN] = "reopen",
+    [TUNER_RULE_CELL_EFFECT] = "cell_effect",
+};
+
+/* Guarantees: see tuner.h. */
+const char *tuner_rule_name(int rule)
+{
+    return rule >= 0 && rule < TUNER_RULE_COUNT ? rule_names[rule] : NULL;
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_rule_by_name(const char *name)
+{
+    for (int r = 0; r < TUNER_RULE_COUNT; r++)
+        if (strcmp(rule_names[r], name) == 0)
+            return r;
+    return -1;
+}
+
 typedef struct candidate {
     int config;          /* index into the configurations */
     int cell, group;     /* group: same context (cell without P and S) and kernel */
@@ -61,11 +89,18 @@ struct tuner {
     int ngroups;
     int *design, ndesign;
     int measured;
+    double spent;        /* seconds the recorded measurements cost (tuner_spend) */
     double noise;        /* typical noise of a median (log scale) */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
     int nconfigs;
 };
+
+/* Whether rule r is in force (not switched off by tuner_options.without). */
+static int rule_on(const tuner *t, tuner_rule r)
+{
+    return !(t->opt.without >> r & 1u);
+}
 
 /* ---- grouping -------------------------------------------------------------------- */
 
@@ -182,7 +217,7 @@ static double model_time(double alpha, double beta, const candidate *c)
  * teach the fit nothing that the cells' predicted winners do not. */
 static void choose_design(tuner *t)
 {
-    int cap = t->opt.budget / 5;
+    int cap = rule_on(t, TUNER_RULE_DESIGN) ? t->opt.budget / 5 : 0;
     int *first = malloc((size_t)t->ngroups * sizeof *first), *second = malloc((size_t)t->ngroups * sizeof *second);
     double *sizes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *sizes);
     for (int g = 0; g < t->ngroups; g++) {
@@ -403,6 +438,15 @@ int tuner_record(tuner *t, int index, int ok, double median, double q1, double q
     return 0;
 }
 
+/* Guarantees: see tuner.h. */
+void tuner_spend(tuner *t, double seconds)
+{
+    if (seconds > 0)
+        t->spent += seconds;
+}
+
+double tuner_spent(const tuner *t) { return t->spent; }
+
 /* ---- the model ------------------------------------------------------------------- */
 
 /* Least squares of alpha K + beta DS = T on the relative error over the ok members
@@ -560,8 +604,9 @@ static void refresh(tuner *t)
             sw += w;
             swe += w * o->residual;
         }
-        cell_effect[ci] = swe / (PRIOR_WEIGHT + sw);
-        cell_weight[ci] = sw;
+        int on = rule_on(t, TUNER_RULE_CELL_EFFECT);
+        cell_effect[ci] = on ? swe / (PRIOR_WEIGHT + sw) : 0;
+        cell_weight[ci] = on ? sw : 0;
     }
     for (int k = 0; k < t->ncand; k++) {
         candidate *c = &t->cand[k];
@@ -699,7 +744,8 @@ static int neighbour_votes_in(const tuner *t, int k, int own_context_only)
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
         if (other->state.winner < 0 || !neighbours(ce, other) ||
-            (own_context_only && other->context != ce->context))
+            ((own_context_only || !rule_on(t, TUNER_RULE_CROSS_CONTEXT)) &&
+             other->context != ce->context))
             continue;
         const config *b = &t->configs[other->state.winner];
         if (other->context == ce->context)
@@ -713,7 +759,7 @@ static int neighbour_votes_in(const tuner *t, int k, int own_context_only)
 /* neighbour_votes_in over every context. */
 static int neighbour_votes(const tuner *t, int k)
 {
-    return neighbour_votes_in(t, k, 0);
+    return rule_on(t, TUNER_RULE_NEIGHBOURS) ? neighbour_votes_in(t, k, 0) : 0;
 }
 
 /* Whether unmeasured candidate k echoes a candidate measured in its cell: in two other
@@ -721,6 +767,8 @@ static int neighbour_votes(const tuner *t, int k)
  * in none did they differ by more. Measuring k would tell nothing new. */
 static int is_echo(const tuner *t, int k)
 {
+    if (!rule_on(t, TUNER_RULE_ECHO))
+        return 0;
     const candidate *c = &t->cand[k];
     const cell *ce = &t->cells[c->cell];
     for (int m = 0; m < ce->count; m++) {
@@ -766,7 +814,7 @@ static int bracket_pick(const tuner *t, int ci)
 {
     const cell *ce = &t->cells[ci];
     const config *lo = NULL, *hi = NULL;
-    if (ce->state.winner < 0)
+    if (ce->state.winner < 0 || !rule_on(t, TUNER_RULE_BRACKET))
         return -1;
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
@@ -911,8 +959,8 @@ static int next_improve(const tuner *t, double margin, const char **step)
         if (s->winner < 0 || s->measured == s->candidates)
             continue;
         int is_contested = contested(t, ci, votes);
-        if (s->final && !is_contested) /* the model's confidence yields to a neighbour's winner */
-            continue;
+        if (s->final && (!is_contested || !rule_on(t, TUNER_RULE_REOPEN)))
+            continue; /* the model's confidence yields to a neighbour's winner (reopen) */
         const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
         if (!p || is_contested > pick_contested ||
             (is_contested == pick_contested &&
@@ -947,7 +995,7 @@ static int next_improve(const tuner *t, double margin, const char **step)
     }
     free(votes);
     int bracket = ce ? bracket_pick(t, pick) : -1;
-    if (bracket >= 0 && (best < 0 || neighbour_votes_in(t, best, 1) <= 1)) {
+    if (bracket >= 0 && (best < 0 || neighbour_votes_in(t, best, rule_on(t, TUNER_RULE_OWN_VOTES)) <= 1)) {
         *step = "bracket";
         return bracket;
     }
@@ -959,7 +1007,8 @@ static int next_improve(const tuner *t, double margin, const char **step)
 int tuner_next(tuner *t, const char **phase)
 {
     refresh(t);
-    if (t->measured >= t->opt.budget)
+    if (t->measured >= t->opt.budget ||
+        (t->opt.budget_seconds > 0 && t->spent >= t->opt.budget_seconds))
         return -1;
     double margin = log(1 + t->opt.margin);
     const char *step = "design";
@@ -969,7 +1018,7 @@ int tuner_next(tuner *t, const char **phase)
             k = t->design[d];
     if (k < 0 && (k = next_cover(t)) >= 0)
         step = "cover";
-    if (k < 0 && (k = next_explore(t, margin)) >= 0)
+    if (k < 0 && rule_on(t, TUNER_RULE_EXPLORE) && (k = next_explore(t, margin)) >= 0)
         step = "explore";
     if (k < 0)
         k = next_improve(t, margin, &step);

@@ -55,8 +55,34 @@
 
 typedef struct tuner tuner;
 
+/* The rules of the search beyond its core (cover every cell with its predicted fastest,
+ * then the largest expected improvement), each of which an evaluation can switch off
+ * (a2atune tune --without, used by `a2a tuner-report --suite`). The names are in
+ * tuner_rule_name; the numbering is the bit in tuner_options.without. */
+typedef enum tuner_rule {
+    TUNER_RULE_DESIGN,        /* step 1: design points to fit alpha and beta */
+    TUNER_RULE_EXPLORE,       /* step 3: every kernel measured somewhere */
+    TUNER_RULE_NEIGHBOURS,    /* step 4: a neighbour's winner left untried is measured, and
+                               * contests the cell */
+    TUNER_RULE_CROSS_CONTEXT, /* another context's winner at the same (P, S) votes for a radix */
+    TUNER_RULE_BRACKET,       /* the radix between the winners one size below and above */
+    TUNER_RULE_OWN_VOTES,     /* only votes of the cell's own context outvote its bracket */
+    TUNER_RULE_ECHO,          /* a candidate that echoed a measured one twice is not measured */
+    TUNER_RULE_REOPEN,        /* a final cell is measured again while it is contested */
+    TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
+    TUNER_RULE_COUNT
+} tuner_rule;
+
+/* "design", "explore", ...: the name of a rule; NULL outside 0..TUNER_RULE_COUNT-1. */
+const char *tuner_rule_name(int rule);
+/* The rule of that name, -1 when there is none. */
+int tuner_rule_by_name(const char *name);
+
 typedef struct tuner_options {
     int budget;        /* measurements allowed in all (recorded ones included) */
+    double budget_seconds; /* > 0: also stop once the measurements recorded cost this much
+                            * (tuner_record's cost) */
+    unsigned without;  /* bit r set: rule r switched off */
     double confidence; /* a cell is final at this probability (0.95) */
     double margin;     /* relative gain below which a measurement is not worth it (0.02) */
 } tuner_options;
@@ -86,6 +112,9 @@ int tuner_measured(const tuner *t);       /* configurations recorded so far */
  * and number of samples, or not ok (wrong, error, timeout: never chosen). Recording an
  * index twice, or one that cannot run, is ignored (returns -1). */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
+/* Adds `seconds` to what the measurements cost (the time budget's account). */
+void tuner_spend(tuner *t, double seconds);
+double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final and uncontested or
  * the budget is spent. *phase (may be NULL) gets the step (tuner.h, top): "design",
