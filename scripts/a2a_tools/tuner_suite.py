@@ -14,10 +14,12 @@ time the exhaustive sweep's timed and warm-up calls took (mean x (iterations + w
 per configuration; simulated seconds for simulated data).
 
 Rules: `--ablation` replays the search without each of its switchable rules (`a2atune
-tune --without RULE`) and judges them leave-one-data-set-out: with data set d held out, a
-rule stays when removing it lowers the mean share of cells within 5 % over the other data
-sets (every budget, every seed) by more than EPSILON and raises it on none of them by more
-than EPSILON; the search with the rules kept is then judged on d.
+tune --without RULE`); what a rule buys on a data set is the share of cells within 5 % (mean
+over budgets and seeds) with it less without it. Judged leave-one-data-set-out: with data
+set d held out, a rule stays when, over the other data sets, it buys more than EPSILON on
+average and costs none of them more than HARM (a rule that helps one data set and hurts
+another goes); the search with the rules kept is then judged on d. The same test over
+every data set says which rules earn their place in the search.
 """
 import collections
 import json
@@ -59,7 +61,8 @@ SUITE = [
 RULES = ["design", "explore", "neighbours", "cross_context", "bracket", "own_votes", "echo",
          "reopen", "cell_effect"]  # as a2atune tune --help lists them (harness/tuner.c)
 METHODS = ["tuner", "random", "stratified", "default"]
-EPSILON = 0.01  # a rule's effect on the share of cells within 5 % smaller than this is none
+EPSILON = 0.01  # a rule must buy more than this share of cells within 5 % on average...
+HARM = 0.02     # ...and cost no data set more than this (one cell in a few seeds is less)
 
 
 def add_arguments(p):
@@ -385,7 +388,7 @@ def ablation(datas, budgets, tuner_runs, base):
         kept = []
         for r in RULES:
             d = [delta[r][n] for n in dev]
-            if statistics.mean(d) > EPSILON and min(d) >= -EPSILON:
+            if statistics.mean(d) > EPSILON and min(d) >= -HARM:
                 kept.append(r)
         return kept
 
