@@ -53,9 +53,8 @@ static const char tune_usage[] =
     "  --candidates    print the key of every configuration that can run (what the search\n"
     "                  chooses from; with --replay DB at DB's launch size), one a line, and\n"
     "                  stop: nothing measured or recorded (a2a tuner-report uses it)\n"
-    "  --without RULES switch off these rules of the search (comma-separated; to evaluate\n"
-    "                  what each buys): design, explore, neighbours, cross_context, bracket,\n"
-    "                  own_votes, echo, reopen, cell_effect\n"
+    "  --without RULES switch off these rules of the search (comma-separated, listed at\n"
+    "                  the end; to evaluate what each buys)\n"
     "  --evaluate N    with --replay: run the search N times, once per noise seed 1..N,\n"
     "                  each replayed median times a factor drawn uniformly in [1 - noise,\n"
     "                  1 + noise] per (seed, configuration); records nothing and prints per\n"
@@ -720,6 +719,10 @@ int command_tune(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(tune_usage, stdout);
+            printf("rules of the search (--without):");
+            for (int r = 0; tuner_rule_name(r); r++)
+                printf("%s %s", r ? "," : "", tuner_rule_name(r));
+            printf("\n");
             return EXIT_OK;
         }
     MPI_Init(&argc, &argv);
