@@ -18,18 +18,13 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_NOISE 0.005
-#define ECHO_TOLERANCE 1e-3   /* medians this close (relative) are the same schedule's; an
-                               * interquartile range is too wide a test on a real machine */
 
 /* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
 static const char *const rule_names[TUNER_RULE_COUNT] = {
     [TUNER_RULE_DESIGN] = "design",
     [TUNER_RULE_EXPLORE] = "explore",
     [TUNER_RULE_NEIGHBOURS] = "neighbours",
-    [TUNER_RULE_CROSS_CONTEXT] = "cross_context",
     [TUNER_RULE_BRACKET] = "bracket",
-    [TUNER_RULE_OWN_VOTES] = "own_votes",
-    [TUNER_RULE_ECHO] = "echo",
     [TUNER_RULE_REOPEN] = "reopen",
     [TUNER_RULE_CELL_EFFECT] = "cell_effect",
 };
@@ -720,88 +715,31 @@ static int same_choice(const config *a, const config *b)
 }
 
 /* Whether cells a and b are neighbours (tuner.h): in the same context, S and P each at most
- * one step of the sweep apart; in another context, the same P and S (where neighbour_votes
- * compares the radix alone). */
+ * one step of the sweep apart. */
 static int neighbours(const cell *a, const cell *b)
 {
     if (a == b)
         return 0;
-    if (a->context == b->context)
-        return abs(a->s_rank - b->s_rank) <= 1 && abs(a->p_rank - b->p_rank) <= 1;
-    return a->log_p == b->log_p && a->log_s == b->log_s;
+    return a->context == b->context && abs(a->s_rank - b->s_rank) <= 1 &&
+           abs(a->p_rank - b->p_rank) <= 1;
 }
 
-/* How many neighbouring cells currently have candidate k's choice as their winner (only
- * those of k's own context when own_context_only). In its own context the choice is the
- * kernel and its parameters; in another context at the same P it is the radix alone (a
- * radix shapes the rounds on the network the same way for every kernel that takes one). */
-static int neighbour_votes_in(const tuner *t, int k, int own_context_only)
+/* How many neighbouring cells currently have candidate k's choice (its kernel and
+ * parameters, same_choice) as their winner; 0 with the rule switched off. */
+static int neighbour_votes(const tuner *t, int k)
 {
+    if (!rule_on(t, TUNER_RULE_NEIGHBOURS))
+        return 0;
     const candidate *c = &t->cand[k];
     const config *a = &t->configs[c->config];
     const cell *ce = &t->cells[c->cell];
     int votes = 0;
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
-        if (other->state.winner < 0 || !neighbours(ce, other) ||
-            ((own_context_only || !rule_on(t, TUNER_RULE_CROSS_CONTEXT)) &&
-             other->context != ce->context))
-            continue;
-        const config *b = &t->configs[other->state.winner];
-        if (other->context == ce->context)
-            votes += same_choice(a, b);
-        else
-            votes += radix_of(a) > 0 && radix_of(b) > 0 && same_radix(radix_of(a), a->P, radix_of(b), b->P);
+        if (other->state.winner >= 0 && neighbours(ce, other))
+            votes += same_choice(a, &t->configs[other->state.winner]);
     }
     return votes;
-}
-
-/* neighbour_votes_in over every context. */
-static int neighbour_votes(const tuner *t, int k)
-{
-    return rule_on(t, TUNER_RULE_NEIGHBOURS) ? neighbour_votes_in(t, k, 0) : 0;
-}
-
-/* Whether unmeasured candidate k echoes a candidate measured in its cell: in two other
- * cells or more both were measured, with medians within ECHO_TOLERANCE of each other, and
- * in none did they differ by more. Measuring k would tell nothing new. */
-static int is_echo(const tuner *t, int k)
-{
-    if (!rule_on(t, TUNER_RULE_ECHO))
-        return 0;
-    const candidate *c = &t->cand[k];
-    const cell *ce = &t->cells[c->cell];
-    for (int m = 0; m < ce->count; m++) {
-        const candidate *j = &t->cand[ce->members[m]];
-        if (!j->ok)
-            continue;
-        int agree = 0, differ = 0;
-        for (int o = 0; o < t->ncells && !differ; o++) {
-            const cell *other = &t->cells[o];
-            if (o == c->cell || other->context != ce->context)
-                continue;
-            const candidate *a = NULL, *b = NULL;
-            for (int n = 0; n < other->count; n++) {
-                const candidate *x = &t->cand[other->members[n]];
-                if (!x->ok)
-                    continue;
-                if (!a && same_choice(&t->configs[c->config], &t->configs[x->config]))
-                    a = x;
-                else if (!b && same_choice(&t->configs[j->config], &t->configs[x->config]))
-                    b = x;
-            }
-            if (!a || !b)
-                continue;
-            double tolerance = log(1 + ECHO_TOLERANCE);
-            if (fabs(a->y - b->y) <= tolerance)
-                agree++;
-            else
-                differ++;
-        }
-        if (agree >= 2 && !differ)
-            return 1;
-    }
-    return 0;
 }
 
 /* The bracket of cell ci. When the cells one size below and one size above it (the same P
@@ -853,9 +791,9 @@ static int bracket_pick(const tuner *t, int ci)
     return pick;
 }
 
-/* Whether cell ci is contested: an unmeasured candidate (not an echo) wins at least as many
- * neighbouring cells as the cell's current winner does, and at least one; or the cell has
- * a bracket (bracket_pick). votes[k]: neighbour_votes of candidate k. */
+/* Whether cell ci is contested: an unmeasured candidate wins at least as many neighbouring
+ * cells as the cell's current winner does, and at least one; or the cell has a bracket
+ * (bracket_pick). votes[k]: neighbour_votes of candidate k. */
 static int contested(const tuner *t, int ci, const int *votes)
 {
     const cell *ce = &t->cells[ci];
@@ -865,8 +803,7 @@ static int contested(const tuner *t, int ci, const int *votes)
             winner_votes = votes[ce->members[m]];
     for (int m = 0; m < ce->count; m++) {
         int k = ce->members[m];
-        if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1) &&
-            !is_echo(t, k))
+        if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1))
             return 1;
     }
     return bracket_pick(t, ci) >= 0;
@@ -938,12 +875,11 @@ static int next_explore(const tuner *t, double margin)
 
 /* The improve step: in the first cell by (contested first, fewest measurements, least
  * confident) that is contested or not final: its bracket's pick unless the candidate with
- * the most votes wins two neighbouring cells or more of its own context (*step =
- * "bracket": the bracket reads the kernel's own radix curve, so one neighbour, or another
- * kernel's radix at the same P and S, weighs less); else the unmeasured candidate that
+ * the most votes wins two neighbouring cells or more (*step = "bracket": the bracket reads
+ * the kernel's own radix curve, so one neighbour weighs less); else the unmeasured candidate that
  * wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
  * else the one with the largest expected improvement over the cell's fastest measured
- * median by more than `margin` (*step = "improve"); echoes are left out. -1 when every
+ * median by more than `margin` (*step = "improve"). -1 when every
  * cell is final and uncontested, or nothing is left. */
 static int next_improve(const tuner *t, double margin, const char **step)
 {
@@ -980,8 +916,6 @@ static int next_improve(const tuner *t, double margin, const char **step)
             continue;
         if (fallback < 0)
             fallback = k;
-        if (is_echo(t, k))
-            continue;
         if (votes[k] > 0 && (best < 0 || votes[k] > best_votes ||
                              (votes[k] == best_votes && c->mu < t->cand[best].mu))) {
             best = k;
@@ -995,7 +929,7 @@ static int next_improve(const tuner *t, double margin, const char **step)
     }
     free(votes);
     int bracket = ce ? bracket_pick(t, pick) : -1;
-    if (bracket >= 0 && (best < 0 || neighbour_votes_in(t, best, rule_on(t, TUNER_RULE_OWN_VOTES)) <= 1)) {
+    if (bracket >= 0 && (best < 0 || best_votes <= 1)) {
         *step = "bracket";
         return bracket;
     }

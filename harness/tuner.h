@@ -24,22 +24,19 @@
  *      its candidate with the largest expected improvement over that cell's winner;
  *   4. then, in a cell not final or contested (contested cells first, then the fewest
  *      measurements, then the least confident): the pick of its bracket (below) unless the
- *      most voted candidate wins two neighbouring cells or more of its own context; else
+ *      most voted candidate wins two neighbouring cells or more; else
  *      the unmeasured candidate that is the current winner of the most neighbouring cells,
  *      the fastest predicted among equals; when no neighbour's winner is left, the
  *      candidate with the largest expected improvement over the cell's fastest measured
  *      median (by more than `margin`). Neighbours: in the same context, S and P each at
  *      most one step of the sweep away, a choice being the same kernel and parameters (a
- *      radix of sqrt(P) or P matched as such); in another context, the cell of the same P
- *      and S, a choice being the radix alone. A cell has a bracket when the cells one size
+ *      radix of sqrt(P) or P matched as such). A cell has a bracket when the cells one size
  *      below and one above (same P) are won by one kernel at two radices, its own winner is
  *      that kernel at one of them, and no radix strictly between has been measured in it:
  *      the K/D model moves the best radix up with S, so the radix between them nearest
  *      their geometric middle is the pick. A cell is contested while an unmeasured
  *      candidate wins at least as many neighbours as its winner does (one at least), or
- *      while it has a bracket. A candidate whose median was that of one already measured in
- *      its cell (within 0.1 %) in two other cells, and never otherwise, is an echo and not
- *      measured.
+ *      while it has a bracket.
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`. A final cell is still measured while it is
  * contested: a neighbour's winner left untried outranks the model's confidence (which
@@ -64,10 +61,7 @@ typedef enum tuner_rule {
     TUNER_RULE_EXPLORE,       /* step 3: every kernel measured somewhere */
     TUNER_RULE_NEIGHBOURS,    /* step 4: a neighbour's winner left untried is measured, and
                                * contests the cell */
-    TUNER_RULE_CROSS_CONTEXT, /* another context's winner at the same (P, S) votes for a radix */
     TUNER_RULE_BRACKET,       /* the radix between the winners one size below and above */
-    TUNER_RULE_OWN_VOTES,     /* only votes of the cell's own context outvote its bracket */
-    TUNER_RULE_ECHO,          /* a candidate that echoed a measured one twice is not measured */
     TUNER_RULE_REOPEN,        /* a final cell is measured again while it is contested */
     TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
     TUNER_RULE_COUNT

@@ -140,7 +140,8 @@ check tuner/budget-in-time-recorded holds '[ "$(sql "$TU/time.db" "SELECT count(
 scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --seeds 2 --ablation --work "$TU/suite" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
 check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|random\|stratified\|default\) |" "$TU/suite.md")" = 4 ]'
 check tuner/suite-overall holds 'grep -q "^| \*\*overall\*\* | 25 % | tuner |" "$TU/suite.md"'
-check tuner/suite-ablation-rows [ "$(grep -cE "^\| (design|explore|neighbours|cross_context|bracket|own_votes|echo|reopen|cell_effect) \|" "$TU/suite.md")" = 9 ]
+rules=$(./a2atune tune --help | sed -n 's/^rules of the search (--without): //p' | tr -d ' ' | tr ',' '|')
+check tuner/suite-ablation-rows holds '[ -n "$rules" ] && [ "$(grep -cE "^\| ($rules) \|" "$TU/suite.md")" = "$(echo "$rules" | tr "|" "\n" | wc -l)" ]'
 check tuner/suite-held-out-rows [ "$(grep -cE "^\| (dragonfly-small|fattree-npot) \| [a-z_,()]* \| 25 % \|" "$TU/suite.md")" = 2 ]
 check tuner/suite-targets holds 'grep -q "^- \*\*fattree-npot\*\*: .*time <= 25 %" "$TU/suite.md"'
 
