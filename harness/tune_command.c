@@ -686,10 +686,15 @@ static int tune(const tune_options *o, long long *run_id_out)
                 "smaller IQR / median of the two; conf: P(no unmeasured candidate is faster by "
                 "more than %.0f%%)):\n", 100 * o->margin);
         print_cells(t, configs, stderr);
-        fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %d; "
+        char budget[64];
+        if (o->budget_seconds > 0)
+            snprintf(budget, sizeof budget, "%g s", o->budget_seconds);
+        else
+            snprintf(budget, sizeof budget, "%d", topt.budget);
+        fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %s; "
                 "timed and warm-up calls: %.6g s), %d of %d cells final (confidence %.2f), %d "
                 "decided; %s\n", tuner_measured(t), runnable, 100.0 * tuner_measured(t) / runnable,
-                topt.budget, tuner_spent(t), final, tuner_cells(t),
+                budget, tuner_spent(t), final, tuner_cells(t),
                 o->confidence, decided, status ? "stopped: the database failed"
                 : stopped_by_budget && final < tuner_cells(t) ? "stopped: budget spent"
                 : "stopped: every cell decided");

@@ -6,7 +6,8 @@
 # tuner-sim64.sql, tuner-dragonfly.sql and tuner-dragonfly-1024.sql; bad budgets and a
 # sweep with nothing to tune are refused in one line; an interrupted tuner resumes without measuring
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
-# the tuning files. About 50 s.
+# the tuning files; the evaluation's replay (--evaluate, --noise, --without), a budget in
+# time, and the evaluation suite on two of its data sets (a2a tuner-report --suite). About 80 s.
 TU="$WORK/tuner"
 mkdir -p "$TU"
 EXH="$TU/exhaustive.db"
@@ -135,6 +136,12 @@ mpirun_openmpi 1 ./a2atune tune "$SWEEP" --replay "$EXH" --budget 0.002s --evalu
 check tuner/budget-in-time holds 'awk -F"\t" "{ before = spent; spent += \$8 } END { exit !(NR > 1 && before < 0.002 && spent >= 0.002) }" "$TU/eval-time.tsv"'
 replay tuner/budget-in-time-run "$TU/time.db" --budget 1m
 check tuner/budget-in-time-recorded holds '[ "$(sql "$TU/time.db" "SELECT count(*) FROM results")" -gt 0 ]'
+# a time budget spent, then resumed with a larger one: what was measured counts, nothing twice
+replay tuner/time-stop "$TU/time-stop.db" --budget 0.001s
+ta=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
+replay tuner/time-resume "$TU/time-stop.db" --budget 0.003s --resume
+tb=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
+check tuner/time-resume-nothing-twice holds '[ "$ta" -ge 1 ] && [ "$tb" -gt "$ta" ] && [ "$(sql "$TU/time-stop.db" "SELECT (SELECT count(DISTINCT config_key) FROM results) || \",\" || (SELECT count(*) FROM runs)")" = "$tb,1" ]'
 
 # ---- the evaluation suite on two of its data sets: every table, the ablation, held-out rows ---
 scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --seeds 2 --ablation --work "$TU/suite" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
