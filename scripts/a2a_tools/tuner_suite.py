@@ -8,8 +8,10 @@ spread to unmeasured cells as the tuning files are); its regret is the true time
 choice over the true best, both the stored (noise-free) medians. Three baselines get the
 same number of measurements and the same noise: random (uniform without replacement over
 the configurations), random stratified by (P, S) cell (the measurements dealt to the cells
-in turn, a random candidate in each), and the MPI library's default (vendor, its own
-algorithm: nothing measured). Budget used: the share of the configurations, and of the
+in turn, a random candidate in each), successive halving per cell (a method from the
+literature, function halving: it needs measurements of lower fidelity, fewer timed calls,
+whose noise the replay models as +-noise / sqrt(fidelity)), and the MPI library's default
+(vendor, its own algorithm: nothing measured). Budget used: the share of the configurations, and of the
 time the exhaustive sweep's timed and warm-up calls took (mean x (iterations + warm-up)
 per configuration; simulated seconds for simulated data).
 
@@ -63,7 +65,8 @@ SUITE = [
             "real, Open MPI, one node, P = 2, a noisy run (bimodal vendor at 8-16 KiB)"),
 ]
 
-METHODS = ["tuner", "random", "stratified", "default"]
+METHODS = ["tuner", "random", "stratified", "halving", "default"]
+HALVING_ETA = 3  # successive halving: a third of the candidates go on, at three times the fidelity
 EPSILON = 0.01  # a rule that buys at most this share of cells within 5 % on average...
 HARM = 0.02     # ...and at most this on every data set (one cell in a few seeds) goes
 
@@ -199,8 +202,63 @@ def judge_replay(data, seeds, output):
     return [judge(data, per_seed.get(s, [])) for s in range(1, seeds + 1)]
 
 
+def halving(data, budget, seed, noise):
+    """Successive halving per cell (Jamieson and Talwalkar, AISTATS 2016; the inner loop of
+    Hyperband), a method from the literature as a baseline for the search. In each cell, m
+    candidates (all, or as many as the cell's share of the budget allows, drawn at random)
+    are measured at a fidelity f: a share f of the timed calls, at least one, plus the
+    warm-up calls, counting f of a configuration; its median off by up to noise / sqrt(f),
+    as a median of fewer samples is. The best third goes on at three times the fidelity,
+    until one is left or the fidelity reaches 1; the cell's choice is the best of the last
+    rung. A simulated data set (one timed call) leaves no lower fidelity: there halving is
+    random search within the cell."""
+    rng = random.Random("%s|halving|%d|%g" % (data.ds.name, seed, budget))
+    per_cell = budget / 100.0 * data.n / len(data.cells)
+    regrets, used, cost = [], 0.0, 0.0
+    for cell in sorted(data.cells, key=str):
+        rows = sorted(data.cells[cell].values(), key=lambda r: r["config_key"])
+        lowest = 1.0 / max(min(r["iterations"] or 1 for r in rows), 1)
+
+        def plan(m):
+            """(first fidelity, cost in configurations) of halving m candidates."""
+            rungs = 1
+            while HALVING_ETA ** (rungs - 1) < m:
+                rungs += 1
+            f = max(lowest, min(1.0 / HALVING_ETA ** (rungs - 1), per_cell / (rungs * m)))
+            total, n, g = 0.0, m, f
+            while True:
+                total += n * g
+                if n == 1 or g * HALVING_ETA > 1.0 + 1e-9:
+                    return f, total
+                n, g = max(1, n // HALVING_ETA), g * HALVING_ETA
+        m = len(rows)
+        while m > 1 and plan(m)[1] > per_cell + 1e-9:
+            m -= 1
+        alive = rng.sample(rows, m)
+        fidelity = plan(m)[0]
+        while True:
+            seen = []
+            for r in alive:
+                amplitude = noise / 100.0 / math.sqrt(fidelity)
+                seen.append((r["median_s"] * (1 + amplitude * (2 * rng.random() - 1)), r["config_key"], r))
+                used += fidelity
+                iterations, warmup = r["iterations"] or 1, max(r["warmup"] or 0, 0)
+                cost += data.cost[r["config_key"]] * (warmup + fidelity * iterations) / (warmup + iterations)
+            seen.sort(key=lambda x: (x[0], x[1]))
+            if len(alive) == 1 or fidelity * HALVING_ETA > 1.0 + 1e-9:
+                break
+            alive = [x[2] for x in seen[:max(1, len(alive) // HALVING_ETA)]]
+            fidelity *= HALVING_ETA
+        regrets.append(seen[0][2]["median_s"] / data.best[cell] - 1)
+    return {"regrets": regrets, "configs": used / data.n,
+            "time": cost / data.total_cost if data.total_cost else 0.0}
+
+
 def baseline(data, method, budget, seed, noise):
-    """Metrics of a baseline (random, stratified, default) with the same budget and noise."""
+    """Metrics of a baseline (random, stratified, halving, default) with the same budget and
+    noise."""
+    if method == "halving":
+        return halving(data, budget, seed, noise)
     if method == "default":
         regrets = [tuner_report.regret(data.cells[c], None)[0] for c in sorted(data.cells, key=str)]
         return {"regrets": regrets, "configs": 0.0, "time": 0.0}

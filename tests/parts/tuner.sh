@@ -145,7 +145,7 @@ check tuner/time-resume-nothing-twice holds '[ "$ta" -ge 1 ] && [ "$tb" -gt "$ta
 
 # ---- the evaluation suite on two of its data sets: every table, the ablation, held-out rows ---
 scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --seeds 2 --ablation --work "$TU/suite" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
-check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|random\|stratified\|default\) |" "$TU/suite.md")" = 4 ]'
+check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|random\|stratified\|halving\|default\) |" "$TU/suite.md")" = 5 ]'
 check tuner/suite-overall holds 'grep -q "^| \*\*overall\*\* | 25 % | tuner |" "$TU/suite.md"'
 rules=$(./a2atune tune --help | sed -n 's/^rules of the search (--without): //p' | tr -d ' ' | tr ',' '|')
 check tuner/suite-ablation-rows holds '[ -n "$rules" ] && [ "$(grep -cE "^\| ($rules) \|" "$TU/suite.md")" = "$(echo "$rules" | tr "|" "\n" | wc -l)" ]'
