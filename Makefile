@@ -147,6 +147,16 @@ simulate: setup
 	@mkdir -p $(dir $(DB))
 	scripts/a2a simulate $(SWEEP) --platform $(PLATFORM) --db $(DB)
 
+# the tuner's evaluation suite (scripts/a2a_tools/tuner_suite.py): the search replayed on
+# every checked-in exhaustive data set at 10, 25, 50 % under 20 noise seeds, against random,
+# stratified random and the library default, then the ablation of its rules judged
+# leave-one-data-set-out; markdown into $(TUNER_EVAL) (a few minutes; nothing is measured)
+TUNER_EVAL ?= results/tuner-eval.md
+.PHONY: tuner-eval
+tuner-eval: all
+	@mkdir -p $(dir $(TUNER_EVAL))
+	scripts/a2a tuner-report --suite --ablation | tee $(TUNER_EVAL)
+
 # summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
 # into $(FIGURES) (results/figures/ by default; index.html shows them all)
 plots:

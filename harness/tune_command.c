@@ -25,7 +25,8 @@ static const char tune_usage[] =
     "usage: mpirun -n N a2atune tune SWEEP.ini [--budget 25%] [--db PATH] [--section LIST]\n"
     "                                   [--resume] [--replay DB] [--confidence 0.95]\n"
     "                                   [--margin 2%] [--out DIR] [--no-files] [--quiet]\n"
-    "                                   [--candidates]\n"
+    "                                   [--candidates] [--without RULES]\n"
+    "                                   [--evaluate SEEDS [--noise 2%]]\n"
     "\n"
     "Measures a part of the sweep that a model-guided search chooses (docs/tuner.md):\n"
     "the TRA paper's cost model alpha K + beta D S fitted per kernel by least\n"
@@ -33,8 +34,10 @@ static const char tune_usage[] =
     "(P, S) is decided with the confidence asked or the budget is spent. Rows are measured\n"
     "and validated as `a2atune run` does, marked chosen_by = 'tuner' with their step; then\n"
     "scripts/a2a tune writes the tuning files from this run.\n"
-    "  --budget B      at most B% of the configurations that can run (0 < B <= 100), or a\n"
-    "                  number of configurations (default 25%)\n"
+    "  --budget B      at most B% of the configurations that can run (0 < B <= 100), a\n"
+    "                  number of configurations, or a time: 90s, 30m, 2h (what the timed and\n"
+    "                  warm-up calls cost; simulated seconds under SimGrid or when replaying\n"
+    "                  a simulated run) (default 25%)\n"
     "  --db PATH       results database (default results/a2a.db)\n"
     "  --section LIST  tune only these sections of the sweep\n"
     "  --resume        continue the newest tuner run of the same sweep in PATH: what it\n"
@@ -50,6 +53,14 @@ static const char tune_usage[] =
     "  --candidates    print the key of every configuration that can run (what the search\n"
     "                  chooses from; with --replay DB at DB's launch size), one a line, and\n"
     "                  stop: nothing measured or recorded (a2a tuner-report uses it)\n"
+    "  --without RULES switch off these rules of the search (comma-separated, listed at\n"
+    "                  the end; to evaluate what each buys)\n"
+    "  --evaluate N    with --replay: run the search N times, once per noise seed 1..N,\n"
+    "                  each replayed median times a factor drawn uniformly in [1 - noise,\n"
+    "                  1 + noise] per (seed, configuration); records nothing and prints per\n"
+    "                  measurement: seed, step, phase, key, the median, q1 and q3 seen, and\n"
+    "                  its cost in seconds, tab-separated (a2a tuner-report --suite reads it)\n"
+    "  --noise N       the amplitude of --evaluate's noise (default 0%)\n"
     "exit codes: 0 done, 1 a result was wrong or a kernel failed, 2 bad input, 3 a\n"
     "configuration hit its time limit (--resume continues)\n";
 
@@ -57,8 +68,10 @@ typedef struct tune_options {
     const char *sweep_path, *db_path, *section, *replay_path, *out_dir;
     double budget_percent; /* > 0: a percentage */
     long budget_count;     /* > 0: a number of configurations */
-    double confidence, margin;
-    int resume, quiet, no_files, candidates;
+    double budget_seconds; /* > 0: a time */
+    double confidence, margin, noise;
+    unsigned without;      /* tuner_options.without */
+    int resume, quiet, no_files, candidates, evaluate;
     char command_line[4096];
 } tune_options;
 
@@ -85,18 +98,27 @@ static int bad(int rank, const char *fmt, const char *a, const char *b)
     return EXIT_BAD_INPUT;
 }
 
-/* "25%" -> percent 25; "60" -> count 60; 0 on success, -1 for anything else or out of range. */
-static int parse_budget(const char *text, double *percent, long *count)
+/* "25%" -> percent 25; "60" -> count 60; "90s", "30m", "2h" -> seconds 90, 1800, 7200;
+ * 0 on success, -1 for anything else or out of range (not above 0). */
+static int parse_budget(const char *text, double *percent, long *count, double *seconds)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || errno)
+    if (end == text || errno || !isfinite(v))
         return -1;
     if (*end == '%' && end[1] == '\0') {
         if (!(v > 0 && v <= 100))
             return -1;
         *percent = v;
+        return 0;
+    }
+    const char *units = "smh";
+    const double unit_seconds[] = { 1, 60, 3600 };
+    if (*end && end[1] == '\0' && strchr(units, *end)) {
+        if (!(v > 0))
+            return -1;
+        *seconds = v * unit_seconds[strchr(units, *end) - units];
         return 0;
     }
     if (*end != '\0' || v < 1 || v != floor(v) || v > LONG_MAX / 2)
@@ -135,7 +157,8 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
         int takes_value = strcmp(a, "--db") == 0 || strcmp(a, "--section") == 0 ||
                           strcmp(a, "--replay") == 0 || strcmp(a, "--out") == 0 ||
                           strcmp(a, "--budget") == 0 || strcmp(a, "--confidence") == 0 ||
-                          strcmp(a, "--margin") == 0;
+                          strcmp(a, "--margin") == 0 || strcmp(a, "--without") == 0 ||
+                          strcmp(a, "--evaluate") == 0 || strcmp(a, "--noise") == 0;
         if (takes_value && i + 1 >= argc)
             return bad(rank, "%s needs a value%s", a, " (see a2atune tune --help)");
         const char *v = takes_value ? argv[++i] : NULL;
@@ -150,9 +173,30 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
         else if (strcmp(a, "--budget") == 0) {
             o->budget_percent = 0;
             o->budget_count = 0;
-            if (parse_budget(v, &o->budget_percent, &o->budget_count))
-                return bad(rank, "--budget %s: give a percentage above 0 and at most 100%% (25%%) "
-                           "or a number of configurations of at least 1%s", v, "");
+            o->budget_seconds = 0;
+            if (parse_budget(v, &o->budget_percent, &o->budget_count, &o->budget_seconds))
+                return bad(rank, "--budget %s: give a percentage above 0 and at most 100%% (25%%), "
+                           "a number of configurations of at least 1, or a time above 0 (90s, "
+                           "30m, 2h)%s", v, "");
+        } else if (strcmp(a, "--without") == 0) {
+            char list[256], *save = NULL;
+            snprintf(list, sizeof list, "%s", v);
+            for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+                int rule = tuner_rule_by_name(name);
+                if (rule < 0)
+                    return bad(rank, "--without %s: no rule '%s' (see a2atune tune --help)", v, name);
+                o->without |= 1u << rule;
+            }
+        } else if (strcmp(a, "--evaluate") == 0) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > 1000)
+                return bad(rank, "--evaluate %s: give a number of noise seeds from 1 to 1000%s", v, "");
+            o->evaluate = (int)n;
+            o->no_files = 1;
+        } else if (strcmp(a, "--noise") == 0) {
+            if (parse_fraction(v, &o->noise))
+                return bad(rank, "--noise %s: give a percentage from 0 below 100 (2%%)%s", v, "");
         } else if (strcmp(a, "--confidence") == 0) {
             char *end;
             o->confidence = strtod(v, &end);
@@ -178,6 +222,8 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
     }
     if (!o->sweep_path)
         return bad(rank, "%s%s", "tune needs a sweep file", " (see a2atune tune --help)");
+    if (o->evaluate && !o->replay_path)
+        return bad(rank, "%s%s", "--evaluate needs --replay DB", " (see a2atune tune --help)");
     return -1;
 }
 
@@ -238,6 +284,16 @@ static void print_cells(const tuner *t, const config *configs, FILE *out)
     }
 }
 
+/* What measuring configuration c cost, as a time budget counts it: its timed and warm-up
+ * calls, n samples of r's mean and c's warm-up calls (simulated seconds under SimGrid and
+ * when replaying a simulated run); 0 for a row without samples. */
+static double measurement_cost(const config *c, const result_record *r)
+{
+    if (r->summary.n <= 0 || !(r->summary.mean > 0))
+        return 0;
+    return r->summary.mean * (r->summary.n + (c->warmup > 0 ? c->warmup : 0));
+}
+
 /* ---- resume ------------------------------------------------------------------------ */
 
 typedef struct key_index {
@@ -252,6 +308,7 @@ static int compare_key_index(const void *a, const void *b)
 
 typedef struct reload {
     tuner *t;
+    const config *configs;
     key_index *keys;
     int nkeys, loaded, foreign, last_step;
 } reload;
@@ -267,6 +324,7 @@ static void reload_row(const char *key, const result_record *r, int step, void *
         rl->foreign++;
         return;
     }
+    tuner_spend(rl->t, measurement_cost(&rl->configs[hit->index], r));
     rl->loaded++;
     if (step > rl->last_step)
         rl->last_step = step;
@@ -309,6 +367,63 @@ static int write_tuning_files(const tune_options *o, long long run_id)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_WRONG;
+}
+
+/* ---- --evaluate: the search replayed under noise ------------------------------------ */
+
+/* A factor drawn uniformly in [1 - amplitude, 1 + amplitude], a function of (seed, key)
+ * alone (FNV-1a of the key, mixed with the seed by SplitMix64's finaliser). */
+static double noise_factor(const char *key, int seed, double amplitude)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ULL;
+    }
+    h ^= (unsigned long long)seed * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+    double u = (double)(h >> 11) / 9007199254740992.0; /* [0, 1) */
+    return 1 + amplitude * (2 * u - 1);
+}
+
+/* Runs the search once per seed 1..o->evaluate over the rows of `replay` (each median and
+ * quartile times noise_factor), recording nothing; prints each measurement as a
+ * tab-separated line (a2atune tune --help). Returns an exit code (2 when a configuration
+ * has no row in replay, one line on stderr). */
+static int evaluate_replay(const tune_options *o, db *replay, const config *configs, int nconfigs,
+                           const tuner_options *topt)
+{
+    result_record *rows = calloc((size_t)(nconfigs ? nconfigs : 1), sizeof *rows);
+    int missing = 0;
+    for (int i = 0; i < nconfigs; i++) {
+        int n;
+        if (!configs[i].skip && db_replay_result(replay, configs[i].key, &rows[i], NULL, 0, &n) != 1 &&
+            missing++ == 0)
+            fprintf(stderr, "a2atune: tune: --replay %s: no result for %.300s; replay an exhaustive "
+                    "run of the same sweep\n", o->replay_path, configs[i].key);
+    }
+    for (int seed = 1; seed <= o->evaluate && !missing; seed++) {
+        tuner *t = tuner_create(configs, nconfigs, topt);
+        const char *phase = "";
+        for (int step = 1, next; (next = tuner_next(t, &phase)) >= 0; step++) {
+            const result_record *r = &rows[next];
+            int ok = r->status == STATUS_OK && r->summary.n > 0;
+            double f = noise_factor(configs[next].key, seed, o->noise), cost = measurement_cost(&configs[next], r);
+            tuner_record(t, next, ok, r->summary.median * f, r->summary.q1 * f, r->summary.q3 * f,
+                         r->summary.n);
+            tuner_spend(t, cost);
+            printf("%d\t%d\t%s\t%s\t%.9g\t%.9g\t%.9g\t%.9g\n", seed, step, phase, configs[next].key,
+                   ok ? r->summary.median * f : 0, ok ? r->summary.q1 * f : 0,
+                   ok ? r->summary.q3 * f : 0, cost);
+        }
+        tuner_free(t);
+    }
+    free(rows);
+    return missing ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 /* ---- the command --------------------------------------------------------------------- */
@@ -365,12 +480,14 @@ static int tune(const tune_options *o, long long *run_id_out)
         rc = bad(rank, "%s%s", err, "");
         goto out;
     }
-    tuner_options topt = { .confidence = o->confidence, .margin = o->margin };
+    tuner_options topt = { .confidence = o->confidence, .margin = o->margin,
+                           .budget_seconds = o->budget_seconds, .without = o->without };
     int runnable = 0;
     for (int i = 0; i < nconfigs; i++)
         runnable += !configs[i].skip;
-    topt.budget = o->budget_count > 0 ? (int)o->budget_count
-                                      : (int)floor(o->budget_percent / 100 * runnable + 1e-9);
+    topt.budget = o->budget_count > 0     ? (int)o->budget_count
+                  : o->budget_seconds > 0 ? runnable
+                                          : (int)floor(o->budget_percent / 100 * runnable + 1e-9);
     if (topt.budget < 1)
         topt.budget = 1;
     t = tuner_create(configs, nconfigs, &topt);
@@ -394,6 +511,10 @@ static int tune(const tune_options *o, long long *run_id_out)
                 if (!configs[i].skip)
                     printf("%s\n", configs[i].key);
         rc = EXIT_OK;
+        goto out;
+    }
+    if (o->evaluate) { /* the search under noise, nothing recorded */
+        rc = share(rank == 0 ? evaluate_replay(o, replay, configs, nconfigs, &topt) : EXIT_OK);
         goto out;
     }
 
@@ -438,7 +559,7 @@ static int tune(const tune_options *o, long long *run_id_out)
                 for (int i = 0; i < nconfigs; i++)
                     keys[i] = (key_index){ configs[i].key, i };
                 qsort(keys, (size_t)nconfigs, sizeof *keys, compare_key_index);
-                reload rl = { t, keys, nconfigs, 0, 0, 0 };
+                reload rl = { t, configs, keys, nconfigs, 0, 0, 0 };
                 db_recorded_results(d, run_id, reload_row, &rl);
                 free(keys);
                 db_reopen_run(d, run_id);
@@ -470,9 +591,14 @@ static int tune(const tune_options *o, long long *run_id_out)
     samples = malloc((size_t)max_iterations * sizeof *samples);
     if (rank == 0) {
         watchdog_start();
+        char budget[64];
+        if (o->budget_seconds > 0)
+            snprintf(budget, sizeof budget, "%g s of timed and warm-up calls", o->budget_seconds);
+        else
+            snprintf(budget, sizeof budget, "%d (%.0f%%)", topt.budget, 100.0 * topt.budget / runnable);
         fprintf(stderr, "a2atune: tune: %d configurations can run in %d cells (%d to tune); "
-                "budget %d (%.0f%%) -> %s, run %lld%s\n", runnable, tuner_cells(t),
-                tuner_tunable_cells(t), topt.budget, 100.0 * topt.budget / runnable, o->db_path,
+                "budget %s -> %s, run %lld%s\n", runnable, tuner_cells(t),
+                tuner_tunable_cells(t), budget, o->db_path,
                 run_id, o->replay_path ? " (replayed, nothing measured)" : "");
         if (!o->replay_path && info.oversubscribed)
             fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
@@ -488,7 +614,8 @@ static int tune(const tune_options *o, long long *run_id_out)
         const char *phase = "";
         if (rank == 0) {
             next = tuner_next(t, &phase);
-            stopped_by_budget = next < 0 && tuner_measured(t) >= topt.budget;
+            stopped_by_budget = next < 0 && (tuner_measured(t) >= topt.budget ||
+                                             (o->budget_seconds > 0 && tuner_spent(t) >= o->budget_seconds));
             if (strcmp(last_phase, "design") == 0 && strcmp(phase, "design") != 0) {
                 fprintf(stderr, "a2atune: tune: cost model fitted on the design points:\n");
                 tuner_print_model(t, stderr);
@@ -520,6 +647,7 @@ static int tune(const tune_options *o, long long *run_id_out)
             }
             int ok = r.status == STATUS_OK && r.summary.n > 0;
             tuner_record(t, next, ok, r.summary.median, r.summary.q1, r.summary.q3, r.summary.n);
+            tuner_spend(t, measurement_cost(c, &r));
             counts[ok ? 0 : r.status == STATUS_WRONG ? 1 : 2]++;
             char cell[200], choice[120], median[32] = "";
             describe_cell(c, cell, sizeof cell);
@@ -559,9 +687,15 @@ static int tune(const tune_options *o, long long *run_id_out)
                 "within it a2a tune takes the simpler; conf: P(no unmeasured candidate is "
                 "faster by more than %.0f%%)):\n", 100 * o->margin);
         print_cells(t, configs, stderr);
-        fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %d), "
-                "%d of %d cells final (confidence %.2f), %d decided; %s\n", tuner_measured(t),
-                runnable, 100.0 * tuner_measured(t) / runnable, topt.budget, final, tuner_cells(t),
+        char budget[64];
+        if (o->budget_seconds > 0)
+            snprintf(budget, sizeof budget, "%g s", o->budget_seconds);
+        else
+            snprintf(budget, sizeof budget, "%d", topt.budget);
+        fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %s; "
+                "timed and warm-up calls: %.6g s), %d of %d cells final (confidence %.2f), %d "
+                "decided; %s\n", tuner_measured(t), runnable, 100.0 * tuner_measured(t) / runnable,
+                budget, tuner_spent(t), final, tuner_cells(t),
                 o->confidence, decided, status ? "stopped: the database failed"
                 : stopped_by_budget && final < tuner_cells(t) ? "stopped: budget spent"
                 : "stopped: every cell decided");
@@ -591,6 +725,10 @@ int command_tune(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(tune_usage, stdout);
+            printf("rules of the search (--without):");
+            for (int r = 0; tuner_rule_name(r); r++)
+                printf("%s %s", r ? "," : "", tuner_rule_name(r));
+            printf("\n");
             return EXIT_OK;
         }
     MPI_Init(&argc, &argv);

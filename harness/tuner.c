@@ -18,8 +18,31 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_MEDIAN_SE 0.005
-#define ECHO_TOLERANCE 1e-3   /* medians this close (relative) are the same schedule's; an
-                               * interquartile range is too wide a test on a real machine */
+
+/* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
+static const char *const rule_names[TUNER_RULE_COUNT] = {
+    [TUNER_RULE_DESIGN] = "design",
+    [TUNER_RULE_EXPLORE] = "explore",
+    [TUNER_RULE_NEIGHBOURS] = "neighbours",
+    [TUNER_RULE_BRACKET] = "bracket",
+    [TUNER_RULE_REOPEN] = "reopen",
+    [TUNER_RULE_CELL_EFFECT] = "cell_effect",
+};
+
+/* Guarantees: see tuner.h. */
+const char *tuner_rule_name(int rule)
+{
+    return rule >= 0 && rule < TUNER_RULE_COUNT ? rule_names[rule] : NULL;
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_rule_by_name(const char *name)
+{
+    for (int r = 0; r < TUNER_RULE_COUNT; r++)
+        if (strcmp(rule_names[r], name) == 0)
+            return r;
+    return -1;
+}
 
 typedef struct candidate {
     int config;          /* index into the configurations */
@@ -61,11 +84,18 @@ struct tuner {
     int ngroups;
     int *design, ndesign;
     int measured;
+    double spent;        /* seconds the recorded measurements cost (tuner_spend) */
     double typical_median_se; /* the median of the measured candidates' median_se */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
     int nconfigs;
 };
+
+/* Whether rule r is in force (not switched off by tuner_options.without). */
+static int rule_on(const tuner *t, tuner_rule r)
+{
+    return !(t->opt.without >> r & 1u);
+}
 
 /* ---- grouping -------------------------------------------------------------------- */
 
@@ -182,7 +212,7 @@ static double model_time(double alpha, double beta, const candidate *c)
  * teach the fit nothing that the cells' predicted winners do not. */
 static void choose_design(tuner *t)
 {
-    int cap = t->opt.budget / 5;
+    int cap = rule_on(t, TUNER_RULE_DESIGN) ? t->opt.budget / 5 : 0;
     int *first = malloc((size_t)t->ngroups * sizeof *first), *second = malloc((size_t)t->ngroups * sizeof *second);
     double *sizes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *sizes);
     for (int g = 0; g < t->ngroups; g++) {
@@ -403,6 +433,15 @@ int tuner_record(tuner *t, int index, int ok, double median, double q1, double q
     return 0;
 }
 
+/* Guarantees: see tuner.h. */
+void tuner_spend(tuner *t, double seconds)
+{
+    if (seconds > 0)
+        t->spent += seconds;
+}
+
+double tuner_spent(const tuner *t) { return t->spent; }
+
 /* ---- the model ------------------------------------------------------------------- */
 
 /* Least squares of alpha K + beta DS = T on the relative error over the ok members
@@ -560,8 +599,9 @@ static void refresh(tuner *t)
             sw += w;
             swe += w * o->residual;
         }
-        cell_effect[ci] = swe / (PRIOR_WEIGHT + sw);
-        cell_weight[ci] = sw;
+        int on = rule_on(t, TUNER_RULE_CELL_EFFECT);
+        cell_effect[ci] = on ? swe / (PRIOR_WEIGHT + sw) : 0;
+        cell_weight[ci] = on ? sw : 0;
     }
     for (int k = 0; k < t->ncand; k++) {
         candidate *c = &t->cand[k];
@@ -675,85 +715,31 @@ static int same_choice(const config *a, const config *b)
 }
 
 /* Whether cells a and b are neighbours (tuner.h): in the same context, S and P each at most
- * one step of the sweep apart; in another context, the same P and S (where neighbour_votes
- * compares the radix alone). */
+ * one step of the sweep apart. */
 static int neighbours(const cell *a, const cell *b)
 {
     if (a == b)
         return 0;
-    if (a->context == b->context)
-        return abs(a->s_rank - b->s_rank) <= 1 && abs(a->p_rank - b->p_rank) <= 1;
-    return a->log_p == b->log_p && a->log_s == b->log_s;
+    return a->context == b->context && abs(a->s_rank - b->s_rank) <= 1 &&
+           abs(a->p_rank - b->p_rank) <= 1;
 }
 
-/* How many neighbouring cells currently have candidate k's choice as their winner (only
- * those of k's own context when own_context_only). In its own context the choice is the
- * kernel and its parameters; in another context at the same P it is the radix alone (a
- * radix shapes the rounds on the network the same way for every kernel that takes one). */
-static int neighbour_votes_in(const tuner *t, int k, int own_context_only)
+/* How many neighbouring cells currently have candidate k's choice (its kernel and
+ * parameters, same_choice) as their winner; 0 with the rule switched off. */
+static int neighbour_votes(const tuner *t, int k)
 {
+    if (!rule_on(t, TUNER_RULE_NEIGHBOURS))
+        return 0;
     const candidate *c = &t->cand[k];
     const config *a = &t->configs[c->config];
     const cell *ce = &t->cells[c->cell];
     int votes = 0;
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
-        if (other->state.winner < 0 || !neighbours(ce, other) ||
-            (own_context_only && other->context != ce->context))
-            continue;
-        const config *b = &t->configs[other->state.winner];
-        if (other->context == ce->context)
-            votes += same_choice(a, b);
-        else
-            votes += radix_of(a) > 0 && radix_of(b) > 0 && same_radix(radix_of(a), a->P, radix_of(b), b->P);
+        if (other->state.winner >= 0 && neighbours(ce, other))
+            votes += same_choice(a, &t->configs[other->state.winner]);
     }
     return votes;
-}
-
-/* neighbour_votes_in over every context. */
-static int neighbour_votes(const tuner *t, int k)
-{
-    return neighbour_votes_in(t, k, 0);
-}
-
-/* Whether unmeasured candidate k echoes a candidate measured in its cell: in two other
- * cells or more both were measured, with medians within ECHO_TOLERANCE of each other, and
- * in none did they differ by more. Measuring k would tell nothing new. */
-static int is_echo(const tuner *t, int k)
-{
-    const candidate *c = &t->cand[k];
-    const cell *ce = &t->cells[c->cell];
-    for (int m = 0; m < ce->count; m++) {
-        const candidate *j = &t->cand[ce->members[m]];
-        if (!j->ok)
-            continue;
-        int agree = 0, differ = 0;
-        for (int o = 0; o < t->ncells && !differ; o++) {
-            const cell *other = &t->cells[o];
-            if (o == c->cell || other->context != ce->context)
-                continue;
-            const candidate *a = NULL, *b = NULL;
-            for (int n = 0; n < other->count; n++) {
-                const candidate *x = &t->cand[other->members[n]];
-                if (!x->ok)
-                    continue;
-                if (!a && same_choice(&t->configs[c->config], &t->configs[x->config]))
-                    a = x;
-                else if (!b && same_choice(&t->configs[j->config], &t->configs[x->config]))
-                    b = x;
-            }
-            if (!a || !b)
-                continue;
-            double tolerance = log(1 + ECHO_TOLERANCE);
-            if (fabs(a->y - b->y) <= tolerance)
-                agree++;
-            else
-                differ++;
-        }
-        if (agree >= 2 && !differ)
-            return 1;
-    }
-    return 0;
 }
 
 /* The bracket of cell ci. When the cells one size below and one size above it (the same P
@@ -766,7 +752,7 @@ static int bracket_pick(const tuner *t, int ci)
 {
     const cell *ce = &t->cells[ci];
     const config *lo = NULL, *hi = NULL;
-    if (ce->state.winner < 0)
+    if (ce->state.winner < 0 || !rule_on(t, TUNER_RULE_BRACKET))
         return -1;
     for (int o = 0; o < t->ncells; o++) {
         const cell *other = &t->cells[o];
@@ -805,9 +791,9 @@ static int bracket_pick(const tuner *t, int ci)
     return pick;
 }
 
-/* Whether cell ci is contested: an unmeasured candidate (not an echo) wins at least as many
- * neighbouring cells as the cell's current winner does, and at least one; or the cell has
- * a bracket (bracket_pick). votes[k]: neighbour_votes of candidate k. */
+/* Whether cell ci is contested: an unmeasured candidate wins at least as many neighbouring
+ * cells as the cell's current winner does, and at least one; or the cell has a bracket
+ * (bracket_pick). votes[k]: neighbour_votes of candidate k. */
 static int contested(const tuner *t, int ci, const int *votes)
 {
     const cell *ce = &t->cells[ci];
@@ -817,8 +803,7 @@ static int contested(const tuner *t, int ci, const int *votes)
             winner_votes = votes[ce->members[m]];
     for (int m = 0; m < ce->count; m++) {
         int k = ce->members[m];
-        if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1) &&
-            !is_echo(t, k))
+        if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1))
             return 1;
     }
     return bracket_pick(t, ci) >= 0;
@@ -890,12 +875,11 @@ static int next_explore(const tuner *t, double margin)
 
 /* The improve step: in the first cell by (contested first, fewest measurements, least
  * confident) that is contested or not final: its bracket's pick unless the candidate with
- * the most votes wins two neighbouring cells or more of its own context (*step =
- * "bracket": the bracket reads the kernel's own radix curve, so one neighbour, or another
- * kernel's radix at the same P and S, weighs less); else the unmeasured candidate that
+ * the most votes wins two neighbouring cells or more (*step = "bracket": the bracket reads
+ * the kernel's own radix curve, so one neighbour weighs less); else the unmeasured candidate that
  * wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
  * else the one with the largest expected improvement over the cell's fastest measured
- * median by more than `margin` (*step = "improve"); echoes are left out. -1 when every
+ * median by more than `margin` (*step = "improve"). -1 when every
  * cell is final and uncontested, or nothing is left. */
 static int next_improve(const tuner *t, double margin, const char **step)
 {
@@ -911,8 +895,8 @@ static int next_improve(const tuner *t, double margin, const char **step)
         if (s->winner < 0 || s->measured == s->candidates)
             continue;
         int is_contested = contested(t, ci, votes);
-        if (s->final && !is_contested) /* the model's confidence yields to a neighbour's winner */
-            continue;
+        if (s->final && (!is_contested || !rule_on(t, TUNER_RULE_REOPEN)))
+            continue; /* the model's confidence yields to a neighbour's winner (reopen) */
         const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
         if (!p || is_contested > pick_contested ||
             (is_contested == pick_contested &&
@@ -932,8 +916,6 @@ static int next_improve(const tuner *t, double margin, const char **step)
             continue;
         if (fallback < 0)
             fallback = k;
-        if (is_echo(t, k))
-            continue;
         if (votes[k] > 0 && (best < 0 || votes[k] > best_votes ||
                              (votes[k] == best_votes && c->mu < t->cand[best].mu))) {
             best = k;
@@ -947,7 +929,7 @@ static int next_improve(const tuner *t, double margin, const char **step)
     }
     free(votes);
     int bracket = ce ? bracket_pick(t, pick) : -1;
-    if (bracket >= 0 && (best < 0 || neighbour_votes_in(t, best, 1) <= 1)) {
+    if (bracket >= 0 && (best < 0 || best_votes <= 1)) {
         *step = "bracket";
         return bracket;
     }
@@ -959,7 +941,8 @@ static int next_improve(const tuner *t, double margin, const char **step)
 int tuner_next(tuner *t, const char **phase)
 {
     refresh(t);
-    if (t->measured >= t->opt.budget)
+    if (t->measured >= t->opt.budget ||
+        (t->opt.budget_seconds > 0 && t->spent >= t->opt.budget_seconds))
         return -1;
     double margin = log(1 + t->opt.margin);
     const char *step = "design";
@@ -969,7 +952,7 @@ int tuner_next(tuner *t, const char **phase)
             k = t->design[d];
     if (k < 0 && (k = next_cover(t)) >= 0)
         step = "cover";
-    if (k < 0 && (k = next_explore(t, margin)) >= 0)
+    if (k < 0 && rule_on(t, TUNER_RULE_EXPLORE) && (k = next_explore(t, margin)) >= 0)
         step = "explore";
     if (k < 0)
         k = next_improve(t, margin, &step);

@@ -24,22 +24,19 @@
  *      its candidate with the largest expected improvement over that cell's winner;
  *   4. then, in a cell not final or contested (contested cells first, then the fewest
  *      measurements, then the least confident): the pick of its bracket (below) unless the
- *      most voted candidate wins two neighbouring cells or more of its own context; else
+ *      most voted candidate wins two neighbouring cells or more; else
  *      the unmeasured candidate that is the current winner of the most neighbouring cells,
  *      the fastest predicted among equals; when no neighbour's winner is left, the
  *      candidate with the largest expected improvement over the cell's fastest measured
  *      median (by more than `margin`). Neighbours: in the same context, S and P each at
  *      most one step of the sweep away, a choice being the same kernel and parameters (a
- *      radix of sqrt(P) or P matched as such); in another context, the cell of the same P
- *      and S, a choice being the radix alone. A cell has a bracket when the cells one size
+ *      radix of sqrt(P) or P matched as such). A cell has a bracket when the cells one size
  *      below and one above (same P) are won by one kernel at two radices, its own winner is
  *      that kernel at one of them, and no radix strictly between has been measured in it:
  *      the K/D model moves the best radix up with S, so the radix between them nearest
  *      their geometric middle is the pick. A cell is contested while an unmeasured
  *      candidate wins at least as many neighbours as its winner does (one at least), or
- *      while it has a bracket. A candidate whose median was that of one already measured in
- *      its cell (within 0.1 %) in two other cells, and never otherwise, is an echo and not
- *      measured.
+ *      while it has a bracket.
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`. A final cell is still measured while it is
  * contested: a neighbour's winner left untried outranks the model's confidence (which
@@ -55,8 +52,31 @@
 
 typedef struct tuner tuner;
 
+/* The rules of the search beyond its core (cover every cell with its predicted fastest,
+ * then the largest expected improvement), each of which an evaluation can switch off
+ * (a2atune tune --without, used by `a2a tuner-report --suite`). The names are in
+ * tuner_rule_name; the numbering is the bit in tuner_options.without. */
+typedef enum tuner_rule {
+    TUNER_RULE_DESIGN,        /* step 1: design points to fit alpha and beta */
+    TUNER_RULE_EXPLORE,       /* step 3: every kernel measured somewhere */
+    TUNER_RULE_NEIGHBOURS,    /* step 4: a neighbour's winner left untried is measured, and
+                               * contests the cell */
+    TUNER_RULE_BRACKET,       /* the radix between the winners one size below and above */
+    TUNER_RULE_REOPEN,        /* a final cell is measured again while it is contested */
+    TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
+    TUNER_RULE_COUNT
+} tuner_rule;
+
+/* "design", "explore", ...: the name of a rule; NULL outside 0..TUNER_RULE_COUNT-1. */
+const char *tuner_rule_name(int rule);
+/* The rule of that name, -1 when there is none. */
+int tuner_rule_by_name(const char *name);
+
 typedef struct tuner_options {
     int budget;        /* measurements allowed in all (recorded ones included) */
+    double budget_seconds; /* > 0: also stop once the measurements recorded cost this much
+                            * (tuner_record's cost) */
+    unsigned without;  /* bit r set: rule r switched off */
     double confidence; /* a cell is final at this probability (0.95) */
     double margin;     /* relative gain below which a measurement is not worth it (0.02) */
 } tuner_options;
@@ -87,6 +107,9 @@ int tuner_measured(const tuner *t);       /* configurations recorded so far */
  * and number of samples, or not ok (wrong, error, timeout: never chosen). Recording an
  * index twice, or one that cannot run, is ignored (returns -1). */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
+/* Adds `seconds` to what the measurements cost (the time budget's account). */
+void tuner_spend(tuner *t, double seconds);
+double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final and uncontested or
  * the budget is spent. *phase (may be NULL) gets the step (tuner.h, top): "design",

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import params, tune
+from . import params, tune, tuner_suite
 from .common import A2AError, fmt_seconds, fmt_size, write_rows
 from .db import open_db
 
@@ -43,13 +43,14 @@ def add_parser(sub, common):
         epilog="example:\n  a2a tuner-report --exhaustive results/exhaustive.db --tuned "
                "results/tuned.db --out results/figures",
         formatter_class=common["formatter"])
-    p.add_argument("--exhaustive", required=True, metavar="DB",
-                   help="database of an exhaustive run of the sweep")
-    p.add_argument("--tuned", required=True, metavar="DB", help="database of the tuner's run")
+    p.add_argument("--exhaustive", metavar="DB",
+                   help="database of an exhaustive run of the sweep (required without --suite)")
+    p.add_argument("--tuned", metavar="DB", help="database of the tuner's run (required without --suite)")
     p.add_argument("--run", type=int, metavar="ID",
                    help="the tuner run in --tuned (default: its newest run with tuner rows)")
-    p.add_argument("--seeds", type=int, default=10, metavar="N",
-                   help="random-search repetitions (seeds 1..N, default %(default)s)")
+    p.add_argument("--seeds", type=int, metavar="N",
+                   help="random-search repetitions (seeds 1..N, default 10); with --suite: noise "
+                        "seeds (default 20)")
     p.add_argument("--out", default="results/figures", metavar="DIR",
                    help="directory of the heatmap (default: %(default)s)")
     p.add_argument("--no-figure", action="store_true", help="no heatmap")
@@ -59,6 +60,7 @@ def add_parser(sub, common):
                         "median regret at most a third of random search's")
     p.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table",
                    help="format of the per-cell table (default: %(default)s)")
+    tuner_suite.add_arguments(p)
     p.set_defaults(func=run, needs_db=False)
     return p
 
@@ -258,6 +260,12 @@ def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text)
 
 def run(args, _db):
     """`a2a tuner-report`: prints the table and the summary, writes the heatmap."""
+    if args.suite:
+        args.seeds = 20 if args.seeds is None else args.seeds
+        return tuner_suite.run(args)
+    if not args.exhaustive or not args.tuned:
+        raise A2AError("--exhaustive DB and --tuned DB are needed (or --suite)")
+    args.seeds = 10 if args.seeds is None else args.seeds
     if args.seeds < 1:
         raise A2AError("--seeds %d: at least 1" % args.seeds)
     exh_db, tuned_db = open_db(args.exhaustive), open_db(args.tuned)

@@ -6,7 +6,8 @@
 # tuner-sim64.sql, tuner-dragonfly.sql and tuner-dragonfly-1024.sql; bad budgets and a
 # sweep with nothing to tune are refused in one line; an interrupted tuner resumes without measuring
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
-# the tuning files. About 50 s.
+# the tuning files; the evaluation's replay (--evaluate, --noise, --without), a budget in
+# time, and the evaluation suite on two of its data sets (a2a tuner-report --suite). About 80 s.
 TU="$WORK/tuner"
 mkdir -p "$TU"
 EXH="$TU/exhaustive.db"
@@ -108,10 +109,48 @@ bad_tune budget-0 "--budget 0%: give a percentage above 0" "$SWEEP" --budget 0%
 bad_tune budget-101 "--budget 101%: give a percentage above 0" "$SWEEP" --budget 101%
 bad_tune budget-count-0 "--budget 0: give a percentage above 0" "$SWEEP" --budget 0
 bad_tune budget-above-sweep "--budget 391, more than the 390 configurations" "$SWEEP" --budget 391
+bad_tune budget-negative-time "--budget -3h: give a percentage above 0" "$SWEEP" --budget -3h
+bad_tune budget-zero-time "--budget 0s: give a percentage above 0" "$SWEEP" --budget 0s
+bad_tune budget-unit "--budget 3d: give a percentage above 0" "$SWEEP" --budget 3d
+bad_tune without-unknown "--without bracket,magic: no rule 'magic'" "$SWEEP" --without bracket,magic
+bad_tune evaluate-needs-replay "--noise 101%: give a percentage" "$SWEEP" --evaluate 2 --noise 101%
 printf 'iterations = 2\nwarmup = 1\n[uniform]\nfamily = uniform\nkernels = vendor\nP = 8, 16, 32\nS = 16..16K:*4\n' > "$TU/nothing.ini"
 bad_tune replay-of-another-sweep "no result for 12 of the 12 configurations that can run" tests/sweeps/tuner_real.ini
 bad_tune nothing-to-tune "nothing.ini: nothing to tune: each (P, S) has at most one configuration" "$TU/nothing.ini"
 check tuner/bad-input/nothing-recorded holds '[ ! -e "$TU/bad.db" ] || [ "$(sql "$TU/bad.db" "SELECT count(*) FROM results")" = 0 ]'
+
+# ---- the evaluation's replay: --evaluate, --without, a budget in time ----------------------
+# --evaluate 1 without noise chooses what a replayed tuner run chose, in the same order
+mpirun_openmpi 1 ./a2atune tune "$SWEEP" --replay "$EXH" --budget 25% --evaluate 1 > "$TU/eval.tsv" 2> "$TU/eval.err"
+check tuner/evaluate-is-the-replay cmp -s <(cut -f4 "$TU/eval.tsv") <(sql "$T1" "SELECT config_key FROM results ORDER BY tuner_step")
+# with noise: three seeds, each within the budget, every median moved but by at most 2 %
+mpirun_openmpi 1 ./a2atune tune "$SWEEP" --replay "$EXH" --budget 25% --evaluate 3 --noise 2% > "$TU/eval-noise.tsv" 2>&1
+check tuner/evaluate-noise-seeds holds '[ "$(cut -f1 "$TU/eval-noise.tsv" | uniq | paste -sd,)" = 1,2,3 ] && [ "$(cut -f1 "$TU/eval-noise.tsv" | sort | uniq -c | awk -v b=$((runnable / 4)) "\$1 > b || \$1 < 1" | wc -l)" = 0 ]'
+sql -separator "$(printf '\t')" "$EXH" "SELECT config_key, median_s FROM results" > "$TU/medians.tsv"
+check tuner/evaluate-noise-bounded holds 'awk -F"\t" "NR == FNR { m[\$1] = \$2; next } { r = \$5 / m[\$4] - 1; if (r < 0) r = -r; n++; far += r > 0.02 + 1e-9; moved += r > 1e-7 } END { exit !(n > 0 && far == 0 && moved == n) }" "$TU/medians.tsv" "$TU/eval-noise.tsv"'
+# a rule switched off changes the choices (the bracket fires on this data set)
+mpirun_openmpi 1 ./a2atune tune "$SWEEP" --replay "$EXH" --budget 25% --evaluate 1 --without design,explore > "$TU/eval-without.tsv" 2>&1
+check tuner/without-changes-the-search holds '! cmp -s <(cut -f4 "$TU/eval.tsv") <(cut -f4 "$TU/eval-without.tsv")'
+# a budget in time: the search stops at the first measurement that reaches it
+mpirun_openmpi 1 ./a2atune tune "$SWEEP" --replay "$EXH" --budget 0.002s --evaluate 1 > "$TU/eval-time.tsv" 2>&1
+check tuner/budget-in-time holds 'awk -F"\t" "{ before = spent; spent += \$8 } END { exit !(NR > 1 && before < 0.002 && spent >= 0.002) }" "$TU/eval-time.tsv"'
+replay tuner/budget-in-time-run "$TU/time.db" --budget 1m
+check tuner/budget-in-time-recorded holds '[ "$(sql "$TU/time.db" "SELECT count(*) FROM results")" -gt 0 ]'
+# a time budget spent, then resumed with a larger one: what was measured counts, nothing twice
+replay tuner/time-stop "$TU/time-stop.db" --budget 0.001s
+ta=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
+replay tuner/time-resume "$TU/time-stop.db" --budget 0.003s --resume
+tb=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
+check tuner/time-resume-nothing-twice holds '[ "$ta" -ge 1 ] && [ "$tb" -gt "$ta" ] && [ "$(sql "$TU/time-stop.db" "SELECT (SELECT count(DISTINCT config_key) FROM results) || \",\" || (SELECT count(*) FROM runs)")" = "$tb,1" ]'
+
+# ---- the evaluation suite on two of its data sets: every table, the ablation, held-out rows ---
+scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --seeds 2 --ablation --work "$TU/suite" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
+check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|random\|stratified\|halving\|default\) |" "$TU/suite.md")" = 5 ]'
+check tuner/suite-overall holds 'grep -q "^| \*\*overall\*\* | 25 % | tuner |" "$TU/suite.md"'
+rules=$(./a2atune tune --help | sed -n 's/^rules of the search (--without): //p' | tr -d ' ' | tr ',' '|')
+check tuner/suite-ablation-rows holds '[ -n "$rules" ] && [ "$(grep -cE "^\| ($rules) \|" "$TU/suite.md")" = "$(echo "$rules" | tr "|" "\n" | wc -l)" ]'
+check tuner/suite-held-out-rows [ "$(grep -cE "^\| (dragonfly-small|fattree-npot) \| [a-z_,()]* \| 25 % \|" "$TU/suite.md")" = 2 ]
+check tuner/suite-targets holds 'grep -q "^- \*\*fattree-npot\*\*: .*time <= 25 %" "$TU/suite.md"'
 
 # ---- interrupted, then resumed: nothing measured twice ------------------------------------
 # (1) stopped by a smaller budget, resumed with a larger one: one run, the earlier rows kept,
