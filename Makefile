@@ -182,6 +182,7 @@ help:
 	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
 	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
 	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
+	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL'
 	@echo '  bench        the TuNA benchmark into BENCH_DB, then its ratios table'
 	@echo '  bench-loop   the TuNA benchmark at P = 2, many calls per sample'
 	@echo '  clean        remove build/ and ./a2atune'
