@@ -30,7 +30,8 @@
  * prefers) run in turn, each for a block of calls; one MPI_Allreduce per block gives the
  * max over ranks of each call; then the winner runs, switched to on every rank at the
  * same call. A winner other than the simplest needs to be faster beyond the noise (the
- * rule of `a2a tune`); a shape seen fewer times than one block stays on the MPI library.
+ * rule of `a2a tune`); a shape's first block of calls runs the MPI library untimed (a
+ * warm-up), so a shape seen fewer than two blocks' calls stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):

@@ -15,11 +15,13 @@
  * ratio between 512 B and 8 KiB: a handful, each valid for the call as the file path
  * checks it (a2a_params_valid; kernels needing node groups or shared buffers are left out).
  *
- * Exploration: candidates in turn, each for a block of n calls (n = A2A_TUNING_EXPLORE /
- * candidates, 3..64): every rank times its own call (MPI_Wtime), and at the block's last
- * call one MPI_Allreduce(MAX) over the n times gives n samples, each the max over ranks of
- * one call; the first is a warm-up and is dropped. The MPI library's block comes first, so
- * a shape seen fewer than n times never leaves it. After the last block the winner is
+ * Exploration: the shape's first n calls run the MPI library untimed (a warm-up of the
+ * shape: the first calls of a run pay for connections and first touches), so a shape seen
+ * fewer than 2 n times never leaves the MPI library. Then the candidates in turn, each for
+ * a block of n calls (n = A2A_TUNING_EXPLORE / candidates, 3..64): every rank times its own
+ * call (MPI_Wtime), and at the block's last call one MPI_Allreduce(MAX) over the n times
+ * gives n samples, each the max over ranks of one call; the first is a warm-up of the
+ * kernel and is dropped. The MPI library's block comes first. After the last block the winner is
  * decided with the rule of `a2a tune` (scripts/a2a_tools/tune.py, decide; the noise test
  * is analysis.within_noise): the fastest median wins if it beats every other candidate by
  * more than the smaller interquartile range of the two; otherwise the simplest candidate
@@ -92,6 +94,7 @@ typedef struct shape {
     int pos;               /* calls made in the current block or window */
     int winner;            /* -1 while exploring */
     long long calls;       /* calls of this shape on the communicator */
+    int warmup_left;       /* first calls still to run on the MPI library, untimed */
     long long decided_at;  /* the call from which the winner runs */
     long long explore_calls;
     double explore_seconds; /* sum of the max-over-ranks times of the exploring calls */
@@ -391,6 +394,7 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
     }
     sh->sorted = sh->times + sh->block;
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
+    sh->warmup_left = sh->block;
     *slot = sh;
     return sh;
 }
@@ -488,6 +492,21 @@ static void tell_decision(const comm_state *cs, const shape *sh)
             sh->cand[0].median * 1e6, sh->ncand, sh->explore_calls,
             (sh->explore_seconds - (double)sh->explore_calls * w->median) * 1e6,
             len > 0 ? comm_name : "unnamed", cs->world_rank);
+    if (cs->rank != 0)
+        return;
+    char line[1024];
+    size_t used = (size_t)snprintf(line, sizeof line, "a2a: online   candidates:");
+    for (int i = 0; i < sh->ncand && used < sizeof line; i++) {
+        const candidate *c = &sh->cand[i];
+        describe(c, name, sizeof name);
+        if (c->measured && !c->dropped)
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %.3g us (noise %.2g)",
+                                     i ? ";" : "", name, c->median * 1e6, c->noise * 1e6);
+        else
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %s", i ? ";" : "",
+                                     name, c->dropped ? "dropped" : "not measured");
+    }
+    fprintf(stderr, "%s\n", line);
 }
 
 /* Guarantees: the next candidate to explore after `from` that is not dropped, or ncand. */
@@ -670,6 +689,10 @@ int a2a_online_call(const a2a_call *call)
     if (!sh)
         return a2a_call_library(call, call->recv.buf);
     sh->calls++;
+    if (sh->warmup_left > 0) {
+        sh->warmup_left--;
+        return a2a_call_library(call, call->recv.buf);
+    }
     int exploring = sh->winner < 0;
     int timed = exploring || sh->since_window >= (long long)MONITOR_GAP * sh->block;
     candidate *c = &sh->cand[exploring ? sh->current : sh->winner];

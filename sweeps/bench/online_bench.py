@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""online_bench.py — the online tuner (A2A_TUNING=online) against an exhaustive run of the
+same candidates, on an application loop (sweeps/bench/online_loop.c).
+
+    sweeps/bench/online_bench.py --launch "mpirun.openmpi -n 2 --bind-to core" \\
+        --binary build/openmpi/bench/online_loop --out DIR [--sizes 16,1024,16384]
+        [--calls 1000] [--repeats 3] [--explore N,...]
+
+For each S: one online run per A2A_TUNING_EXPLORE value (writing DIR/S-E.json, logging
+its decision and candidates under A2A_VERBOSE=1), the MPI library alone, every candidate
+of the online run fixed from the start (a one-rule tuning file), and a second run that
+reads the written file. Each is launched --repeats times; the table shows the median over
+launches of total_s (the loop's all-to-all time) and of median_us (the per-call max over
+ranks, last half of the loop). Under SimGrid the launch is an smpirun command line and
+the times are simulated (deterministic: --repeats 1). Prints a markdown table per S.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+) (ok|WRONG)")
+DECISION = re.compile(r"a2a: online MPI_Alltoall P=\d+ S=\S+ -> (.*) from call (\d+) ")
+CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
+
+
+def launch(args, S, env_extra):
+    """(total_s, median_us, stderr) medians over --repeats launches."""
+    totals, medians, err = [], [], ""
+    for _ in range(args.repeats):
+        env = dict(os.environ, **env_extra)
+        for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
+                  "A2A_TUNING_EXPLORE"):
+            if k not in env_extra:
+                env.pop(k, None)
+        p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(args.calls)],
+                           env=env, capture_output=True, text=True)
+        m = LINE.search(p.stdout)
+        if p.returncode != 0 or not m or m.group(6) != "ok":
+            sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
+                                                                      p.stderr[-1500:]))
+        totals.append(float(m.group(3)))
+        medians.append(float(m.group(4)))
+        err = p.stderr
+    return statistics.median(totals), statistics.median(medians), err
+
+
+def candidate_rule(label):
+    """'tra radix=2' -> ('tra', {'radix': 2}); 'MPI library' -> vendor."""
+    if label.startswith("MPI library"):
+        return "vendor", {"vendor_algorithm": 0}
+    words = label.split()
+    return words[0], {k: int(v) for k, v in (w.split("=") for w in words[1:])}
+
+
+def fixed_file(path, kernel, params):
+    """A tuning file with one rule: every P and S to kernel."""
+    with open(path, "w") as f:
+        json.dump({"format": "a2a-tuning", "version": 1, "mpi_library": "any",
+                   "alltoall": [{"P": [0, None], "S": [0, None], "kernel": kernel,
+                                 "params": params}]}, f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--launch", required=True)
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sizes", default="16,1024,16384")
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--explore", default="120")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for S in [int(s) for s in args.sizes.split(",")]:
+        rows = []
+        default = launch(args, S, {})
+        rows.append(("MPI library alone (default)", default))
+        online = {}
+        cands = []
+        for E in args.explore.split(","):
+            out = os.path.join(args.out, "%d-%s.json" % (S, E))
+            res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
+                                   "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E})
+            # the last decision (a drift may have restarted the exploration)
+            d = list(DECISION.finditer(res[2]))[-1:] or [None]
+            c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
+            d, c = d[0], c[0]
+            restarts = res[2].count("exploring again")
+            if not d or not c:
+                sys.exit("online_bench: no decision in the log: " + res[2][-800:])
+            cands = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip()) for part in c.group(1).split(";")]
+            again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out})
+            online[E] = (d.group(1), int(d.group(2)), res, again, restarts)
+        fixed = {}
+        for label in cands:
+            if label.endswith("dropped") or label.endswith("not measured"):
+                continue
+            kernel, params = candidate_rule(label)
+            path = os.path.join(args.out, "fixed-%s.json" % label.replace(" ", "_").replace("=", ""))
+            fixed_file(path, kernel, params)
+            fixed[label] = launch(args, S, {"A2A_TUNING_FILE": path})
+        best = min(fixed, key=lambda k: fixed[k][1])
+        best_total = min(fixed.values(), key=lambda v: v[0])[0]
+        print("\n### S = %d B, %d calls, %d launch(es) each (medians)\n" % (S, args.calls, args.repeats))
+        print("| run | total all-to-all s | per-call median us |")
+        print("|---|---|---|")
+        print("| MPI library alone | %.6g | %.4g |" % default[:2])
+        for label, v in sorted(fixed.items(), key=lambda kv: kv[1][1]):
+            print("| fixed %s%s | %.6g | %.4g |" % (label, " (exhaustive best)" if label == best else "",
+                                                 v[0], v[1]))
+        for E, (winner, at, res, again, restarts) in online.items():
+            ratio = fixed[winner][1] / fixed[best][1] if winner in fixed else float("nan")
+            print("| online E=%s: chose %s at call %d, %d restart(s) (its fixed median / best: %.3f) "
+                  "| %.6g | %.4g |" % (E, winner, at, restarts, ratio, res[0], res[1]))
+            print("| online E=%s: total / best fixed total %.3f, / MPI library %.3f | | |"
+                  % (E, res[0] / best_total, res[0] / default[0]))
+            print("| second run reading the file (E=%s) | %.6g | %.4g |" % (E, again[0], again[1]))
+            print("| second run: total / best fixed total %.3f | | |" % (again[0] / best_total))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
