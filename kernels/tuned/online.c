@@ -285,16 +285,17 @@ static int learned_of(const shape *sh, learned *out)
     return 1;
 }
 
-/* Guarantees: when comm is freed, this rank's state of it is released and its decisions
- * are kept for the file (MPI attribute delete callback; always MPI_SUCCESS). */
+/* Guarantees: when comm is freed, the state of it is released and its decisions are kept
+ * for the file (MPI attribute delete callback; always MPI_SUCCESS). Makes no MPI call
+ * (SimGrid runs it inside MPI_Finalize too); the handle alone names the state: the
+ * attribute is never set on MPI_COMM_WORLD or MPI_COMM_SELF, the only handles SimGrid's
+ * ranks share. */
 static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)keyval, (void)value, (void)extra;
-    int world_rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     for (comm_state **p = &states; *p; p = &(*p)->next) {
         comm_state *cs = *p;
-        if (cs->comm != comm || cs->world_rank != world_rank)
+        if (cs->comm != comm)
             continue;
         *p = cs->next;
         for (int c = 0; c < 2; c++)
@@ -304,7 +305,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
                 if (!sh)
                     continue;
                 if ((r = malloc(sizeof *r)) && learned_of(sh, &r->what)) {
-                    r->world_rank = world_rank;
+                    r->world_rank = cs->world_rank;
                     r->next = retired_list;
                     retired_list = r;
                 } else {
@@ -336,13 +337,8 @@ static comm_state *state_of(MPI_Comm comm)
     MPI_Comm_rank(comm, &cs->rank);
     if (state_keyval == MPI_KEYVAL_INVALID)
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL);
-    void *value;
-    int found = 0;
-    if (state_keyval != MPI_KEYVAL_INVALID) {
-        MPI_Comm_get_attr(comm, state_keyval, &value, &found);
-        if (!found) /* under SimGrid the ranks share MPI_COMM_WORLD's object: set once */
-            MPI_Comm_set_attr(comm, state_keyval, NULL);
-    }
+    if (state_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
+        MPI_Comm_set_attr(comm, state_keyval, NULL);
     cs->next = states;
     states = cs;
     return cs;

@@ -12,7 +12,11 @@ of the online run fixed from the start (a one-rule tuning file), and a second ru
 reads the written file. Each is launched --repeats times; the table shows the median over
 launches of total_s (the loop's all-to-all time) and of median_us (the per-call max over
 ranks, last half of the loop). Under SimGrid the launch is an smpirun command line and
-the times are simulated (deterministic: --repeats 1). Prints a markdown table per S.
+the times are simulated (deterministic: --repeats 1); simulating 1,000 calls at P = 256
+costs up to 1.5 s of wall time a call, so there the runs are shorter (--calls for online
+and second runs, --calls-fixed for the others) and --target N extrapolates every total to
+N calls: total + (N - calls) x the mean per-call time of the last half of the run (which
+includes the online tuner's monitoring windows). Prints a markdown table per S.
 """
 import argparse
 import json
@@ -23,13 +27,16 @@ import statistics
 import subprocess
 import sys
 
-LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+) (ok|WRONG)")
+LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+) mean_us=(\S+) "
+                  r"(ok|WRONG)")
 DECISION = re.compile(r"a2a: online MPI_Alltoall P=\d+ S=\S+ -> (.*) from call (\d+) ")
 CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
 
 
-def launch(args, S, env_extra):
-    """(total_s, median_us, stderr) medians over --repeats launches."""
+def launch(args, S, env_extra, calls=None):
+    """(total_s, median_us, stderr) medians over --repeats launches; total_s extrapolated
+    to --target calls."""
+    calls = calls or args.calls
     totals, medians, err = [], [], ""
     for _ in range(args.repeats):
         env = dict(os.environ, **env_extra)
@@ -37,13 +44,14 @@ def launch(args, S, env_extra):
                   "A2A_TUNING_EXPLORE"):
             if k not in env_extra:
                 env.pop(k, None)
-        p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(args.calls)],
+        p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)],
                            env=env, capture_output=True, text=True)
         m = LINE.search(p.stdout)
-        if p.returncode != 0 or not m or m.group(6) != "ok":
+        if p.returncode != 0 or not m or m.group(7) != "ok":
             sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
                                                                       p.stderr[-1500:]))
-        totals.append(float(m.group(3)))
+        target = args.target or calls
+        totals.append(float(m.group(3)) + (target - calls) * float(m.group(6)) * 1e-6)
         medians.append(float(m.group(4)))
         err = p.stderr
     return statistics.median(totals), statistics.median(medians), err
@@ -72,13 +80,15 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", default="16,1024,16384")
     ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--calls-fixed", type=int, default=0, help="default: --calls")
+    ap.add_argument("--target", type=int, default=0, help="extrapolate totals to N calls")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--explore", default="120")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     for S in [int(s) for s in args.sizes.split(",")]:
         rows = []
-        default = launch(args, S, {})
+        default = launch(args, S, {}, args.calls_fixed)
         rows.append(("MPI library alone (default)", default))
         online = {}
         cands = []
@@ -94,7 +104,7 @@ def main():
             if not d or not c:
                 sys.exit("online_bench: no decision in the log: " + res[2][-800:])
             cands = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip()) for part in c.group(1).split(";")]
-            again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out})
+            again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out}, args.calls_fixed)
             online[E] = (d.group(1), int(d.group(2)), res, again, restarts)
         fixed = {}
         for label in cands:
@@ -103,10 +113,12 @@ def main():
             kernel, params = candidate_rule(label)
             path = os.path.join(args.out, "fixed-%s.json" % label.replace(" ", "_").replace("=", ""))
             fixed_file(path, kernel, params)
-            fixed[label] = launch(args, S, {"A2A_TUNING_FILE": path})
+            fixed[label] = launch(args, S, {"A2A_TUNING_FILE": path}, args.calls_fixed)
         best = min(fixed, key=lambda k: fixed[k][1])
         best_total = min(fixed.values(), key=lambda v: v[0])[0]
-        print("\n### S = %d B, %d calls, %d launch(es) each (medians)\n" % (S, args.calls, args.repeats))
+        print("\n### S = %d B, %d calls (fixed: %d)%s, %d launch(es) each (medians)\n"
+              % (S, args.calls, args.calls_fixed or args.calls,
+                 ", totals extrapolated to %d calls" % args.target if args.target else "", args.repeats))
         print("| run | total all-to-all s | per-call median us |")
         print("|---|---|---|")
         print("| MPI library alone | %.6g | %.4g |" % default[:2])
