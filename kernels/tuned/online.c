@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,8 +125,9 @@ typedef struct retired {
     struct retired *next;
 } retired;
 
-static comm_state *states;
-static retired *retired_list;
+static comm_state *states;      /* the lists: changed only under `lists` (a program may call */
+static retired *retired_list;   /* collectives on different communicators from two threads) */
+static pthread_mutex_t lists = PTHREAD_MUTEX_INITIALIZER;
 static int state_keyval = MPI_KEYVAL_INVALID;
 
 /* ---- settings ------------------------------------------------------------------------ */
@@ -293,6 +295,7 @@ static int learned_of(const shape *sh, learned *out)
 static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)keyval, (void)value, (void)extra;
+    pthread_mutex_lock(&lists);
     for (comm_state **p = &states; *p; p = &(*p)->next) {
         comm_state *cs = *p;
         if (cs->comm != comm)
@@ -317,6 +320,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
         free(cs);
         break;
     }
+    pthread_mutex_unlock(&lists);
     return MPI_SUCCESS;
 }
 
@@ -326,12 +330,13 @@ static comm_state *state_of(MPI_Comm comm)
 {
     int world_rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    for (comm_state *cs = states; cs; cs = cs->next)
-        if (cs->comm == comm && cs->world_rank == world_rank)
-            return cs;
-    comm_state *cs = calloc(1, sizeof *cs);
-    if (!cs)
-        return NULL;
+    pthread_mutex_lock(&lists);
+    comm_state *cs = states;
+    while (cs && !(cs->comm == comm && cs->world_rank == world_rank))
+        cs = cs->next;
+    pthread_mutex_unlock(&lists);
+    if (cs || !(cs = calloc(1, sizeof *cs)))
+        return cs;
     cs->comm = comm;
     cs->world_rank = world_rank;
     MPI_Comm_rank(comm, &cs->rank);
@@ -339,8 +344,10 @@ static comm_state *state_of(MPI_Comm comm)
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL);
     if (state_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
         MPI_Comm_set_attr(comm, state_keyval, NULL);
+    pthread_mutex_lock(&lists);
     cs->next = states;
     states = cs;
+    pthread_mutex_unlock(&lists);
     return cs;
 }
 
@@ -734,6 +741,7 @@ int a2a_online_call(const a2a_call *call)
 static learned *my_decisions(int world_rank, int *n)
 {
     int count = 0;
+    pthread_mutex_lock(&lists);
     for (comm_state *cs = states; cs; cs = cs->next)
         for (int c = 0; c < 2 && cs->world_rank == world_rank; c++)
             for (int b = 0; b < BUCKETS; b++)
@@ -742,8 +750,10 @@ static learned *my_decisions(int world_rank, int *n)
         count += r->world_rank == world_rank;
     learned *out = count ? malloc((size_t)count * sizeof *out) : NULL;
     *n = 0;
-    if (!out)
+    if (!out) {
+        pthread_mutex_unlock(&lists);
         return NULL;
+    }
     for (comm_state *cs = states; cs; cs = cs->next)
         for (int c = 0; c < 2 && cs->world_rank == world_rank; c++)
             for (int b = 0; b < BUCKETS; b++)
@@ -752,6 +762,7 @@ static learned *my_decisions(int world_rank, int *n)
     for (retired *r = retired_list; r; r = r->next)
         if (r->world_rank == world_rank)
             out[(*n)++] = r->what;
+    pthread_mutex_unlock(&lists);
     return out;
 }
 
