@@ -48,13 +48,13 @@ for lib in openmpi mpich; do
     # check mode: spread_out (a candidate of every shape) made to give wrong bytes
     run online/$lib/check-drops 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_EXPLORE=30 A2A_TUNING_CHECK=1 A2A_TUNING_TEST_CORRUPT=spread_out \
-        $prog --repeat 12 - $ONLINE_SIZES
+        $prog --repeat 20 - $ONLINE_SIZES
     clog="$WORK/online_${lib}_check-drops.log"
     check online/$lib/check-dropped-every-time holds \
         "[ \"\$(grep -c 'A2A_TUNING_CHECK: spread_out gave other bytes than the MPI library' '$clog')\" = $shapes ] &&
          ! grep -q -- '-> spread_out from call' '$clog'"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
-        A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 12 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
+        A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
     else
         pass online/$lib/corruption-bites
