@@ -417,10 +417,15 @@ int a2a_call_library(const a2a_call *call, void *rbuf)
                          rbuf, call->recv.counts, call->recv.displs, call->recv.type, call->comm);
 }
 
-/* Guarantees: see online.h. */
+/* Guarantees: see online.h. The MPI library's own choice (the baseline kernel with
+ * vendor_algorithm 0) is the MPI library's call itself, unstaged (as fast as without a
+ * tuning file). */
 int a2a_call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
                     int *refused)
 {
+    *refused = 0;
+    if (kernel->is_baseline && !params[A2A_PARAM_VENDOR_ALGORITHM])
+        return a2a_call_library(call, call->recv.buf);
     a2a_side send = call->send, recv = call->recv;
     int err = run_kernel(call->coll, kernel, params, call->P, &send, &recv, call->comm);
     *refused = kernel_outcome(call->coll, call->comm, call->P, call->S, kernel, &err);

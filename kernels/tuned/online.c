@@ -670,17 +670,6 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
-/* Guarantees: the call's result by candidate c (the MPI library for candidate 0 of the
- * vendor kernel with vendor_algorithm 0); *refused when the kernel refused it (the MPI
- * library computed it then). */
-static int run_candidate(const a2a_call *call, const candidate *c, int *refused)
-{
-    *refused = 0;
-    if (c->kernel->is_baseline && !c->params[A2A_PARAM_VENDOR_ALGORITHM])
-        return a2a_call_library(call, call->recv.buf);
-    return a2a_call_kernel(call, c->kernel, c->params, refused);
-}
-
 /* Guarantees: see online.h. Exploring: the current candidate runs, timed, and the block's
  * end reduces and decides (end_block); a refusal or a failed check drops the candidate on
  * every rank at the same call and the next one's block begins. Exploiting: the winner
@@ -701,7 +690,7 @@ int a2a_online_call(const a2a_call *call)
     candidate *c = &sh->cand[exploring ? sh->current : sh->winner];
     int refused;
     double t0 = timed ? MPI_Wtime() : 0;
-    int rc = run_candidate(call, c, &refused);
+    int rc = a2a_call_kernel(call, c->kernel, c->params, &refused);
     double t = timed ? MPI_Wtime() - t0 : 0;
     if (!timed) {
         sh->since_window++;
