@@ -649,8 +649,8 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
         memcpy(base + lo, mine + lo, (size_t)(hi - lo)); /* holes of the type stay alike */
         rc = a2a_call_library(call, base);
         differs = rc != MPI_SUCCESS || memcmp(base + lo, mine + lo, (size_t)(hi - lo)) != 0;
-    } else if (!any) {
-        rc = a2a_call_library(call, call->recv.buf); /* nothing received: keep in step */
+    } else { /* nothing received, or no memory to compare: the library's bytes, in step */
+        rc = a2a_call_library(call, call->recv.buf);
     }
     int rc2 = MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MAX, call->comm);
     if (differs && copy)
