@@ -17,11 +17,15 @@
  *
  * Exploration: the shape's first n calls run the MPI library untimed (a warm-up of the
  * shape: the first calls of a run pay for connections and first touches), so a shape seen
- * fewer than 2 n times never leaves the MPI library. Then the candidates in turn, each for
- * a block of n calls (n = A2A_TUNING_EXPLORE / candidates, 3..64): every rank times its own
- * call (MPI_Wtime), and at the block's last call one MPI_Allreduce(MAX) over the n times
- * gives n samples, each the max over ranks of one call; the first is a warm-up of the
- * kernel and is dropped. The MPI library's block comes first. After the last block the winner is
+ * fewer than 2 n times never leaves the MPI library. Then each candidate has n calls
+ * (n = A2A_TUNING_EXPLORE / candidates, 3..64) in two rounds, the MPI library first in
+ * each: a probe of m = max(2, n / 3) calls, the first a warm-up of the kernel and dropped,
+ * then, for the candidates whose probe median is within RACE_FACTOR of the best probe's
+ * (or within its noise), the other n - m calls; a candidate beaten by more on its probe is
+ * out (a race: clearly slow candidates cost m calls, not n). Every rank times its own call
+ * (MPI_Wtime), and at the end of a candidate's calls of a round one MPI_Allreduce(MAX)
+ * over their times gives the samples, each the max over ranks of one call. After the last
+ * round the winner is
  * decided with the rule of `a2a tune` (scripts/a2a_tools/tune.py, decide; the noise test
  * is analysis.within_noise): the fastest median wins if it beats every other candidate by
  * more than the smaller interquartile range of the two; otherwise the simplest candidate
@@ -60,6 +64,7 @@
 #define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
 #define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
 #define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
+#define RACE_FACTOR 1.5       /* a probe median this many times the best probe's: out */
 #define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
 #define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
 #define MAX_RESTARTS 3
@@ -79,6 +84,7 @@ typedef struct candidate {
     const a2a_kernel *kernel;
     int params[A2A_PARAM_COUNT];
     int dropped;        /* refused the call, or gave other bytes than the MPI library */
+    int eliminated;     /* its probe was too slow: not in the second round */
     int checked;        /* A2A_TUNING_CHECK compared its first result */
     int measured;
     double median, noise; /* of its samples: median and interquartile range */
@@ -88,11 +94,15 @@ typedef struct shape {
     int coll, P, bucket;
     candidate cand[MAX_CANDIDATES];
     int ncand;
-    int block;             /* calls per block (exploration) and per window (exploitation) */
-    double *times;         /* block calls: this rank's times, then the max over ranks */
+    int block;             /* calls per candidate (exploration) and per window (exploitation) */
+    int probe;             /* the first round's calls per candidate */
+    int round;             /* exploring: 0 (probes) or 1 (the rest, for the fastest) */
+    double *samples;       /* per candidate, its block calls: this rank's times, then the
+                            * max over ranks (the probe's first, a warm-up, is not used) */
+    double *times;         /* a window's calls, likewise */
     double *sorted;        /* scratch of the statistics */
-    int current;           /* candidate of the block under way (exploring) */
-    int pos;               /* calls made in the current block or window */
+    int current;           /* candidate whose calls are under way (exploring) */
+    int pos;               /* calls made in the current round's sub-block or window */
     int winner;            /* -1 while exploring */
     long long calls;       /* calls of this shape on the communicator */
     int warmup_left;       /* first calls still to run on the MPI library, untimed */
@@ -314,7 +324,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
                 } else {
                     free(r);
                 }
-                free(sh->times);
+                free(sh->samples);
                 free(sh);
             }
         free(cs);
@@ -390,11 +400,13 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
         sh->ncand = room;
     sh->block = settings.explore / sh->ncand;
     sh->block = sh->block < MIN_BLOCK ? MIN_BLOCK : sh->block > MAX_BLOCK ? MAX_BLOCK : sh->block;
-    sh->times = malloc(2 * (size_t)sh->block * sizeof *sh->times);
-    if (!sh->times) {
+    sh->probe = sh->block / 3 > 2 ? sh->block / 3 : 2;
+    sh->samples = malloc((size_t)(sh->ncand + 2) * (size_t)sh->block * sizeof *sh->samples);
+    if (!sh->samples) {
         free(sh);
         return NULL;
     }
+    sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
     sh->sorted = sh->times + sh->block;
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
     sh->warmup_left = sh->block;
@@ -434,14 +446,15 @@ static int simplicity(const candidate *c)
     return 2 + c->kernel->nparams;
 }
 
-/* Guarantees: the winner among the measured candidates not dropped, by `a2a tune`'s rule
+/* Guarantees: the winner among the measured candidates still in, by `a2a tune`'s rule
  * (the file's head); the MPI library (0) when nothing else was measured. */
 static int decide_winner(const shape *sh)
 {
     int fastest = -1;
     for (int i = 0; i < sh->ncand; i++) {
         const candidate *c = &sh->cand[i];
-        if (c->measured && !c->dropped && (fastest < 0 || c->median < sh->cand[fastest].median))
+        if (c->measured && !c->dropped && !c->eliminated &&
+            (fastest < 0 || c->median < sh->cand[fastest].median))
             fastest = i;
     }
     if (fastest < 0)
@@ -450,7 +463,7 @@ static int decide_winner(const shape *sh)
     int winner = fastest;
     for (int i = 0; i < sh->ncand; i++) {
         const candidate *c = &sh->cand[i], *w = &sh->cand[winner];
-        if (i == fastest || !c->measured || c->dropped ||
+        if (i == fastest || !c->measured || c->dropped || c->eliminated ||
             !within_noise(f->median, f->noise, c->median, c->noise))
             continue;
         if (simplicity(c) < simplicity(w) || (simplicity(c) == simplicity(w) && c->median < w->median))
@@ -503,8 +516,9 @@ static void tell_decision(const comm_state *cs, const shape *sh)
         const candidate *c = &sh->cand[i];
         describe(c, name, sizeof name);
         if (c->measured && !c->dropped)
-            used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %.3g us (noise %.2g)",
-                                     i ? ";" : "", name, c->median * 1e6, c->noise * 1e6);
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %.3g us (noise %.2g%s)",
+                                     i ? ";" : "", name, c->median * 1e6, c->noise * 1e6,
+                                     c->eliminated ? ", out after its probe" : "");
         else
             used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %s", i ? ";" : "",
                                      name, c->dropped ? "dropped" : "not measured");
@@ -512,11 +526,12 @@ static void tell_decision(const comm_state *cs, const shape *sh)
     fprintf(stderr, "%s\n", line);
 }
 
-/* Guarantees: the next candidate to explore after `from` that is not dropped, or ncand. */
+/* Guarantees: the next candidate to explore after `from` that is not dropped nor out,
+ * or ncand. */
 static int next_candidate(const shape *sh, int from)
 {
     int i = from + 1;
-    while (i < sh->ncand && sh->cand[i].dropped)
+    while (i < sh->ncand && (sh->cand[i].dropped || sh->cand[i].eliminated))
         i++;
     return i;
 }
@@ -532,23 +547,54 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     tell_decision(cs, sh);
 }
 
-/* Guarantees: the block of the current candidate is complete: its times reduced to the
- * max over ranks (one MPI_Allreduce on the communicator, on every rank at the same
- * call), its median and noise from all but the first, and the next candidate's block
- * begins (or the winner is decided). */
+/* Guarantees: the first round is over: every candidate whose probe median is beyond
+ * RACE_FACTOR times the best probe median and beyond the noise of the two is out; the
+ * second round begins with the first candidate left, or, with one left, it wins. */
+static void end_probes(const comm_state *cs, shape *sh)
+{
+    int best = -1, left = 0;
+    for (int i = 0; i < sh->ncand; i++)
+        if (sh->cand[i].measured && !sh->cand[i].dropped &&
+            (best < 0 || sh->cand[i].median < sh->cand[best].median))
+            best = i;
+    for (int i = 0; i < sh->ncand; i++) {
+        candidate *c = &sh->cand[i], *b = &sh->cand[best < 0 ? 0 : best];
+        if (c->dropped || !c->measured)
+            continue;
+        c->eliminated = c->median > RACE_FACTOR * b->median &&
+                        !within_noise(b->median, b->noise, c->median, c->noise);
+        left += !c->eliminated;
+    }
+    sh->round = 1;
+    sh->pos = 0;
+    sh->current = next_candidate(sh, -1);
+    if (left <= 1 || sh->current >= sh->ncand)
+        finish_exploring(cs, sh);
+}
+
+/* Guarantees: the current candidate's calls of this round are complete: their times
+ * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
+ * the same call), its median and noise from all its samples so far but the probe's
+ * first, and the next candidate's calls begin (or the round ends). */
 static int end_block(const comm_state *cs, shape *sh)
 {
-    int rc = MPI_Allreduce(MPI_IN_PLACE, sh->times, sh->block, MPI_DOUBLE, MPI_MAX, cs->comm);
+    int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+    double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX, cs->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     candidate *c = &sh->cand[sh->current];
-    for (int i = 0; i < sh->block; i++)
-        sh->explore_seconds += sh->times[i];
-    median_noise(sh->times + 1, sh->block - 1, sh->sorted, &c->median, &c->noise);
+    for (int i = start; i < start + len; i++)
+        sh->explore_seconds += row[i];
+    median_noise(row + 1, start + len - 1, sh->sorted, &c->median, &c->noise);
     c->measured = 1;
     sh->pos = 0;
     sh->current = next_candidate(sh, sh->current);
-    if (sh->current >= sh->ncand)
+    if (sh->current < sh->ncand)
+        return MPI_SUCCESS;
+    if (sh->round == 0)
+        end_probes(cs, sh);
+    else
         finish_exploring(cs, sh);
     return MPI_SUCCESS;
 }
@@ -583,7 +629,8 @@ static int end_window(const comm_state *cs, shape *sh)
     sh->drifted = 0;
     sh->winner = -1;
     for (int i = 0; i < sh->ncand; i++)
-        sh->cand[i].measured = 0;
+        sh->cand[i].measured = sh->cand[i].eliminated = 0;
+    sh->round = 0;
     sh->current = 0; /* the MPI library is never dropped */
     return MPI_SUCCESS;
 }
@@ -710,14 +757,25 @@ int a2a_online_call(const a2a_call *call)
             sh->explore_seconds += t;
             sh->pos = 0;
             sh->current = next_candidate(sh, sh->current);
-            if (sh->current >= sh->ncand)
+            if (sh->current < sh->ncand)
+                return rc;
+            if (sh->round == 0)
+                end_probes(cs, sh);
+            else
                 finish_exploring(cs, sh);
             return rc;
         }
+        int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+        sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
+        if (sh->pos == len) {
+            int rrc = end_block(cs, sh);
+            rc = rc != MPI_SUCCESS ? rc : rrc;
+        }
+        return rc;
     }
     sh->times[sh->pos++] = t;
     if (sh->pos == sh->block) {
-        int rrc = exploring ? end_block(cs, sh) : end_window(cs, sh);
+        int rrc = end_window(cs, sh);
         rc = rc != MPI_SUCCESS ? rc : rrc;
     }
     return rc;
