@@ -34,27 +34,22 @@ CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
 
 
 def launch(args, S, env_extra, calls=None):
-    """(total_s, median_us, stderr) medians over --repeats launches; total_s extrapolated
-    to --target calls."""
+    """(total_s, median_us, stderr) of one launch; total_s extrapolated to --target calls."""
     calls = calls or args.calls
-    totals, medians, err = [], [], ""
-    for _ in range(args.repeats):
-        env = dict(os.environ, **env_extra)
-        for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
-                  "A2A_TUNING_EXPLORE"):
-            if k not in env_extra:
-                env.pop(k, None)
-        p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)],
-                           env=env, capture_output=True, text=True)
-        m = LINE.search(p.stdout)
-        if p.returncode != 0 or not m or m.group(7) != "ok":
-            sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
-                                                                      p.stderr[-1500:]))
-        target = args.target or calls
-        totals.append(float(m.group(3)) + (target - calls) * float(m.group(6)) * 1e-6)
-        medians.append(float(m.group(4)))
-        err = p.stderr
-    return statistics.median(totals), statistics.median(medians), err
+    env = dict(os.environ, **env_extra)
+    for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
+              "A2A_TUNING_EXPLORE"):
+        if k not in env_extra:
+            env.pop(k, None)
+    p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)],
+                       env=env, capture_output=True, text=True)
+    m = LINE.search(p.stdout)
+    if p.returncode != 0 or not m or m.group(7) != "ok":
+        sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
+                                                                  p.stderr[-1500:]))
+    target = args.target or calls
+    return (float(m.group(3)) + (target - calls) * float(m.group(6)) * 1e-6,
+            float(m.group(4)), p.stderr)
 
 
 def candidate_rule(label):
@@ -86,53 +81,62 @@ def main():
     ap.add_argument("--explore", default="120")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    med = statistics.median
     for S in [int(s) for s in args.sizes.split(",")]:
-        rows = []
-        default = launch(args, S, {}, args.calls_fixed)
-        rows.append(("MPI library alone (default)", default))
-        online = {}
-        cands = []
-        for E in args.explore.split(","):
-            out = os.path.join(args.out, "%d-%s.json" % (S, E))
-            res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
-                                   "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E})
-            # the last decision (a drift may have restarted the exploration)
-            d = list(DECISION.finditer(res[2]))[-1:] or [None]
-            c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
-            d, c = d[0], c[0]
-            restarts = res[2].count("exploring again")
-            if not d or not c:
-                sys.exit("online_bench: no decision in the log: " + res[2][-800:])
-            cands = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip()) for part in c.group(1).split(";")]
-            again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out}, args.calls_fixed)
-            online[E] = (d.group(1), int(d.group(2)), res, again, restarts)
-        fixed = {}
-        for label in cands:
-            if label.endswith("dropped") or label.endswith("not measured"):
-                continue
-            kernel, params = candidate_rule(label)
-            path = os.path.join(args.out, "fixed-%s.json" % label.replace(" ", "_").replace("=", ""))
-            fixed_file(path, kernel, params)
-            fixed[label] = launch(args, S, {"A2A_TUNING_FILE": path}, args.calls_fixed)
-        best = min(fixed, key=lambda k: fixed[k][1])
-        best_total = min(fixed.values(), key=lambda v: v[0])[0]
+        # every repeat runs every configuration once, so that the load of a shared machine
+        # falls on all of them alike
+        default, online, fixed, files = [], {}, {}, {}
+        for r in range(args.repeats):
+            default.append(launch(args, S, {}, args.calls_fixed))
+            for E in args.explore.split(","):
+                out = os.path.join(args.out, "%d-%s-%d.json" % (S, E, r))
+                res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
+                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E})
+                # the last decision (a drift may have restarted the exploration)
+                d = list(DECISION.finditer(res[2]))[-1:] or [None]
+                c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
+                if not d[0] or not c[0]:
+                    sys.exit("online_bench: no decision in the log: " + res[2][-800:])
+                labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip())
+                          for part in c[0].group(1).split(";")]
+                for label in labels:
+                    if label not in files and not label.endswith(("dropped", "not measured")):
+                        kernel, params = candidate_rule(label)
+                        files[label] = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
+                        fixed_file(files[label], kernel, params)
+                again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out},
+                               args.calls_fixed)
+                online.setdefault(E, []).append((d[0].group(1), int(d[0].group(2)),
+                                                 res[2].count("exploring again"), res, again))
+            for label, path in files.items():
+                fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
+                                                          args.calls_fixed))
+        fmed = {k: (med([v[0] for v in runs]), med([v[1] for v in runs])) for k, runs in fixed.items()}
+        dmed = (med([v[0] for v in default]), med([v[1] for v in default]))
+        best = min(fmed, key=lambda k: fmed[k][1])
+        best_total = min(v[0] for v in fmed.values())
         print("\n### S = %d B, %d calls (fixed: %d)%s, %d launch(es) each (medians)\n"
               % (S, args.calls, args.calls_fixed or args.calls,
                  ", totals extrapolated to %d calls" % args.target if args.target else "", args.repeats))
         print("| run | total all-to-all s | per-call median us |")
         print("|---|---|---|")
-        print("| MPI library alone | %.6g | %.4g |" % default[:2])
-        for label, v in sorted(fixed.items(), key=lambda kv: kv[1][1]):
+        print("| MPI library alone | %.6g | %.4g |" % dmed)
+        for label, v in sorted(fmed.items(), key=lambda kv: kv[1][1]):
             print("| fixed %s%s | %.6g | %.4g |" % (label, " (exhaustive best)" if label == best else "",
                                                  v[0], v[1]))
-        for E, (winner, at, res, again, restarts) in online.items():
-            ratio = fixed[winner][1] / fixed[best][1] if winner in fixed else float("nan")
-            print("| online E=%s: chose %s at call %d, %d restart(s) (its fixed median / best: %.3f) "
-                  "| %.6g | %.4g |" % (E, winner, at, restarts, ratio, res[0], res[1]))
+        for E, runs in online.items():
+            chosen = ", ".join("%s@%d%s" % (w, at, "+%d restart" % rs if rs else "")
+                               for w, at, rs, _, _ in runs)
+            within = sum(1 for w, _, _, _, _ in runs if w in fmed and fmed[w][1] <= 1.05 * fmed[best][1])
+            tot = med([x[3][0] for x in runs])
+            again = med([x[4][0] for x in runs])
+            print("| online E=%s: chose %s; within 5%% of the best in %d of %d | %.6g | %.4g |"
+                  % (E, chosen, within, len(runs), tot, med([x[3][1] for x in runs])))
             print("| online E=%s: total / best fixed total %.3f, / MPI library %.3f | | |"
-                  % (E, res[0] / best_total, res[0] / default[0]))
-            print("| second run reading the file (E=%s) | %.6g | %.4g |" % (E, again[0], again[1]))
-            print("| second run: total / best fixed total %.3f | | |" % (again[0] / best_total))
+                  % (E, tot / best_total, tot / dmed[0]))
+            print("| second run reading the file (E=%s) | %.6g | %.4g |"
+                  % (E, again, med([x[4][1] for x in runs])))
+            print("| second run: total / best fixed total %.3f | | |" % (again / best_total))
         sys.stdout.flush()
 
 
