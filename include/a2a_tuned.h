@@ -27,16 +27,19 @@
  * S by powers of two: 0, 1, 2..3, 4..7, ...; alltoallv's S is its largest block, agreed
  * on with one MPI_Allreduce per call) a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
- * prefers) run in turn, each for a block of calls; one MPI_Allreduce per block gives the
- * max over ranks of each call; then the winner runs, switched to on every rank at the
- * same call. A winner other than the simplest needs to be faster beyond the noise (the
- * rule of `a2a tune`); a shape's first block of calls runs the MPI library untimed (a
- * warm-up), so a shape seen fewer than two blocks' calls stays on the MPI library.
+ * prefers) run in turn, in two rounds: a short probe each, then more calls for those
+ * within 1.5x of the best probe; one MPI_Allreduce per candidate and round gives the max
+ * over ranks of each call; then the winner runs, switched to on every rank at the same
+ * call. A winner other than the simplest needs to be faster beyond the noise (the rule of
+ * `a2a tune`); a shape's first calls (as many as one candidate gets) run the MPI library
+ * untimed (a warm-up), so a shape seen that rarely stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):
  *   A2A_TUNING_EXPLORE=N  calls a shape may spend exploring, 6..1000000 (default 120);
- *                         its candidates share them (3 to 64 calls each)
+ *                         its candidates share them (3 to 64 calls each); a winner slower
+ *                         beyond its noise in two timed windows in a row (n calls every
+ *                         16 n) starts a new exploration, at most 3 times per shape
  *   A2A_TUNING_CHECK=1    each candidate's first result is compared with the MPI
  *                         library's; one that differs is dropped, with a line on stderr
  *   A2A_TUNING_OUT=PATH   A2A_Tuning_finalize writes the file's rules and the decisions
