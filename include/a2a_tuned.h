@@ -31,8 +31,8 @@
  * within 1.5x of the best probe; one MPI_Allreduce per candidate and round gives the max
  * over ranks of each call; then the winner runs, switched to on every rank at the same
  * call. A winner other than the simplest needs to be faster beyond the noise (the rule of
- * `a2a tune`); a shape's first calls (as many as one candidate gets) run the MPI library
- * untimed (a warm-up), so a shape seen that rarely stays on the MPI library.
+ * `a2a tune`); a shape's first calls (as many as a probe) run the MPI library untimed (a
+ * warm-up), then its probe: a shape seen fewer times than those stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):

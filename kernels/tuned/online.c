@@ -15,9 +15,10 @@
  * ratio between 512 B and 8 KiB: a handful, each valid for the call as the file path
  * checks it (a2a_params_valid; kernels needing node groups or shared buffers are left out).
  *
- * Exploration: the shape's first n calls run the MPI library untimed (a warm-up of the
- * shape: the first calls of a run pay for connections and first touches), so a shape seen
- * fewer than 2 n times never leaves the MPI library. Then each candidate has n calls
+ * Exploration: the shape's first m calls (m below) run the MPI library untimed (a warm-up
+ * of the shape: the first calls of a run pay for connections and first touches), then the
+ * MPI library's probe: a shape seen fewer than 2 m times never leaves it. Each candidate
+ * has n calls
  * (n = A2A_TUNING_EXPLORE / candidates, 3..64) in two rounds, the MPI library first in
  * each: a probe of m = max(2, n / 3) calls, the first a warm-up of the kernel and dropped,
  * then, for the candidates whose probe median is within RACE_FACTOR of the best probe's
@@ -409,7 +410,7 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
     sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
     sh->sorted = sh->times + sh->block;
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
-    sh->warmup_left = sh->block;
+    sh->warmup_left = sh->probe;
     *slot = sh;
     return sh;
 }
