@@ -573,6 +573,20 @@ static void end_probes(const comm_state *cs, shape *sh)
         finish_exploring(cs, sh);
 }
 
+/* Guarantees: the calls of the next candidate of the round begin; after the round's last
+ * candidate, the probes are judged (end_probes) or the winner decided. */
+static void next_calls(const comm_state *cs, shape *sh)
+{
+    sh->pos = 0;
+    sh->current = next_candidate(sh, sh->current);
+    if (sh->current < sh->ncand)
+        return;
+    if (sh->round == 0)
+        end_probes(cs, sh);
+    else
+        finish_exploring(cs, sh);
+}
+
 /* Guarantees: the current candidate's calls of this round are complete: their times
  * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
  * the same call), its median and noise from all its samples so far but the probe's
@@ -589,14 +603,7 @@ static int end_block(const comm_state *cs, shape *sh)
         sh->explore_seconds += row[i];
     median_noise(row + 1, start + len - 1, sh->sorted, &c->median, &c->noise);
     c->measured = 1;
-    sh->pos = 0;
-    sh->current = next_candidate(sh, sh->current);
-    if (sh->current < sh->ncand)
-        return MPI_SUCCESS;
-    if (sh->round == 0)
-        end_probes(cs, sh);
-    else
-        finish_exploring(cs, sh);
+    next_calls(cs, sh);
     return MPI_SUCCESS;
 }
 
@@ -756,14 +763,7 @@ int a2a_online_call(const a2a_call *call)
         if (refused || c->dropped) { /* alike on every rank: move on without a reduction */
             c->dropped = 1;
             sh->explore_seconds += t;
-            sh->pos = 0;
-            sh->current = next_candidate(sh, sh->current);
-            if (sh->current < sh->ncand)
-                return rc;
-            if (sh->round == 0)
-                end_probes(cs, sh);
-            else
-                finish_exploring(cs, sh);
+            next_calls(cs, sh);
             return rc;
         }
         int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
