@@ -15,23 +15,22 @@
  * ratio between 512 B and 8 KiB: a handful, each valid for the call as the file path
  * checks it (a2a_params_valid; kernels needing node groups or shared buffers are left out).
  *
- * Exploration: the shape's first m calls (m below) run the MPI library untimed (a warm-up
- * of the shape: the first calls of a run pay for connections and first touches), then the
- * MPI library's probe: a shape seen fewer than 2 m times never leaves it. Each candidate
- * has n calls
- * (n = A2A_TUNING_EXPLORE / candidates, 3..64) in two rounds, the MPI library first in
- * each: a probe of m = max(2, n / 3) calls, the first a warm-up of the kernel and dropped,
- * then, for the candidates whose probe median is within RACE_FACTOR of the best probe's
- * (or within its noise), the other n - m calls; a candidate beaten by more on its probe is
- * out (a race: clearly slow candidates cost m calls, not n). Every rank times its own call
- * (MPI_Wtime), and at the end of a candidate's calls of a round one MPI_Allreduce(MAX)
- * over their times gives the samples, each the max over ranks of one call. After the last
- * round the winner is
- * decided with the rule of `a2a tune` (scripts/a2a_tools/tune.py, decide; the noise test
- * is analysis.within_noise): the fastest median wins if it beats every other candidate by
- * more than the smaller interquartile range of the two; otherwise the simplest candidate
- * within that band (the MPI library first, then fewer parameters). Every rank computes the
- * same decision from the same reduced samples at the same call.
+ * Exploration: each candidate has n calls (n = A2A_TUNING_EXPLORE / candidates, 3..64)
+ * in two rounds, the MPI library first in each: a probe of m = max(2, n / 3) calls, the
+ * first a warm-up of the kernel and dropped, then, for the candidates whose probe median
+ * is within RACE_FACTOR of the best probe's (or within its noise), the other n - m calls;
+ * a candidate beaten by more on its probe is out (a race: clearly slow candidates cost m
+ * calls, not n). Before it, the shape's first m calls run the MPI library untimed (a
+ * warm-up of the shape: the first calls of a run pay for connections and first touches),
+ * so a shape seen fewer than 2 m times never leaves the MPI library. Every rank times its
+ * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
+ * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
+ * call. After the last round the winner is decided with the rule of `a2a tune`
+ * (scripts/a2a_tools/tune.py, decide; the noise test is analysis.within_noise): the
+ * fastest median wins if it beats every other candidate by more than the smaller
+ * interquartile range of the two; otherwise the simplest candidate within that band (the
+ * MPI library first, then fewer parameters). Every rank computes the same decision from
+ * the same reduced samples at the same call.
  * Exploitation: the winner, untimed, except a window of n timed calls every 16 n calls
  * (one MPI_Allreduce per window): when two windows in a row are slower than the winner's
  * median beyond the noise (same rule), the shape is explored again (at most 3 times).
