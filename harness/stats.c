@@ -2,21 +2,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "quantile.h"
 #include "stats.h"
 
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Quantile q in [0,1] of sorted[0..n), type 7. */
-static double quantile(const double *sorted, int n, double q)
-{
-    double h = (n - 1) * q;
-    int lo = (int)floor(h);
-    int hi = lo + 1 < n ? lo + 1 : lo;
-    return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
 /* Guarantees: see stats.h. */
@@ -33,9 +25,9 @@ sample_summary summarize_samples(const double *x, int n)
     s.n = n;
     s.min = sorted[0];
     s.max = sorted[n - 1];
-    s.median = quantile(sorted, n, 0.5);
-    s.q1 = quantile(sorted, n, 0.25);
-    s.q3 = quantile(sorted, n, 0.75);
+    s.median = a2a_quantile_sorted(sorted, n, 0.5);
+    s.q1 = a2a_quantile_sorted(sorted, n, 0.25);
+    s.q3 = a2a_quantile_sorted(sorted, n, 0.75);
     double sum = 0;
     for (int i = 0; i < n; i++)
         sum += sorted[i];

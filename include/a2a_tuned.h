@@ -21,6 +21,35 @@
  * library, on stderr. The file is read once, at the first call; every rank must see the
  * same A2A_TUNING_FILE and A2A_MAX_MESSAGE_BYTES.
  *
+ * Online tuning (A2A_TUNING=online; "file" or unset: the above alone): a call the file
+ * has no rule for (or every call, without a file) is tuned during the application's own
+ * calls (kernels/tuned/online.c). Per communicator and call shape (alltoall or alltoallv,
+ * S by powers of two: 0, 1, 2..3, 4..7, ...; alltoallv's S is its largest block, agreed
+ * on with one MPI_Allreduce per call) a handful of candidates (the MPI library's own
+ * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
+ * prefers) run in turn, in two rounds: a short probe each, then more calls for those
+ * within 1.5x of the best probe; one MPI_Allreduce per candidate and round gives the max
+ * over ranks of each call; then the winner runs, switched to on every rank at the same
+ * call. A winner other than the simplest needs to be faster beyond the noise (the rule of
+ * `a2a tune`); a shape's first calls (as many as a probe) run the MPI library untimed (a
+ * warm-up), then its probe: a shape seen fewer times than those stays on the MPI library.
+ * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
+ * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
+ * rank 0 and every call on the MPI library):
+ *   A2A_TUNING_EXPLORE=N  calls a shape may spend exploring, 6..1000000 (default 120);
+ *                         its candidates share them (3 to 64 calls each); a winner slower
+ *                         beyond its noise in two timed windows in a row (n calls every
+ *                         16 n) starts a new exploration, at most 3 times per shape
+ *   A2A_TUNING_CHECK=1    each candidate's first result is compared with the MPI
+ *                         library's; one that differs is dropped, with a line on stderr
+ *   A2A_TUNING_OUT=PATH   A2A_Tuning_finalize writes the file's rules and the decisions
+ *                         made (rank 0 of MPI_COMM_WORLD, atomically): A2A_TUNING_FILE's
+ *                         format, so a later run with A2A_TUNING_FILE=PATH starts there
+ *   A2A_VERBOSE=1         rank 0 of each communicator logs each shape's decision and
+ *                         what exploring cost (2: every rank)
+ *   A2A_TUNING_TEST_CORRUPT=KERNEL  for tests only: the last rank flips a received byte
+ *                         after each call of KERNEL (A2A_TUNING_CHECK must catch it)
+ *
  * vendor_algorithm: 0 is the library's own choice; n > 0 forces the library's algorithm
  * n (names below, per library). Open MPI (coll/tuned): the algorithm is written to
  * coll_tuned_alltoall(v)_algorithm through MPI_T and a duplicate of the communicator,
@@ -81,6 +110,12 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                   MPI_Comm comm);
+
+/* Under A2A_TUNING=online with A2A_TUNING_OUT set: writes the tuning file (see above).
+ * Collective over MPI_COMM_WORLD: call it on every rank before MPI_Finalize
+ * (liba2a_preload.so does, in its MPI_Finalize). Otherwise does nothing and sends nothing.
+ * Returns an MPI error code. */
+int A2A_Tuning_finalize(void);
 
 /* ---- the MPI library's algorithms, forced ------------------------------------------- */
 

@@ -56,3 +56,11 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     inside--;
     return rc;
 }
+
+/* Guarantees: MPI_Finalize, after the online tuner's file is written (A2A_Tuning_finalize:
+ * nothing unless A2A_TUNING=online and A2A_TUNING_OUT are set). */
+int MPI_Finalize(void)
+{
+    A2A_Tuning_finalize();
+    return PMPI_Finalize();
+}

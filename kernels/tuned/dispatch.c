@@ -27,8 +27,9 @@
 #include <jansson.h>
 #include "a2a_registry.h"
 #include "kernel_util.h"
+#include "online.h"
 
-enum { COLL_ALLTOALL, COLL_ALLTOALLV };
+enum { COLL_ALLTOALL = A2A_COLL_ALLTOALL, COLL_ALLTOALLV = A2A_COLL_ALLTOALLV };
 static const char *const coll_names[2] = { "alltoall", "alltoallv" };
 static const char *const call_names[2] = { "MPI_Alltoall", "MPI_Alltoallv" };
 
@@ -43,12 +44,14 @@ typedef struct rule {
 static struct {
     pthread_once_t once;
     const char *path;          /* A2A_TUNING_FILE, or NULL */
-    int verbose;               /* A2A_VERBOSE */
+    int verbose;               /* A2A_VERBOSE: 0, 1, or 2 (every rank logs online decisions) */
+    int online;                /* A2A_TUNING=online: calls without a rule go to online.c */
     rule *rules[2];
     int nrules[2];
-    char error[512];           /* why the file is not used, or "" */
+    json_t *file_rules[2];     /* the file's rule lists as written (online: re-written) */
+    char error[512];           /* why the file (or the environment) is not used, or "" */
     int error_told;
-} tuning = { PTHREAD_ONCE_INIT, NULL, 0, { NULL, NULL }, { 0, 0 }, "", 0 };
+} tuning = { PTHREAD_ONCE_INIT, NULL, 0, 0, { NULL, NULL }, { 0, 0 }, { NULL, NULL }, "", 0 };
 
 /* Formats the reason the file cannot be used into tuning.error. */
 static void file_error(const char *fmt, ...)
@@ -147,11 +150,15 @@ static int read_rule(json_t *obj, int coll, int i, const char *library, rule *r)
     return 0;
 }
 
-/* Reads A2A_TUNING_FILE once (pthread_once): rules, or an error and no rules. */
+/* Reads the environment and A2A_TUNING_FILE once (pthread_once): rules, or an error and
+ * no rules (a bad A2A_TUNING* value is such an error: every call goes to the MPI library). */
 static void load_tuning(void)
 {
     const char *v = getenv("A2A_VERBOSE");
-    tuning.verbose = v && *v && strcmp(v, "0") != 0;
+    tuning.verbose = v && *v && strcmp(v, "0") != 0 ? (strcmp(v, "2") == 0 ? 2 : 1) : 0;
+    tuning.online = a2a_online_configure(tuning.error, sizeof tuning.error);
+    if (tuning.online < 0)
+        return;
     tuning.path = getenv("A2A_TUNING_FILE");
     if (!tuning.path || !*tuning.path) {
         tuning.path = NULL;
@@ -185,14 +192,32 @@ static void load_tuning(void)
         for (size_t i = 0; i < n && !tuning.error[0]; i++)
             read_rule(json_array_get(list, i), c, (int)i, library, &tuning.rules[c][i]);
         tuning.nrules[c] = (int)n;
+        tuning.file_rules[c] = json_incref(list);
     }
     if (tuning.error[0])
         for (int c = 0; c < 2; c++) {
             free(tuning.rules[c]);
             tuning.rules[c] = NULL;
             tuning.nrules[c] = 0;
+            json_decref(tuning.file_rules[c]);
+            tuning.file_rules[c] = NULL;
         }
     json_decref(root);
+}
+
+/* Guarantees: A2A_VERBOSE as read at the first call (0, 1 or 2). */
+int a2a_tuned_verbose(void)
+{
+    pthread_once(&tuning.once, load_tuning);
+    return tuning.verbose;
+}
+
+/* Guarantees: the rule list of the tuning file for coll, borrowed, or NULL (no file, no
+ * such list, or a file that is not used). */
+json_t *a2a_tuned_file_rules(int coll)
+{
+    pthread_once(&tuning.once, load_tuning);
+    return coll == COLL_ALLTOALL || coll == COLL_ALLTOALLV ? tuning.file_rules[coll] : NULL;
 }
 
 /* Processes per node of comm (the real node), computed once per communicator and kept
@@ -231,6 +256,7 @@ static void describe(const a2a_kernel *k, const int *params, char *text, size_t 
 typedef struct choice {
     const a2a_kernel *kernel; /* NULL: the MPI library */
     const int *params;
+    int online;               /* 1: the file has no rule and the online tuner takes the call */
     char why[512];
 } choice;
 
@@ -270,18 +296,21 @@ static void decide(int coll, MPI_Comm comm, int P, long long S, int usable, cons
     static const int library_params[A2A_PARAM_COUNT];
     ch->kernel = NULL;
     ch->params = library_params;
+    ch->online = 0;
     if (!usable) {
         snprintf(ch->why, sizeof ch->why, "MPI library (%s)", unusable);
         return;
     }
-    if (!tuning.path || tuning.error[0]) {
-        snprintf(ch->why, sizeof ch->why, "MPI library (%s)",
-                 tuning.path ? "tuning file not used" : "A2A_TUNING_FILE not set");
+    if (tuning.error[0]) {
+        snprintf(ch->why, sizeof ch->why, "MPI library (%s not used)",
+                 tuning.path ? "tuning file" : "A2A_TUNING settings");
         return;
     }
-    int i = find_rule(coll, P, S);
+    int i = tuning.path ? find_rule(coll, P, S) : -1;
     if (i < 0) {
-        snprintf(ch->why, sizeof ch->why, "MPI library (no rule)");
+        ch->online = tuning.online > 0 && P > 1;
+        snprintf(ch->why, sizeof ch->why, "%s", ch->online ? "online tuning"
+                 : tuning.path ? "MPI library (no rule)" : "MPI library (A2A_TUNING_FILE not set)");
         return;
     }
     const rule *r = &tuning.rules[coll][i];
@@ -329,6 +358,8 @@ static void tell(int coll, MPI_Comm comm, int P, long long S, const choice *ch)
         if (world_rank == 0)
             fprintf(stderr, "a2a: %s; using the MPI library's collectives\n", tuning.error);
     }
+    if (ch->online) /* online.c logs its decisions, not every call */
+        return;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0 && tuning.verbose)
         fprintf(stderr, "a2a: %s P=%d S=%lld -> %s\n", call_names[coll], P, S, ch->why);
@@ -336,20 +367,20 @@ static void tell(int coll, MPI_Comm comm, int P, long long S, const choice *ch)
 
 /* Guarantees: the kernel's call on sides staged where a type is not one ascending run
  * (a2a_stage; each rank decides alone, MPI only requires matching type signatures). */
-static int run_kernel(int coll, const choice *ch, int P, a2a_side *send, a2a_side *recv,
-                      MPI_Comm comm)
+static int run_kernel(int coll, const a2a_kernel *kernel, const int *params, int P,
+                      a2a_side *send, a2a_side *recv, MPI_Comm comm)
 {
     a2a_staging staging;
     int err = a2a_stage(&staging, P, send, recv, comm, NULL);
     if (err != MPI_SUCCESS)
         return err;
     if (coll == COLL_ALLTOALL)
-        err = ch->kernel->call.uniform(send->buf, send->count, send->type, recv->buf,
-                                       recv->count, recv->type, comm, ch->params, NULL);
+        err = kernel->call.uniform(send->buf, send->count, send->type, recv->buf, recv->count,
+                                   recv->type, comm, params, NULL);
     else
-        err = ch->kernel->call.nonuniform(send->buf, send->counts, send->displs, send->type,
-                                          recv->buf, recv->counts, recv->displs, recv->type,
-                                          comm, ch->params, NULL);
+        err = kernel->call.nonuniform(send->buf, send->counts, send->displs, send->type,
+                                      recv->buf, recv->counts, recv->displs, recv->type, comm,
+                                      params, NULL);
     return a2a_unstage(&staging, err);
 }
 
@@ -358,7 +389,8 @@ static int run_kernel(int coll, const choice *ch, int P, a2a_side *send, a2a_sid
  * data moved (the contract of include/a2a.h): then 1 is returned and the caller runs the
  * MPI library instead (rank 0 says why under A2A_VERBOSE). Any other error goes through
  * comm's error handler, as the MPI library's own would, and is returned. */
-static int kernel_outcome(int coll, MPI_Comm comm, int P, long long S, const choice *ch, int *err)
+static int kernel_outcome(int coll, MPI_Comm comm, int P, long long S, const a2a_kernel *kernel,
+                          int *err)
 {
     if (*err == MPI_SUCCESS)
         return 0;
@@ -367,12 +399,37 @@ static int kernel_outcome(int coll, MPI_Comm comm, int P, long long S, const cho
         MPI_Comm_rank(comm, &rank);
         if (rank == 0 && tuning.verbose)
             fprintf(stderr, "a2a: %s P=%d S=%lld -> MPI library (%s refused: a message over "
-                    "%lld bytes)\n", call_names[coll], P, S, ch->kernel->name,
+                    "%lld bytes)\n", call_names[coll], P, S, kernel->name,
                     a2a_max_message_bytes());
         return 1;
     }
     MPI_Comm_call_errhandler(comm, *err);
     return 0;
+}
+
+/* Guarantees: see online.h. */
+int a2a_call_library(const a2a_call *call, void *rbuf)
+{
+    if (call->coll == COLL_ALLTOALL)
+        return MPI_Alltoall(call->send.buf, call->send.count, call->send.type, rbuf,
+                            call->recv.count, call->recv.type, call->comm);
+    return MPI_Alltoallv(call->send.buf, call->send.counts, call->send.displs, call->send.type,
+                         rbuf, call->recv.counts, call->recv.displs, call->recv.type, call->comm);
+}
+
+/* Guarantees: see online.h. The MPI library's own choice (the baseline kernel with
+ * vendor_algorithm 0) is the MPI library's call itself, unstaged (as fast as without a
+ * tuning file). */
+int a2a_call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
+                    int *refused)
+{
+    *refused = 0;
+    if (kernel->is_baseline && !params[A2A_PARAM_VENDOR_ALGORITHM])
+        return a2a_call_library(call, call->recv.buf);
+    a2a_side send = call->send, recv = call->recv;
+    int err = run_kernel(call->coll, kernel, params, call->P, &send, &recv, call->comm);
+    *refused = kernel_outcome(call->coll, call->comm, call->P, call->S, kernel, &err);
+    return *refused ? a2a_call_library(call, call->recv.buf) : err;
 }
 
 /* Guarantees: the reason a call goes to the MPI library whatever the file says, or NULL.
@@ -412,14 +469,14 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     decide(COLL_ALLTOALL, comm, P, S, only == NULL, only, &ch);
     if (comm != MPI_COMM_NULL)
         tell(COLL_ALLTOALL, comm, P, S, &ch);
+    a2a_call call = { COLL_ALLTOALL, comm, P, S, { (void *)sbuf, stype, NULL, NULL, scount },
+                      { rbuf, rtype, NULL, NULL, rcount } };
+    if (ch.online)
+        return a2a_online_call(&call);
     if (!ch.kernel)
         return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    a2a_side send = { (void *)sbuf, stype, NULL, NULL, scount };
-    a2a_side recv = { rbuf, rtype, NULL, NULL, rcount };
-    int err = run_kernel(COLL_ALLTOALL, &ch, P, &send, &recv, comm);
-    if (kernel_outcome(COLL_ALLTOALL, comm, P, S, &ch, &err))
-        return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    return err;
+    int refused;
+    return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
 }
 
 /* Guarantees: the result of MPI_Alltoallv, computed by the kernel the tuning file names
@@ -443,8 +500,10 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     for (int i = 0; i < P && !only; i++)
         if ((long long)scounts[i] * tsize > S)
             S = (long long)scounts[i] * tsize;
-    if (!only && tuning.path && !tuning.error[0] && tuning.nrules[COLL_ALLTOALLV] > 0 &&
-        !choice_ignores_S(COLL_ALLTOALLV, P)) {
+    /* online tuning keys its shapes by S: then every call agrees on it */
+    if (!only && !tuning.error[0] && P > 1 &&
+        (tuning.online > 0 ||
+         (tuning.path && tuning.nrules[COLL_ALLTOALLV] > 0 && !choice_ignores_S(COLL_ALLTOALLV, P)))) {
         int rc = MPI_Allreduce(MPI_IN_PLACE, &S, 1, MPI_LONG_LONG, MPI_MAX, comm);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -453,12 +512,12 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     decide(COLL_ALLTOALLV, comm, P, S, only == NULL, only, &ch);
     if (comm != MPI_COMM_NULL)
         tell(COLL_ALLTOALLV, comm, P, S, &ch);
+    a2a_call call = { COLL_ALLTOALLV, comm, P, S, { (void *)sbuf, stype, scounts, sdispls, 0 },
+                      { rbuf, rtype, rcounts, rdispls, 0 } };
+    if (ch.online)
+        return a2a_online_call(&call);
     if (!ch.kernel)
         return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-    a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
-    a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    int err = run_kernel(COLL_ALLTOALLV, &ch, P, &send, &recv, comm);
-    if (kernel_outcome(COLL_ALLTOALLV, comm, P, S, &ch, &err))
-        return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-    return err;
+    int refused;
+    return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
 }

@@ -4,7 +4,9 @@
 # mpirun_openmpi, mpirun_mpich). tests/preload/safety_program runs every case at block sizes
 # 0..160 bytes; tests/data/tuning-safety.json sends each size to another kernel; each run is
 # checked by the program itself (what the types mean, computed without MPI) and byte for byte
-# against the same program without the preload library. About 30 s.
+# against the same program without the preload library; and the same under online tuning
+# (A2A_TUNING=online: with the file, which it exploits; without, exploring from 6 calls a
+# shape). About 40 s.
 SD="$WORK/safety"
 SAFETY_SIZES="0 16 32 48 64 80 96 112 128 144 160"
 SAFETY_FILE="$PWD/tests/data/tuning-safety.json"
@@ -25,7 +27,7 @@ safety_same() {
 for lib in openmpi mpich; do
     B=build/$lib
     launch=mpirun_$lib
-    mkdir -p "$SD/$lib/plain" "$SD/$lib/preload" "$SD/$lib/limit"
+    mkdir -p "$SD/$lib/plain" "$SD/$lib/preload" "$SD/$lib/limit" "$SD/$lib/online" "$SD/$lib/explore"
     run safety/$lib/plain 120 $launch 5 $B/tests/preload/safety_program "$SD/$lib/plain" $SAFETY_SIZES
     # run keeps the output (the A2A_VERBOSE log) in $WORK/safety_$lib_preload.log
     run safety/$lib/preload 120 $launch 5 env LD_PRELOAD="$PWD/$B/liba2a_preload.so" \
@@ -42,5 +44,16 @@ for lib in openmpi mpich; do
         A2A_TUNING_FILE="$SAFETY_FILE" A2A_MAX_MESSAGE_BYTES=24 \
         $B/tests/preload/safety_program "$SD/$lib/limit" $SAFETY_SIZES
     safety_same safety/$lib/limit-same-bytes "$SD/$lib/plain" "$SD/$lib/limit"
+    run safety/$lib/online 120 $launch 5 env LD_PRELOAD="$PWD/$B/liba2a_preload.so" \
+        A2A_TUNING=online A2A_TUNING_FILE="$SAFETY_FILE" A2A_VERBOSE=1 \
+        $B/tests/preload/safety_program "$SD/$lib/online" $SAFETY_SIZES
+    safety_same safety/$lib/online-same-bytes "$SD/$lib/plain" "$SD/$lib/online"
+    # the file's choices, call for call (online.c takes the calls without a rule, unlogged)
+    check safety/$lib/online-file-exploited holds \
+        "cmp -s <(grep -- '-> ' '$log' | grep -v '(no rule)' | sort) <(grep -- '-> ' '$WORK/safety_${lib}_online.log' | sort)"
+    run safety/$lib/online-explore 120 $launch 5 env LD_PRELOAD="$PWD/$B/liba2a_preload.so" \
+        A2A_TUNING=online A2A_TUNING_EXPLORE=6 A2A_TUNING_CHECK=1 \
+        $B/tests/preload/safety_program "$SD/$lib/explore" $SAFETY_SIZES
+    safety_same safety/$lib/online-explore-same-bytes "$SD/$lib/plain" "$SD/$lib/explore"
 done
 echo "     (safety part: $((SECONDS - T0)) s)"

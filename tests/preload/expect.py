@@ -15,6 +15,10 @@ compares its choice for every call in a log with what the log shows was run:
       S=1024 -> tra radix=2 [...]").
   expect.py force PROBE_LOG
       tests/preload/force_check's "force:" lines vs the probe line of the call after each.
+  expect.py online VERBOSE_LOG
+      the online tuner's decision lines (A2A_VERBOSE=2: every rank) agree: per
+      communicator and shape, one line from each of its P ranks, all naming the same
+      kernel and the same call to switch at (here "calls" counts the decisions).
 
 Prints one line per mismatch and a summary; exit 0 only if nothing mismatched and at
 least MIN calls (environment variable, default 4) were checked.
@@ -240,6 +244,33 @@ def check_force(log):
     return n, bad
 
 
+ONLINE = re.compile(r"^a2a: online (MPI_Alltoallv?) P=(\d+) S=(\d+)\.\.(\d+) -> (.*) from call "
+                    r"(\d+) \(.*\) \[comm (\S+), world rank (\d+)\]$")
+
+
+def check_online(log):
+    """(decisions, mismatches): groups of decision lines by (communicator, shape)."""
+    groups = {}
+    with open(log) as f:
+        for line in f:
+            m = ONLINE.match(line.strip())
+            if m:
+                coll, P, lo, hi, kernel, call, comm, rank = m.groups()
+                groups.setdefault((comm, coll, int(P), lo, hi), []).append((kernel, call, rank))
+    bad = []
+    for key, lines in sorted(groups.items()):
+        comm, coll, P = key[0], key[1], key[2]
+        ranks = {r for _, _, r in lines}
+        choices = {(k, c) for k, c, _ in lines}
+        if len(lines) != P or len(ranks) != P:
+            bad.append("%s %s P=%d S=%s..%s: %d lines from %d ranks, expected %d" %
+                       (comm, coll, P, key[3], key[4], len(lines), len(ranks), P))
+        if len(choices) != 1:
+            bad.append("%s %s P=%d S=%s..%s: ranks disagree: %s" %
+                       (comm, coll, P, key[3], key[4], sorted(choices)))
+    return len(groups), bad
+
+
 def main(argv):
     """Runs one check; exit status 0 only if it found no mismatch in enough calls."""
     if len(argv) < 3:
@@ -252,6 +283,8 @@ def main(argv):
         n, bad = check_mpich(argv[2], argv[3])
     elif kind == "a2a" and len(argv) == 4:
         n, bad = check_a2a(argv[2], argv[3])
+    elif kind == "online" and len(argv) == 3:
+        n, bad = check_online(argv[2])
     elif kind == "force" and len(argv) == 3:
         n, bad = check_force(argv[2])
     else:

@@ -3,8 +3,10 @@
  * tests: MPI_Alltoall and MPI_Alltoallv at the block sizes given, on MPI_COMM_WORLD and
  * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
  *
- *   mpirun -n 4 plain_alltoall OUT BYTES...    e.g. plain_alltoall /tmp/out 16 1024 65536
+ *   mpirun -n 4 plain_alltoall [--repeat N] OUT BYTES...    e.g. plain_alltoall /tmp/out 16 1024
  *
+ * --repeat N makes every call N times in a row (a loop of calls at each size, for the
+ * online tuner's tests); the halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
  * when OUT is not "-" writes all its receive buffers, in call order, to OUT/rank<r>.bin,
  * so two runs (plain and under LD_PRELOAD=liba2a_preload.so) can be compared byte for
@@ -129,9 +131,15 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    if (argc < 3) {
+    int repeat = 1;
+    if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
+        repeat = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
+    if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
-            fprintf(stderr, "usage: plain_alltoall OUT|- BYTES...\n");
+            fprintf(stderr, "usage: plain_alltoall [--repeat N] OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -159,17 +167,20 @@ int main(int argc, char **argv)
     }
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, r.rank % 2, r.rank, &half);
-    for (int i = 0; i < nsizes; i++) {
-        uniform(&r, MPI_COMM_WORLD, sizes[i], 0);
-        if (sizes[i] % 4 == 0)
-            uniform(&r, MPI_COMM_WORLD, sizes[i], 1);
-        nonuniform(&r, MPI_COMM_WORLD, sizes[i]);
-    }
-    if (P >= 4)
-        for (int i = 0; i < nsizes; i++) {
-            uniform(&r, half, sizes[i], 0);
-            nonuniform(&r, half, sizes[i]);
+    MPI_Comm_set_name(half, r.rank % 2 ? "half1" : "half0");
+    for (int i = 0; i < nsizes; i++)
+        for (int n = 0; n < repeat; n++) {
+            uniform(&r, MPI_COMM_WORLD, sizes[i], 0);
+            if (sizes[i] % 4 == 0)
+                uniform(&r, MPI_COMM_WORLD, sizes[i], 1);
+            nonuniform(&r, MPI_COMM_WORLD, sizes[i]);
         }
+    if (P >= 4)
+        for (int i = 0; i < nsizes; i++)
+            for (int n = 0; n < repeat; n++) {
+                uniform(&r, half, sizes[i], 0);
+                nonuniform(&r, half, sizes[i]);
+            }
     MPI_Comm_free(&half);
     if (r.out)
         fclose(r.out);

@@ -1,0 +1,901 @@
+/*
+ * online.c — online tuning (A2A_TUNING=online): the dispatcher learns, during the
+ * application's own calls, the fastest kernel for each call shape, and writes what it
+ * learned as a tuning file at the end (A2A_Tuning_finalize; see a2a_tuned.h).
+ *
+ * Shape: per communicator, alltoall or alltoallv, and the bucket of S by powers of two
+ * (S = 0; 1; 2..3; 4..7; ...), S being the bytes of one block (alltoall) or the largest
+ * block of any rank (alltoallv: the summary of the counts that the dispatcher already
+ * agrees on with one MPI_Allreduce). P is the communicator's. In-place calls never reach
+ * this file (the MPI library runs them, as in file mode).
+ *
+ * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
+ * exchanges and Bruck; the tunable-radix kernel (tra / tuna) at the radices the K/D model
+ * of the TRA paper (kernels/common/radix_model.h) makes cheapest for a latency/bandwidth
+ * ratio between 512 B and 8 KiB: a handful, each valid for the call as the file path
+ * checks it (a2a_params_valid; kernels needing node groups or shared buffers are left out).
+ *
+ * Exploration: each candidate has n calls (n = A2A_TUNING_EXPLORE / candidates, 3..64)
+ * in two rounds, the MPI library first in each: a probe of m = max(2, n / 3) calls, the
+ * first a warm-up of the kernel and dropped, then, for the candidates whose probe median
+ * is within RACE_FACTOR of the best probe's (or within its noise), the other n - m calls;
+ * a candidate beaten by more on its probe is out (a race: clearly slow candidates cost m
+ * calls, not n). Before it, the shape's first m calls run the MPI library untimed (a
+ * warm-up of the shape: the first calls of a run pay for connections and first touches),
+ * so a shape seen fewer than 2 m times never leaves the MPI library. Every rank times its
+ * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
+ * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
+ * call. After the last round the winner is decided with the rule of `a2a tune`
+ * (scripts/a2a_tools/tune.py, decide; the noise test is analysis.within_noise): the
+ * fastest median wins if it beats every other candidate by more than the smaller
+ * interquartile range of the two; otherwise the simplest candidate within that band (the
+ * MPI library first, then fewer parameters). Every rank computes the same decision from
+ * the same reduced samples at the same call.
+ * Exploitation: the winner, untimed, except a window of n timed calls every 16 n calls
+ * (one MPI_Allreduce per window): when two windows in a row are slower than the winner's
+ * median beyond the noise (same rule), the shape is explored again (at most 3 times).
+ *
+ * Storage: a list of communicator states keyed by (communicator, rank in MPI_COMM_WORLD:
+ * SimGrid runs every rank in one process) with a slot per shape; a shape's memory is
+ * allocated at its first call, nothing after. A freed communicator's decisions are kept
+ * for the file (attribute delete callback).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "a2a_registry.h"
+#include "online.h"
+#include "quantile.h"
+#include "radix_model.h"
+
+#define DEFAULT_EXPLORE 120   /* calls a shape explores (A2A_TUNING_EXPLORE; see a2a_tuned.h) */
+#define MIN_EXPLORE 6
+#define MAX_EXPLORE 1000000
+#define MIN_BLOCK 3           /* calls per candidate: a warm-up and at least 2 samples */
+#define MAX_BLOCK 64
+#define MAX_CANDIDATES 8
+#define MAX_RADICES 3         /* tunable-radix candidates per shape */
+#define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
+#define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
+#define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
+#define RACE_FACTOR 1.5       /* a probe median this many times the best probe's: out */
+#define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
+#define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
+#define MAX_RESTARTS 3
+#define BUCKETS 64            /* S = 0, then [2^(b-1), 2^b - 1] for b = 1..63 */
+
+static const char *const call_names[2] = { "MPI_Alltoall", "MPI_Alltoallv" };
+
+static struct {
+    int online;
+    int explore;          /* A2A_TUNING_EXPLORE */
+    int check;            /* A2A_TUNING_CHECK */
+    const char *out;      /* A2A_TUNING_OUT, or NULL */
+    const char *corrupt;  /* A2A_TUNING_TEST_CORRUPT: a kernel name, or NULL */
+} settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL };
+
+typedef struct candidate {
+    const a2a_kernel *kernel;
+    int params[A2A_PARAM_COUNT];
+    int dropped;        /* refused the call, or gave other bytes than the MPI library */
+    int eliminated;     /* its probe was too slow: not in the second round */
+    int checked;        /* A2A_TUNING_CHECK compared its first result */
+    int measured;
+    double median, noise; /* of its samples: median and interquartile range */
+} candidate;
+
+typedef struct shape {
+    int coll, P, bucket;
+    candidate cand[MAX_CANDIDATES];
+    int ncand;
+    int block;             /* calls per candidate (exploration) and per window (exploitation) */
+    int probe;             /* the first round's calls per candidate */
+    int round;             /* exploring: 0 (probes) or 1 (the rest, for the fastest) */
+    double *samples;       /* per candidate, its block calls: this rank's times, then the
+                            * max over ranks (the probe's first, a warm-up, is not used) */
+    double *times;         /* a window's calls, likewise */
+    double *sorted;        /* scratch of the statistics */
+    int current;           /* candidate whose calls are under way (exploring) */
+    int pos;               /* calls made in the current round's sub-block or window */
+    int winner;            /* -1 while exploring */
+    long long calls;       /* calls of this shape on the communicator */
+    int warmup_left;       /* first calls still to run on the MPI library, untimed */
+    long long decided_at;  /* the call from which the winner runs */
+    long long explore_calls;
+    double explore_seconds; /* sum of the max-over-ranks times of the exploring calls */
+    long long since_window;
+    int drifted, restarts;
+} shape;
+
+typedef struct comm_state {
+    MPI_Comm comm;
+    int world_rank, rank;
+    shape *shapes[2][BUCKETS];
+    struct comm_state *next;
+} comm_state;
+
+/* A decision kept for the file (from a live or a freed communicator). */
+typedef struct learned {
+    int coll, P, bucket, kernel; /* kernel: index in the registry's table */
+    int params[A2A_PARAM_COUNT];
+    int candidates;
+    long long explore_calls;
+    double median, library_median;
+} learned;
+
+typedef struct retired {
+    int world_rank;
+    learned what;
+    struct retired *next;
+} retired;
+
+static comm_state *states;      /* the lists: changed only under `lists` (a program may call */
+static retired *retired_list;   /* collectives on different communicators from two threads) */
+static pthread_mutex_t lists = PTHREAD_MUTEX_INITIALIZER;
+static int state_keyval = MPI_KEYVAL_INVALID;
+
+/* ---- settings ------------------------------------------------------------------------ */
+
+/* Guarantees: see online.h. Reads only the environment. */
+int a2a_online_configure(char *error, size_t len)
+{
+    const char *mode = getenv("A2A_TUNING");
+    if (!mode || !*mode || strcmp(mode, "file") == 0)
+        return 0;
+    if (strcmp(mode, "online") != 0) {
+        snprintf(error, len, "A2A_TUNING=%s: not 'online' or 'file'", mode);
+        return -1;
+    }
+    const char *v = getenv("A2A_TUNING_EXPLORE");
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (*end || errno || n < MIN_EXPLORE || n > MAX_EXPLORE) {
+            snprintf(error, len, "A2A_TUNING_EXPLORE=%s: not a whole number of calls from %d "
+                     "to %d", v, MIN_EXPLORE, MAX_EXPLORE);
+            return -1;
+        }
+        settings.explore = (int)n;
+    }
+    v = getenv("A2A_TUNING_CHECK");
+    if (v && *v) {
+        if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+            snprintf(error, len, "A2A_TUNING_CHECK=%s: not 0 or 1", v);
+            return -1;
+        }
+        settings.check = v[0] == '1';
+    }
+    v = getenv("A2A_TUNING_OUT");
+    settings.out = v && *v ? v : NULL;
+    v = getenv("A2A_TUNING_TEST_CORRUPT");
+    if (v && *v) {
+        if (!a2a_find_kernel(A2A_FAMILY_UNIFORM, v) && !a2a_find_kernel(A2A_FAMILY_NONUNIFORM, v)) {
+            snprintf(error, len, "A2A_TUNING_TEST_CORRUPT=%s: no such kernel", v);
+            return -1;
+        }
+        settings.corrupt = v;
+    }
+    settings.online = 1;
+    return 1;
+}
+
+/* ---- candidates ---------------------------------------------------------------------- */
+
+/* Guarantees: appends kernel `name` of the family with the parameters given (pairs of
+ * a2a_param, value, ended by -1) when it exists, is valid at P and there is room;
+ * kernels needing node groups or shared buffers are never added. */
+static void add_candidate(shape *sh, a2a_family family, const char *name, ...)
+{
+    const a2a_kernel *k = a2a_find_kernel(family, name);
+    if (!k || sh->ncand >= MAX_CANDIDATES || k->needs)
+        return;
+    candidate *c = &sh->cand[sh->ncand];
+    memset(c, 0, sizeof *c);
+    c->kernel = k;
+    va_list ap;
+    va_start(ap, name);
+    for (int p = va_arg(ap, int); p >= 0; p = va_arg(ap, int))
+        c->params[p] = va_arg(ap, int);
+    va_end(ap);
+    char why[160];
+    for (int i = 0; i < sh->ncand; i++) /* the same kernel and parameters once */
+        if (sh->cand[i].kernel == k && !memcmp(sh->cand[i].params, c->params, sizeof c->params))
+            return;
+    if (a2a_params_valid(k, sh->P, sh->P, c->params, why, sizeof why))
+        sh->ncand++;
+}
+
+/* Guarantees: up to MAX_RADICES radices in 2..P, each the one minimising the K/D model's
+ * cost K * ratio + D * S for some ratio of MODEL_RATIO_LO..MODEL_RATIO_HI (five ratios,
+ * geometrically spaced); sorted ascending, no repeats. Returns how many. */
+static int model_radices(int P, long long S, int *radices)
+{
+    int n = 0;
+    double b = S > 0 ? (double)S : 1.0;
+    for (int i = 0; i < 5; i++) {
+        double ratio = MODEL_RATIO_LO * pow(MODEL_RATIO_HI / MODEL_RATIO_LO, i / 4.0);
+        int best = 2;
+        double best_cost = HUGE_VAL;
+        for (int r = 2; r <= P; r++) {
+            double cost = (double)a2a_model_rounds(P, r) * ratio + (double)a2a_model_blocks(P, r) * b;
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = r;
+            }
+        }
+        int seen = 0;
+        for (int j = 0; j < n; j++)
+            seen |= radices[j] == best;
+        if (!seen && n < MAX_RADICES)
+            radices[n++] = best;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort */
+        for (int j = i; j > 0 && radices[j - 1] > radices[j]; j--) {
+            int t = radices[j];
+            radices[j] = radices[j - 1];
+            radices[j - 1] = t;
+        }
+    return n;
+}
+
+/* Guarantees: sh->cand holds the MPI library's own algorithm first, then the candidates
+ * of the shape's collective valid at P (see the file's head), at most MAX_CANDIDATES;
+ * S is the lower end of the shape's bucket. */
+static void candidate_list(shape *sh, long long S)
+{
+    const int P = sh->P, end = -1;
+    int radices[MAX_RADICES];
+    int nr = model_radices(P, S, radices);
+    a2a_family f = sh->coll == A2A_COLL_ALLTOALL ? A2A_FAMILY_UNIFORM : A2A_FAMILY_NONUNIFORM;
+    add_candidate(sh, f, "vendor", A2A_PARAM_VENDOR_ALGORITHM, 0, end);
+    add_candidate(sh, f, "spread_out", end);
+    add_candidate(sh, f, "pairwise", end);
+    if (sh->coll == A2A_COLL_ALLTOALL) {
+        add_candidate(sh, f, "bruck", end);
+    } else {
+        add_candidate(sh, f, "linear", end);
+        add_candidate(sh, f, "twophase_bruck", end);
+    }
+    if (P > SCATTERED_BATCH) /* at or below it, one batch: spread_out */
+        add_candidate(sh, f, "scattered", A2A_PARAM_BLOCK_COUNT, SCATTERED_BATCH, end);
+    for (int i = 0; i < nr; i++) {
+        if (sh->coll == A2A_COLL_ALLTOALL)
+            add_candidate(sh, f, "tra", A2A_PARAM_RADIX, radices[i], end);
+        else /* every sub-round of a round in flight */
+            add_candidate(sh, f, "tuna", A2A_PARAM_RADIX, radices[i], A2A_PARAM_BLOCK_COUNT,
+                          radices[i] - 1, end);
+    }
+}
+
+/* ---- states -------------------------------------------------------------------------- */
+
+/* Guarantees: the shape's winner as a record for the file; 0 if it has none. */
+static int learned_of(const shape *sh, learned *out)
+{
+    if (sh->winner < 0)
+        return 0;
+    int count;
+    const a2a_kernel *table = a2a_registry(&count);
+    const candidate *w = &sh->cand[sh->winner];
+    memset(out, 0, sizeof *out);
+    out->coll = sh->coll;
+    out->P = sh->P;
+    out->bucket = sh->bucket;
+    out->kernel = (int)(w->kernel - table);
+    memcpy(out->params, w->params, sizeof out->params);
+    out->candidates = sh->ncand;
+    out->explore_calls = sh->explore_calls;
+    out->median = w->median;
+    out->library_median = sh->cand[0].median;
+    return 1;
+}
+
+/* Guarantees: when comm is freed, the state of it is released and its decisions are kept
+ * for the file (MPI attribute delete callback; always MPI_SUCCESS). Makes no MPI call
+ * (SimGrid runs it inside MPI_Finalize too); the handle alone names the state: the
+ * attribute is never set on MPI_COMM_WORLD or MPI_COMM_SELF, the only handles SimGrid's
+ * ranks share. */
+static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)keyval, (void)value, (void)extra;
+    pthread_mutex_lock(&lists);
+    for (comm_state **p = &states; *p; p = &(*p)->next) {
+        comm_state *cs = *p;
+        if (cs->comm != comm)
+            continue;
+        *p = cs->next;
+        for (int c = 0; c < 2; c++)
+            for (int b = 0; b < BUCKETS; b++) {
+                shape *sh = cs->shapes[c][b];
+                retired *r;
+                if (!sh)
+                    continue;
+                if ((r = malloc(sizeof *r)) && learned_of(sh, &r->what)) {
+                    r->world_rank = cs->world_rank;
+                    r->next = retired_list;
+                    retired_list = r;
+                } else {
+                    free(r);
+                }
+                free(sh->samples);
+                free(sh);
+            }
+        free(cs);
+        break;
+    }
+    pthread_mutex_unlock(&lists);
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: this rank's state of comm, made at its first call (the attribute that
+ * releases it when comm is freed is set then); NULL when out of memory. */
+static comm_state *state_of(MPI_Comm comm)
+{
+    int world_rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    pthread_mutex_lock(&lists);
+    comm_state *cs = states;
+    while (cs && !(cs->comm == comm && cs->world_rank == world_rank))
+        cs = cs->next;
+    pthread_mutex_unlock(&lists);
+    if (cs || !(cs = calloc(1, sizeof *cs)))
+        return cs;
+    cs->comm = comm;
+    cs->world_rank = world_rank;
+    MPI_Comm_rank(comm, &cs->rank);
+    if (state_keyval == MPI_KEYVAL_INVALID)
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL);
+    if (state_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
+        MPI_Comm_set_attr(comm, state_keyval, NULL);
+    pthread_mutex_lock(&lists);
+    cs->next = states;
+    states = cs;
+    pthread_mutex_unlock(&lists);
+    return cs;
+}
+
+/* Guarantees: the bucket of S: 0 for S = 0, else 1 + floor(log2 S). */
+static int bucket_of(long long S)
+{
+    int b = 0;
+    for (unsigned long long s = (unsigned long long)S; s; s >>= 1)
+        b++;
+    return b;
+}
+
+/* Guarantees: the lowest and highest S of bucket b. */
+static void bucket_range(int b, long long *lo, long long *hi)
+{
+    *lo = b == 0 ? 0 : 1LL << (b - 1);
+    *hi = b == 0 ? 0 : (b >= 63 ? LLONG_MAX : (1LL << b) - 1);
+}
+
+/* Guarantees: the call's shape on cs, made (candidates, block, buffers) at its first
+ * call; NULL when out of memory. The same on every rank: P, the bucket and the
+ * candidates depend only on values agreed on. */
+static shape *shape_of(comm_state *cs, const a2a_call *call)
+{
+    int b = bucket_of(call->S);
+    shape **slot = &cs->shapes[call->coll][b];
+    if (*slot)
+        return *slot;
+    shape *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return NULL;
+    sh->coll = call->coll;
+    sh->P = call->P;
+    sh->bucket = b;
+    long long lo, hi;
+    bucket_range(b, &lo, &hi);
+    candidate_list(sh, lo);
+    int room = settings.explore / MIN_BLOCK; /* keep the first candidates that fit */
+    if (sh->ncand > room)
+        sh->ncand = room;
+    sh->block = settings.explore / sh->ncand;
+    sh->block = sh->block < MIN_BLOCK ? MIN_BLOCK : sh->block > MAX_BLOCK ? MAX_BLOCK : sh->block;
+    sh->probe = sh->block / 3 > 2 ? sh->block / 3 : 2;
+    sh->samples = malloc((size_t)(sh->ncand + 2) * (size_t)sh->block * sizeof *sh->samples);
+    if (!sh->samples) {
+        free(sh);
+        return NULL;
+    }
+    sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
+    sh->sorted = sh->times + sh->block;
+    sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
+    sh->warmup_left = sh->probe;
+    *slot = sh;
+    return sh;
+}
+
+/* ---- measurements and decisions ------------------------------------------------------ */
+
+/* Guarantees: the median and interquartile range of x[0..n) (n >= 1), sorted into `sorted`
+ * (quantiles of type 7, as the harness's summaries). */
+static void median_noise(const double *x, int n, double *sorted, double *median, double *noise)
+{
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        for (; j > 0 && sorted[j - 1] > x[i]; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = x[i];
+    }
+    *median = a2a_quantile_sorted(sorted, n, 0.5);
+    *noise = a2a_quantile_sorted(sorted, n, 0.75) - a2a_quantile_sorted(sorted, n, 0.25);
+}
+
+/* Guarantees: 1 when two medians differ by no more than the smaller of their noises
+ * (scripts/a2a_tools/analysis.py, within_noise: the rule of `a2a tune`). */
+static int within_noise(double a, double a_noise, double b, double b_noise)
+{
+    return fabs(a - b) <= fmin(a_noise, b_noise);
+}
+
+/* Guarantees: tune.py's simplicity order: the MPI library's own choice, then its forced
+ * algorithms, then kernels by number of parameters. */
+static int simplicity(const candidate *c)
+{
+    if (c->kernel->is_baseline)
+        return c->params[A2A_PARAM_VENDOR_ALGORITHM] ? 1 : 0;
+    return 2 + c->kernel->nparams;
+}
+
+/* Guarantees: the winner among the measured candidates still in, by `a2a tune`'s rule
+ * (the file's head); the MPI library (0) when nothing else was measured. */
+static int decide_winner(const shape *sh)
+{
+    int fastest = -1;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *c = &sh->cand[i];
+        if (c->measured && !c->dropped && !c->eliminated &&
+            (fastest < 0 || c->median < sh->cand[fastest].median))
+            fastest = i;
+    }
+    if (fastest < 0)
+        return 0;
+    const candidate *f = &sh->cand[fastest];
+    int winner = fastest;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *c = &sh->cand[i], *w = &sh->cand[winner];
+        if (i == fastest || !c->measured || c->dropped || c->eliminated ||
+            !within_noise(f->median, f->noise, c->median, c->noise))
+            continue;
+        if (simplicity(c) < simplicity(w) || (simplicity(c) == simplicity(w) && c->median < w->median))
+            winner = i;
+    }
+    return winner;
+}
+
+/* "tra radix=4": the candidate's kernel and the parameters it takes. */
+static void describe(const candidate *c, char *text, size_t len)
+{
+    size_t used = (size_t)snprintf(text, len, "%s", c->kernel->is_baseline &&
+                                   !c->params[A2A_PARAM_VENDOR_ALGORITHM] ? "MPI library" :
+                                   c->kernel->name);
+    for (int i = 0; i < c->kernel->nparams && used < len && !c->kernel->is_baseline; i++) {
+        char value[32];
+        a2a_param_value_text(c->kernel->params[i].param, c->params[c->kernel->params[i].param],
+                             value, sizeof value);
+        used += (size_t)snprintf(text + used, len - used, " %s=%s",
+                                 a2a_param_name(c->kernel->params[i].param), value);
+    }
+}
+
+/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) logs the
+ * decision of the shape: winner, the call it runs from, medians and what exploring cost. */
+static void tell_decision(const comm_state *cs, const shape *sh)
+{
+    int verbose = a2a_tuned_verbose();
+    if (!verbose || (cs->rank != 0 && verbose < 2))
+        return;
+    char name[128], comm_name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    long long lo, hi;
+    const candidate *w = &sh->cand[sh->winner];
+    describe(w, name, sizeof name);
+    bucket_range(sh->bucket, &lo, &hi);
+    MPI_Comm_get_name(cs->comm, comm_name, &len);
+    fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> %s from call %lld (median %.3g us, "
+            "noise %.2g us; MPI library %.3g us; %d candidates, %lld calls exploring, costing "
+            "%.3g us over the winner's time) [comm %s, world rank %d]\n", call_names[sh->coll],
+            sh->P, lo, hi, name, sh->decided_at, w->median * 1e6, w->noise * 1e6,
+            sh->cand[0].median * 1e6, sh->ncand, sh->explore_calls,
+            (sh->explore_seconds - (double)sh->explore_calls * w->median) * 1e6,
+            len > 0 ? comm_name : "unnamed", cs->world_rank);
+    if (cs->rank != 0)
+        return;
+    char line[1024];
+    size_t used = (size_t)snprintf(line, sizeof line, "a2a: online   candidates:");
+    for (int i = 0; i < sh->ncand && used < sizeof line; i++) {
+        const candidate *c = &sh->cand[i];
+        describe(c, name, sizeof name);
+        if (c->measured && !c->dropped)
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %.3g us (noise %.2g%s)",
+                                     i ? ";" : "", name, c->median * 1e6, c->noise * 1e6,
+                                     c->eliminated ? ", out after its probe" : "");
+        else
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %s", i ? ";" : "",
+                                     name, c->dropped ? "dropped" : "not measured");
+    }
+    fprintf(stderr, "%s\n", line);
+}
+
+/* Guarantees: the next candidate to explore after `from` that is not dropped nor out,
+ * or ncand. */
+static int next_candidate(const shape *sh, int from)
+{
+    int i = from + 1;
+    while (i < sh->ncand && (sh->cand[i].dropped || sh->cand[i].eliminated))
+        i++;
+    return i;
+}
+
+/* Guarantees: the exploration's end: the winner decided, to run from the next call. */
+static void finish_exploring(const comm_state *cs, shape *sh)
+{
+    sh->winner = decide_winner(sh);
+    sh->decided_at = sh->calls + 1;
+    sh->pos = 0;
+    sh->since_window = 0;
+    sh->drifted = 0;
+    tell_decision(cs, sh);
+}
+
+/* Guarantees: the first round is over: every candidate whose probe median is beyond
+ * RACE_FACTOR times the best probe median and beyond the noise of the two is out; the
+ * second round begins with the first candidate left, or, with one left, it wins. */
+static void end_probes(const comm_state *cs, shape *sh)
+{
+    int best = -1, left = 0;
+    for (int i = 0; i < sh->ncand; i++)
+        if (sh->cand[i].measured && !sh->cand[i].dropped &&
+            (best < 0 || sh->cand[i].median < sh->cand[best].median))
+            best = i;
+    for (int i = 0; i < sh->ncand; i++) {
+        candidate *c = &sh->cand[i], *b = &sh->cand[best < 0 ? 0 : best];
+        if (c->dropped || !c->measured)
+            continue;
+        c->eliminated = c->median > RACE_FACTOR * b->median &&
+                        !within_noise(b->median, b->noise, c->median, c->noise);
+        left += !c->eliminated;
+    }
+    sh->round = 1;
+    sh->pos = 0;
+    sh->current = next_candidate(sh, -1);
+    if (left <= 1 || sh->current >= sh->ncand)
+        finish_exploring(cs, sh);
+}
+
+/* Guarantees: the calls of the next candidate of the round begin; after the round's last
+ * candidate, the probes are judged (end_probes) or the winner decided. */
+static void next_calls(const comm_state *cs, shape *sh)
+{
+    sh->pos = 0;
+    sh->current = next_candidate(sh, sh->current);
+    if (sh->current < sh->ncand)
+        return;
+    if (sh->round == 0)
+        end_probes(cs, sh);
+    else
+        finish_exploring(cs, sh);
+}
+
+/* Guarantees: the current candidate's calls of this round are complete: their times
+ * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
+ * the same call), its median and noise from all its samples so far but the probe's
+ * first, and the next candidate's calls begin (or the round ends). */
+static int end_block(const comm_state *cs, shape *sh)
+{
+    int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+    double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX, cs->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    candidate *c = &sh->cand[sh->current];
+    for (int i = start; i < start + len; i++)
+        sh->explore_seconds += row[i];
+    median_noise(row + 1, start + len - 1, sh->sorted, &c->median, &c->noise);
+    c->measured = 1;
+    next_calls(cs, sh);
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: a monitoring window of the winner is complete: reduced like a block; two
+ * windows in a row slower than the winner's median beyond the noise start a new
+ * exploration (at most MAX_RESTARTS per shape), said under A2A_VERBOSE. */
+static int end_window(const comm_state *cs, shape *sh)
+{
+    int rc = MPI_Allreduce(MPI_IN_PLACE, sh->times, sh->block, MPI_DOUBLE, MPI_MAX, cs->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    candidate *w = &sh->cand[sh->winner];
+    double median, noise;
+    median_noise(sh->times + 1, sh->block - 1, sh->sorted, &median, &noise);
+    sh->pos = 0;
+    sh->since_window = 0;
+    int slower = median > w->median && !within_noise(w->median, w->noise, median, noise);
+    sh->drifted = slower ? sh->drifted + 1 : 0;
+    if (sh->drifted < DRIFT_WINDOWS || sh->restarts >= MAX_RESTARTS)
+        return MPI_SUCCESS;
+    int verbose = a2a_tuned_verbose();
+    if (verbose && (cs->rank == 0 || verbose > 1)) {
+        char name[128];
+        describe(w, name, sizeof name);
+        fprintf(stderr, "a2a: online %s P=%d: %s drifted from %.3g us to %.3g us (beyond its "
+                "noise) at call %lld; exploring again [world rank %d]\n",
+                call_names[sh->coll], sh->P, name, w->median * 1e6, median * 1e6, sh->calls,
+                cs->world_rank);
+    }
+    sh->restarts++;
+    sh->drifted = 0;
+    sh->winner = -1;
+    for (int i = 0; i < sh->ncand; i++)
+        sh->cand[i].measured = sh->cand[i].eliminated = 0;
+    sh->round = 0;
+    sh->current = 0; /* the MPI library is never dropped */
+    return MPI_SUCCESS;
+}
+
+/* ---- one call ------------------------------------------------------------------------ */
+
+/* Guarantees: [lo, hi) is the span of bytes of the receive buffer the call's receive
+ * side covers (relative to its pointer); 0 when it covers nothing. */
+static int receive_span(const a2a_call *call, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    MPI_Type_get_extent(call->recv.type, &lb, &extent);
+    MPI_Type_get_true_extent(call->recv.type, &tlb, &textent);
+    int any = 0;
+    for (int i = 0; i < call->P; i++) {
+        long long count = call->coll == A2A_COLL_ALLTOALL ? call->recv.count : call->recv.counts[i];
+        long long first = call->coll == A2A_COLL_ALLTOALL ? (long long)i * count
+                                                          : call->recv.displs[i];
+        if (count <= 0)
+            continue;
+        MPI_Aint a = (MPI_Aint)first * extent + tlb;
+        MPI_Aint b = (MPI_Aint)(first + count - 1) * extent + tlb + textent;
+        if (!any || a < *lo)
+            *lo = a;
+        if (!any || b > *hi)
+            *hi = b;
+        any = 1;
+    }
+    return any;
+}
+
+/* Guarantees: (A2A_TUNING_TEST_CORRUPT names the kernel) the last rank of the
+ * communicator flips the first byte it received from rank 0, when there is one: a
+ * kernel made to give wrong bytes, for the tests of A2A_TUNING_CHECK. */
+static void corrupt_for_test(const a2a_call *call, const comm_state *cs, const candidate *c)
+{
+    if (!settings.corrupt || strcmp(settings.corrupt, c->kernel->name) != 0 ||
+        cs->rank != call->P - 1)
+        return;
+    MPI_Aint lb, extent, tlb, textent;
+    MPI_Type_get_extent(call->recv.type, &lb, &extent);
+    MPI_Type_get_true_extent(call->recv.type, &tlb, &textent);
+    long long count = call->coll == A2A_COLL_ALLTOALL ? call->recv.count : call->recv.counts[0];
+    long long first = call->coll == A2A_COLL_ALLTOALL ? 0 : call->recv.displs[0];
+    if (count > 0 && textent > 0)
+        ((unsigned char *)call->recv.buf)[first * extent + tlb] ^= 0xff;
+}
+
+/* Guarantees: (A2A_TUNING_CHECK=1, a candidate's first call) the receive buffer is
+ * compared with the MPI library's result for the same call; if it differs on any rank
+ * (one MPI_Allreduce), every rank takes the MPI library's bytes, the candidate is
+ * dropped on every rank and rank 0 of the communicator says so on stderr. */
+static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh, candidate *c)
+{
+    MPI_Aint lo = 0, hi = 0;
+    int any = receive_span(call, &lo, &hi);
+    MPI_Aint off = lo < 0 ? -lo : 0;
+    unsigned char *copy = any ? malloc((size_t)(hi + off)) : NULL;
+    int differs = any && !copy; /* no memory to check: treated as a difference */
+    int rc = MPI_SUCCESS;
+    unsigned char *mine = call->recv.buf, *base = copy ? copy + off : NULL;
+    if (copy) {
+        memcpy(base + lo, mine + lo, (size_t)(hi - lo)); /* holes of the type stay alike */
+        rc = a2a_call_library(call, base);
+        differs = rc != MPI_SUCCESS || memcmp(base + lo, mine + lo, (size_t)(hi - lo)) != 0;
+    } else { /* nothing received, or no memory to compare: the library's bytes, in step */
+        rc = a2a_call_library(call, call->recv.buf);
+    }
+    int rc2 = MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MAX, call->comm);
+    if (differs && copy)
+        memcpy(mine + lo, base + lo, (size_t)(hi - lo));
+    free(copy);
+    c->checked = 1;
+    if (differs) {
+        c->dropped = 1;
+        if (cs->rank == 0) {
+            char name[128];
+            describe(c, name, sizeof name);
+            fprintf(stderr, "a2a: A2A_TUNING_CHECK: %s gave other bytes than the MPI library at "
+                    "%s P=%d S=%lld (call %lld); dropped\n", name, call_names[sh->coll], sh->P,
+                    call->S, sh->calls);
+        }
+    }
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+/* Guarantees: see online.h. Exploring: the current candidate runs, timed, and the block's
+ * end reduces and decides (end_block); a refusal or a failed check drops the candidate on
+ * every rank at the same call and the next one's block begins. Exploiting: the winner
+ * runs, a window timed now and then (end_window). Out of memory: the MPI library. */
+int a2a_online_call(const a2a_call *call)
+{
+    comm_state *cs = state_of(call->comm);
+    shape *sh = cs ? shape_of(cs, call) : NULL;
+    if (!sh)
+        return a2a_call_library(call, call->recv.buf);
+    sh->calls++;
+    if (sh->warmup_left > 0) {
+        sh->warmup_left--;
+        return a2a_call_library(call, call->recv.buf);
+    }
+    int exploring = sh->winner < 0;
+    int timed = exploring || sh->since_window >= (long long)MONITOR_GAP * sh->block;
+    candidate *c = &sh->cand[exploring ? sh->current : sh->winner];
+    int refused;
+    double t0 = timed ? MPI_Wtime() : 0;
+    int rc = a2a_call_kernel(call, c->kernel, c->params, &refused);
+    double t = timed ? MPI_Wtime() - t0 : 0;
+    if (!timed) {
+        sh->since_window++;
+        return rc;
+    }
+    if (exploring) {
+        sh->explore_calls++;
+        if (!refused && settings.check && !c->checked && sh->current > 0) {
+            corrupt_for_test(call, cs, c);
+            int crc = check_candidate(call, cs, sh, c);
+            rc = rc != MPI_SUCCESS ? rc : crc;
+        } else if (!refused) {
+            corrupt_for_test(call, cs, c);
+        }
+        if (refused || c->dropped) { /* alike on every rank: move on without a reduction */
+            c->dropped = 1;
+            sh->explore_seconds += t;
+            next_calls(cs, sh);
+            return rc;
+        }
+        int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+        sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
+        if (sh->pos == len) {
+            int rrc = end_block(cs, sh);
+            rc = rc != MPI_SUCCESS ? rc : rrc;
+        }
+        return rc;
+    }
+    sh->times[sh->pos++] = t;
+    if (sh->pos == sh->block) {
+        int rrc = end_window(cs, sh);
+        rc = rc != MPI_SUCCESS ? rc : rrc;
+    }
+    return rc;
+}
+
+/* ---- the file ------------------------------------------------------------------------ */
+
+/* Guarantees: this rank's decisions (live and freed communicators) in a malloc'ed array,
+ * *n of them; NULL with *n = 0 when there are none or no memory. */
+static learned *my_decisions(int world_rank, int *n)
+{
+    int count = 0;
+    pthread_mutex_lock(&lists);
+    for (comm_state *cs = states; cs; cs = cs->next)
+        for (int c = 0; c < 2 && cs->world_rank == world_rank; c++)
+            for (int b = 0; b < BUCKETS; b++)
+                count += cs->shapes[c][b] && cs->shapes[c][b]->winner >= 0;
+    for (retired *r = retired_list; r; r = r->next)
+        count += r->world_rank == world_rank;
+    learned *out = count ? malloc((size_t)count * sizeof *out) : NULL;
+    *n = 0;
+    if (!out) {
+        pthread_mutex_unlock(&lists);
+        return NULL;
+    }
+    for (comm_state *cs = states; cs; cs = cs->next)
+        for (int c = 0; c < 2 && cs->world_rank == world_rank; c++)
+            for (int b = 0; b < BUCKETS; b++)
+                if (cs->shapes[c][b] && learned_of(cs->shapes[c][b], &out[*n]))
+                    (*n)++;
+    for (retired *r = retired_list; r; r = r->next)
+        if (r->world_rank == world_rank)
+            out[(*n)++] = r->what;
+    pthread_mutex_unlock(&lists);
+    return out;
+}
+
+/* Guarantees: the JSON rule of one decision: P and the bucket's S range, the kernel, the
+ * parameters it takes, and (ignored by readers) what the online tuner measured. */
+static json_t *rule_json(const learned *l)
+{
+    int count;
+    const a2a_kernel *k = &a2a_registry(&count)[l->kernel];
+    long long lo, hi;
+    bucket_range(l->bucket, &lo, &hi);
+    json_t *params = json_object();
+    for (int i = 0; i < k->nparams; i++)
+        json_object_set_new(params, a2a_param_name(k->params[i].param),
+                            json_integer(l->params[k->params[i].param]));
+    return json_pack("{s:[i,i], s:[I,I], s:s, s:o, s:{s:f, s:f, s:I, s:i}}", "P", l->P, l->P,
+                     "S", (json_int_t)lo, (json_int_t)hi, "kernel", k->name, "params", params,
+                     "online", "median_s", l->median, "mpi_library_s", l->library_median,
+                     "explore_calls", (json_int_t)l->explore_calls, "candidates", l->candidates);
+}
+
+/* Guarantees: A2A_TUNING_OUT holds, atomically (a temporary file renamed over it), the
+ * rules of A2A_TUNING_FILE followed by the decisions given, first of each shape only;
+ * one line on stderr if it cannot be written. */
+static void write_file(const learned *all, int n)
+{
+    json_t *root = json_pack("{s:s, s:i, s:s, s:s}", "format", "a2a-tuning", "version", 1,
+                             "mpi_library", A2A_VENDOR_LIBRARY, "generated_by",
+                             "liba2a online tuning (A2A_TUNING=online)");
+    for (int c = 0; c < 2; c++) {
+        json_t *file = a2a_tuned_file_rules(c);
+        json_t *list = file ? json_deep_copy(file) : json_array();
+        for (int i = 0; i < n; i++) {
+            int first = all[i].coll == c;
+            for (int j = 0; j < i && first; j++)
+                first = !(all[j].coll == c && all[j].P == all[i].P && all[j].bucket == all[i].bucket);
+            if (first)
+                json_array_append_new(list, rule_json(&all[i]));
+        }
+        json_object_set_new(root, c == A2A_COLL_ALLTOALL ? "alltoall" : "alltoallv", list);
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", settings.out, (long)getpid());
+    if (json_dump_file(root, tmp, JSON_INDENT(1)) != 0 || rename(tmp, settings.out) != 0) {
+        fprintf(stderr, "a2a: A2A_TUNING_OUT=%s: cannot write it (%s)\n", settings.out,
+                strerror(errno));
+        unlink(tmp);
+    }
+    json_decref(root);
+}
+
+/* Guarantees: see a2a_tuned.h. */
+int A2A_Tuning_finalize(void)
+{
+    a2a_tuned_verbose(); /* reads the settings if no call did */
+    if (!settings.online || !settings.out)
+        return MPI_SUCCESS;
+    int world_rank, size, n, bytes;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    learned *mine = my_decisions(world_rank, &n);
+    bytes = n * (int)sizeof(learned);
+    int *counts = world_rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
+    int *displs = world_rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
+    int rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    learned *all = NULL;
+    int total = 0;
+    if (world_rank == 0 && counts && displs) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = total;
+            total += counts[r];
+        }
+        all = malloc(total > 0 ? (size_t)total : 1);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (world_rank == 0) {
+        if (rc == MPI_SUCCESS && all)
+            write_file(all, total / (int)sizeof(learned));
+        else
+            fprintf(stderr, "a2a: A2A_TUNING_OUT=%s: not written (%s)\n", settings.out,
+                    rc == MPI_SUCCESS ? "out of memory" : "gathering the decisions failed");
+    }
+    free(all);
+    free(counts);
+    free(displs);
+    free(mine);
+    return rc;
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""online_bench.py — the online tuner (A2A_TUNING=online) against an exhaustive run of the
+same candidates, on an application loop (sweeps/bench/online_loop.c).
+
+    sweeps/bench/online_bench.py --launch "mpirun.openmpi -n 2 --bind-to core" \\
+        --binary build/openmpi/bench/online_loop --out DIR [--sizes 16,1024,16384]
+        [--calls 1000] [--repeats 3] [--explore N,...]
+
+For each S: one online run per A2A_TUNING_EXPLORE value (writing DIR/S-E.json, logging
+its decision and candidates under A2A_VERBOSE=1), the MPI library alone, every candidate
+of the online run fixed from the start (a one-rule tuning file), and a second run that
+reads the written file. Each is launched --repeats times; the table shows the median over
+launches of total_s (the loop's all-to-all time) and of median_us (the per-call max over
+ranks, last half of the loop). Under SimGrid the launch is an smpirun command line and
+the times are simulated (deterministic: --repeats 1); simulating 1,000 calls at P = 256
+costs up to 1.5 s of wall time a call, so there the runs are shorter (--calls for online
+and second runs, --calls-fixed for the others) and --target N extrapolates every total to
+N calls: total + (N - calls) x the mean per-call time of the last half of the run (which
+includes the online tuner's monitoring windows). Prints a markdown table per S.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+) mean_us=(\S+) "
+                  r"(ok|WRONG)")
+DECISION = re.compile(r"a2a: online MPI_Alltoall P=\d+ S=\S+ -> (.*) from call (\d+) ")
+CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
+
+
+def launch(args, S, env_extra, calls=None):
+    """(total_s, median_us, stderr) of one launch; total_s extrapolated to --target calls."""
+    calls = calls or args.calls
+    env = dict(os.environ, **env_extra)
+    for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
+              "A2A_TUNING_EXPLORE"):
+        if k not in env_extra:
+            env.pop(k, None)
+    p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)],
+                       env=env, capture_output=True, text=True)
+    m = LINE.search(p.stdout)
+    if p.returncode != 0 or not m or m.group(7) != "ok":
+        sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
+                                                                  p.stderr[-1500:]))
+    target = args.target or calls
+    return (float(m.group(3)) + (target - calls) * float(m.group(6)) * 1e-6,
+            float(m.group(4)), p.stderr)
+
+
+def candidate_rule(label):
+    """'tra radix=2' -> ('tra', {'radix': 2}); 'MPI library' -> vendor."""
+    if label.startswith("MPI library"):
+        return "vendor", {"vendor_algorithm": 0}
+    words = label.split()
+    return words[0], {k: int(v) for k, v in (w.split("=") for w in words[1:])}
+
+
+def fixed_file(path, kernel, params):
+    """A tuning file with one rule: every P and S to kernel."""
+    with open(path, "w") as f:
+        json.dump({"format": "a2a-tuning", "version": 1, "mpi_library": "any",
+                   "alltoall": [{"P": [0, None], "S": [0, None], "kernel": kernel,
+                                 "params": params}]}, f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--launch", required=True)
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sizes", default="16,1024,16384")
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--calls-fixed", type=int, default=0, help="default: --calls")
+    ap.add_argument("--target", type=int, default=0, help="extrapolate totals to N calls")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--explore", default="120")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    med = statistics.median
+    for S in [int(s) for s in args.sizes.split(",")]:
+        # every repeat runs every configuration once, so that the load of a shared machine
+        # falls on all of them alike
+        default, online, fixed, files = [], {}, {}, {}
+        for r in range(args.repeats):
+            default.append(launch(args, S, {}, args.calls_fixed))
+            for E in args.explore.split(","):
+                out = os.path.join(args.out, "%d-%s-%d.json" % (S, E, r))
+                res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
+                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E})
+                # the last decision (a drift may have restarted the exploration)
+                d = list(DECISION.finditer(res[2]))[-1:] or [None]
+                c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
+                if not d[0] or not c[0]:
+                    sys.exit("online_bench: no decision in the log: " + res[2][-800:])
+                labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip())
+                          for part in c[0].group(1).split(";")]
+                for label in labels:
+                    if label not in files and not label.endswith(("dropped", "not measured")):
+                        kernel, params = candidate_rule(label)
+                        files[label] = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
+                        fixed_file(files[label], kernel, params)
+                again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out},
+                               args.calls_fixed)
+                online.setdefault(E, []).append((d[0].group(1), int(d[0].group(2)),
+                                                 res[2].count("exploring again"), res, again))
+            for label, path in files.items():
+                fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
+                                                          args.calls_fixed))
+        fmed = {k: (med([v[0] for v in runs]), med([v[1] for v in runs])) for k, runs in fixed.items()}
+        dmed = (med([v[0] for v in default]), med([v[1] for v in default]))
+        best = min(fmed, key=lambda k: fmed[k][1])
+        best_total = min(v[0] for v in fmed.values())
+        print("\n### S = %d B, %d calls (fixed: %d)%s, %d launch(es) each (medians)\n"
+              % (S, args.calls, args.calls_fixed or args.calls,
+                 ", totals extrapolated to %d calls" % args.target if args.target else "", args.repeats))
+        print("| run | total all-to-all s | per-call median us |")
+        print("|---|---|---|")
+        print("| MPI library alone | %.6g | %.4g |" % dmed)
+        for label, v in sorted(fmed.items(), key=lambda kv: kv[1][1]):
+            print("| fixed %s%s | %.6g | %.4g |" % (label, " (exhaustive best)" if label == best else "",
+                                                 v[0], v[1]))
+        for E, runs in online.items():
+            chosen = ", ".join("%s@%d%s" % (w, at, "+%d restart" % rs if rs else "")
+                               for w, at, rs, _, _ in runs)
+            within = sum(1 for w, _, _, _, _ in runs if w in fmed and fmed[w][1] <= 1.05 * fmed[best][1])
+            tot = med([x[3][0] for x in runs])
+            again = med([x[4][0] for x in runs])
+            print("| online E=%s: chose %s; within 5%% of the best in %d of %d | %.6g | %.4g |"
+                  % (E, chosen, within, len(runs), tot, med([x[3][1] for x in runs])))
+            print("| online E=%s: total / best fixed total %.3f, / MPI library %.3f | | |"
+                  % (E, tot / best_total, tot / dmed[0]))
+            print("| second run reading the file (E=%s) | %.6g | %.4g |"
+                  % (E, again, med([x[4][1] for x in runs])))
+            print("| second run: total / best fixed total %.3f | | |" % (again / best_total))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

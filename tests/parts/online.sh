@@ -1,0 +1,89 @@
+# tests/parts/online.sh — online tuning through the preload library (A2A_TUNING=online,
+# kernels/tuned/online.c). Sourced by tests/run.sh (run, check, holds, pass, fail, $WORK,
+# mpirun_openmpi, mpirun_mpich). tests/preload/plain_alltoall --repeat N makes a loop of
+# calls at three block sizes (alltoall as bytes and as ints, alltoallv with zero blocks; on
+# MPI_COMM_WORLD and, at P = 4, on two halves) and checks every byte it receives itself.
+#   - every rank of a communicator switches at the same call to the same kernel (the
+#     decision lines of A2A_VERBOSE=2, tests/preload/expect.py online);
+#   - the file written at MPI_Finalize (A2A_TUNING_OUT) is valid and read back: a second
+#     run with it exploits it call by call (expect.py a2a) and explores nothing;
+#   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
+#     and the bytes stay right; without the check the same hook makes the program fail;
+#   - bad values of the variables: one line on stderr and the MPI library, exit 0.
+# Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 15 s.
+OD="$WORK/online"
+mkdir -p "$OD"
+EXPECT="/usr/bin/python3 tests/preload/expect.py"
+ONLINE_SIZES="16 1024 16384"
+T0=$SECONDS
+
+for lib in openmpi mpich; do
+    B=build/$lib
+    launch=mpirun_$lib
+    np=$([ $lib = openmpi ] && echo 4 || echo 2)
+    pre="LD_PRELOAD=$PWD/$B/liba2a_preload.so"
+    prog="$B/tests/preload/plain_alltoall"
+    # exploring 30 calls per shape: 5 to 7 candidates, 4 to 6 calls each; 40 loops decide all
+    run online/$lib/loop 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 40 - $ONLINE_SIZES
+    log="$WORK/online_${lib}_loop.log"
+    shapes=$([ $lib = openmpi ] && echo 18 || echo 6)
+    if out=$($EXPECT online "$log") && [ "$(echo "$out" | sed -n 's/^online: \([0-9]*\) calls.*/\1/p')" = $shapes ]; then
+        pass online/$lib/same-call-same-kernel "($shapes communicator shapes)"
+    else
+        fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
+    fi
+    # one rule per shape: the halves' shapes once (the first communicator's decision)
+    check online/$lib/file-written holds \
+        "[ \"\$(grep -c '\"kernel\": ' '$OD/$lib.json')\" = $((np == 4 ? 12 : 6)) ]"
+    # read back: every call of a known shape runs the file's rule; nothing is explored
+    run online/$lib/read-back 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+        A2A_TUNING_FILE="$OD/$lib.json" $prog --repeat 3 - $ONLINE_SIZES
+    rlog="$WORK/online_${lib}_read-back.log"
+    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep -q "a2a: online" "$rlog"; then
+        pass online/$lib/file-obeyed "$(echo "$out" | tail -1)"
+    else
+        fail online/$lib/file-obeyed "$(echo "$out" | tail -3)"
+    fi
+    # check mode: spread_out (a candidate of every shape) made to give wrong bytes
+    run online/$lib/check-drops 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_CHECK=1 A2A_TUNING_TEST_CORRUPT=spread_out \
+        $prog --repeat 20 - $ONLINE_SIZES
+    clog="$WORK/online_${lib}_check-drops.log"
+    check online/$lib/check-dropped-every-time holds \
+        "[ \"\$(grep -c 'A2A_TUNING_CHECK: spread_out gave other bytes than the MPI library' '$clog')\" = $shapes ] &&
+         ! grep -q -- '-> spread_out from call' '$clog'"
+    if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
+        A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
+        fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
+    else
+        pass online/$lib/corruption-bites
+    fi
+done
+
+# bad values: one line naming the variable, every call on the MPI library, exit 0
+bad_online() { # bad_online NAME VAR=VALUE...
+    local name=$1; shift
+    timeout -k 10 60 mpirun_openmpi 2 env LD_PRELOAD="$PWD/build/openmpi/liba2a_preload.so" \
+        A2A_VERBOSE=1 "$@" build/openmpi/tests/preload/plain_alltoall - 16 1024 \
+        > "$OD/bad.out" 2> "$OD/bad.err"
+    local rc=$? var=${1%%=*}
+    local other=$(grep -v -- '-> MPI library (' "$OD/bad.err" | wc -l)
+    if [ $rc -eq 0 ] && [ "$other" = 1 ] && grep -v -- '-> MPI library (' "$OD/bad.err" | grep -q "$var" &&
+        ! grep -q -- '-> [^M]' "$OD/bad.err" && grep -q -- '-> MPI library (' "$OD/bad.err"; then
+        pass "online/bad-value/$name"
+    else
+        fail "online/bad-value/$name" "exit $rc, $other other lines: $(head -c 300 "$OD/bad.err")"
+    fi
+}
+bad_online mode A2A_TUNING=onlin
+bad_online explore-small A2A_TUNING=online A2A_TUNING_EXPLORE=5
+bad_online explore-text A2A_TUNING=online A2A_TUNING_EXPLORE=12x
+bad_online check A2A_TUNING=online A2A_TUNING_CHECK=yes
+bad_online corrupt A2A_TUNING=online A2A_TUNING_TEST_CORRUPT=no_such_kernel
+timeout -k 10 60 mpirun_openmpi 2 env LD_PRELOAD="$PWD/build/openmpi/liba2a_preload.so" A2A_TUNING=online \
+    A2A_TUNING_OUT=/nonexistent/dir/out.json build/openmpi/tests/preload/plain_alltoall --repeat 40 - 16 \
+    > "$OD/out.out" 2> "$OD/out.err"; rc=$?
+check online/bad-value/out-unwritable holds \
+    "[ $rc -eq 0 ] && [ \"\$(wc -l < '$OD/out.err')\" = 1 ] && grep -q 'A2A_TUNING_OUT=/nonexistent/dir/out.json: cannot write' '$OD/out.err'"
+echo "     (online part: $((SECONDS - T0)) s)"
