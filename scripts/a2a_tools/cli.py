@@ -10,10 +10,11 @@ from . import bandwidth
 from . import tuner_report
 from . import simulate
 from . import crosscheck
+from . import model_run
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck)
+               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, model_run)
 
 
 def build_parser():
