@@ -10,7 +10,8 @@
  * n nodes further on; --all-nodes traces every rank and checks that claim (exit 1 when it
  * fails). Prints, one record a line:
  *   trace KERNEL P S Q EPOCHS
- *   stats RANK ROUNDS BLOCKS BYTES MESSAGES TRACED_SENDS TRACED_SEND_BYTES   per traced rank
+ *   stats RANK ROUNDS BLOCKS BYTES MESSAGES SENDS SEND_BYTES   per traced rank: its a2a_stats,
+ *         then the sends to other ranks and their bytes as the tracing layer recorded them
  *   epoch E MAX_SENDS MAX_RECVS MAX_COPY_SECONDS                          per epoch
  *   flow E NODE BYTES COUNT     sends of epoch E from node 0 to node NODE of BYTES each
  * Exit 0, 1 (a kernel failed or the symmetry check failed), 2 (bad input). */
@@ -156,12 +157,14 @@ static int trace_node(uniform_call call, int P, int S, int Q, int node, const ke
                     int offset = (m[i].peer / Q - node + N) % N;
                     t->flows[t->flow_count++] = (flow){ e, m[i].bytes, offset };
                     s++;
-                    send_bytes += m[i].bytes;
+                    if (m[i].peer != rank) { /* what a2a_stats counts: sends to others */
+                        sends++;
+                        send_bytes += m[i].bytes;
+                    }
                 } else {
                     r++;
                 }
             }
-            sends += s;
             if (s > t->max_sends[e])
                 t->max_sends[e] = s;
             if (r > t->max_recvs[e])

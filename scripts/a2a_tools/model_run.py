@@ -315,8 +315,10 @@ def run(args, db):
     copies = copy_model(args.copy_model)
     error = None
     if args.check:
-        cells = check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)),
-                            platform=os.path.basename(args.platform))
+        # every simulated cell of the modelled kernels, each on its own run's platform
+        kernels = {k for _, k, _, _, _ in configs}
+        cells = [c for c in check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)))
+                 if c[0] in kernels]
         error = summarize(cells, sys.stdout, quiet=True)
     conn = open_target(args.db)
     model = CostModel(platform)
@@ -391,9 +393,9 @@ def _open_any(paths):
     return conn
 
 
-def check_cells(path, platforms, only_P=None, platform=None):
+def check_cells(path, platforms, only_P=None):
     """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
-    of path the model covers (on `platform` only, when given)."""
+    of path the model covers, each modelled on its run's platform (in `platforms`)."""
     conn = _open_any(path)
     rows = conn.execute(
         "SELECT r.kernel, r.P, r.S, r.radix, r.radix2, r.block_count, r.ppn, r.median_s, "
@@ -403,7 +405,7 @@ def check_cells(path, platforms, only_P=None, platform=None):
     conn.close()
     cells, models = [], {}
     for kernel, P, S, radix, radix2, block_count, ppn, sim, plat, options in rows:
-        if only_P and P not in only_P or platform and plat != platform:
+        if only_P and P not in only_P:
             continue
         schedule = kernel
         if kernel == "vendor":
@@ -441,7 +443,7 @@ def summarize(cells, out, quiet=False):
     text = None
     for kernel in sorted({c[0] for c in cells}) + [None]:
         errs = [abs(m / s - 1) for k, _, _, _, s, m in cells if kernel in (None, k)]
-        line = "median |error| %.1f %%, worst %.1f %% over %d cells" % (
+        line = "median %.1f %%, worst %.1f %% (%d cells)" % (
             100 * statistics.median(errs), 100 * max(errs), len(errs))
         out.write("%-10s %s\n" % (kernel or "all", line))
         text = line
