@@ -108,7 +108,7 @@ $(BUILD)/tests/preload/probe.so: tests/preload/probe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -shared $< -ldl -o $@
 
-tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD)
+tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD) build/model/a2atrace
 
 run: setup
 	@$(MAKE) --no-print-directory all
