@@ -97,9 +97,9 @@ class CostModel:
             capacity = self._capacity.setdefault(nodes, [])
             counts, worst = {}, 0.0
             for n in range(nodes):
-                m = (n + d) % nodes
-                worst = max(worst, self.p.route_latency(n, m))
-                for link, bw in self.p.route(n, m):
+                links, latency = self.p.route(n, (n + d) % nodes)
+                worst = max(worst, latency)
+                for link, bw in links:
                     if link not in index:
                         index[link] = len(capacity)
                         capacity.append(bw)

@@ -167,10 +167,6 @@ class Topology:
             stride *= d
         return hops
 
-    def links(self, a, b):
-        """Links on the route from node a to node b (a != b), the nodes' own two included."""
-        return 2 if self.kind not in ("DRAGONFLY", "FAT_TREE", "TORUS") else 2 + len(self.route(a, b))
-
 
 class Platform:
     """A platform file read for the model (see the module's description)."""
@@ -191,6 +187,7 @@ class Platform:
         for m in re.finditer(r"--cfg=(smpi/[\w-]+):(\S+)", options or ""):
             props[m.group(1)] = m.group(2)
         self.props = {k: v for k, v in props.items() if k in NETWORK_PROPS}
+        self._routes = {}
         self.bw_factor = Piecewise(props.get("smpi/bw-factor", DEFAULT_BW_FACTOR), path)
         self.lat_factor = Piecewise(props.get("smpi/lat-factor", DEFAULT_LAT_FACTOR), path)
         self.send_overhead = Piecewise(props.get("smpi/os", ""), path)
@@ -230,14 +227,20 @@ class Platform:
         self.backbone_factor = 1.0
         self.topology = Topology("FLAT", "", self.nodes, path)
 
-    def route_latency(self, a, b):
-        """Seconds of latency on the route between nodes a and b (a != b)."""
-        return self.topology.links(a, b) * self.link_lat + self.backbone_lat
-
     def route(self, a, b):
-        """The shared network links between nodes a and b: [(link id, bytes/s)]."""
-        return [(link, self.link_bw * (self.backbone_factor if link == ("backbone",) else cap))
-                for link, cap in self.topology.route(a, b)]
+        """The route between nodes a and b (a != b): ([(shared link id, bytes/s)], seconds of
+        latency over all its links, the nodes' own two included); memoised (a dragonfly's
+        routes depend on the routers only)."""
+        topo = self.topology
+        key = (a // topo.per[0], b // topo.per[0]) if topo.kind == "DRAGONFLY" else (a, b)
+        hit = self._routes.get(key)
+        if hit is None:
+            links = topo.route(a, b)
+            hops = 2 + len(links) if topo.kind in ("DRAGONFLY", "FAT_TREE", "TORUS") else 2
+            hit = ([(link, self.link_bw * (self.backbone_factor if link == ("backbone",) else cap))
+                    for link, cap in links], hops * self.link_lat + self.backbone_lat)
+            self._routes[key] = hit
+        return hit
 
     def describe(self):
         """One line naming the network model's parameters (recorded with model rows)."""
