@@ -6,14 +6,16 @@
  *            [--all-nodes]
  *
  * Traces ranks 0..Q-1 (node 0 when the P ranks fill nodes of Q cores in order). Every
- * uniform kernel of liba2a is node-circulant: node n sends what node 0 sends, to the node
- * n nodes further on; --all-nodes traces every rank and checks that claim (exit 1 when it
- * fails). Prints, one record a line:
+ * uniform kernel of liba2a is node-circulant: rank n*Q + j sends what rank j sends, to
+ * the rank n*Q further on; --all-nodes traces every rank and checks that claim (exit 1
+ * when it fails). Prints, one record a line:
  *   trace KERNEL P S Q EPOCHS
  *   stats RANK ROUNDS BLOCKS BYTES MESSAGES SENDS SEND_BYTES   per traced rank: its a2a_stats,
  *         then the sends to other ranks and their bytes as the tracing layer recorded them
  *   epoch E MAX_SENDS MAX_RECVS MAX_COPY_SECONDS                          per epoch
- *   flow E NODE BYTES COUNT     sends of epoch E from node 0 to node NODE of BYTES each
+ *   send E LOCAL OFFSET BYTES COUNT   COUNT sends of epoch E from rank LOCAL of node 0 to
+ *                                     rank LOCAL + OFFSET (mod P), of BYTES each; LOCAL is
+ *                                     '*' when every rank of the node sends alike
  * Exit 0, 1 (a kernel failed or the symmetry check failed), 2 (bad input). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,10 +74,11 @@ static const struct {
     { "spread_out", call_spread_out }, { "pairwise", call_pairwise }, { "scattered", call_scattered },
 };
 
-/* One send of a node, relative to it: epoch, node offset, bytes. */
+/* One send of a node's rank, relative to it: epoch, the rank's place in its node, the
+ * rank distance to the receiver (mod P), bytes. */
 typedef struct flow {
     long long epoch, bytes;
-    int node;
+    int local, offset;
 } flow;
 
 /* What one node's ranks do, relative to the node. */
@@ -91,8 +94,10 @@ static int flow_order(const void *a, const void *b)
     const flow *x = a, *y = b;
     if (x->epoch != y->epoch)
         return x->epoch < y->epoch ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
+    if (x->local != y->local)
+        return x->local < y->local ? -1 : 1;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
     return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
@@ -120,7 +125,6 @@ static int trace_node(uniform_call call, int P, int S, int Q, int node, const ke
 {
     long long room = 0, sends_room = 0, recvs_room = 0, copy_room = 0;
     memset(t, 0, sizeof *t);
-    int N = P / Q;
     for (int rank = node * Q; rank < node * Q + Q && rank < P; rank++) {
         MPI_Comm comm = trace_comm_create(P, rank, Q);
         if (comm == MPI_COMM_NULL) {
@@ -154,8 +158,8 @@ static int trace_node(uniform_call call, int P, int S, int Q, int node, const ke
             long long s = 0, r = 0;
             for (; i < n && m[i].epoch == e; i++) {
                 if (m[i].sent) {
-                    int offset = (m[i].peer / Q - node + N) % N;
-                    t->flows[t->flow_count++] = (flow){ e, m[i].bytes, offset };
+                    int offset = (m[i].peer - rank + P) % P;
+                    t->flows[t->flow_count++] = (flow){ e, m[i].bytes, rank % Q, offset };
                     s++;
                     if (m[i].peer != rank) { /* what a2a_stats counts: sends to others */
                         sends++;
@@ -218,13 +222,28 @@ static void print_summary(const char *kernel, int P, int S, int Q, const node_tr
     long long i = 0;
     for (long long e = 0; e < t->epochs; e++) {
         printf("epoch %lld %lld %lld %.6e\n", e, t->max_sends[e], t->max_recvs[e], t->max_copy[e]);
-        while (i < t->flow_count && t->flows[i].epoch == e) {
-            long long j = i;
-            while (j < t->flow_count && flow_order(&t->flows[i], &t->flows[j]) == 0)
+        long long end = i;
+        while (end < t->flow_count && t->flows[end].epoch == e)
+            end++;
+        /* every rank of the node sending alike (sorted by local rank: Q equal runs)? */
+        long long per = (end - i) / Q;
+        int alike = per > 0 && per * Q == end - i;
+        for (long long k = i + per; alike && k < end; k++)
+            alike = t->flows[k].offset == t->flows[k - per].offset &&
+                    t->flows[k].bytes == t->flows[k - per].bytes &&
+                    t->flows[k].local == t->flows[k - per].local + 1;
+        for (long long k = i; k < end && (!alike || k < i + per);) {
+            long long j = k;
+            while (j < end && flow_order(&t->flows[k], &t->flows[j]) == 0)
                 j++;
-            printf("flow %lld %d %lld %lld\n", e, t->flows[i].node, t->flows[i].bytes, j - i);
-            i = j;
+            if (alike)
+                printf("send %lld * %d %lld %lld\n", e, t->flows[k].offset, t->flows[k].bytes, j - k);
+            else
+                printf("send %lld %d %d %lld %lld\n", e, t->flows[k].local, t->flows[k].offset,
+                       t->flows[k].bytes, j - k);
+            k = j;
         }
+        i = end;
     }
 }
 
