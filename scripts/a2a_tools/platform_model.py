@@ -22,8 +22,7 @@ DEFAULT_BW_FACTOR = ("65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;34
                      "1426:0.608902;732:0.341987;257:0.338112;0:0.812084")
 DEFAULT_LAT_FACTOR = ("65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;"
                       "1426:1.61075;732:1.9503;257:1.95341;0:2.01467")
-NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or",
-                 "smpi/send-is-detached-thresh", "smpi/async-small-thresh")
+NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or")
 
 _UNITS_BW = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 2 ** 10, "mi": 2 ** 20,
              "gi": 2 ** 30, "ti": 2 ** 40}
@@ -193,10 +192,6 @@ class Platform:
         self.lat_factor = Piecewise(props.get("smpi/lat-factor", DEFAULT_LAT_FACTOR), path)
         self.send_overhead = Piecewise(props.get("smpi/os", ""), path)
         self.recv_overhead = Piecewise(props.get("smpi/or", ""), path)
-        # sends below it return at once (eager); larger ones hold the sender until delivered
-        self.detached = int(props.get("smpi/send-is-detached-thresh", "65536"))
-        # below it a message leaves before its receive is posted; above, once both are
-        self.async_small = int(props.get("smpi/async-small-thresh", "0"))
         clusters = list(root.iter("cluster"))
         if clusters:
             self._cluster(clusters[0], path)
