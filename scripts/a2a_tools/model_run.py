@@ -245,6 +245,16 @@ def _sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def _git_revision():
+    """The tree's `git describe --always --dirty`, or 'unknown'."""
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def _now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -348,11 +358,11 @@ def run(args, db):
     conn.execute("BEGIN")
     run_id = conn.execute(
         "INSERT INTO runs(started, status, host, nodes, world_size, ppn, cores_per_node, "
-        "oversubscribed, mpi_library, backend, sweep_file, sweep_text, command_line, "
-        "platform, platform_sha256, smpi_options) VALUES (?, 'running', ?, ?, ?, ?, ?, 0, "
-        "'model (a2atrace: tracing MPI layer)', 'model', ?, ?, ?, ?, ?, ?)",
+        "oversubscribed, mpi_library, git_revision, backend, sweep_file, sweep_text, "
+        "command_line, platform, platform_sha256, smpi_options) VALUES (?, 'running', ?, ?, "
+        "?, ?, ?, 0, 'model (a2atrace: tracing MPI layer)', ?, 'model', ?, ?, ?, ?, ?, ?)",
         (_now(), socket.gethostname(), platform.nodes, platform.nodes * platform.cores,
-         platform.cores, platform.cores, os.path.abspath(args.sweep), sweep.text,
+         platform.cores, platform.cores, _git_revision(), os.path.abspath(args.sweep), sweep.text,
          " ".join(sys.argv), os.path.basename(args.platform), _sha256(args.platform),
          options)).lastrowid
     conn.execute("COMMIT")
