@@ -31,6 +31,7 @@ typedef struct kernel_params {
 typedef int (*uniform_call)(const void *, int, void *, int, MPI_Comm, const kernel_params *,
                             a2a_stats *);
 
+/* Guarantees: each call_* runs one kernel on MPI_BYTE blocks with its parameters. */
 static int call_tra(const void *s, int n, void *r, int m, MPI_Comm c, const kernel_params *p,
                     a2a_stats *st)
 {
@@ -89,6 +90,7 @@ typedef struct node_trace {
     double *max_copy;
 } node_trace;
 
+/* Guarantees: qsort order of flows: epoch, local rank, offset, bytes. */
 static int flow_order(const void *a, const void *b)
 {
     const flow *x = a, *y = b;
@@ -184,6 +186,7 @@ static int trace_node(uniform_call call, int P, int S, int Q, int node, const ke
     return 0;
 }
 
+/* Guarantees: everything trace_node allocated in t is freed. */
 static void node_trace_free(node_trace *t)
 {
     free(t->flows);
@@ -258,6 +261,7 @@ static int parse_int(const char *text, int *value)
     return 1;
 }
 
+/* Guarantees: the reason and the usage on stderr; returns 2 (bad input). */
 static int usage(const char *why)
 {
     fprintf(stderr, "a2atrace: %s\nusage: a2atrace KERNEL P S --node-size Q [--radix R] "
@@ -265,6 +269,7 @@ static int usage(const char *why)
     return 2;
 }
 
+/* Guarantees: the summary of node 0 (see the header comment); exit 0, 1 or 2. */
 int main(int argc, char **argv)
 {
     if (argc < 4)

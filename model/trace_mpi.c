@@ -106,6 +106,7 @@ static void close_epoch(void)
     }
 }
 
+/* Guarantees: see trace_mpi.h. */
 MPI_Comm trace_comm_create(int size, int rank, int node_size)
 {
     message_count = 0;
@@ -116,17 +117,20 @@ MPI_Comm trace_comm_create(int size, int rank, int node_size)
     return comm_new(size, rank, node_size > 0 ? node_size : size);
 }
 
+/* Guarantees: see trace_mpi.h. */
 const trace_message *trace_messages(long long *n)
 {
     *n = message_count;
     return messages;
 }
 
+/* Guarantees: see trace_mpi.h. */
 long long trace_epochs(void)
 {
     return epochs + (epoch_open ? 1 : 0);
 }
 
+/* Guarantees: see trace_mpi.h. */
 double trace_copy_seconds(long long e)
 {
     return e < copy_room ? copy_seconds[e] : 0;
@@ -152,6 +156,7 @@ static int builtin_size(MPI_Datatype type)
     return ((unsigned)type & 0xff00u) >> 8;
 }
 
+/* Guarantees: the bytes of a predefined type; MPI_ERR_TYPE for any other. */
 int MPI_Type_size(MPI_Datatype type, int *size)
 {
     int s = builtin_size(type);
@@ -161,6 +166,7 @@ int MPI_Type_size(MPI_Datatype type, int *size)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: lower bound 0 and extent = size for a predefined type (MPI_ERR_TYPE else). */
 int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     int s = builtin_size(type);
@@ -171,11 +177,13 @@ int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: as MPI_Type_get_extent (a predefined type has no gaps). */
 int MPI_Type_get_true_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     return MPI_Type_get_extent(type, lb, extent);
 }
 
+/* Guarantees: MPI_COMBINER_NAMED for a predefined type (MPI_ERR_TYPE else). */
 int MPI_Type_get_envelope(MPI_Datatype type, int *ni, int *na, int *nd, int *combiner)
 {
     if (builtin_size(type) < 0)
@@ -203,6 +211,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *type)
     return MPI_ERR_TYPE;
 }
 
+/* Guarantees: MPI_SUCCESS for a predefined type, which needs no commit. */
 int MPI_Type_commit(MPI_Datatype *type)
 {
     return builtin_size(*type) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
@@ -214,6 +223,7 @@ int MPI_Type_free(MPI_Datatype *type)
     return MPI_ERR_TYPE; /* predefined types cannot be freed, and there are no others */
 }
 
+/* Guarantees: a new datatype keyval (types are never copied or freed here). */
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_attr_function *del,
                            int *keyval, void *extra)
 {
@@ -222,6 +232,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy, MPI_Type_delete_at
     return MPI_SUCCESS;
 }
 
+/* Guarantees: the value set on (type, keyval), *found = 0 when none. */
 int MPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *found)
 {
     *found = 0;
@@ -233,6 +244,7 @@ int MPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *found)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: (type, keyval) holds value (MPI_ERR_NO_MEM when the table is full). */
 int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
     for (int i = 0; i < type_attrs; i++)
@@ -281,6 +293,7 @@ int MPI_Unpack(const void *in, int insize, int *position, void *out, int count,
 
 /* ---- communicators ------------------------------------------------------------------ */
 
+/* Guarantees: the traced rank's place in the virtual communicator. */
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     virtual_comm *c = comm_of(comm);
@@ -290,6 +303,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: the virtual communicator's size P. */
 int MPI_Comm_size(MPI_Comm comm, int *size)
 {
     virtual_comm *c = comm_of(comm);
@@ -299,6 +313,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: *flag = 0: every virtual communicator is an intracommunicator. */
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     if (!comm_of(comm))
@@ -347,6 +362,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: a new communicator keyval whose delete callback MPI_Comm_free runs. */
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
                            int *keyval, void *extra)
 {
@@ -358,6 +374,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_at
     return MPI_SUCCESS;
 }
 
+/* Guarantees: the value set on (comm, keyval), *found = 0 when none. */
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *found)
 {
     virtual_comm *c = comm_of(comm);
@@ -372,6 +389,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *found)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: (comm, keyval) holds value (MPI_ERR_NO_MEM when the table is full). */
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 {
     virtual_comm *c = comm_of(comm);
@@ -417,6 +435,8 @@ static int check_peer(MPI_Comm comm, int peer, int count, MPI_Datatype type, lon
     return MPI_SUCCESS;
 }
 
+/* Guarantees: the send recorded in the open epoch; the request completes at the next
+ * MPI_Waitall. Nothing is delivered. */
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
@@ -429,6 +449,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
     return err;
 }
 
+/* Guarantees: the receive recorded in the open epoch; the buffer keeps what it held. */
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
