@@ -477,6 +477,18 @@ def summarize(cells, out, quiet=False):
             100 * statistics.median(errs), 100 * max(errs), len(errs))
         out.write("%-10s %s\n" % (kernel or "all", line))
         text = line
+    # the radix each would choose, per (kernel, P, S) with several radices
+    groups = {}
+    for kernel, P, S, params, sim, mod in cells:
+        if "radix" in params:
+            groups.setdefault((kernel, P, S), []).append((sim, mod))
+    groups = [g for g in groups.values() if len(g) > 1]
+    if groups:
+        same = sum(min(g)[0] == min(g, key=lambda c: c[1])[0] for g in groups)
+        lost = [min(g, key=lambda c: c[1])[0] / min(g)[0] - 1 for g in groups]
+        out.write("best radix: the model's is SimGrid's in %d of %d (kernel, P, S); choosing "
+                  "the model's costs SimGrid time: median %.1f %%, worst %.1f %%\n"
+                  % (same, len(groups), 100 * statistics.median(lost), 100 * max(lost)))
     return text
 
 
