@@ -180,10 +180,12 @@ def _expand(text, env, where):
         raise A2AError("%s: %s" % (where, e))
 
 
-def configurations(sweep, platform, sections=None, only_P=None):
+def configurations(sweep, platform, sections=None, only_P=None, world=0):
     """[(section, kernel, P, S, params)] of the sweep's uniform sections the model covers,
-    in sweep order; a list of (section, kernel) it skips and why."""
+    in sweep order, `world` (default: the platform's cores) standing for world in P lists;
+    a list of (section, kernel) it skips and why."""
     capacity = platform.nodes * platform.cores
+    world = world or capacity
     out, skipped = [], []
     for sec in sweep.sections:
         if sections and sec.name not in sections:
@@ -195,7 +197,7 @@ def configurations(sweep, platform, sections=None, only_P=None):
         if family != "uniform":
             skipped.append((sec.name, "family %s (the model covers the uniform family)" % family))
             continue
-        for P in sweep.process_counts(sec, capacity):
+        for P in sweep.process_counts(sec, world):
             if only_P and P not in only_P:
                 continue
             if P > capacity:
@@ -203,20 +205,21 @@ def configurations(sweep, platform, sections=None, only_P=None):
                                % (sweep.shown, P, platform.path, capacity))
             for kernel in kernels:
                 if kernel not in KERNEL_PARAMS:
-                    skipped.append((sec.name, "kernel %s (a2atrace runs %s)"
-                                    % (kernel, ", ".join(KERNEL_PARAMS))))
+                    why = "kernel %s (a2atrace runs %s)" % (kernel, ", ".join(KERNEL_PARAMS))
+                    if (sec.name, why) not in skipped:
+                        skipped.append((sec.name, why))
                     continue
                 combos = [{}]
                 for name in KERNEL_PARAMS[kernel]:
                     grown = []
                     for c in combos:
                         Q = c.get("ppn") or platform.cores
-                        env = {"P": P, "Q": Q, "N": max(1, P // Q), "world": capacity}
+                        env = {"P": P, "Q": Q, "N": max(1, P // Q), "world": world}
                         values = _expand(get(name, "0" if name == "ppn" else "2"), env,
                                          "%s [%s] %s" % (sweep.shown, sec.name, name))
                         grown += [dict(c, **{name: v}) for v in values]
                     combos = grown
-                for S in _expand(get("S", "16"), {"P": P, "world": capacity},
+                for S in _expand(get("S", "16"), {"P": P, "world": world},
                                  "%s [%s] S" % (sweep.shown, sec.name)):
                     for c in combos:
                         out.append((sec.name, kernel, P, S, c))
@@ -300,6 +303,10 @@ def add_parser(sub, common):
     p.add_argument("--db", required=True, help="results database (created if missing)")
     p.add_argument("--section", help="only these sections (comma-separated)")
     p.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
+    p.add_argument("--world", type=int, default=0,
+                   help="the value of `world` in P lists (default: the platform's cores)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print how many configurations the sweep has and what it skips; run none")
     p.add_argument("--copy-model", default="none", metavar="MODEL|DB|none",
                    help="the copy-cost model as `a2a simulate` takes it (BYTES:GBPS,... or a "
                         "copybench database); default: %(default)s (copies free)")
@@ -337,11 +344,15 @@ def run(args, db):
     platform = Platform(args.platform)
     sweep = Sweep(args.sweep)
     sections = [s.strip() for s in args.section.split(",")] if args.section else None
-    configs, skipped = configurations(sweep, platform, sections, _ints(args.only_P))
+    configs, skipped = configurations(sweep, platform, sections, _ints(args.only_P), args.world)
     for name, why in skipped:
         sys.stderr.write("a2a model-run: [%s] skipped: %s\n" % (name, why))
     if not configs:
         raise A2AError("%s: no configuration the model covers" % args.sweep)
+    if args.dry_run:
+        print("%d configurations at P = %s" % (len(configs), ",".join(
+            str(P) for P in sorted({c[2] for c in configs}))))
+        return 0
     copies = copy_model(args.copy_model)
     error = None
     if args.check:

@@ -49,7 +49,7 @@ def duration(text, where):
 class Piecewise:
     """SMPI's size-dependent factor 'threshold:value;...' (value of the largest threshold
     at most the size), or its overhead 'threshold:offset:per_byte;...' (offset + size x
-    per_byte)."""
+    per_byte); further values of a section are ignored, as SimGrid does."""
 
     def __init__(self, text, where):
         self.text = text
@@ -60,10 +60,12 @@ class Piecewise:
                 nums = [float(p) for p in parts]
             except ValueError:
                 nums = []
-            if len(nums) not in (2, 3):
+            if len(nums) < 2:
                 raise A2AError("%s: '%s' is not 'bytes:value' or 'bytes:offset:per_byte'"
                                % (where, item))
-            self.pieces.append((nums[0], nums[1], nums[2] if len(nums) == 3 else 0.0))
+            # SimGrid reads the first values of a section and ignores the rest (its
+            # default overhead is '0:0:0:0:0')
+            self.pieces.append((nums[0], nums[1], nums[2] if len(nums) > 2 else 0.0))
         self.pieces.sort()
 
     def __call__(self, size, overhead=False):
