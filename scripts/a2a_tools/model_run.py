@@ -166,9 +166,13 @@ class CostModel:
                     else:
                         inter_lat = max(inter_lat,
                                         p.lat_factor(size) * self.worst_latency(nodes, d))
-            inter = {d: w for d, w in self.node_loads(flows, Q, nodes).items() if d != 0}
+            loads = self.node_loads(flows, Q, nodes)
+            if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages
+                intra = max(intra, p.loop_lat + loads[0] / p.loop_bw)
+            inter = {d: w for d, w in loads.items() if d != 0}
             if inter:
-                inter_lat += max(sum(inter.values()) / p.link_bw, self.busiest_link(nodes, inter))
+                own = sum(inter.values()) / p.link_bw if p.link_bw else 0.0
+                inter_lat += max(own, self.busiest_link(nodes, inter))
             terms["inter" if inter_lat > intra else "intra"] += max(intra, inter_lat)
         return sum(terms.values()), terms
 

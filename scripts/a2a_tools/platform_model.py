@@ -208,6 +208,7 @@ class Platform:
         self.link_lat = duration(el.get("lat"), where)
         self.loop_bw = bandwidth(el.get("loopback_bw", "498MBps"), where)
         self.loop_lat = duration(el.get("loopback_lat", "15us"), where)
+        self.loop_shared = False  # a cluster's loopback is a FATPIPE
         self.backbone_lat = duration(el.get("bb_lat", "0"), where)
         self.backbone_factor = 1.0
         self.topology = Topology(el.get("topology", "FLAT").upper(), el.get("topo_parameters", ""),
@@ -216,24 +217,19 @@ class Platform:
             self.backbone_factor = bandwidth(el.get("bb_bw"), where) / self.link_bw
 
     def _hosts(self, root, path):
-        hosts = [h for h in root.iter("host")]
-        links = [l for l in root.iter("link")]
-        if not hosts or not links:
-            raise A2AError("%s: the model reads <cluster> platforms, or <host>s with <link>s" % path)
-        self.nodes = len(hosts)
-        self.cores = int(hosts[0].get("core", "1"))
-        slowest = min(links, key=lambda l: bandwidth(l.get("bandwidth"), path))
-        self.link_bw = bandwidth(slowest.get("bandwidth"), path)
-        self.link_lat = max(duration(l.get("latency", "0"), path) for l in links)
-        self.loop_bw, self.loop_lat, self.backbone_lat = 498e6, 15e-6, 0.0  # SimGrid's loopback
-        self.backbone_factor = 1.0
-        self.topology = Topology("FLAT", "", self.nodes, path)
+        self.graph = GraphNetwork(root, path)
+        self.nodes, self.cores = len(self.graph.hosts), self.graph.cores
+        self.link_bw = None  # a node's own link is one of its routes' links
+        self.loop_lat, self.loop_bw, self.loop_shared = self.graph.loopback()
+        self.topology = None
 
     def route(self, a, b):
         """The route between nodes a and b (a != b): ([(shared link id, bytes/s)], seconds of
         latency over all its links, the nodes' own two included); memoised (a dragonfly's
         routes depend on the routers only)."""
         topo = self.topology
+        if topo is None:
+            return self.graph.route(a, b)
         key = (a // topo.per[0], b // topo.per[0]) if topo.kind == "DRAGONFLY" else (a, b)
         hit = self._routes.get(key)
         if hit is None:
@@ -246,9 +242,97 @@ class Platform:
 
     def describe(self):
         """One line naming the network model's parameters (recorded with model rows)."""
-        return ("nodes=%d cores=%d link=%.4gGB/s,%.3gus loopback=%.4gGB/s,%.3gus topology=%s "
+        link = ("link=%.4gGB/s,%.3gus" % (self.link_bw / 1e9, self.link_lat * 1e6)
+                if self.topology else "links=%d" % len(self.graph.links))
+        return ("nodes=%d cores=%d %s loopback=%.4gGB/s,%.3gus%s topology=%s "
                 "bw-factor=%s lat-factor=%s os=%s or=%s"
-                % (self.nodes, self.cores, self.link_bw / 1e9, self.link_lat * 1e6,
-                   self.loop_bw / 1e9, self.loop_lat * 1e6, self.topology.kind,
+                % (self.nodes, self.cores, link, self.loop_bw / 1e9, self.loop_lat * 1e6,
+                   " shared" if self.loop_shared else "",
+                   self.topology.kind if self.topology else "routes",
                    self.bw_factor.text, self.lat_factor.text, self.send_overhead.text or "0",
                    self.recv_overhead.text or "0"))
+
+
+class GraphNetwork:
+    """A platform of explicit <host>s, <router>s, <link>s and <route>/<zoneRoute>s: every
+    route an edge from its source (gw_src) to its destination (gw_dst) carrying its links
+    (and back, unless symmetrical="NO"); a route from a host to itself is its loopback.
+    Node-to-node routes are the lowest-latency paths (SimGrid's Dijkstra routing; Full and
+    Floyd zones list their routes, which are edges here). A SPLITDUPLEX link is two
+    links, one per direction; a FATPIPE link is never shared."""
+
+    def __init__(self, root, path):
+        self.hosts = [h.get("id") for h in root.iter("host")]
+        if not self.hosts:
+            raise A2AError("%s: the platform has no <cluster> and no <host>" % path)
+        self.cores = int(next(root.iter("host")).get("core", "1"))
+        self.index = {h: i for i, h in enumerate(self.hosts)}
+        self.links = {}
+        for l in root.iter("link"):
+            where = "%s: link '%s'" % (path, l.get("id"))
+            self.links[l.get("id")] = (bandwidth(l.get("bandwidth"), where),
+                                       duration(l.get("latency", "0"), where),
+                                       l.get("sharing_policy", "SHARED").upper())
+        self.edges, self.self_routes = {}, {}
+        for el in root.iter():
+            if el.tag not in ("route", "zoneRoute"):
+                continue
+            a, b = el.get("gw_src") or el.get("src"), el.get("gw_dst") or el.get("dst")
+            hops = []
+            for ctn in el.iter("link_ctn"):
+                if ctn.get("id") not in self.links:
+                    raise A2AError("%s: a route names link '%s', which is not declared"
+                                   % (path, ctn.get("id")))
+                hops.append((ctn.get("id"), (ctn.get("direction") or "UP").upper()))
+            if a == b:
+                self.self_routes[a] = hops
+                continue
+            self.edges.setdefault(a, []).append((b, hops))
+            if (el.get("symmetrical") or "YES").upper() != "NO":
+                back = [(i, "DOWN" if d == "UP" else "UP") for i, d in reversed(hops)]
+                self.edges.setdefault(b, []).append((a, back))
+        self._from = {}
+
+    def _latency(self, hops):
+        return sum(self.links[i][1] for i, _ in hops)
+
+    def _shared(self, hops):
+        """[(link id, bytes/s)] of the hops that flows share (FATPIPE links are not)."""
+        out = []
+        for i, d in hops:
+            bw, _, policy = self.links[i]
+            if policy != "FATPIPE":
+                out.append(((i, d if policy == "SPLITDUPLEX" else None), bw))
+        return out
+
+    def loopback(self):
+        """(latency, bandwidth, shared) of node 0's route to itself."""
+        hops = self.self_routes.get(self.hosts[0])
+        if not hops:  # SimGrid's default loopback: a FATPIPE of 10 GB/s... per host zone
+            return 0.0, float("inf"), False
+        bw = min(self.links[i][0] for i, _ in hops)
+        return (self._latency(hops), bw,
+                any(self.links[i][2] != "FATPIPE" for i, _ in hops))
+
+    def route(self, a, b):
+        """([(shared link id, bytes/s)], latency) of the lowest-latency path from host a to
+        host b (indexes)."""
+        import heapq
+        if a not in self._from:
+            src = self.hosts[a]
+            best, paths, queue = {src: 0.0}, {src: []}, [(0.0, src)]
+            while queue:
+                t, v = heapq.heappop(queue)
+                if t > best.get(v, float("inf")):
+                    continue
+                for w, hops in self.edges.get(v, ()):
+                    tw = t + self._latency(hops)
+                    if tw < best.get(w, float("inf")):
+                        best[w], paths[w] = tw, paths[v] + hops
+                        heapq.heappush(queue, (tw, w))
+            self._from[a] = {self.index[h]: (self._shared(paths[h]), best[h])
+                             for h in paths if h in self.index}
+        hit = self._from[a].get(b)
+        if hit is None:
+            raise A2AError("no route from host %s to host %s" % (self.hosts[a], self.hosts[b]))
+        return hit

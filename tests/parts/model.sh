@@ -87,3 +87,11 @@ check model/platform-os-read [ "$added" = "11000.0" ]
 scripts/a2a model-check --db tests/data/tuner-dragonfly.sql --quiet > "$M/check.txt" 2>&1
 check model/agrees-with-simgrid holds 'awk "\$1 == \"all\" && \$8 == \"(150\" && \$3 <= 5 && \$6 <= 40 {ok = 1} END {exit !ok}" "$M/check.txt"'
 [ -s "$M/check.txt" ] && sed 's/^/    /' "$M/check.txt"
+
+# ---- a platform of explicit hosts, links and routes (the form of platforms generated
+# with zones): epoch by epoch, pairwise at P = 4 in nodes of 2, 1000 B: self messages
+# share the memory link (0.1 us + 2000 B / 100 GB/s), then 2 us of NIC latency plus 1000
+# or 2000 B through one NIC direction at 10 GB/s: 0.12 + 2.1 + 2.2 + 2.1 us ------------
+printf '[t]\nfamily = uniform\nkernels = pairwise\nP = 4\nS = 1000\n' > "$M/routes.ini"
+scripts/a2a model-run "$M/routes.ini" --platform tests/data/model_routes.xml --db "$M/routes.db" > /dev/null 2>&1
+check model/explicit-routes-platform [ "$(sql "$M/routes.db" "SELECT round(median_s * 1e12) FROM results")" = "6520000.0" ]
