@@ -3,11 +3,12 @@ it: nodes and their cores, the node's own link (its injection bandwidth, shared 
 ranks), the intra-node transport (loopback), the topology's route lengths, and SMPI's
 per-message factors and overheads.
 
-Read from any SimGrid 4.1 platform: <cluster> tags (flat, or with topology = FAT_TREE,
-DRAGONFLY or TORUS and its topo_parameters; bw, lat, loopback_bw, loopback_lat, bb_bw,
-bb_lat, core, radical), plain <host>s joined by <link>s (each host one node, every route
-taken as two of the slowest links), and <config><prop id="smpi/..." value="..."/> for
-smpi/bw-factor, smpi/lat-factor, smpi/os, smpi/or. Options given with the run
+Read from any SimGrid 4.1 platform: its first <cluster> tag (flat, or with topology =
+FAT_TREE, DRAGONFLY or TORUS and its topo_parameters; bw, lat, loopback_bw, loopback_lat,
+bb_bw, bb_lat, core, radical), or else its <host>s, <router>s, <link>s and
+<route>/<zoneRoute>s as a graph (GraphNetwork: each host one node), and
+<config><prop id="smpi/..." value="..."/> for smpi/bw-factor, smpi/lat-factor, smpi/os,
+smpi/or (other SimGrid options, e.g. network/weight-S, are not modelled). Options given with the run
 (--cfg=smpi/os:...) override the file. What the file does not say is SimGrid 3.32's
 default: its SMPI bandwidth and latency factors (fitted on Ethernet) and zero overheads."""
 import re
