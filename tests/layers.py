@@ -33,7 +33,7 @@ LAYERS = [
     ["preload"],                         # liba2a_preload.so, over the dispatcher
     ["workloads"],                       # block sizes and payloads of the harness
     ["apps"],                            # application workloads
-    ["harness"],                         # a2atune
+    ["harness", "model"],                # a2atune; a2atrace, the model tier's tracer
     ["tests", "tests/preload", "sweeps/bench"],  # everything may be tested or benchmarked
 ]
 

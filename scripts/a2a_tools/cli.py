@@ -12,10 +12,12 @@ from . import simulate
 from . import crosscheck
 from . import platform
 from . import paper_figures
+from . import model_run
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform, paper_figures)
+               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
+               paper_figures, model_run)
 
 
 def build_parser():

@@ -1,0 +1,515 @@
+"""`a2a model-run` and `a2a model-check`: the model tier, for the scale SimGrid cannot reach.
+
+Each configuration's exact message schedule comes from the kernel's own code: a2atrace
+(build/model/a2atrace, `make build/model/a2atrace`) runs the liba2a kernel for the ranks of
+one node against a tracing MPI layer and reports, per epoch (the messages a rank has in
+flight together: one MPI_Sendrecv, or the requests one MPI_Waitall completes), each rank's
+sends by rank offset and size, the most messages a rank sends and receives, and the copy
+seconds the SimGrid build's copy-cost model charges. Every uniform kernel is
+node-circulant (rank n*Q + j does what rank j does, n*Q ranks further on; `a2atrace
+--all-nodes` checks it), so node 0 stands for every node.
+
+The cost of an epoch (bulk-synchronous: the next starts when the slowest rank is done):
+  copies + messages x smpi/os + messages x smpi/or
+  + the longer of: the slowest intra-node message (loopback latency x lat-factor + bytes /
+    (loopback bandwidth x bw-factor): SMPI's loopback is not shared between flows), and the
+    inter-node traffic: the longest route latency x lat-factor, over every node sending
+    at that node distance, + the time of the most loaded link: the node's own link (its
+    ranks' bytes to other nodes / bandwidth) or the busiest shared link of the topology
+    (every node's routes at once), bytes counted as bytes / bw-factor.
+The sum over epochs is the configuration's time. Nothing is fitted: every number comes
+from the platform file (platform_model.py) and SimGrid's documented defaults; what the
+model leaves out (ranks running ahead into the next epoch, SMPI's max-min sharing details)
+is what `a2a model-check` measures against SimGrid. (Carrying every rank's clock through
+the epochs instead, with SMPI's rule that a message moves once both sides have posted it,
+gave the same error on the checked-in dragonfly rows at 10x the cost at P = 16,384.)
+
+Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
+its sha256 and the network model's parameters in smpi_options; with --check SIMDB the
+error against SimGrid (median and worst over the simulated cells of the modelled kernels)
+goes with the run and every row, and figures drawn from the rows print it."""
+import datetime
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+from . import vlist
+from .common import A2AError
+from .platform_model import Platform
+from .sweepfile import Sweep
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
+# the kernels a2atrace runs and the a2atrace options of the parameters each takes
+KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
+                 "spread_out": (), "pairwise": (), "scattered": ("block_count",)}
+# SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
+# ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
+VENDOR_SCHEDULES = {"ring": "pairwise"}
+
+
+def trace(kernel, P, S, node_size, params, copy_model):
+    """a2atrace's summary of one configuration: {'epochs': [(max_sends, max_recvs,
+    copy_s, [(local rank or None for all, rank offset, bytes, count)...])], 'stats':
+    (rounds, blocks, bytes, messages)}."""
+    if not os.access(TRACER, os.X_OK):
+        raise A2AError("%s is not built: make build/model/a2atrace" % TRACER)
+    cmd = [TRACER, kernel, str(P), str(S), "--node-size", str(node_size)]
+    for name in KERNEL_PARAMS[kernel]:
+        if params.get(name) is not None:
+            cmd += ["--" + name.replace("_", "-"), str(params[name])]
+    env = dict(os.environ, A2A_SIM_COPY_MODEL=copy_model or "")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return None, (out.stderr.strip().splitlines() or ["a2atrace failed"])[0]
+    epochs, stats = [], None
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if f[0] == "epoch":
+            epochs.append((int(f[2]), int(f[3]), float(f[4]), []))
+        elif f[0] == "send":
+            epochs[int(f[1])][3].append((None if f[2] == "*" else int(f[2]), int(f[3]),
+                                         int(f[4]), int(f[5])))
+        elif f[0] == "stats" and stats is None:
+            stats = tuple(int(x) for x in f[2:6])
+    return {"epochs": epochs, "stats": stats}, None
+
+
+class CostModel:
+    """The cost of a traced schedule on a platform (see the module's description)."""
+
+    def __init__(self, platform):
+        self.p = platform
+        self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
+        self._links = {}     # (nodes) -> {link id: index}
+        self._capacity = {}  # (nodes) -> [bytes/s of each link]
+
+    def node_size(self, P):
+        return min(P, self.p.cores)
+
+    def offset(self, nodes, d):
+        """For every node n sending to node n + d at once: the longest route latency, and
+        how many of those routes cross each shared network link (indexes, counts)."""
+        key = (nodes, d)
+        if key not in self._offsets:
+            import numpy
+            index = self._links.setdefault(nodes, {})
+            capacity = self._capacity.setdefault(nodes, [])
+            counts, worst = {}, 0.0
+            for n in range(nodes):
+                links, latency = self.p.route(n, (n + d) % nodes)
+                worst = max(worst, latency)
+                for link, bw in links:
+                    if link not in index:
+                        index[link] = len(capacity)
+                        capacity.append(bw)
+                    i = index[link]
+                    counts[i] = counts.get(i, 0) + 1
+            self._offsets[key] = (worst, numpy.array(list(counts), dtype=numpy.int64),
+                                  numpy.array(list(counts.values()), dtype=float))
+        return self._offsets[key]
+
+    def busiest_link(self, nodes, loads):
+        """Seconds the most loaded shared link needs for {offset: wire bytes per node}."""
+        import numpy
+        for d in loads:
+            self.offset(nodes, d)
+        capacity = numpy.array(self._capacity.get(nodes, []), dtype=float)
+        if not len(capacity):
+            return 0.0
+        total = numpy.zeros(len(capacity))
+        for d, wire in loads.items():
+            _, idx, cnt = self._offsets[(nodes, d)]
+            total += numpy.bincount(idx, weights=cnt * wire, minlength=len(capacity))
+        return float((total / capacity).max())
+
+    def node_loads(self, flows, Q, nodes):
+        """{node offset: bytes on the wire} node 0 sends in an epoch's flows (offset 0: its
+        own), each message's bytes divided by SMPI's bandwidth factor of its size (on the
+        checked-in dragonfly rows, counting the factor only as a bound on each flow's rate
+        took the median error from 4 % to 11 %)."""
+        loads = {}
+        for local, offset, size, count in flows:
+            wire = count * size / self.p.bw_factor(size)
+            for j in range(Q) if local is None else (local,):
+                d = ((j + offset) // Q) % nodes
+                loads[d] = loads.get(d, 0.0) + wire
+        return loads
+
+    def worst_latency(self, nodes, d):
+        """The longest route latency from a node n to node n + d, over every n."""
+        return self.offset(nodes, d)[0]
+
+    def seconds(self, traced, P):
+        """(seconds, {term: seconds}) of a traced configuration, epoch by epoch (see the
+        module's description)."""
+        p, Q = self.p, self.node_size(P)
+        nodes = max(1, P // Q)
+        terms = {"copy": 0.0, "overhead": 0.0, "intra": 0.0, "inter": 0.0}
+        for sends, recvs, copy, flows in traced["epochs"]:
+            largest = max((b for _, _, b, _ in flows), default=0)
+            terms["copy"] += copy
+            terms["overhead"] += (sends * p.send_overhead(largest, True) +
+                                  recvs * p.recv_overhead(largest, True))
+            intra = inter_lat = 0.0
+            for local, offset, size, count in flows:
+                wire = count * size / p.bw_factor(size)
+                for d in {((j + offset) // Q) % nodes for j in (range(Q) if local is None else (local,))}:
+                    if d == 0:
+                        intra = max(intra, p.lat_factor(size) * p.loop_lat + wire / p.loop_bw)
+                    else:
+                        inter_lat = max(inter_lat,
+                                        p.lat_factor(size) * self.worst_latency(nodes, d))
+            loads = self.node_loads(flows, Q, nodes)
+            if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages
+                intra = max(intra, p.loop_lat + loads[0] / p.loop_bw)
+            inter = {d: w for d, w in loads.items() if d != 0}
+            if inter:
+                own = sum(inter.values()) / p.link_bw if p.link_bw else 0.0
+                inter_lat += max(own, self.busiest_link(nodes, inter))
+            terms["inter" if inter_lat > intra else "intra"] += max(intra, inter_lat)
+        return sum(terms.values()), terms
+
+
+def _expand(text, env, where):
+    try:
+        return vlist.parse(text, env)
+    except A2AError as e:
+        raise A2AError("%s: %s" % (where, e))
+
+
+def configurations(sweep, platform, sections=None, only_P=None, world=0):
+    """[(section, kernel, P, S, params)] of the sweep's uniform sections the model covers,
+    in sweep order, `world` (default: the platform's cores) standing for world in P lists;
+    a list of (section, kernel) it skips and why."""
+    capacity = platform.nodes * platform.cores
+    world = world or capacity
+    out, skipped = [], []
+    for sec in sweep.sections:
+        if sections and sec.name not in sections:
+            continue
+        get = lambda key, default=None: (sweep.setting(sec, key).value
+                                         if sweep.setting(sec, key) else default)
+        family = get("family", "uniform")
+        kernels = [k.strip() for k in get("kernels", "").split(",") if k.strip()]
+        if family != "uniform":
+            skipped.append((sec.name, "family %s (the model covers the uniform family)" % family))
+            continue
+        for P in sweep.process_counts(sec, world):
+            if only_P and P not in only_P:
+                continue
+            if P > capacity:
+                raise A2AError("%s: P = %d needs more cores than %s has (%d)"
+                               % (sweep.shown, P, platform.path, capacity))
+            for kernel in kernels:
+                if kernel not in KERNEL_PARAMS:
+                    why = "kernel %s (a2atrace runs %s)" % (kernel, ", ".join(KERNEL_PARAMS))
+                    if (sec.name, why) not in skipped:
+                        skipped.append((sec.name, why))
+                    continue
+                combos = [{}]
+                for name in KERNEL_PARAMS[kernel]:
+                    grown = []
+                    for c in combos:
+                        Q = c.get("ppn") or platform.cores
+                        env = {"P": P, "Q": Q, "N": max(1, P // Q), "world": world}
+                        values = _expand(get(name, "0" if name == "ppn" else "2"), env,
+                                         "%s [%s] %s" % (sweep.shown, sec.name, name))
+                        grown += [dict(c, **{name: v}) for v in values]
+                    combos = grown
+                for S in _expand(get("S", "16"), {"P": P, "world": world},
+                                 "%s [%s] S" % (sweep.shown, sec.name)):
+                    for c in combos:
+                        out.append((sec.name, kernel, P, S, c))
+    return out, skipped
+
+
+def _valid(kernel, P, params, cores):
+    """Why the kernel refuses these parameters at P, or None (the kernels' own ranges)."""
+    r = params.get("radix")
+    if kernel == "tra" and not 2 <= r <= max(2, P):
+        return "radix %d outside [2, max(2, P)]" % r
+    if kernel == "tra2":
+        Q = params.get("ppn") or min(P, cores)
+        if P % Q:
+            return "P %% ppn != 0"
+        N = P // Q
+        if not (2 <= r <= max(2, Q) and 2 <= params["radix2"] <= max(2, N)):
+            return "radix outside [2, Q] or radix2 outside [2, N]"
+    if kernel == "scattered" and not 1 <= params["block_count"] <= P:
+        return "block_count outside [1, P]"
+    return None
+
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _git_revision():
+    """The tree's `git describe --always --dirty`, or 'unknown'."""
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def open_target(path):
+    """A writable connection to the results database; a new one gets a2atune's schema from
+    a2atune itself (`a2atune copybench` into a scratch file, its tables copied)."""
+    from .merge import open_target as merge_target, sync_schema
+    conn = merge_target(path, False)
+    if conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'runs'").fetchone()[0]:
+        return conn
+    from .params import binary
+    scratch = path + ".schema-%d" % os.getpid()
+    try:
+        rc = subprocess.call([binary(), "copybench", "--sizes", "1K", "--threads", "1",
+                              "--quiet", "--db", scratch], stdout=subprocess.DEVNULL)
+        if rc != 0:
+            raise A2AError("%s copybench could not create a database (exit %d)" % (binary(), rc))
+        src = sqlite3.connect(scratch)
+        sync_schema(conn, src)
+        src.close()
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(scratch + suffix):
+                os.remove(scratch + suffix)
+    return conn
+
+
+def add_parser(sub, common):
+    """Registers `a2a model-run` and `a2a model-check`."""
+    p = sub.add_parser(
+        "model-run", help="the model tier: a sweep's uniform sections at any P in seconds",
+        description="Evaluates each configuration of SWEEP's uniform sections (tra, tra2, "
+                    "bruck, spread_out, pairwise, scattered) with the model tier: the kernel's "
+                    "own schedule (a2atrace) under the platform's per-message costs, shared "
+                    "node links, route latencies and the copy-cost model. Rows: backend = "
+                    "model, validated = 0. Seconds per configuration at P = 16,384.",
+        epilog="example:  a2a model-run sweeps/paper/tra_fig8_model.ini --platform "
+               "platforms/dragonfly.xml --db results/model.db --check results/sim.db",
+        formatter_class=common["formatter"])
+    p.add_argument("sweep", metavar="SWEEP")
+    p.add_argument("--platform", required=True, help="SimGrid platform file (platforms/*.xml)")
+    p.add_argument("--db", required=True, help="results database (created if missing)")
+    p.add_argument("--section", help="only these sections (comma-separated)")
+    p.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
+    p.add_argument("--world", type=int, default=0,
+                   help="the value of `world` in P lists (default: the platform's cores)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print how many configurations the sweep has and what it skips; run none")
+    p.add_argument("--copy-model", default="none", metavar="MODEL|DB|none",
+                   help="the copy-cost model as `a2a simulate` takes it (BYTES:GBPS,... or a "
+                        "copybench database); default: %(default)s (copies free)")
+    p.add_argument("--check", metavar="SIMDB",
+                   help="a simulated database: the model's error against it (model-check on "
+                        "the same platform) is stored with every row and printed")
+    p.set_defaults(func=run, needs_db=False)
+    c = sub.add_parser(
+        "model-check", help="the model tier's error against SimGrid, per cell",
+        description="Runs the model on every ok row of SIMDB that SimGrid simulated "
+                    "(backend = simgrid, a kernel a2atrace runs; SMPI's ring `vendor` rows as "
+                    "the pairwise schedule) with the platform, SMPI options and copy model "
+                    "recorded with its run, and prints per cell the simulated and modelled "
+                    "seconds and the error (model / simgrid - 1), then the median and worst "
+                    "absolute error per kernel and overall. Nothing is fitted.",
+        formatter_class=common["formatter"])
+    c.add_argument("--db", required=True,
+                   help="a database with simulated rows, or .sql dumps (comma-separated)")
+    c.add_argument("--platforms", default=os.path.join(ROOT, "platforms"),
+                   help="where the runs' platform files are (default: %(default)s)")
+    c.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
+    c.add_argument("--quiet", action="store_true", help="only the summary lines")
+    c.set_defaults(func=check, needs_db=False)
+    return p
+
+
+def _ints(text):
+    return {int(x) for x in text.split(",")} if text else None
+
+
+def run(args, db):
+    """`a2a model-run`: rows for every configuration; exit 0, or 1 if one failed."""
+    del db
+    from .simulate import copy_model
+    platform = Platform(args.platform)
+    sweep = Sweep(args.sweep)
+    sections = [s.strip() for s in args.section.split(",")] if args.section else None
+    configs, skipped = configurations(sweep, platform, sections, _ints(args.only_P), args.world)
+    for name, why in skipped:
+        sys.stderr.write("a2a model-run: [%s] skipped: %s\n" % (name, why))
+    if not configs:
+        raise A2AError("%s: no configuration the model covers" % args.sweep)
+    if args.dry_run:
+        print("%d configurations at P = %s" % (len(configs), ",".join(
+            str(P) for P in sorted({c[2] for c in configs}))))
+        return 0
+    copies = copy_model(args.copy_model)
+    error = None
+    if args.check:
+        # every simulated cell of the modelled kernels, each on its own run's platform
+        kernels = {k for _, k, _, _, _ in configs}
+        cells = [c for c in check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)))
+                 if c[0] in kernels]
+        error = summarize(cells, sys.stdout, quiet=True)
+    conn = open_target(args.db)
+    model = CostModel(platform)
+    options = "model: a2atrace + cost model; %s; copy-model=%s%s" % (
+        platform.describe(), copies or "none",
+        "; error vs simgrid (%s): %s" % (args.check, error) if error else "")
+    conn.execute("BEGIN")
+    run_id = conn.execute(
+        "INSERT INTO runs(started, status, host, nodes, world_size, ppn, cores_per_node, "
+        "oversubscribed, mpi_library, git_revision, backend, sweep_file, sweep_text, "
+        "command_line, platform, platform_sha256, smpi_options) VALUES (?, 'running', ?, ?, "
+        "?, ?, ?, 0, 'model (a2atrace: tracing MPI layer)', ?, 'model', ?, ?, ?, ?, ?, ?)",
+        (_now(), socket.gethostname(), platform.nodes, platform.nodes * platform.cores,
+         platform.cores, platform.cores, _git_revision(), os.path.abspath(args.sweep), sweep.text,
+         " ".join(sys.argv), os.path.basename(args.platform), _sha256(args.platform),
+         options)).lastrowid
+    conn.execute("COMMIT")
+    failed = 0
+    t_all = time.time()
+    for i, (section, kernel, P, S, params) in enumerate(configs):
+        t0 = time.time()
+        why = _valid(kernel, P, params, platform.cores)
+        traced, status, seconds, stats = None, "skipped", None, (None,) * 4
+        if not why:
+            traced, why = trace(kernel, P, S, model.node_size(P), params, copies)
+            status = "error" if why else "ok"
+        if traced:
+            seconds, _ = model.seconds(traced, P)
+            stats = traced["stats"]
+            why = "modelled" + ("; error vs simgrid: %s" % error if error else "")
+        failed += status == "error"
+        key = "uniform|%s|%s|P=%d|S=%d|%s" % (section, kernel, P, S, "|".join(
+            "%s=%s" % kv for kv in sorted(params.items())))
+        conn.execute(
+            "INSERT OR REPLACE INTO results(run_id, config_key, section, family, kernel, P, Q, S, "
+            "dist, radix, radix2, block_count, ppn, params, iterations, warmup, median_s, "
+            "q1_s, q3_s, min_s, max_s, mean_s, stddev_s, rounds, blocks, bytes_sent, messages, "
+            "status, message, started, ended, validated) VALUES (?, ?, ?, 'uniform', ?, ?, ?, "
+            "?, 'constant', ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (run_id, key, section, kernel, P, model.node_size(P), S, params.get("radix"),
+             params.get("radix2"), params.get("block_count"), params.get("ppn"),
+             json.dumps(params), seconds, seconds, seconds, seconds, seconds, seconds)
+            + tuple(stats) + (status, why, _now(), _now()))
+        sys.stderr.write("a2a model-run: [%d/%d] %s P = %d S = %d %s: %s (%.2f s)\n"
+                         % (i + 1, len(configs), kernel, P, S, json.dumps(params),
+                            "%.4g us" % (seconds * 1e6) if seconds else why, time.time() - t0))
+    conn.execute("UPDATE runs SET status = 'done', ended = ? WHERE id = ?", (_now(), run_id))
+    conn.close()
+    sys.stderr.write("a2a model-run: %d configurations in %.1f s -> %s (backend = model)\n"
+                     % (len(configs), time.time() - t_all, args.db))
+    return 1 if failed else 0
+
+
+def _open_any(paths):
+    """A connection to a database file, or to .sql dumps (comma-separated, loaded in
+    order: a later one may add rows to an earlier one's runs) in memory."""
+    paths = paths.split(",")
+    for path in paths:
+        if not os.path.exists(path):
+            raise A2AError("%s: no such database" % path)
+    if not all(p.endswith(".sql") for p in paths):
+        if len(paths) > 1:
+            raise A2AError("%s: one database file, or .sql dumps" % ",".join(paths))
+        return sqlite3.connect("file:%s?mode=ro" % paths[0], uri=True)
+    conn = sqlite3.connect(":memory:")
+    for path in paths:
+        with open(path) as f:
+            try:
+                conn.executescript(f.read())
+            except sqlite3.Error as e:
+                raise A2AError("%s: %s" % (path, e))
+    return conn
+
+
+def check_cells(path, platforms, only_P=None):
+    """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
+    of path the model covers, each modelled on its run's platform (in `platforms`)."""
+    conn = _open_any(path)
+    rows = conn.execute(
+        "SELECT r.kernel, r.P, r.S, r.radix, r.radix2, r.block_count, r.ppn, r.median_s, "
+        "u.platform, u.smpi_options FROM results r JOIN runs u ON u.id = r.run_id "
+        "WHERE u.backend = 'simgrid' AND r.status = 'ok' AND r.family = 'uniform' "
+        "AND r.dist = 'constant' ORDER BY r.kernel, r.P, r.S, r.radix").fetchall()
+    conn.close()
+    cells, models = [], {}
+    for kernel, P, S, radix, radix2, block_count, ppn, sim, plat, options in rows:
+        if only_P and P not in only_P:
+            continue
+        schedule = kernel
+        if kernel == "vendor":
+            selector = next((o.split(":")[1] for o in (options or "").split()
+                             if o.startswith("--cfg=smpi/alltoall:")), "")
+            schedule = VENDOR_SCHEDULES.get(selector)
+        if schedule not in KERNEL_PARAMS:
+            continue
+        if (plat, options) not in models:
+            models[(plat, options)] = CostModel(Platform(os.path.join(platforms, plat), options))
+        model = models[(plat, options)]
+        copies = next((o.split("=", 1)[1] for o in (options or "").split()
+                       if o.startswith("copy-model=")), "none")
+        params = {k: v for k, v in (("radix", radix), ("radix2", radix2),
+                                    ("block_count", block_count), ("ppn", ppn)) if v is not None}
+        traced, why = trace(schedule, P, S, model.node_size(P), params,
+                            "" if copies == "none" else copies)
+        if traced:
+            cells.append((kernel, P, S, params, sim, model.seconds(traced, P)[0]))
+    return cells
+
+
+def summarize(cells, out, quiet=False):
+    """Prints the cells (unless quiet) and the median and worst |error| per kernel and
+    overall; returns the overall summary text."""
+    if not cells:
+        raise A2AError("no simulated cell the model covers")
+    if not quiet:
+        out.write("%-10s %6s %7s %-22s %12s %12s %8s\n"
+                  % ("kernel", "P", "S", "params", "simgrid_us", "model_us", "error"))
+        for kernel, P, S, params, sim, mod in cells:
+            out.write("%-10s %6d %7d %-22s %12.3f %12.3f %+7.1f%%\n"
+                      % (kernel, P, S, json.dumps(params, separators=(",", ":")), sim * 1e6,
+                         mod * 1e6, 100 * (mod / sim - 1)))
+    text = None
+    for kernel in sorted({c[0] for c in cells}) + [None]:
+        errs = [abs(m / s - 1) for k, _, _, _, s, m in cells if kernel in (None, k)]
+        line = "median %.1f %%, worst %.1f %% (%d cells)" % (
+            100 * statistics.median(errs), 100 * max(errs), len(errs))
+        out.write("%-10s %s\n" % (kernel or "all", line))
+        text = line
+    # the radix each would choose, per (kernel, P, S) with several radices
+    groups = {}
+    for kernel, P, S, params, sim, mod in cells:
+        if "radix" in params:
+            groups.setdefault((kernel, P, S), []).append((sim, mod))
+    groups = [g for g in groups.values() if len(g) > 1]
+    if groups:
+        same = sum(min(g)[0] == min(g, key=lambda c: c[1])[0] for g in groups)
+        lost = [min(g, key=lambda c: c[1])[0] / min(g)[0] - 1 for g in groups]
+        out.write("best radix: the model's is SimGrid's in %d of %d (kernel, P, S); choosing "
+                  "the model's costs SimGrid time: median %.1f %%, worst %.1f %%\n"
+                  % (same, len(groups), 100 * statistics.median(lost), 100 * max(lost)))
+    return text
+
+
+def check(args, db):
+    """`a2a model-check`: exit 0 (the error is a measurement, not a verdict)."""
+    del db
+    cells = check_cells(args.db, args.platforms, _ints(args.only_P))
+    summarize(cells, sys.stdout, args.quiet)
+    return 0
