@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "configs.h"
+#include "crash_guard.h"
 #include "db.h"
 #include "heartbeat.h"
 #include "provenance.h"
@@ -51,7 +52,8 @@ static const char tune_usage[] =
     "                  chooses from; with --replay DB at DB's launch size), one a line, and\n"
     "                  stop: nothing measured or recorded (a2a tuner-report uses it)\n"
     "exit codes: 0 done, 1 a result was wrong or a kernel failed, 2 bad input, 3 a\n"
-    "configuration hit its time limit (--resume continues)\n";
+    "configuration hit its time limit (--resume continues), 4 (SimGrid build) a\n"
+    "configuration crashed the simulation (recorded as error; --resume continues)\n";
 
 typedef struct tune_options {
     const char *sweep_path, *db_path, *section, *replay_path, *out_dir;
@@ -470,6 +472,7 @@ static int tune(const tune_options *o, long long *run_id_out)
     samples = malloc((size_t)max_iterations * sizeof *samples);
     if (rank == 0) {
         watchdog_start();
+        crash_guard_start();
         fprintf(stderr, "a2atune: tune: %d configurations can run in %d cells (%d to tune); "
                 "budget %d (%.0f%%) -> %s, run %lld%s\n", runnable, tuner_cells(t),
                 tuner_tunable_cells(t), topt.budget, 100.0 * topt.budget / runnable, o->db_path,
