@@ -7,7 +7,9 @@ enum {
     EXIT_OK = 0,        /* everything ran and was correct */
     EXIT_WRONG = 1,     /* some result was wrong or a kernel failed */
     EXIT_BAD_INPUT = 2, /* bad command line, sweep file or database */
-    EXIT_TIMEOUT = 3    /* a configuration exceeded its time limit; rerun with --resume */
+    EXIT_TIMEOUT = 3,   /* a configuration exceeded its time limit; rerun with --resume */
+    EXIT_CRASH = 4      /* simulation build: a configuration crashed the process (recorded
+                           as error); rerun with --resume */
 };
 
 typedef struct run_options {

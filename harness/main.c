@@ -77,7 +77,8 @@ static const char usage[] =
     "exit codes: 0 all correct, 1 a result was wrong or a kernel failed, 2 bad input\n"
     "            (or a live run holds the same configurations, or the database refused a\n"
     "            write), 3 a configuration hit its time limit (the run was ended; --resume\n"
-    "            continues)\n";
+    "            continues), 4 (SimGrid build) a configuration crashed the simulation (recorded\n"
+    "            as error with the signal; the run was ended; --resume continues)\n";
 
 static int report_errors = 1; /* under mpirun only rank 0 reports */
 

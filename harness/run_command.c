@@ -9,6 +9,7 @@
 #include "configs.h"
 #include "counting.h"
 #include "counters.h"
+#include "crash_guard.h"
 #include "db.h"
 #include "dist_provider.h"
 #include "heartbeat.h"
@@ -395,32 +396,72 @@ static int wrong_or_error(const int *counts)
     return counts[STATUS_WRONG] + counts[STATUS_ERROR];
 }
 
-/* Records the hung configuration as `timeout` through its own connection and ends
- * the process; the launcher then ends the other ranks. */
-static void on_timeout(void *arg)
+/* Records the configuration as `status` with message through its own connection, ends
+ * the run as run_status and says so (what happened: "TIMEOUT", how the launch ended: "a
+ * timeout"), as the launch's last act. */
+static void record_last(const timeout_context *t, result_status status, const char *message,
+                        const char *run_status, const char *what_happened, const char *ended_by)
 {
-    timeout_context *t = arg;
     char what[300], err[512];
     config_describe(t->config, what, sizeof what);
-    result_record r = { .status = STATUS_TIMEOUT, .started = t->started, .ended = now() };
-    snprintf(r.message, sizeof r.message,
-             "exceeded the time limit of %g s; the launch was ended (rerun with --resume to "
-             "continue after this configuration)", t->config->timeout);
+    result_record r = { .status = status, .started = t->started, .ended = now() };
+    snprintf(r.message, sizeof r.message, "%s", message);
     db *d;
     if (db_open(t->db_path, &d, err, sizeof err) == 0) {
         if (db_store_result(d, t->run_id, t->section, t->config, &r, NULL, 0, err, sizeof err))
             fprintf(stderr, "a2atune: %s: cannot store %s: %s\n", t->db_path, what, err);
-        db_end_run(d, t->run_id, "timeout");
+        db_end_run(d, t->run_id, run_status);
         db_close(d);
     } else {
         fprintf(stderr, "a2atune: %s\n", err);
     }
-    fprintf(stderr, "a2atune: TIMEOUT %s: %s\n", what, r.message);
+    fprintf(stderr, "a2atune: %s %s: %s\n", what_happened, what, r.message);
     if (t->counts) /* a sweep's launch: its summary line, as at its end */
-        fprintf(stderr, "a2atune: ended by a timeout after %.1f s: %d ok, %d wrong, %d error, "
-                "%d skipped, 1 timeout\n", now() - t->launched, t->counts[STATUS_OK],
-                t->counts[STATUS_WRONG], t->counts[STATUS_ERROR], t->counts[STATUS_SKIPPED]);
+        fprintf(stderr, "a2atune: ended by %s after %.1f s: %d ok, %d wrong, %d error, "
+                "%d skipped, %d timeout\n", ended_by, now() - t->launched,
+                t->counts[STATUS_OK], t->counts[STATUS_WRONG],
+                t->counts[STATUS_ERROR] + (status == STATUS_ERROR),
+                t->counts[STATUS_SKIPPED], status == STATUS_TIMEOUT);
+}
+
+/* Records the hung configuration as `timeout` and ends the process; the launcher then
+ * ends the other ranks. */
+static void on_timeout(void *arg)
+{
+    const timeout_context *t = arg;
+    char message[300];
+    snprintf(message, sizeof message,
+             "exceeded the time limit of %g s; the launch was ended (rerun with --resume to "
+             "continue after this configuration)", t->config->timeout);
+    record_last(t, STATUS_TIMEOUT, message, "timeout", "TIMEOUT", "a timeout");
     _exit(EXIT_TIMEOUT);
+}
+
+/* Simulation build: records the configuration during which the process received a fatal
+ * signal as `error` naming the signal, and ends the process (crash_guard.h). */
+static void on_crash(void *arg, int signo)
+{
+    const timeout_context *t = arg;
+    char message[300];
+    snprintf(message, sizeof message,
+             "the simulation died of %s while this configuration ran; the launch was ended "
+             "(rerun with --resume to continue after this configuration)",
+             crash_guard_signal_name(signo));
+    record_last(t, STATUS_ERROR, message, "crashed", "CRASH", "a crash");
+    _exit(EXIT_CRASH);
+}
+
+/* Rank 0: the guards of configuration t (its time limit, and in the simulation build its
+ * crashes) armed, or with t NULL disarmed. */
+static void guard(timeout_context *t)
+{
+    if (t) {
+        watchdog_arm(t->config->timeout, on_timeout, t);
+        crash_guard_arm(on_crash, t);
+    } else {
+        crash_guard_disarm();
+        watchdog_disarm();
+    }
 }
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -617,6 +658,7 @@ static void plan_run(launch_run *L, const run_info *info)
     free(runs);
     if (L->rank == 0) {
         watchdog_start();
+        crash_guard_start();
         if (info->oversubscribed)
             fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
                     "than cores are oversubscribed (flagged in the database); their timings "
@@ -645,7 +687,7 @@ static void measure_one(launch_run *L, int i, const config *c, result_record *r)
         timeout_context tc = { L->opt->db_path, L->run_id, sec, c, r->started, L->counts,
                                L->t_launch };
         if (L->rank == 0)
-            watchdog_arm(c->timeout, on_timeout, &tc);
+            guard(&tc);
         if (L->rank < c->P)
             run_config(c, L->comm_of[c->P], r, L->samples);
         if (L->plan.meet_after[i] && L->rank < c->P) /* the ranks at work change next */
@@ -655,7 +697,7 @@ static void measure_one(launch_run *L, int i, const config *c, result_record *r)
         else if (L->rank < c->P)
             polite_barrier(L->comm_of[c->P]);
         if (L->rank == 0)
-            watchdog_disarm();
+            guard(NULL);
         L->done_count++;
     }
     r->ended = now();
@@ -916,7 +958,7 @@ void measure_everywhere(const char *db_path, long long run_id, const sweep_secti
     r->started = now();
     timeout_context tc = { db_path, run_id, sec, c, r->started, NULL, r->started };
     if (rank == 0)
-        watchdog_arm(c->timeout, on_timeout, &tc);
+        guard(&tc);
     if (rank < c->P) {
         run_config(c, comm, r, samples);
         polite_barrier(MPI_COMM_WORLD);
@@ -924,6 +966,6 @@ void measure_everywhere(const char *db_path, long long run_id, const sweep_secti
         idle_barrier(MPI_COMM_WORLD); /* idle ranks free their core while they wait */
     }
     if (rank == 0)
-        watchdog_disarm();
+        guard(NULL);
     r->ended = now();
 }

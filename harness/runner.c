@@ -1,6 +1,8 @@
 /* runner.c — validating and timing one configuration (see runner.h): one path for every
  * family, over the family's operations table (family.h). */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "family.h"
 #include "polite.h"
@@ -220,11 +222,30 @@ static void note_choice(const config *c, result_record *out)
     snprintf(out->message + used, sizeof out->message - used, "%s%s", used ? "; " : "", choice);
 }
 
+#ifdef A2A_SIMGRID
+/* The test hook of the simulation build's crash path (tests/parts/simgrid.sh): with
+ * A2A_SIM_TEST_CRASH=KERNEL:S in the environment, rank 0 of every configuration of that
+ * kernel and block size S receives SIGSEGV before it builds its workload. */
+static void crash_if_asked(const config *c, int rank)
+{
+    const char *asked = getenv("A2A_SIM_TEST_CRASH");
+    const char *colon = asked ? strchr(asked, ':') : NULL;
+    if (rank != 0 || !colon || strlen(c->kernel->name) != (size_t)(colon - asked) ||
+        strncmp(asked, c->kernel->name, (size_t)(colon - asked)) != 0 ||
+        strtoll(colon + 1, NULL, 10) != c->S)
+        return;
+    raise(SIGSEGV);
+}
+#endif
+
 /* Guarantees: see runner.h. */
 void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples)
 {
     run r = { c, family_ops_of(c), { 0 }, comm, 0, MPI_SUCCESS };
     MPI_Comm_rank(comm, &r.rank);
+#ifdef A2A_SIMGRID
+    crash_if_asked(c, r.rank);
+#endif
     char msg[512] = "";
     int status = r.ops->build(c, comm, &r.load, msg, sizeof msg);
     a2a_stats stats = { 0 };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "configs.h"
+#include "crash_guard.h"
 #include "db.h"
 #include "heartbeat.h"
 #include "provenance.h"
@@ -62,7 +63,8 @@ static const char tune_usage[] =
     "                  its cost in seconds, tab-separated (a2a tuner-report --suite reads it)\n"
     "  --noise N       the amplitude of --evaluate's noise (default 0%)\n"
     "exit codes: 0 done, 1 a result was wrong or a kernel failed, 2 bad input, 3 a\n"
-    "configuration hit its time limit (--resume continues)\n";
+    "configuration hit its time limit (--resume continues), 4 (SimGrid build) a\n"
+    "configuration crashed the simulation (recorded as error; --resume continues)\n";
 
 typedef struct tune_options {
     const char *sweep_path, *db_path, *section, *replay_path, *out_dir;
@@ -591,6 +593,7 @@ static int tune(const tune_options *o, long long *run_id_out)
     samples = malloc((size_t)max_iterations * sizeof *samples);
     if (rank == 0) {
         watchdog_start();
+        crash_guard_start();
         char budget[64];
         if (o->budget_seconds > 0)
             snprintf(budget, sizeof budget, "%g s of timed and warm-up calls", o->budget_seconds);

@@ -163,6 +163,16 @@ def smpi_options(P, args, selector):
             "smpi/reduce:binomial", "smpi/gather:ompi_binomial",
             "smpi/alltoall:%s" % alltoall, "smpi/alltoallv:%s" % alltoallv,
             "smpi/simulate-computation:no",
+            # SimGrid 3.32's max-min solver compares a link's usage (the sum over its flows
+            # of weight / sharing penalty; penalties are latencies in seconds, so ~1e9 on a
+            # node link here) with the absolute maxmin/precision (default 1e-5). With
+            # thousands of flows on one link (spread_out at P = 81..160: 32 ranks x P peers)
+            # the rounding left once every flow is fixed exceeded 1e-5 (1.1e-5 at P = 81,
+            # 6.1e-5 at P = 160), the solver kept a link with no flow and its assertion
+            # read index -1: a segfault SMPI blames on privatization. 1e-3 is 1e-12 of such
+            # a usage; the other use, a link counted full at 99.9 % of its bandwidth instead
+            # of 99.999 %, changed no simulated time of the P = 64 comparison (commit log)
+            "maxmin/precision:1e-3",
             # smpi_execute(seconds) runs seconds x host-speed flops on the simulated host:
             # equal to the platforms' host speed (1Gf), a charged copy takes its seconds
             "smpi/host-speed:1Gf"]
@@ -316,13 +326,23 @@ def run(args, db):
                                            "validate-up-to=%d" % args.validate_up_to] +
                                           (["copy-skip=%d" % skip] if skip else []))
         sections = list(sections)
+        resume = False
         while sections:
             cmd = _launch(args, sweep, work, platform, hostfile, P, selector, sections,
-                          vendor_only, opts)
+                          vendor_only, opts, resume)
             if args.dry_run:
                 print(" ".join(shlex.quote(c) for c in cmd))
                 break
+            rows = _result_rows(args.db)
             rc, dropped = _run_launch(cmd, env, work)
+            if rc in RESUMED_AFTER and not args.tune and _result_rows(args.db) > rows:
+                # the driver recorded the configuration that hung or crashed and ended the
+                # launch: it costs that configuration only, the launch goes on after it
+                sys.stderr.write("a2a simulate: P = %d: %s; resuming the launch after it\n"
+                                 % (P, RESUMED_AFTER[rc]))
+                worst = max(worst, rc)
+                resume = True
+                continue
             if rc == 2 and dropped in sections:
                 # a parameter list valid at no P of this launch (radix = 2..P at P = 1):
                 # the section has nothing to run at this P
@@ -360,6 +380,11 @@ def write_tuning_files(args):
     return subprocess.call(cmd)
 
 
+# exit statuses of a launch that recorded its last configuration and ended (a2atune
+# --help): what happened, as said when the launch is resumed after it
+RESUMED_AFTER = {3: "a configuration hit its time limit (recorded as timeout)",
+                 4: "a configuration crashed the simulation (recorded as error, with the "
+                    "signal)"}
 OUT_OF_RANGE = re.compile(r"is out of range for every P of section \[(.*)\]")
 # smpirun's own echo of a non-zero exit (the driver has said why; simulate reports it)
 SMPIRUN_ECHO = re.compile(r"SMPI process did not return 0|^Execution failed with code|"
@@ -367,9 +392,26 @@ SMPIRUN_ECHO = re.compile(r"SMPI process did not return 0|^Execution failed with
                           r"^  (scripts/a2a|sqlite3) ")
 
 
-def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor_only, opts):
+def _result_rows(path):
+    """The number of rows in the results table of the database at path (0 when there is
+    none yet): a launch that ends early has recorded something when this grew."""
+    if not os.path.exists(path):
+        return 0
+    try:
+        conn = sqlite3.connect("file:%s?mode=ro" % os.path.abspath(path), uri=True)
+        try:
+            return conn.execute("SELECT count(*) FROM results").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor_only, opts,
+            resume=False):
     """The smpirun command of one launch; writes its copy of the sweep (its sections at
-    exactly this P; only the vendor kernel for a further selector)."""
+    exactly this P; only the vendor kernel for a further selector). resume: the launch
+    goes on after what an earlier launch of the same sweep recorded (--resume)."""
     sweep_path = os.path.join(work, "P%d-%s.ini" % (P, selector))
     # the first line tags the runs of one simulation (figures draw them together)
     where = ", tuned in one launch of %d ranks" if args.tune else " at P = %d"
@@ -390,7 +432,7 @@ def _launch(args, sweep, work, platform, hostfile, P, selector, sections, vendor
             # the tuning files are written after the launch, by this process: inside the
             # simulation /proc/self/exe is SMPI's, which hides where scripts/a2a is
             (["--budget", args.tune, "--no-files"] if args.tune else []) +
-            (["--resume"] if args.resume else []))
+            (["--resume"] if args.resume or resume else []))
 
 
 def _descendants(pid):

@@ -3,8 +3,9 @@
 # matrix of every family SMPI runs (all but hint and the sparse exchanges) at P = 1, 2, 3,
 # 5, 8, 16 with real payloads compared byte for byte; kernels on MPI_COMM_WORLD (SMPI
 # shares one MPI_COMM_WORLD object among ranks); tra at P = 256 above the validation
-# limit (rows: backend, platform, validated = 0); the copy-cost model; bad platform files;
-# a schema-2 database gaining the schema-3 columns. About 1 minute on 2 cores.
+# limit (rows: backend, platform, validated = 0); every dense kernel alone at P = 96 and
+# 160; a crashing configuration recorded as error while its launch goes on; the copy-cost
+# model; bad platform files; a schema-2 database gaining the schema-3 columns.
 SG="$WORK/simgrid"
 mkdir -p "$SG"
 SIM="scripts/a2a simulate"
@@ -42,6 +43,18 @@ run simgrid/p256-second-call 300 $SIM tests/sweeps/simgrid_p256_vendor.ini --pla
 run simgrid/p256-heatmap-joins-calls 120 scripts/a2a heatmap --db "$SG/p256.db" --kernel tra --baseline vendor --out "$SG/fig"
 check simgrid/p256/run-provenance [ "$(sgsql p256.db "SELECT backend || ',' || platform || ',' || platform_sha256 || ',' || simgrid_version || ',' || world_size FROM runs GROUP BY 1")" = "simgrid,fattree_ib.xml,$sha,3.32.0,256" ]
 check simgrid/p256/smpi-options holds '[ "$(sgsql p256.db "SELECT count(*) FROM runs WHERE smpi_options LIKE \"%smpi/alltoall:ring%\" AND smpi_options LIKE \"%auto-shared-malloc-thresh%\" AND smpi_options LIKE \"%copy-model=none%\"")" = 2 ]'
+
+# ---- every dense kernel alone at P = 96 and 160, where SimGrid's solver crashed --------
+run simgrid/scale-96-160 600 $SIM tests/sweeps/simgrid_scale.ini --platform $FT --db "$SG/scale.db" --copy-model none
+check simgrid/scale/every-dense-kernel-ok [ "$(sgsql scale.db "SELECT count(*) || ',' || sum(status = 'ok' AND validated = 0 AND message LIKE '%bytes sent checked%') || ',' || count(DISTINCT family || kernel) || ',' || group_concat(DISTINCT P) FROM (SELECT * FROM results ORDER BY P)")" = "29,29,16,96,160" ]
+check simgrid/scale/solver-precision [ "$(sgsql scale.db "SELECT count(*) FROM runs WHERE smpi_options LIKE '%maxmin/precision:1e-3%'")" = 2 ]
+
+# ---- a configuration that crashes the simulation costs only itself ----------------------
+A2A_SIM_TEST_CRASH=bruck:17 $SIM tests/sweeps/simgrid_crash.ini --platform $FT --db "$SG/crash.db" --copy-model none > "$SG/crash.log" 2>&1; rc=$?
+check simgrid/crash/exit-status-reports-it [ $rc -eq 1 ]
+check simgrid/crash/recorded-with-the-signal [ "$(sgsql crash.db "SELECT group_concat(kernel || ':' || S || ':' || status, ',') FROM (SELECT * FROM results WHERE message LIKE '%died of SIGSEGV%' ORDER BY id)")" = "bruck:17:error" ]
+check simgrid/crash/the-launch-goes-on [ "$(sgsql crash.db "SELECT group_concat(kernel || ':' || S || ':' || status, ',') FROM (SELECT * FROM results ORDER BY kernel, S)")" = "bruck:16:ok,bruck:17:error,bruck:32:ok,pairwise:16:ok,pairwise:17:ok,pairwise:32:ok" ]
+check simgrid/crash/one-run-resumed [ "$(sgsql crash.db "SELECT count(*) || ',' || count(DISTINCT run_id) FROM results")" = "6,1" ] && grep -q "resuming the launch after it" "$SG/crash.log"
 
 # ---- the copy-cost model: at P = 1 a 1 MiB block costs 1 MiB / (10 GB/s) = 104.86 us -----
 run simgrid/copy-model 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/copy.db" --copy-model 1048576:10
