@@ -25,7 +25,8 @@ the epochs instead, with SMPI's rule that a message moves once both sides have p
 gave the same error on the checked-in dragonfly rows at 10x the cost at P = 16,384.)
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
-its sha256 and the network model's parameters in smpi_options; with --check SIMDB the
+its sha256, the model's parameters in smpi_options and its network model in network_model
+(netmodel.effective, as a simulated run on the platform records it); with --check SIMDB the
 error against SimGrid (median and worst over the simulated cells of the modelled kernels)
 goes with the run and every row, and figures drawn from the rows print it."""
 import datetime
@@ -322,15 +323,17 @@ def add_parser(sub, common):
         "model-check", help="the model tier's error against SimGrid, per cell",
         description="Runs the model on every ok row of SIMDB that SimGrid simulated "
                     "(backend = simgrid, a kernel a2atrace runs; SMPI's ring `vendor` rows as "
-                    "the pairwise schedule) with the platform, SMPI options and copy model "
-                    "recorded with its run, and prints per cell the simulated and modelled "
+                    "the pairwise schedule), each with the platform file whose sha256 its run "
+                    "recorded (refused, one line, when none is found), the network model and "
+                    "copy model its run recorded, and prints per cell the simulated and modelled "
                     "seconds and the error (model / simgrid - 1), then the median and worst "
                     "absolute error per kernel and overall. Nothing is fitted.",
         formatter_class=common["formatter"])
     c.add_argument("--db", required=True,
                    help="a database with simulated rows, or .sql dumps (comma-separated)")
     c.add_argument("--platforms", default=os.path.join(ROOT, "platforms"),
-                   help="where the runs' platform files are (default: %(default)s)")
+                   help="where to look for the runs' platform files by their sha256, besides "
+                        "platforms/archive and tests/data (default: %(default)s)")
     c.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
     c.add_argument("--quiet", action="store_true", help="only the summary lines")
     c.set_defaults(func=check, needs_db=False)
