@@ -25,7 +25,8 @@ the epochs instead, with SMPI's rule that a message moves once both sides have p
 gave the same error on the checked-in dragonfly rows at 10x the cost at P = 16,384.)
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
-its sha256 and the network model's parameters in smpi_options; with --check SIMDB the
+its sha256, the model's parameters in smpi_options and its network model in network_model
+(netmodel.effective, as a simulated run on the platform records it); with --check SIMDB the
 error against SimGrid (median and worst over the simulated cells of the modelled kernels)
 goes with the run and every row, and figures drawn from the rows print it."""
 import datetime
@@ -39,7 +40,7 @@ import subprocess
 import sys
 import time
 
-from . import vlist
+from . import netmodel, vlist
 from .common import A2AError
 from .platform_model import Platform
 from .sweepfile import Sweep
@@ -322,15 +323,17 @@ def add_parser(sub, common):
         "model-check", help="the model tier's error against SimGrid, per cell",
         description="Runs the model on every ok row of SIMDB that SimGrid simulated "
                     "(backend = simgrid, a kernel a2atrace runs; SMPI's ring `vendor` rows as "
-                    "the pairwise schedule) with the platform, SMPI options and copy model "
-                    "recorded with its run, and prints per cell the simulated and modelled "
+                    "the pairwise schedule), each with the platform file whose sha256 its run "
+                    "recorded (refused, one line, when none is found), the network model and "
+                    "copy model its run recorded, and prints per cell the simulated and modelled "
                     "seconds and the error (model / simgrid - 1), then the median and worst "
                     "absolute error per kernel and overall. Nothing is fitted.",
         formatter_class=common["formatter"])
     c.add_argument("--db", required=True,
                    help="a database with simulated rows, or .sql dumps (comma-separated)")
     c.add_argument("--platforms", default=os.path.join(ROOT, "platforms"),
-                   help="where the runs' platform files are (default: %(default)s)")
+                   help="where to look for the runs' platform files by their sha256, besides "
+                        "platforms/archive and tests/data (default: %(default)s)")
     c.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
     c.add_argument("--quiet", action="store_true", help="only the summary lines")
     c.set_defaults(func=check, needs_db=False)
@@ -366,6 +369,9 @@ def run(args, db):
                  if c[0] in kernels]
         error = summarize(cells, sys.stdout, quiet=True)
     conn = open_target(args.db)
+    # recorded as a2a simulate records a launch on the platform without --cfg options, so
+    # that model rows and simulated rows of one network model are known as such
+    network = netmodel.effective(args.platform, [])
     model = CostModel(platform)
     options = "model: a2atrace + cost model; %s; copy-model=%s%s" % (
         platform.describe(), copies or "none",
@@ -374,12 +380,13 @@ def run(args, db):
     run_id = conn.execute(
         "INSERT INTO runs(started, status, host, nodes, world_size, ppn, cores_per_node, "
         "oversubscribed, mpi_library, git_revision, backend, sweep_file, sweep_text, "
-        "command_line, platform, platform_sha256, smpi_options) VALUES (?, 'running', ?, ?, "
-        "?, ?, ?, 0, 'model (a2atrace: tracing MPI layer)', ?, 'model', ?, ?, ?, ?, ?, ?)",
+        "command_line, platform, platform_sha256, smpi_options, network_model) VALUES (?, "
+        "'running', ?, ?, ?, ?, ?, 0, 'model (a2atrace: tracing MPI layer)', ?, 'model', ?, ?, "
+        "?, ?, ?, ?, ?)",
         (_now(), socket.gethostname(), platform.nodes, platform.nodes * platform.cores,
          platform.cores, platform.cores, _git_revision(), os.path.abspath(args.sweep), sweep.text,
          " ".join(sys.argv), os.path.basename(args.platform), _sha256(args.platform),
-         options)).lastrowid
+         options, json.dumps(network))).lastrowid
     conn.execute("COMMIT")
     failed = 0
     t_all = time.time()
@@ -438,31 +445,65 @@ def _open_any(paths):
     return conn
 
 
-def check_cells(path, platforms, only_P=None):
+# where check_cells looks for a run's platform file by its sha256, besides --platforms: the
+# files older checked-in simulated rows were made on (platforms/archive/README.md)
+ARCHIVES = (os.path.join(ROOT, "platforms", "archive"), os.path.join(ROOT, "tests", "data"))
+
+
+def platform_files(dirs):
+    """{sha256: path} of every .xml file directly in dirs (the first of equal files)."""
+    found = {}
+    for d in dirs:
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".xml"):
+                found.setdefault(_sha256(os.path.join(d, name)), os.path.join(d, name))
+    return found
+
+
+def check_cells(path, platforms, only_P=None, err=sys.stderr):
     """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
-    of path the model covers, each modelled on its run's platform (in `platforms`)."""
+    of path the model covers, each priced with exactly the platform its run was simulated
+    on (the file in `platforms` or ARCHIVES whose sha256 the run recorded) and the network
+    model its run recorded (runs.network_model; SMPI 3.32's defaults under the run's SMPI
+    options when NULL). A run whose platform file is not found: one line on err, its
+    rows left out."""
     conn = _open_any(path)
+    conn.row_factory = sqlite3.Row
+    runs = {r["id"]: r for r in conn.execute("SELECT * FROM runs WHERE backend = 'simgrid'")}
     rows = conn.execute(
-        "SELECT r.kernel, r.P, r.S, r.radix, r.radix2, r.block_count, r.ppn, r.median_s, "
-        "u.platform, u.smpi_options FROM results r JOIN runs u ON u.id = r.run_id "
+        "SELECT r.run_id, r.kernel, r.P, r.S, r.radix, r.radix2, r.block_count, r.ppn, "
+        "r.median_s FROM results r JOIN runs u ON u.id = r.run_id "
         "WHERE u.backend = 'simgrid' AND r.status = 'ok' AND r.family = 'uniform' "
         "AND r.dist = 'constant' ORDER BY r.kernel, r.P, r.S, r.radix").fetchall()
     conn.close()
-    cells, models = [], {}
-    for kernel, P, S, radix, radix2, block_count, ppn, sim, plat, options in rows:
+    files = platform_files((platforms,) + ARCHIVES)
+    cells, models, missing = [], {}, {}
+    for run_id, kernel, P, S, radix, radix2, block_count, ppn, sim in rows:
         if only_P and P not in only_P:
             continue
+        run = runs[run_id]
+        options = run["smpi_options"] or ""
         schedule = kernel
         if kernel == "vendor":
-            selector = next((o.split(":")[1] for o in (options or "").split()
+            selector = next((o.split(":")[1] for o in options.split()
                              if o.startswith("--cfg=smpi/alltoall:")), "")
             schedule = VENDOR_SCHEDULES.get(selector)
         if schedule not in KERNEL_PARAMS:
             continue
-        if (plat, options) not in models:
-            models[(plat, options)] = CostModel(Platform(os.path.join(platforms, plat), options))
-        model = models[(plat, options)]
-        copies = next((o.split("=", 1)[1] for o in (options or "").split()
+        sha = run["platform_sha256"]
+        if sha not in files:
+            missing.setdefault(run_id, 0)
+            missing[run_id] += 1
+            continue
+        if run_id not in models:
+            recorded = netmodel.recorded(run)
+            key = (files[sha], netmodel.identity(recorded))
+            found = next((m for k, m in models.values() if k == key), None)
+            models[run_id] = (key, found or CostModel(Platform(files[sha], options, recorded)))
+        model = models[run_id][1]
+        copies = next((o.split("=", 1)[1] for o in options.split()
                        if o.startswith("copy-model=")), "none")
         params = {k: v for k, v in (("radix", radix), ("radix2", radix2),
                                     ("block_count", block_count), ("ppn", ppn)) if v is not None}
@@ -470,6 +511,12 @@ def check_cells(path, platforms, only_P=None):
                             "" if copies == "none" else copies)
         if traced:
             cells.append((kernel, P, S, params, sim, model.seconds(traced, P)[0]))
+    for run_id, count in sorted(missing.items()):
+        err.write("a2a model-check: %s: run %d's %d row(s) refused: no platform file with the "
+                  "sha256 it recorded (%s %s) in %s\n"
+                  % (path, run_id, count, runs[run_id]["platform"],
+                     (runs[run_id]["platform_sha256"] or "none")[:12],
+                     ", ".join((platforms,) + ARCHIVES)))
     return cells
 
 

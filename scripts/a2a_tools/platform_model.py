@@ -7,22 +7,19 @@ Read from any SimGrid 4.1 platform: its first <cluster> tag (flat, or with topol
 FAT_TREE, DRAGONFLY or TORUS and its topo_parameters; bw, lat, loopback_bw, loopback_lat,
 bb_bw, bb_lat, core, radical), or else its <host>s, <router>s, <link>s and
 <route>/<zoneRoute>s as a graph (GraphNetwork: each host one node), and
-<config><prop id="smpi/..." value="..."/> for smpi/bw-factor, smpi/lat-factor, smpi/os,
-smpi/or (other SimGrid options, e.g. network/weight-S, are not modelled). Options given with the run
-(--cfg=smpi/os:...) override the file. What the file does not say is SimGrid 3.32's
-default: its SMPI bandwidth and latency factors (fitted on Ethernet) and zero overheads."""
+the network model as netmodel.py reads it (the <config> block's smpi/bw-factor,
+smpi/lat-factor, smpi/os, smpi/or; other SimGrid options, e.g. network/weight-S, are
+recorded but not modelled). Options given with the run (--cfg=smpi/os:...) override the
+file, and a run's recorded model (runs.network_model) overrides both. What nobody set is
+SimGrid 3.32's default: its SMPI bandwidth and latency factors (fitted on Ethernet) and
+zero overheads."""
 import re
 import xml.etree.ElementTree as ET
 
+from . import netmodel
 from .common import A2AError
 from .simulate import _radical
 
-# SimGrid 3.32's defaults (src/smpi/internals/smpi_config.cpp): 'threshold:value;...',
-# value applies to messages of at least threshold bytes
-DEFAULT_BW_FACTOR = ("65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;"
-                     "1426:0.608902;732:0.341987;257:0.338112;0:0.812084")
-DEFAULT_LAT_FACTOR = ("65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;"
-                      "1426:1.61075;732:1.9503;257:1.95341;0:2.01467")
 NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or")
 
 _UNITS_BW = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 2 ** 10, "mi": 2 ** 20,
@@ -174,7 +171,10 @@ class Topology:
 class Platform:
     """A platform file read for the model (see the module's description)."""
 
-    def __init__(self, path, options=""):
+    def __init__(self, path, options="", model=None):
+        """model: the network model ({option: [value, source]}, netmodel's form) the
+        platform is priced with; by default the one a launch on it with options (an
+        smpirun's --cfg=... text) runs with, netmodel.effective."""
         self.path = path
         try:
             root = ET.parse(path).getroot()
@@ -184,15 +184,13 @@ class Platform:
             raise A2AError("%s:%d: not a well-formed platform file" % (path, e.position[0]))
         if root.tag != "platform":
             raise A2AError("%s: not a SimGrid platform file (root <%s>)" % (path, root.tag))
-        props = {}
-        for prop in root.iter("prop"):
-            props[prop.get("id")] = prop.get("value", "")
-        for m in re.finditer(r"--cfg=(smpi/[\w-]+):(\S+)", options or ""):
-            props[m.group(1)] = m.group(2)
+        if model is None:
+            model = netmodel.effective(path, re.findall(r"--cfg=(\S+)", options or ""))
+        props = {k: v[0] for k, v in model.items() if isinstance(v, list)}
         self.props = {k: v for k, v in props.items() if k in NETWORK_PROPS}
         self._routes = {}
-        self.bw_factor = Piecewise(props.get("smpi/bw-factor", DEFAULT_BW_FACTOR), path)
-        self.lat_factor = Piecewise(props.get("smpi/lat-factor", DEFAULT_LAT_FACTOR), path)
+        self.bw_factor = Piecewise(props.get("smpi/bw-factor", netmodel.DEFAULTS["smpi/bw-factor"]), path)
+        self.lat_factor = Piecewise(props.get("smpi/lat-factor", netmodel.DEFAULTS["smpi/lat-factor"]), path)
         self.send_overhead = Piecewise(props.get("smpi/os", ""), path)
         self.recv_overhead = Piecewise(props.get("smpi/or", ""), path)
         clusters = list(root.iter("cluster"))
@@ -207,9 +205,16 @@ class Platform:
         self.cores = int(el.get("core", "1"))
         self.link_bw = bandwidth(el.get("bw"), where)
         self.link_lat = duration(el.get("lat"), where)
-        self.loop_bw = bandwidth(el.get("loopback_bw", "498MBps"), where)
-        self.loop_lat = duration(el.get("loopback_lat", "15us"), where)
-        self.loop_shared = False  # a cluster's loopback is a FATPIPE
+        if el.get("limiter_link") and not (el.get("loopback_bw") or el.get("loopback_lat")):
+            # no loopback: a node's messages to itself go out and back through its own link
+            # and its limiter link, which every flow of the node shares
+            self.loop_bw = min(bandwidth(el.get("limiter_link"), where), self.link_bw)
+            self.loop_lat = 2 * self.link_lat
+            self.loop_shared = True
+        else:
+            self.loop_bw = bandwidth(el.get("loopback_bw", "498MBps"), where)
+            self.loop_lat = duration(el.get("loopback_lat", "15us"), where)
+            self.loop_shared = False  # a cluster's loopback is a FATPIPE
         self.backbone_lat = duration(el.get("bb_lat", "0"), where)
         self.backbone_factor = 1.0
         self.topology = Topology(el.get("topology", "FLAT").upper(), el.get("topo_parameters", ""),

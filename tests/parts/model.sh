@@ -1,9 +1,10 @@
 # tests/parts/model.sh — the model tier (issue 33, DESIGN.md section 11): a2atrace's
 # schedules are the kernels' own, node 0 stands for every node, a P = 2048 model run of two
 # radices leaves rows that say backend = model and validated = 0, the platform's overheads
-# are read, and the model agrees with SimGrid within its stated error on the checked-in
-# simulated rows. Sourced by tests/run.sh (run, check, holds, sql, $WORK, mpirun_openmpi).
-# About 15 s.
+# are read, the rows record their network model, and the model agrees with SimGrid within
+# its stated error on the checked-in simulated rows, each priced with the platform file its
+# run recorded. Sourced by tests/run.sh (run, check, holds, sql, $WORK, mpirun_openmpi).
+# About 5 s.
 M="$WORK/model"
 mkdir -p "$M"
 TRACE=build/model/a2atrace
@@ -71,19 +72,39 @@ check model/asymmetry-detected holds '[ $rc -eq 1 ] && grep -q "differs from nod
 printf '[tra]\nfamily = uniform\nkernels = tra\nP = 2048\nS = 64\nradix = 2, sqrt\n' > "$M/big.ini"
 run model/run-P2048-two-radices 60 scripts/a2a model-run "$M/big.ini" --platform platforms/dragonfly.xml --db "$M/big.db"
 check model/rows-backend-model-unvalidated [ "$(sql "$M/big.db" "SELECT group_concat(r.radix || ':' || r.status || ':' || r.validated || ':' || u.backend || ':' || u.platform, ' ') FROM results r JOIN runs u ON u.id = r.run_id WHERE r.median_s > 0")" = "2:ok:0:model:dragonfly.xml 45:ok:0:model:dragonfly.xml" ]
-check model/run-records-network-model holds 'sql "$M/big.db" "SELECT smpi_options FROM runs" | grep -q "lat-factor=65472:11.6436.* os=0 or=0"'
+# the run records its network model as a2a simulate records a launch's (runs.network_model,
+# netmodel.effective): the same model as the SimGrid run of sim-hierarchical-256.sql on the
+# same dragonfly.xml, and another one than a model run on model_os.xml
+netmodel_ids() {
+    /usr/bin/python3 - "$@" <<'PY'
+import sqlite3, sys
+sys.path.insert(0, "scripts")
+from a2a_tools import netmodel
+for path in sys.argv[1:]:
+    conn = sqlite3.connect(":memory:")
+    if path.endswith(".sql"):
+        conn.executescript(open(path).read())
+    else:
+        conn.execute("ATTACH ? AS d", (path,)); conn.executescript("CREATE TABLE runs AS SELECT * FROM d.runs")
+    conn.row_factory = sqlite3.Row
+    print(" ".join(sorted({str(netmodel.identity(netmodel.recorded(r))) for r in conn.execute(
+        "SELECT * FROM runs WHERE backend IN ('model', 'simgrid')")})))
+PY
+}
 
-# ---- the platform's per-message overhead is read: smpi/os of 1 us adds 1 us per epoch
-# (tra radix 2 at P = 2048: 11 epochs, one send each) ------------------------------------
-sed 's|<platform version="4.1">|<platform version="4.1"><config><prop id="smpi/os" value="0:1e-6:0"/></config>|' \
-    platforms/dragonfly.xml > "$M/os.xml"
-printf '[tra]\nfamily = uniform\nkernels = tra\nP = 2048\nS = 64\nradix = 2\n' > "$M/one.ini"
-scripts/a2a model-run "$M/one.ini" --platform "$M/os.xml" --db "$M/os.db" > /dev/null 2>&1
-added=$(sqlite3 "$M/os.db" "ATTACH '$M/big.db' AS b; SELECT round((a.median_s - c.median_s) * 1e9) FROM results a, b.results c WHERE c.radix = 2")
-check model/platform-os-read [ "$added" = "11000.0" ]
+# ---- the platform's per-message overhead is read: tests/data/model_os.xml is
+# model_routes.xml with smpi/os = 1 us, pairwise at P = 4 in nodes of 2 sends one message
+# in each of 4 epochs: 4 us more (model_routes.xml alone: 6.52 us, checked below) ---------
+printf '[t]\nfamily = uniform\nkernels = pairwise\nP = 4\nS = 1000\n' > "$M/routes.ini"
+scripts/a2a model-run "$M/routes.ini" --platform tests/data/model_os.xml --db "$M/os.db" > /dev/null 2>&1
+check model/platform-os-read [ "$(sql "$M/os.db" "SELECT round(median_s * 1e12) FROM results")" = "10520000.0" ]
+netmodel_ids "$M/big.db" tests/data/sim-hierarchical-256.sql "$M/os.db" > "$M/ids.txt" 2>&1
+check model/run-records-network-model holds '[ $(wc -l < "$M/ids.txt") -eq 3 ] && [ "$(sed -n 1p "$M/ids.txt")" = "$(sed -n 2p "$M/ids.txt")" ] && [ "$(sed -n 1p "$M/ids.txt")" != "$(sed -n 3p "$M/ids.txt")" ] && grep -q "smpi/os" "$M/ids.txt"'
 
 # ---- against SimGrid on the checked-in dragonfly rows (tra and SMPI's ring, P = 128..512,
-# 150 cells; nothing fitted): the stated error, median 3.6 % and worst 36.4 % ------------
+# 150 cells; nothing fitted), each priced with the platform file its run recorded the sha256
+# of (platforms/archive/dragonfly-169a4a35.xml, SMPI's implicit defaults: network_model
+# NULL): the stated error, median 3.6 % and worst 36.4 % ----------------------------------
 scripts/a2a model-check --db tests/data/tuner-dragonfly.sql --quiet > "$M/check.txt" 2>&1
 check model/agrees-with-simgrid holds 'awk "\$1 == \"all\" && \$8 == \"(150\" && \$3 <= 5 && \$6 <= 40 {ok = 1} END {exit !ok}" "$M/check.txt"'
 [ -s "$M/check.txt" ] && sed 's/^/    /' "$M/check.txt"
@@ -92,11 +113,17 @@ check model/agrees-with-simgrid holds 'awk "\$1 == \"all\" && \$8 == \"(150\" &&
 # with zones): epoch by epoch, pairwise at P = 4 in nodes of 2, 1000 B: self messages
 # share the memory link (0.1 us + 2000 B / 100 GB/s), then 2 us of NIC latency plus 1000
 # or 2000 B through one NIC direction at 10 GB/s: 0.12 + 2.1 + 2.2 + 2.1 us ------------
-printf '[t]\nfamily = uniform\nkernels = pairwise\nP = 4\nS = 1000\n' > "$M/routes.ini"
 scripts/a2a model-run "$M/routes.ini" --platform tests/data/model_routes.xml --db "$M/routes.db" > /dev/null 2>&1
 check model/explicit-routes-platform [ "$(sql "$M/routes.db" "SELECT round(median_s * 1e12) FROM results")" = "6520000.0" ]
 
 # ---- and on a fat tree (tests/data/model-fattree-512.sql: tra, bruck and SMPI's ring at
-# P = 512 on fattree_ib.xml, 10 cells): the stated error there, median 10.0 %, worst 21.2 %
+# P = 512 on platforms/archive/fattree_ib-65ffcbe5.xml, 10 cells): the stated error there,
+# median 10.0 %, worst 21.2 %
 scripts/a2a model-check --db tests/data/model-fattree-512.sql --quiet > "$M/fattree.txt" 2>&1
 check model/agrees-with-simgrid-fattree holds 'awk "\$1 == \"all\" && \$8 == \"(10\" && \$3 <= 12 && \$6 <= 25 {ok = 1} END {exit !ok}" "$M/fattree.txt"'
+# a row whose platform file is nowhere (its run's sha256 changed) is refused, never priced
+# with the file of the same name
+sed 's/65ffcbe513750fc6573c47b78899e7a7aa59a83e0524e83949bff03b41fb6bd7/00/' \
+    tests/data/model-fattree-512.sql > "$M/unknown-platform.sql"
+scripts/a2a model-check --db "$M/unknown-platform.sql" --quiet > "$M/unknown.txt" 2>&1; rc=$?
+check model/unknown-platform-refused holds '[ $rc -ne 0 ] && [ "$(grep -c "refused: no platform file with the sha256" "$M/unknown.txt")" = 1 ] && ! grep -q "^all " "$M/unknown.txt"'
