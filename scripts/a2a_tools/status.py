@@ -30,7 +30,8 @@ def add_parser(sub, common):
     """Registers `a2a status` and its options."""
     p = sub.add_parser(
         "status", help="state of the jobs of an a2a submit: pending/running/done/failed, shards, rows",
-        description="For every job of the submission in DIR: its Slurm (or PBS) id, state "
+        description="For every job of the submission in DIR: its kind (run, or tune BUDGET "
+                    "for tuner jobs), its Slurm (or PBS) id, state "
                     "(pending, running, done, failed, not submitted, unknown), the exit code or "
                     "the scheduler's reason, whether its shard exists and how many results (and "
                     "ok results) it holds. Reads squeue, the jobs' marker files (DIR/state) and "
@@ -158,7 +159,8 @@ def job_state(job, queued, marker, finished, label="Slurm"):
 
 
 def collect(directory):
-    """(manifest, rows): one dict per job: index, nodes, ranks, sections, slurm_id (pbs_id
+    """(manifest, rows): one dict per job: index, kind ('run', or 'tune BUDGET' for a
+    submission of tuner jobs), nodes, ranks, sections, slurm_id (pbs_id
     for a PBS submission), state, detail, shard, shard_exists, results, ok."""
     manifest = slurm.load_manifest(directory)
     jobs = manifest["jobs"]
@@ -180,6 +182,7 @@ def collect(directory):
             raw = [m["job_id"] for m in (markers[j["index"]] for j in unsettled)
                    if m and m.get("job_id", "").isdigit()]
             finished = finished_states([j["slurm_id"] for j in unsettled], raw)
+    kind = "tune %s" % manifest["tune"] if manifest.get("tune") else "run"
     rows = []
     for j in jobs:
         state, detail = job_state(j, queued, markers[j["index"]], finished, label)
@@ -188,7 +191,7 @@ def collect(directory):
             counts = slurm.shard_rows(shard)
         except A2AError as e:
             counts, detail = None, (detail + "; " if detail else "") + str(e)
-        rows.append({"job": j["index"], "nodes": j["nodes"], "ranks": j["ntasks"],
+        rows.append({"job": j["index"], "kind": kind, "nodes": j["nodes"], "ranks": j["ntasks"],
                      "sections": ",".join(j["sections"]), key: j.get(key) or "",
                      "state": state, "detail": detail, "shard": j["shard"],
                      "shard_exists": counts is not None,
@@ -201,13 +204,13 @@ def run(args, db=None):
     A2AError (exit 2) when DIR holds no submission."""
     manifest, rows = collect(args.dir)
     key = slurm.id_key(slurm.scheduler_of(manifest))
-    columns = ("job", "nodes", "ranks", "sections", key, "state", "detail", "shard",
+    columns = ("job", "kind", "nodes", "ranks", "sections", key, "state", "detail", "shard",
                "shard_exists", "results", "ok")
     if args.format == "table":
-        table = [(r["job"], r["nodes"], r["ranks"], r["sections"], r[key] or "-",
+        table = [(r["job"], r["kind"], r["nodes"], r["ranks"], r["sections"], r[key] or "-",
                   r["state"], r["detail"] or "-", r["shard"] if r["shard_exists"] else "(none)",
                   r["results"], r["ok"]) for r in rows]
-        write_rows(("job", "nodes", "ranks", "sections", key.replace("_", " "), "state", "detail",
+        write_rows(("job", "kind", "nodes", "ranks", "sections", key.replace("_", " "), "state", "detail",
                     "shard", "rows", "ok"), table, "table")
         tally = {}
         for r in rows:

@@ -21,6 +21,13 @@ arrays `-J`, index PBS_ARRAY_INDEX) or Torque (`-l nodes=N:ppn=Q`, arrays `-t`, 
 PBS_ARRAYID). Only the header and the scheduler's variables differ: the body (tasks,
 marker files, the exit-3 resume loop) is the same code for both schedulers, and PBS
 jobs launch with the library's mpirun on the hosts of $PBS_NODEFILE.
+
+With --tune BUDGET every job runs the tuner (`a2atune tune JOBSWEEP --budget BUDGET
+--db SHARD --no-files`) on its part of the sweep instead of measuring all of it: the
+budget holds per job, the same exit-3 loop resumes it with --resume (the tuner reloads
+what it measured and never measures it again), and its shard holds one tuner run whose
+rows are marked chosen_by = 'tuner'. The tuner checks the budget itself: the one-process
+check of every job asks it (`tune ... --candidates`), so a bad budget is its own one line.
 """
 import datetime
 import os
@@ -112,6 +119,7 @@ def add_parser(sub, common):
                "  a2a submit sweeps/quick.ini --nodes 1 --ppn 2 --per-section --mpi mpich --dry-run\n"
                "  a2a submit x.ini --nodes 2..16:*2 --ppn 64 --launcher mpirun --partition big\n"
                "  a2a submit x.ini --nodes 1,2,4 --ppn 32 --scheduler pbs --pbs-dialect torque\n"
+               "  a2a submit sweeps/quick.ini --nodes 1,2,4 --ppn 32 --tune 25%% --time 2:00:00\n"
                "output: OUT/a2a-submit.json (the manifest), OUT/*.sbatch (OUT/*.pbs), OUT/sweeps,\n"
                "OUT/shards,"
                " OUT/state (one marker per job), OUT/logs. Open MPI as root with\n"
@@ -166,7 +174,13 @@ def add_parser(sub, common):
     p.add_argument("--dry-run", action="store_true",
                    help="write everything, submit nothing; print how to submit")
     p.add_argument("--no-check", action="store_true",
-                   help="skip the one-process dry run of each job's sweep")
+                   help="skip the one-process dry run of each job's sweep (with --tune the "
+                        "first job is still checked: the tuner validates the budget)")
+    p.add_argument("--tune", metavar="BUDGET",
+                   help="each job runs the tuner on its part of the sweep (a2atune tune "
+                        "--budget BUDGET, per job: 25%%, a count of configurations, or a "
+                        "time such as 2h) instead of measuring all of it; exit 3 resumes "
+                        "it with --resume; `a2a tune --db MERGED` writes the tuning files")
     p.set_defaults(func=run, needs_db=False)
     return p
 
@@ -238,9 +252,22 @@ def launch_argv(cfg, job):
 
 
 def job_argv(cfg, job):
-    """The whole command of one job: launcher, a2atune, run, its sweep, shard, sections."""
-    return launch_argv(cfg, job) + [cfg["binary"], "run", job["sweep_abs"], "--db",
-                                    job["shard_abs"], "--section", ",".join(job["sections"])]
+    """The whole command of one job: launcher, a2atune, run (or, with --tune, tune with the
+    budget and no tuning files of its own), its sweep, shard, sections."""
+    return launch_argv(cfg, job) + [cfg["binary"]] + driver_words(cfg, job, job["shard_abs"])
+
+
+def driver_words(cfg, job, shard):
+    """The a2atune command words of one job after the program: `run SWEEP --db SHARD
+    --section LIST`, or with --tune `tune SWEEP --budget B --db SHARD --section LIST
+    --no-files` (shard None: no --db, for the one-process checks)."""
+    words = ["tune" if cfg["tune"] else "run", job["sweep_abs"]]
+    if cfg["tune"]:
+        words += ["--budget", cfg["tune"]]
+    if shard:
+        words += ["--db", shard]
+    words += ["--section", ",".join(job["sections"])]
+    return words + (["--no-files"] if cfg["tune"] else [])
 
 
 def _wrap(words, indent, width=92):
@@ -346,6 +373,9 @@ def render_script(cfg, array, jobs):
         % (comment_safe(name), comment_safe(cfg["sweep_shown"]), array["nodes"], cfg["ppn"],
            "Open MPI" if cfg["mpi"] == "openmpi" else "MPICH", via),
         "# One array task per job; each job writes its own database shard (a2a merge joins them).",
+    ] + ([
+        "# Each job runs the tuner on its part of the sweep, budget %s per job (a2atune tune)."
+        % comment_safe(cfg["tune"])] if cfg["tune"] else []) + [
         "# Submit from this folder (logs/ is relative to it):",
         "#   cd %s && %s %s" % (comment_safe(shlex.quote(cfg["out"])), submit_cmd,
                                comment_safe(shlex.quote(array["script"]))),
@@ -410,7 +440,10 @@ def _config(args, sweep):
     """The validated settings of the submission (A2AError on any bad value)."""
     cfg = {"mpi": args.mpi, "ppn": args.ppn, "scheduler": args.scheduler,
            "pbs_dialect": args.pbs_dialect if args.scheduler == "pbs" else None,
-           "sweep_abs": sweep.path, "sweep_shown": args.sweep, "array_limit": args.array_limit}
+           "sweep_abs": sweep.path, "sweep_shown": args.sweep, "array_limit": args.array_limit,
+           "tune": args.tune}
+    if args.tune is not None and (not args.tune or comment_safe(args.tune) != args.tune):
+        raise A2AError("--tune '%s': a budget such as 25%%, 40 or 2h" % comment_safe(args.tune))
     if args.scheduler == "pbs":
         if args.launcher == "srun":
             raise A2AError("--launcher srun: PBS has no srun; --scheduler pbs launches with "
@@ -540,6 +573,28 @@ def users_words(message, job, shown):
     return message.replace(path, shown)
 
 
+def check_budget(cfg, job):
+    """With --tune: asks the tuner itself whether it takes the budget, in one process on
+    job's sweep (`a2atune tune JOBSWEEP --budget B --section LIST --candidates`, nothing
+    measured or recorded). A2AError with the tuner's own line when it refuses the budget;
+    anything else it says (one process cannot run the job's P values) is not about the
+    budget and is left to the job's checks."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLURM_", "PMI_", "PMIX_", "PBS_"))}
+    argv = [cfg["binary"]] + driver_words(cfg, job, None)[:-1] + ["--candidates"]
+    try:
+        r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, errors="replace", timeout=PRECHECK_SECONDS)
+    except subprocess.TimeoutExpired:
+        return
+    except OSError as e:
+        raise A2AError("%s: cannot run it: %s" % (cfg["binary"], e.strerror or e))
+    refusal = "a2atune: tune: --budget %s:" % cfg["tune"]
+    for line in r.stderr.splitlines():
+        if r.returncode == 2 and line.startswith(refusal):
+            raise A2AError("--tune %s%s" % (cfg["tune"], line[len(refusal) - 1:].rstrip()))
+
+
 SUBMIT = {"slurm": ["sbatch", "--parsable"], "pbs": ["qsub"]}
 PBS_ID = re.compile(r"^\d+(\[\])?(\.[A-Za-z0-9_.-]+)?$")
 
@@ -646,6 +701,8 @@ def run(args, db=None):
     print("status:  scripts/a2a status %s" % q(out))
     print("merge:   scripts/a2a merge %s/*.db --into results/a2a.db"
           % q(os.path.join(out, slurm.SHARDS)))
+    if cfg["tune"]:
+        print("tuning:  scripts/a2a tune --db results/a2a.db --out results/tuning  (after the merge)")
     return 0
 
 
@@ -703,6 +760,8 @@ def _prepare(args, cfg, sweep, names, jobs, notes, made, id_key, ext):
         job["task"] = len(arrays[-1]["jobs"])
         job[id_key] = None
         arrays[-1]["jobs"].append(k)
+    if cfg["tune"]:
+        check_budget(cfg, jobs[0])
     if not args.no_check:
         blocker = precheck_blocker(sweep, names, args.p_split)
         if blocker:
@@ -723,6 +782,7 @@ def _prepare(args, cfg, sweep, names, jobs, notes, made, id_key, ext):
         "sweep": sweep.path, "mpi": cfg["mpi"], "launcher": cfg["launcher"], "ppn": cfg["ppn"],
         "scheduler": args.scheduler, "pbs_dialect": cfg["pbs_dialect"],
         "p_split": args.p_split, "binary": cfg["binary"], "dry_run": bool(args.dry_run),
+        "tune": cfg["tune"],
         "arrays": arrays,
         "jobs": [{key: job[key] for key in ("index", "nodes", "ntasks", "sections", "P", "sweep",
                                              "shard", "state", "array", "task", id_key)}
