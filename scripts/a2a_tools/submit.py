@@ -235,13 +235,15 @@ def comment_safe(text):
 
 
 def launch_argv(cfg, job):
-    """The launcher words before the a2atune program for one job. Under PBS: the library's
+    """The launcher words before the a2atune program for one job. srun ends the whole step
+    when a task exits non-zero (--kill-on-bad-exit=1: a rank ended by its time limit
+    leaves no rank waiting for it in a collective). Under PBS: the library's
     mpirun with -n ranks, ranks per node, and the allocation's host file $PBS_NODEFILE as a
     Raw word (expanded by the script, quoted against word splitting)."""
     nodes, ntasks, ppn = job["nodes"], job["ntasks"], cfg["ppn"]
     if cfg["launcher"] == "srun":
-        return ["srun", "--mpi=" + cfg["srun_mpi"], "--nodes=%d" % nodes, "--ntasks=%d" % ntasks,
-                "--ntasks-per-node=%d" % ppn]
+        return ["srun", "--mpi=" + cfg["srun_mpi"], "--kill-on-bad-exit=1", "--nodes=%d" % nodes,
+                "--ntasks=%d" % ntasks, "--ntasks-per-node=%d" % ppn]
     hosts = []
     if cfg["scheduler"] == "pbs":
         hosts = (["--hostfile", Raw('"$PBS_NODEFILE"')] if cfg["mpi"] == "openmpi"
@@ -408,16 +410,23 @@ def render_script(cfg, array, jobs):
              'mark running "$(stamp)" "%s" "%s"' % (var["job_id"], var["host"]),
              "trap 'mark failed signal \"$(stamp)\" \"%s\"; exit 143' TERM INT" % var["job_id"],
              "# exit 3: a configuration hit its time limit (recorded as timeout); --resume goes on",
-             "# after it, at most %d times" % RESUME_TRIES,
-             "launch",
-             "rc=$?",
+             "# after it, at most %d times. The launcher may report the ranks it ended instead" % RESUME_TRIES,
+             "# (srun: 137), so the driver's own TIMEOUT line (its stderr, kept in $state.err)",
+             "# counts as exit 3 too.",
+             "attempt() {",
+             "    { launch \"$@\" 2>&1 1>&3 3>&- | tee \"$state.err\" >&2; } 3>&1",
+             "    rc=${PIPESTATUS[0]}",
+             '    if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] && grep -q "^a2atune: TIMEOUT " "$state.err"; then',
+             "        rc=3",
+             "    fi",
+             "}",
+             "attempt",
              "tries=0",
              'while [ "$rc" -eq 3 ] && [ "$tries" -lt %d ]; do' % RESUME_TRIES,
              "    tries=$((tries + 1))",
              '    echo "a2a: job $job: a configuration timed out; resuming after it ($tries of %d)" >&2'
              % RESUME_TRIES,
-             "    launch --resume",
-             "    rc=$?",
+             "    attempt --resume",
              "done",
              'if [ "$rc" -eq 0 ]; then word=done; else word=failed; fi',
              'mark "$word" "$rc" "$(stamp)" "%s"' % var["job_id"],

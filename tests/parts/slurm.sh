@@ -3,7 +3,10 @@
 # (tests/slurm/local-slurm.sh): a two-job array of tests/slurm/small.ini with MPICH
 # (srun --mpi=pmi2), the same with Open MPI (srun --mpi=pmix), one Open MPI job through
 # mpirun inside the allocation, and a job with the wrong plugin that the singleton guard
-# stops. About 30 s; every daemon is stopped by its pid at the end, also on failure.
+# stops, and the tuner as a job (`a2a submit --tune 100%` of tests/sweeps/tuner_timeout.ini:
+# its bruck configurations hit their time limit, the job script resumes the tuner after each
+# exit 3), merged and turned into tuning files. About 40 s; every daemon is stopped by its
+# pid at the end, also on failure.
 #   tests/run.sh slurm        (this part alone)
 
 slurm_t0=$SECONDS
@@ -83,6 +86,18 @@ else
         --job-name a2a-ompi-mpirun --out "$SR"
     run slurm/submit-mpich-wrong-plugin 30 "${slurm_submit[@]}" --mpi mpich --srun-mpi none \
         --job-name a2a-guard --out "$SG"
+    # the tuner as a job: every configuration (100 %), the three bruck ones over their limit
+    ST="$WORK/tuner job"
+    run slurm/submit-tune 30 scripts/a2a submit tests/sweeps/tuner_timeout.ini --nodes 1 --ppn 2 \
+        --mpi openmpi --tune 100% --job-name a2a-tune --out "$ST"
+    # bad budgets: the tuner's own line, exit 2, nothing written
+    for slurm_b in 0 101% -3h; do
+        scripts/a2a submit tests/sweeps/tuner_timeout.ini --nodes 1 --ppn 2 --tune="$slurm_b" \
+            --out "$WORK/bad-budget" > /dev/null 2> "$WORK/bad-budget.err"; rc=$?
+        check "slurm/tune-bad-budget-$slurm_b" holds '[ $rc -eq 2 ] && [ ! -e "$WORK/bad-budget" ] \
+            && [ "$(wc -l < "$WORK/bad-budget.err")" -eq 1 ] \
+            && grep -q "^a2a: --tune $slurm_b: give a percentage" "$WORK/bad-budget.err"'
+    done
     squeue -r > "$WORK/squeue.txt" 2>&1
     slurm_jobs_listed() { grep -c "^  *[01]  *1  *2 " "$WORK/slurm_submit-$1.log"; }
     check slurm/two-job-arrays holds '[ "$(slurm_jobs_listed mpich-pmi2)" -eq 2 ] \
@@ -104,6 +119,34 @@ else
     # each job's run saw its two ranks and the library it was built with
     check slurm/provenance [ "$(slurm_provenance "$SM"/shards/*.db "$SO"/shards/*.db "$SR"/shards/*.db)" \
                              = "2 MPICH:2:done,3 Open MPI:2:done" ]
+
+    # the tuner job: done after resuming; one tuner run, every row chosen by the tuner, no
+    # configuration measured twice, the three bruck ones recorded as timeout (each one a
+    # resume); merged twice (the second adds nothing); tuning files from the merged database
+    check slurm/tune-job-done [ "$(scripts/a2a status "$ST" --format json | /usr/bin/python3 -c \
+        'import json, sys; print(",".join(r["kind"] + ":" + r["state"] for r in json.load(sys.stdin)))')" \
+        = "tune 100%:done" ]
+    slurm_tuned() {   # runs, results, tuner rows, distinct keys, timeouts, distinct steps, max step
+        sql "$1" "SELECT (SELECT count(*) FROM runs) || ',' || count(*) || ',' || sum(chosen_by = 'tuner')
+                  || ',' || count(DISTINCT config_key) || ',' || sum(status = 'timeout')
+                  || ',' || count(DISTINCT tuner_step) || ',' || max(tuner_step) FROM results"
+    }
+    slurm_n=$(sql "$ST"/shards/job-0-n1.db "SELECT count(*) FROM results")
+    slurm_to=$(sql "$ST"/shards/job-0-n1.db "SELECT count(*) FROM results WHERE status = 'timeout'")
+    slurm_tune_want="1,$slurm_n,$slurm_n,$slurm_n,$slurm_to,$slurm_n,$slurm_n"
+    # srun reports the ranks it ended (137), the script reads the driver's TIMEOUT line:
+    # one resume per timed-out configuration
+    check slurm/tune-resumed-after-each-timeout holds '[ "$slurm_to" -ge 1 ] \
+        && [ "$(grep -c "timed out; resuming after it" "$ST"/logs/*.out)" -eq "$slurm_to" ]'
+    check slurm/tune-shard-nothing-twice holds '[ "$slurm_n" -ge 9 ] \
+        && [ "$(slurm_tuned "$ST"/shards/job-0-n1.db)" = "$slurm_tune_want" ] \
+        && [ "$(sql "$ST"/shards/job-0-n1.db "SELECT status FROM runs")" = done ]'
+    run slurm/tune-merge 60 scripts/a2a merge "$ST"/shards/*.db --into "$WORK/tuned.db"
+    run slurm/tune-merge-again 60 scripts/a2a merge "$ST"/shards/*.db --into "$WORK/tuned.db"
+    check slurm/tune-merged-rows holds '[ "$(slurm_tuned "$WORK/tuned.db")" = "$slurm_tune_want" ] \
+        && grep -q "runs +0, results +0; 0 conflict" "$WORK/slurm_tune-merge-again.log"'
+    run slurm/tune-files 60 scripts/a2a tune --db "$WORK/tuned.db" --out "$WORK/tuning"
+    check slurm/tune-files-written [ -s "$WORK/tuning/a2a-tuning.json" ]
 
     # the wrong plugin: P singletons, stopped by the guard with one line and exit 2
     slurm_guard_state() {
