@@ -411,7 +411,7 @@ def render_script(cfg, array, jobs):
              "trap 'mark failed signal \"$(stamp)\" \"%s\"; exit 143' TERM INT" % var["job_id"],
              "# exit 3: a configuration hit its time limit (recorded as timeout); --resume goes on",
              "# after it, at most %d times. The launcher may report the ranks it ended instead" % RESUME_TRIES,
-             "# (srun: 137), so the driver's own TIMEOUT line (its stderr, kept in $state.err)",
+             "# (exit 137), so the driver's own TIMEOUT line (its stderr, kept in $state.err)",
              "# counts as exit 3 too.",
              "attempt() {",
              "    { launch \"$@\" 2>&1 1>&3 3>&- | tee \"$state.err\" >&2; } 3>&1",

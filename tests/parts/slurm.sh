@@ -21,6 +21,15 @@ SLURM_NTASKS=2 SLURM_PROCID=1 build/openmpi/a2atune run tests/slurm/small.ini --
     > /dev/null 2> "$WORK/guard.err"; rc=$?
 check slurm/guard-silent-on-other-tasks holds '[ $rc -eq 2 ] && [ ! -s "$WORK/guard.err" ]'
 
+# ---- a2a submit --tune with bad budgets, without Slurm: the tuner's own line, exit 2 --------
+for slurm_b in 0 101% -3h; do
+    scripts/a2a submit tests/sweeps/tuner_timeout.ini --nodes 1 --ppn 2 --tune="$slurm_b" --dry-run \
+        --out "$WORK/bad-budget" > /dev/null 2> "$WORK/bad-budget.err"; rc=$?
+    check "slurm/tune-bad-budget-$slurm_b" holds '[ $rc -eq 2 ] && [ ! -e "$WORK/bad-budget" ] \
+        && [ "$(wc -l < "$WORK/bad-budget.err")" -eq 1 ] \
+        && grep -q "^a2a: --tune $slurm_b: give a percentage" "$WORK/bad-budget.err"'
+done
+
 # slurm_states DIR: the states of a submission's jobs, comma-separated, in job order
 slurm_states() {
     scripts/a2a status "$1" --format json | /usr/bin/python3 -c \
@@ -90,14 +99,6 @@ else
     ST="$WORK/tuner job"
     run slurm/submit-tune 30 scripts/a2a submit tests/sweeps/tuner_timeout.ini --nodes 1 --ppn 2 \
         --mpi openmpi --tune 100% --job-name a2a-tune --out "$ST"
-    # bad budgets: the tuner's own line, exit 2, nothing written
-    for slurm_b in 0 101% -3h; do
-        scripts/a2a submit tests/sweeps/tuner_timeout.ini --nodes 1 --ppn 2 --tune="$slurm_b" \
-            --out "$WORK/bad-budget" > /dev/null 2> "$WORK/bad-budget.err"; rc=$?
-        check "slurm/tune-bad-budget-$slurm_b" holds '[ $rc -eq 2 ] && [ ! -e "$WORK/bad-budget" ] \
-            && [ "$(wc -l < "$WORK/bad-budget.err")" -eq 1 ] \
-            && grep -q "^a2a: --tune $slurm_b: give a percentage" "$WORK/bad-budget.err"'
-    done
     squeue -r > "$WORK/squeue.txt" 2>&1
     slurm_jobs_listed() { grep -c "^  *[01]  *1  *2 " "$WORK/slurm_submit-$1.log"; }
     check slurm/two-job-arrays holds '[ "$(slurm_jobs_listed mpich-pmi2)" -eq 2 ] \

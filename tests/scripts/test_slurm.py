@@ -263,7 +263,8 @@ class Submit(SubmitFixture, unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("a configuration timed out; resuming after it (1 of 5)", p.stderr)
         got = load_json(calls)
-        want = ["--mpi=pmi2", "--nodes=1", "--ntasks=2", "--ntasks-per-node=2", self.binary, "run",
+        want = ["--mpi=pmi2", "--kill-on-bad-exit=1", "--nodes=1", "--ntasks=2",
+                "--ntasks-per-node=2", self.binary, "run",
                 os.path.join(self.out, "sweeps", "job-1.ini"), "--db",
                 os.path.join(self.out, "shards", "job-1-n1.db"), "--section", "nonuniform"]
         self.assertEqual([c["argv"] for c in got], [want, want + ["--resume"]])
@@ -282,6 +283,39 @@ class Submit(SubmitFixture, unittest.TestCase):
         rows = json.loads(call("status", self.out, "--format", "json")[1])
         self.assertEqual([r["state"] for r in rows], ["not submitted", "done", "not submitted",
                                                       "not submitted"])
+
+    def test_tune_jobs_resume_after_the_timeout_line(self):
+        """--tune: each job runs the tuner on its part with the budget and no tuning files;
+        a launch that ends with another code than 3 but after the driver's TIMEOUT line is
+        resumed; one without that line is not."""
+        self.submit("--per-section", "--mpi", "mpich", "--dry-run", "--tune", "25%")
+        manifest = load_json(os.path.join(self.out, "a2a-submit.json"))
+        self.assertEqual(manifest["tune"], "25%")
+        script = os.path.join(self.out, "a2a-small-n1.sbatch")
+        self.assertIn("budget 25% per job", read(script))
+        calls = os.path.join(self.tmp, "calls.json")
+        fake_program(self.bin, "srun", (
+            "path = os.environ['A2A_CALLS']\n"
+            "calls = json.load(open(path)) if os.path.exists(path) else []\n"
+            "calls.append(sys.argv[1:])\n"
+            "json.dump(calls, open(path, 'w'))\n"
+            "if len(calls) == 1:\n"
+            "    sys.stderr.write('a2atune: TIMEOUT uniform/bruck P=2 S=16: exceeded\\n')\n"
+            "sys.exit(137)\n"))
+        env = dict(os.environ, PATH=self.bin + ":" + os.environ["PATH"], A2A_CALLS=calls,
+                   SLURM_ARRAY_TASK_ID="1", SLURM_JOB_ID="78")
+        p = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 137, p.stderr)
+        self.assertIn("a2atune: TIMEOUT uniform/bruck", p.stderr)
+        self.assertEqual(p.stderr.count("resuming after it"), 1)
+        want = ["--mpi=pmi2", "--kill-on-bad-exit=1", "--nodes=1", "--ntasks=2",
+                "--ntasks-per-node=2", self.binary, "tune",
+                os.path.join(self.out, "sweeps", "job-1.ini"), "--budget", "25%", "--db",
+                os.path.join(self.out, "shards", "job-1-n1.db"), "--section", "nonuniform",
+                "--no-files"]
+        self.assertEqual(load_json(calls), [want, want + ["--resume"]])
+        self.assertEqual(read(os.path.join(self.out, "state", "job-1")).split()[:2],
+                         ["failed", "137"])
 
     def test_mpirun_launchers(self):
         self.submit("--launcher", "mpirun", "--mpirun", "mpiexec --bind-to core", "--dry-run")
