@@ -528,6 +528,14 @@ def precheck_blocker(sweep, names, p_split):
     return None
 
 
+def one_process_env():
+    """The environment for a one-process check: this one without the variables of a
+    scheduler or launcher (a login shell inside an allocation would make the driver
+    expect the allocation's tasks)."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("SLURM_", "PMI_", "PMIX_", "PBS_"))}
+
+
 def precheck(cfg, sweep, jobs, notes):
     """Runs `a2atune run JOBSWEEP --section LIST --dry-run` as one process for every job.
 
@@ -535,8 +543,7 @@ def precheck(cfg, sweep, jobs, notes):
     driver's own message (and, when the job's P values are a part of what its launch
     could run, a hint at --p-split all); a dry run that cannot start MPI at all becomes
     a note."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SLURM_", "PMI_", "PMIX_", "PBS_"))}
+    env = one_process_env()
     for k, job in enumerate(jobs):
         argv = [cfg["binary"], "run", job["sweep_abs"], "--section", ",".join(job["sections"]),
                 "--dry-run"]
@@ -588,8 +595,7 @@ def check_budget(cfg, job):
     measured or recorded). A2AError with the tuner's own line when it refuses the budget;
     anything else it says (one process cannot run the job's P values) is not about the
     budget and is left to the job's checks."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SLURM_", "PMI_", "PMIX_", "PBS_"))}
+    env = one_process_env()
     argv = [cfg["binary"]] + driver_words(cfg, job, None)[:-1] + ["--candidates"]
     try:
         r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
