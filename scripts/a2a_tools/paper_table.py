@@ -56,7 +56,8 @@ def add_parser(sub, common):
     p.add_argument("--remodel", action="store_true",
                    help="re-run the model sweep and rewrite --data first (about 2 minutes)")
     p.add_argument("--section", default=None, metavar="SECTION",
-                   help="with --remodel: only these sections of the sweep (comma-separated)")
+                   help="with --remodel: only these sections of the sweep (comma-separated); "
+                        "writes --data only, no table")
     p.set_defaults(func=run, needs_db=False)
     return p
 
@@ -66,12 +67,14 @@ def remodel(path, section=None):
     table reads, as SQL to path (rows in a fixed order: same model, same file)."""
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "model.db")
-        cmd = [sys.executable, os.path.join(ROOT, "scripts", "a2a"), "model-run",
-               os.path.join(ROOT, SWEEP), "--platform", os.path.join(ROOT, PLATFORM),
-               "--db", db, "--check", ",".join(os.path.join(ROOT, c) for c in CHECK.split(","))]
+        # paths relative to the checkout: the run records them, and the data must not
+        # depend on where the checkout is
+        cmd = [sys.executable, os.path.join("scripts", "a2a"), "model-run", SWEEP,
+               "--platform", PLATFORM, "--db", db, "--check", CHECK]
         if section:
             cmd += ["--section", section]
-        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              cwd=ROOT)
         if done.returncode != 0:
             raise A2AError("model-run failed: %s" % (done.stderr.strip().splitlines() or ["?"])[-1])
         out = sqlite3.connect(":memory:")
@@ -109,21 +112,28 @@ class Model:
             if "error vs simgrid" in opts else "not measured"
 
     def time(self, kernel, P, S, radix=None, radix2=None):
-        """Seconds of one configuration (the newest row), or None."""
+        """Seconds of one configuration (the newest row); A2AError if the data lacks it."""
         row = self.conn.execute(
             "SELECT median_s FROM results WHERE kernel = ? AND P = ? AND S = ? AND status = 'ok' "
             "AND IFNULL(radix, 0) = ? AND IFNULL(radix2, 0) = ? ORDER BY rowid DESC LIMIT 1",
             (kernel, P, S, radix or 0, radix2 or 0)).fetchone()
-        return row[0] if row else None
+        if not row:
+            raise A2AError("the model data has no row of %s P = %d S = %d radix %s %s "
+                           "(a2a paper-table --remodel)" % (kernel, P, S, radix, radix2 or ""))
+        return row[0]
 
     def best(self, kernel, P, S, section, max_radix=None):
         """(radix, radix2, seconds) of the fastest row of a section at (P, S), radix at most
         max_radix when given."""
-        return self.conn.execute(
+        row = self.conn.execute(
             "SELECT radix, radix2, median_s FROM results WHERE kernel = ? AND P = ? AND S = ? "
             "AND section = ? AND status = 'ok' AND IFNULL(radix, 0) <= ? "
             "ORDER BY median_s, radix LIMIT 1",
             (kernel, P, S, section, max_radix or P)).fetchone()
+        if not row:
+            raise A2AError("the model data has no row of [%s] %s P = %d S = %d "
+                           "(a2a paper-table --remodel)" % (section, kernel, P, S))
+        return row
 
     def node_size(self, P):
         return self.conn.execute("SELECT max(Q) FROM results WHERE P = ?", (P,)).fetchone()[0]
@@ -286,15 +296,18 @@ def tuna_rows():
     """The TuNA paper's numbers: documented misses."""
     where = TUNA + ", Sec. V-A"
     rows = []
-    for machine, a2av, tuna in (("Polaris", "51.8 ms", "1.78 ms"), ("Fugaku", "408.33 ms", "5.79 ms")):
+    for machine, a2av, tuna in (("Polaris", "51.8 ms", "1.78 ms"),
+                                ("Fugaku", "408.33 ms", "5.79 ms")):
         rows.append((where + ", Fig. 8", machine, 8192, "16 B", "MPI_Alltoallv", a2av, "none",
                      "", "missed", TUNA_MISS))
         rows.append((where + ", Fig. 8", machine, 8192, "16 B", "tuna, best radix", tuna, "none",
                      "", "missed", TUNA_MISS))
-    for machine, P, S, pub in (("Polaris", 8192, "1 KiB", "5.62x"), ("Fugaku", 8192, "1 KiB", "7.26x"),
+    for machine, P, S, pub in (("Polaris", 8192, "1 KiB", "5.62x"),
+                               ("Fugaku", 8192, "1 KiB", "7.26x"),
                                ("Fugaku", 16384, "16 KiB", "9.69x")):
-        rows.append((where + ", Fig. 8", machine, P, S, "tuna (best radix) against MPI_Alltoallv",
-                     pub, "none", "", "missed", TUNA_MISS))
+        rows.append((where + ", Fig. 8", machine, P, S,
+                     "tuna (best radix) against MPI_Alltoallv", pub, "none", "", "missed",
+                     TUNA_MISS))
     for machine, S in (("Polaris", "2 KiB"), ("Fugaku", "16 KiB")):
         rows.append((where + ", Fig. 8", machine, "8192 .. 16,384", "16 B .. 16 KiB",
                      "crossover: tuna beats MPI_Alltoallv", "up to S = %s" % S, "none", "",
@@ -363,6 +376,8 @@ def run(args, db):
     del db
     if args.remodel:
         remodel(args.data, args.section)
+        if args.section:
+            return 0
     text = table(Model(load(args.data)))
     if args.out == "-":
         sys.stdout.write(text)
