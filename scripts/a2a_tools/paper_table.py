@@ -34,6 +34,9 @@ TREND_P = (2048, 4096, 8192)
 TUNA_MISS = ("not produced: TuNA and MPI_Alltoallv (non-uniform) are not modelled, the model "
              "traces one node of a uniform kernel; SimGrid at P = 8192 is out of reach here "
              "(see note 3)")
+TUNA_MISS_2048 = ("not produced: TuNA is not modelled; SimGrid could run P = 2048, but Fig. 7's "
+                  "radices 2 .. P at 16 B .. 16 KiB (minutes to tens of minutes each) were not "
+                  "simulated in this work (see note 3)")
 
 
 def add_parser(sub, common):
@@ -309,14 +312,14 @@ def tuna_rows():
                      "tuna (best radix) against MPI_Alltoallv", pub, "none", "", "missed",
                      TUNA_MISS))
     for machine, S in (("Polaris", "2 KiB"), ("Fugaku", "16 KiB")):
-        rows.append((where + ", Fig. 8", machine, "8192 .. 16,384", "16 B .. 16 KiB",
+        rows.append((where + ", Fig. 8", machine, "Fig. 8's", "16 B .. 16 KiB",
                      "crossover: tuna beats MPI_Alltoallv", "up to S = %s" % S, "none", "",
                      "missed", TUNA_MISS))
     for machine, large in (("Polaris", "8 KiB"), ("Fugaku", "32 KiB")):
         rows.append((where + ", Fig. 7", machine, 2048, "16 B .. 16 KiB",
                      "tuna, best radix by S (three regimes)",
                      "approx 2 to 512 B; U around sqrt P to 8 KiB; approx P above %s" % large,
-                     "none", "", "missed", TUNA_MISS.replace("P = 8192", "P = 2048")))
+                     "none", "", "missed", TUNA_MISS_2048))
     return rows
 
 
@@ -365,8 +368,14 @@ def table(m):
             "on the block sizes each rank receives; the model traces one node of a uniform, "
             "node-circulant kernel and does not cover them. SimGrid could run them, but not at "
             "the papers' P on this 2-core machine: tra at P = 4096, radix 2, 16 B already takes "
-            "6.5 minutes of simulation, and MPI_Alltoallv's P^2 messages at P = 8192 take hours "
-            "per configuration. No Polaris or Fugaku row is produced; nothing stands in for them.",
+            "6.5 minutes of simulation, and an exchange of P^2 messages took 130 s at P = 1024 "
+            "(tra, radix P; DESIGN.md section 9): MPI_Alltoallv's 64 times as many at P = 8192 "
+            "would take over 2 hours per configuration by that scaling (not measured). No Polaris or Fugaku row is produced; nothing stands in for them. "
+            "The nearest evidence is SimGrid's TuNA curves at P = 1024 on another platform "
+            "(docs/results/curves_tuna_P1024.csv: not the papers' machines or P).",
+            "4. **The paper's radix range.** The TRA paper sampled r from 2 to P/2 (Sec. V-A); "
+            "the best radix of the trend rows is taken over the same range, and where radix P "
+            "(outside it) is faster still, the row says so.",
             ""]
     return "\n".join(out)
 

@@ -1,5 +1,5 @@
 # tests/parts/paperfigs.sh — docs/results cannot drift from the checked-in data (sourced by
-# tests/run.sh: `tests/run.sh paperfigs`, about 5 s): `a2a paper-figures --numbers-only`
+# tests/run.sh: `tests/run.sh paperfigs`, about 12 s): `a2a paper-figures --numbers-only`
 # regenerates the numbers of every figure from tests/data/*.sql, byte-identical to the CSV and
 # markdown files checked in beside the figures; and those numbers equal independent SQL over
 # the same data (every heatmap cell's median and speedup, every curves panel's star). Both
