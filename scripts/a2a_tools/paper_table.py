@@ -97,7 +97,12 @@ def load(path):
     if not os.path.exists(path):
         raise A2AError("%s: no such file (a2a paper-table --remodel writes it)" % path)
     conn = sqlite3.connect(":memory:")
-    conn.executescript(open(path).read())
+    try:
+        conn.executescript(open(path).read())
+        conn.execute("SELECT platform, smpi_options FROM runs").fetchall()
+        conn.execute("SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS).fetchall()
+    except sqlite3.Error as e:
+        raise A2AError("%s: not the model rows paper-table reads (%s)" % (path, e))
     return conn
 
 
