@@ -190,6 +190,7 @@ plots:
 # every figure of docs/results/ (and the numbers beside each) from the data in tests/data/
 paper-figures: all
 	scripts/a2a paper-figures --out docs/results
+	scripts/a2a paper-table --out docs/results/papers.md
 
 clean:
 	rm -rf build a2atune

@@ -13,11 +13,12 @@ from . import crosscheck
 from . import platform
 from . import paper_figures
 from . import model_run
+from . import paper_table
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
                hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
-               paper_figures, model_run)
+               paper_figures, model_run, paper_table)
 
 
 def build_parser():

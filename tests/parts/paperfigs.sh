@@ -1,5 +1,5 @@
 # tests/parts/paperfigs.sh — docs/results cannot drift from the checked-in data (sourced by
-# tests/run.sh: `tests/run.sh paperfigs`, about 5 s): `a2a paper-figures --numbers-only`
+# tests/run.sh: `tests/run.sh paperfigs`, about 12 s): `a2a paper-figures --numbers-only`
 # regenerates the numbers of every figure from tests/data/*.sql, byte-identical to the CSV and
 # markdown files checked in beside the figures; and those numbers equal independent SQL over
 # the same data (every heatmap cell's median and speedup, every curves panel's star). Both
@@ -44,3 +44,20 @@ sqlite3 "$PF/again.db" "CREATE TEMP TABLE r1 AS SELECT * FROM runs WHERE id = 1;
     run_id = 100, median_s = median_s * 1.09; INSERT INTO results SELECT * FROM v"
 $PY scripts/a2a best-radix --db "$PF/again.db" --kernel tra --P 128 --S 16K --format csv > "$PF/again.csv" 2>&1
 check paperfigs/simulated-again-newest-stands holds 'grep -q "^1,tra,128,16384,constant,11,,.*,vendor,3546.8563,1.2013," "$PF/again.csv" || { cat "$PF/again.csv" | sed "s/^/    /"; false; }'
+# ---- docs/results/papers.md (a2a paper-table, about 10 s): the table of the papers' published
+# numbers is regenerated from tests/data/papers-theta-model.sql byte for byte; an edited model
+# row changes it (radix 46 at P = 2048, 128 B three times slower: its row turns to missed);
+# and the data is the model's: two sections re-modelled from platforms/theta.xml give the
+# checked-in rows exactly
+run paperfigs/papers-table 30 $PY scripts/a2a paper-table --out "$PF/papers.md"
+check paperfigs/papers-table-equals-stored holds 'cmp -s docs/results/papers.md "$PF/papers.md" || { diff docs/results/papers.md "$PF/papers.md" | head -n 6 | sed "s/^/    /"; false; }'
+sqlite3 "$PF/papers.db" < tests/data/papers-theta-model.sql
+sqlite3 "$PF/papers.db" "UPDATE results SET median_s = median_s * 3 WHERE section = 'tra_2048' AND S = 128 AND radix = 46"
+sqlite3 "$PF/papers.db" .dump > "$PF/papers-edited.sql"
+$PY scripts/a2a paper-table --data "$PF/papers-edited.sql" --out "$PF/papers-edited.md" > /dev/null 2>&1
+check paperfigs/papers-table-check-can-fail holds '! cmp -s docs/results/papers.md "$PF/papers-edited.md" && grep -q "| tra, radix 46 | 7.699 ms | 31.6 ms (model, theta.xml) | 4.10 | missed |" "$PF/papers-edited.md"'
+run paperfigs/papers-remodel 60 $PY scripts/a2a paper-table --remodel --section tra_2048,mpich_bruck_2048 --data "$PF/papers-remodel.sql"
+papers_rows() {   # SQL: the rows of the two re-modelled sections, one line each
+    sqlite3 :memory: ".read $1" "SELECT section, kernel, P, S, IFNULL(radix, ''), printf('%.17g', median_s) FROM results WHERE section IN ('tra_2048', 'mpich_bruck_2048') ORDER BY 1, 2, 3, 4, 5"
+}
+check paperfigs/papers-data-is-the-models holds '[ "$(papers_rows "$PF/papers-remodel.sql" | wc -l)" = 5 ] && [ "$(papers_rows "$PF/papers-remodel.sql")" = "$(papers_rows tests/data/papers-theta-model.sql)" ]'
