@@ -151,18 +151,22 @@ bench-loop: $(BUILD)/bench/tuna_loop
 # build's copy-cost model (kernels/common/sim_copy.c), charged to the traced epoch
 MODEL_DIR    := build/model
 MODEL_CFLAGS := $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-stringop-overflow \
-                -Iinclude -Ikernels/common -I$(shell pkg-config --variable=includedir mpich 2>/dev/null || echo /usr/include/x86_64-linux-gnu/mpich)
-MODEL_KERNELS:= $(addprefix kernels/uniform/,tra.c tra2.c bruck.c spread_out.c pairwise.c scattered.c)
-MODEL_OBJ    := $(MODEL_KERNELS:%.c=$(MODEL_DIR)/%.o) $(patsubst %.c,$(MODEL_DIR)/%.o,$(wildcard kernels/common/*.c))
+                -Iinclude -Ikernels/common -Iworkloads -I$(shell pkg-config --variable=includedir mpich 2>/dev/null || echo /usr/include/x86_64-linux-gnu/mpich)
+MODEL_KERNELS:= $(addprefix kernels/uniform/,tra.c tra2.c bruck.c spread_out.c pairwise.c scattered.c) \
+                $(addprefix kernels/nonuniform/,tuna.c tuna_local.c)
+MODEL_OBJ    := $(MODEL_KERNELS:%.c=$(MODEL_DIR)/%.o) $(patsubst %.c,$(MODEL_DIR)/%.o,$(wildcard kernels/common/*.c)) $(MODEL_DIR)/workloads/workload.o
 $(MODEL_DIR)/kernels/%.o: kernels/%.c $(wildcard include/*.h kernels/common/*.h)
 	@mkdir -p $(dir $@)
 	gcc $(MODEL_CFLAGS) -include kernels/common/sim_copy.h -c $< -o $@
 $(MODEL_DIR)/kernels/common/sim_copy.o: kernels/common/sim_copy.c kernels/common/sim_copy.h model/smpi_execute.h
 	@mkdir -p $(dir $@)
 	gcc $(MODEL_CFLAGS) -DA2A_SIMGRID -include model/smpi_execute.h -c $< -o $@
+$(MODEL_DIR)/workloads/%.o: workloads/%.c $(wildcard workloads/*.h)
+	@mkdir -p $(dir $@)
+	gcc $(MODEL_CFLAGS) -c $< -o $@
 $(MODEL_DIR)/liba2a_trace.a: $(MODEL_OBJ)
 	ar rcs $@ $^
-$(MODEL_DIR)/a2atrace: model/trace_main.c model/trace_mpi.c model/trace_mpi.h $(MODEL_DIR)/liba2a_trace.a
+$(MODEL_DIR)/a2atrace: model/trace_main.c model/trace_mpi.c model/trace_mpi.h $(MODEL_DIR)/liba2a_trace.a workloads/workload.h
 	gcc $(MODEL_CFLAGS) model/trace_main.c model/trace_mpi.c $(MODEL_DIR)/liba2a_trace.a -lm -pthread -o $@
 
 # a sweep on a simulated cluster: one smpirun per P of the sweep (scripts/a2a simulate)

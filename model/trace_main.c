@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "a2a.h"
 #include "trace_mpi.h"
+#include "workload.h"
 
 typedef struct kernel_params {
     int radix, radix2, ppn, block_count;
@@ -75,6 +78,23 @@ static const struct {
     { "spread_out", call_spread_out }, { "pairwise", call_pairwise }, { "scattered", call_scattered },
 };
 
+typedef int (*nonuniform_call)(const void *, const int *, const int *, void *, const int *,
+                               const int *, MPI_Comm, const kernel_params *, a2a_stats *);
+
+/* Guarantees: TuNA on MPI_BYTE blocks with its radix and block_count. */
+static int call_tuna(const void *s, const int *sc, const int *sd, void *r, const int *rc,
+                     const int *rd, MPI_Comm c, const kernel_params *p, a2a_stats *st)
+{
+    return A2A_Alltoallv_tuna(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, p->radix,
+                              p->block_count, st);
+}
+
+/* The non-uniform kernels the model traces, each on a traced world of all P ranks. */
+static const struct {
+    const char *name;
+    nonuniform_call call;
+} NONUNIFORM[] = { { "tuna", call_tuna } };
+
 /* One send of a node's rank, relative to it: epoch, the rank's place in its node, the
  * rank distance to the receiver (mod P), bytes. */
 typedef struct flow {
@@ -85,7 +105,8 @@ typedef struct flow {
 /* What one node's ranks do, relative to the node. */
 typedef struct node_trace {
     long long epochs, flow_count;
-    flow *flows;                 /* sorted, one entry per send */
+    long long flow_room, sends_room, recvs_room, copy_room;
+    flow *flows;                 /* sorted (once complete), one entry per send */
     long long *max_sends, *max_recvs;
     double *max_copy;
 } node_trace;
@@ -119,13 +140,60 @@ static int reserve(void **grow, long long *room, long long n, size_t size)
     return 1;
 }
 
+/* Guarantees: the trace the layer holds (one rank's, `rank`) appended to *t, offsets
+ * relative to the rank, epochs' maxima updated; *sends and *send_bytes its sends to other
+ * ranks. Returns 0, or 1 when out of memory (said on stderr). */
+static int absorb_rank(node_trace *t, int rank, int P, int Q, long long *sends,
+                       long long *send_bytes)
+{
+    long long n, epochs = trace_epochs();
+    const trace_message *m = trace_messages(&n);
+    *sends = *send_bytes = 0;
+    if (!reserve((void **)&t->flows, &t->flow_room, t->flow_count + n, sizeof(flow)) ||
+        !reserve((void **)&t->max_sends, &t->sends_room, epochs, sizeof(long long)) ||
+        !reserve((void **)&t->max_recvs, &t->recvs_room, epochs, sizeof(long long)) ||
+        !reserve((void **)&t->max_copy, &t->copy_room, epochs, sizeof(double))) {
+        fprintf(stderr, "a2atrace: out of memory\n");
+        return 1;
+    }
+    for (long long e = t->epochs; e < epochs; e++) {
+        t->max_sends[e] = t->max_recvs[e] = 0;
+        t->max_copy[e] = 0;
+    }
+    if (epochs > t->epochs)
+        t->epochs = epochs;
+    long long i = 0;
+    for (long long e = 0; e < epochs; e++) {
+        long long s = 0, r = 0;
+        for (; i < n && m[i].epoch == e; i++) {
+            if (m[i].sent) {
+                int offset = (m[i].peer - rank + P) % P;
+                t->flows[t->flow_count++] = (flow){ e, m[i].bytes, rank % Q, offset };
+                s++;
+                if (m[i].peer != rank) { /* what a2a_stats counts: sends to others */
+                    (*sends)++;
+                    *send_bytes += m[i].bytes;
+                }
+            } else {
+                r++;
+            }
+        }
+        if (s > t->max_sends[e])
+            t->max_sends[e] = s;
+        if (r > t->max_recvs[e])
+            t->max_recvs[e] = r;
+        if (trace_copy_seconds(e) > t->max_copy[e])
+            t->max_copy[e] = trace_copy_seconds(e);
+    }
+    return 0;
+}
+
 /* Guarantees: the trace of node `node` (ranks node*Q .. node*Q+Q-1) in *t, node offsets
  * relative to it; its ranks' stats lines printed when `print` is set. Returns 0, or 1 when
  * the kernel or an allocation failed (said on stderr). */
 static int trace_node(uniform_call call, int P, int S, int Q, int node, const kernel_params *kp,
                       char *sbuf, char *rbuf, int print, node_trace *t)
 {
-    long long room = 0, sends_room = 0, recvs_room = 0, copy_room = 0;
     memset(t, 0, sizeof *t);
     for (int rank = node * Q; rank < node * Q + Q && rank < P; rank++) {
         MPI_Comm comm = trace_comm_create(P, rank, Q);
@@ -140,50 +208,115 @@ static int trace_node(uniform_call call, int P, int S, int Q, int node, const ke
             fprintf(stderr, "a2atrace: the kernel failed on rank %d (MPI error %d)\n", rank, err);
             return 1;
         }
-        long long n, epochs = trace_epochs(), sends = 0, send_bytes = 0;
-        const trace_message *m = trace_messages(&n);
-        if (!reserve((void **)&t->flows, &room, t->flow_count + n, sizeof(flow)) ||
-            !reserve((void **)&t->max_sends, &sends_room, epochs, sizeof(long long)) ||
-            !reserve((void **)&t->max_recvs, &recvs_room, epochs, sizeof(long long)) ||
-            !reserve((void **)&t->max_copy, &copy_room, epochs, sizeof(double))) {
-            fprintf(stderr, "a2atrace: out of memory\n");
+        long long sends, send_bytes;
+        if (absorb_rank(t, rank, P, Q, &sends, &send_bytes))
             return 1;
-        }
-        for (long long e = t->epochs; e < epochs; e++) {
-            t->max_sends[e] = t->max_recvs[e] = 0;
-            t->max_copy[e] = 0;
-        }
-        if (epochs > t->epochs)
-            t->epochs = epochs;
-        long long i = 0;
-        for (long long e = 0; e < epochs; e++) {
-            long long s = 0, r = 0;
-            for (; i < n && m[i].epoch == e; i++) {
-                if (m[i].sent) {
-                    int offset = (m[i].peer - rank + P) % P;
-                    t->flows[t->flow_count++] = (flow){ e, m[i].bytes, rank % Q, offset };
-                    s++;
-                    if (m[i].peer != rank) { /* what a2a_stats counts: sends to others */
-                        sends++;
-                        send_bytes += m[i].bytes;
-                    }
-                } else {
-                    r++;
-                }
-            }
-            if (s > t->max_sends[e])
-                t->max_sends[e] = s;
-            if (r > t->max_recvs[e])
-                t->max_recvs[e] = r;
-            if (trace_copy_seconds(e) > t->max_copy[e])
-                t->max_copy[e] = trace_copy_seconds(e);
-        }
         if (print)
-            printf("stats %d %lld %lld %lld %lld %lld %lld\n", rank, stats.rounds, stats.blocks,
-                   stats.bytes, stats.messages, sends, send_bytes);
+            printf("stats %d %lld %lld %lld %lld %lld %lld %lld\n", rank, stats.rounds,
+                   stats.blocks, stats.bytes, stats.messages, sends, send_bytes,
+                   stats.meta_bytes);
     }
     qsort(t->flows, (size_t)t->flow_count, sizeof(flow), flow_order);
     return 0;
+}
+
+/* What every rank of a traced world runs: the workload's blocks of (seed, P, S, dist),
+ * one shared pair of buffers (payload bytes are never read), the kernel's stats kept. */
+typedef struct world_job {
+    nonuniform_call call;
+    const kernel_params *kp;
+    wl_spec spec;
+    char *sbuf, *rbuf;
+    a2a_stats *stats;
+} world_job;
+
+/* Guarantees: rank `rank`'s counts and displacements of the job's workload, then the
+ * kernel on them; its stats in job->stats[rank]. An MPI error code. */
+static int run_world_rank(MPI_Comm comm, int rank, void *arg)
+{
+    world_job *job = arg;
+    int P = job->spec.P;
+    int *counts = malloc(4 * (size_t)P * sizeof *counts);
+    if (!counts)
+        return MPI_ERR_NO_MEM;
+    int *sc = counts, *sd = counts + P, *rc = counts + 2 * P, *rd = counts + 3 * P;
+    long long sat = 0, rat = 0;
+    for (int j = 0; j < P; j++) {
+        sc[j] = (int)wl_block_bytes(&job->spec, rank, j);
+        rc[j] = (int)wl_block_bytes(&job->spec, j, rank);
+        sd[j] = (int)sat;
+        rd[j] = (int)rat;
+        sat += sc[j];
+        rat += rc[j];
+    }
+    int err = job->call(job->sbuf, sc, sd, job->rbuf, rc, rd, comm, job->kp, &job->stats[rank]);
+    free(counts);
+    return err;
+}
+
+/* Guarantees: the traced world of a non-uniform kernel: every rank's stats line, node 0's
+ * trace in *t. Returns 0, 1 (the kernel failed, a deadlock or out of memory; said on
+ * stderr) or 2 (a workload the tracer cannot build: bad input). */
+static int trace_world(nonuniform_call call, int P, long long S, int Q, const kernel_params *kp,
+                       const char *dist, unsigned long long seed, node_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    int d = wl_dist_by_name(dist);
+    if (d < 0 || d == WL_DIST_MATRIX || d == WL_DIST_GRAPH || d == WL_DIST_FFT) {
+        fprintf(stderr, "a2atrace: --dist %s: not a seeded distribution of workloads/workload.h\n",
+                dist);
+        return 2;
+    }
+    world_job job = { call, kp, { (wl_dist)d, WL_PAYLOAD_PATTERN, S, P, seed,
+                                  { NAN, NAN, NAN, NULL } }, NULL, NULL, NULL };
+    job.spec.params = wl_params_effective(S, job.spec.params);
+    long long most_out = 1, most_in = 1;
+    for (int r = 0; r < P; r++) {
+        long long out = 0, in = 0;
+        for (int j = 0; j < P; j++) {
+            out += wl_block_bytes(&job.spec, r, j);
+            in += wl_block_bytes(&job.spec, j, r);
+        }
+        most_out = out > most_out ? out : most_out;
+        most_in = in > most_in ? in : most_in;
+    }
+    if (most_out > 2147483647LL || most_in > 2147483647LL) {
+        fprintf(stderr, "a2atrace: a rank's blocks exceed 2^31 bytes (MPI int displacements)\n");
+        return 2;
+    }
+    job.sbuf = malloc((size_t)most_out);
+    job.rbuf = malloc((size_t)most_in);
+    job.stats = calloc((size_t)P, sizeof *job.stats);
+    int rc = 1;
+    if (!job.sbuf || !job.rbuf || !job.stats) {
+        fprintf(stderr, "a2atrace: out of memory\n");
+    } else {
+        int err = trace_world_run(P, Q, Q, run_world_rank, &job);
+        if (err != MPI_SUCCESS)
+            fprintf(stderr, "a2atrace: the traced world failed (MPI error %d%s)\n", err,
+                    err == MPI_ERR_PENDING ? ": every rank waits" : "");
+        else
+            rc = 0;
+    }
+    for (int rank = 0; rc == 0 && rank < P; rank++) {
+        long long sends, send_bytes;
+        if (rank < Q) {
+            trace_world_select(rank);
+            if (absorb_rank(t, rank, P, Q, &sends, &send_bytes))
+                rc = 1;
+        }
+        trace_world_sends(rank, &sends, &send_bytes);
+        const a2a_stats *st = &job.stats[rank];
+        printf("stats %d %lld %lld %lld %lld %lld %lld %lld\n", rank, st->rounds, st->blocks,
+               st->bytes, st->messages, sends, send_bytes, st->meta_bytes);
+    }
+    if (rc == 0)
+        qsort(t->flows, (size_t)t->flow_count, sizeof(flow), flow_order);
+    trace_world_free();
+    free(job.sbuf);
+    free(job.rbuf);
+    free(job.stats);
+    return rc;
 }
 
 /* Guarantees: everything trace_node allocated in t is freed. */
@@ -265,7 +398,8 @@ static int parse_int(const char *text, int *value)
 static int usage(const char *why)
 {
     fprintf(stderr, "a2atrace: %s\nusage: a2atrace KERNEL P S --node-size Q [--radix R] "
-                    "[--radix2 R2] [--ppn N] [--block-count B] [--all-nodes]\n", why);
+                    "[--radix2 R2] [--ppn N] [--block-count B] [--all-nodes] "
+                    "[--dist NAME] [--seed N]\n", why);
     return 2;
 }
 
@@ -275,12 +409,17 @@ int main(int argc, char **argv)
     if (argc < 4)
         return usage("KERNEL, P and S are required");
     uniform_call call = NULL;
+    nonuniform_call world_call = NULL;
     for (size_t k = 0; k < sizeof KERNELS / sizeof KERNELS[0]; k++)
         if (strcmp(argv[1], KERNELS[k].name) == 0)
             call = KERNELS[k].call;
-    if (!call)
-        return usage("unknown kernel (tra, tra2, bruck, spread_out, pairwise, scattered)");
-    int P, S, Q = 0, all_nodes = 0;
+    for (size_t k = 0; k < sizeof NONUNIFORM / sizeof NONUNIFORM[0]; k++)
+        if (strcmp(argv[1], NONUNIFORM[k].name) == 0)
+            world_call = NONUNIFORM[k].call;
+    if (!call && !world_call)
+        return usage("unknown kernel (tra, tra2, bruck, spread_out, pairwise, scattered, tuna)");
+    int P, S, Q = 0, all_nodes = 0, seed = 1;
+    const char *dist = "uniform";
     kernel_params kp = { 2, 2, 0, 1 };
     if (!parse_int(argv[2], &P) || P < 1 || !parse_int(argv[3], &S) || S < 0)
         return usage("P must be a positive integer and S a byte count");
@@ -290,25 +429,38 @@ int main(int argc, char **argv)
                     : strcmp(argv[i], "--radix2") == 0      ? &kp.radix2
                     : strcmp(argv[i], "--ppn") == 0         ? &kp.ppn
                     : strcmp(argv[i], "--block-count") == 0 ? &kp.block_count
+                    : strcmp(argv[i], "--seed") == 0        ? &seed
                                                             : NULL;
         if (strcmp(argv[i], "--all-nodes") == 0)
             all_nodes = 1;
+        else if (strcmp(argv[i], "--dist") == 0 && i + 1 < argc)
+            dist = argv[++i];
         else if (!slot || i + 1 == argc || !parse_int(argv[++i], slot))
             return usage("bad option or value");
     }
     if (Q < 1 || P % Q != 0)
         return usage("--node-size must divide P (whole nodes)");
+    if (world_call && all_nodes)
+        return usage("--all-nodes: a non-uniform kernel's nodes differ (their blocks do)");
     if (strcmp(argv[1], "tra2") == 0 && kp.ppn <= 0)
         kp.ppn = Q;
     /* copies are charged, never made: the schedules of these kernels do not depend on
      * the payload, and the buffers of P = 16,384 are never touched */
     setenv("A2A_SIM_COPY_SKIP", "1", 0);
+    node_trace first;
+    int rc;
+    if (world_call) {
+        rc = trace_world(world_call, P, S, Q, &kp, dist, (unsigned long long)seed, &first);
+        if (rc == 0)
+            print_summary(argv[1], P, S, Q, &first);
+        node_trace_free(&first);
+        return rc;
+    }
     size_t bytes = (size_t)P * (size_t)S;
     char *sbuf = malloc(bytes ? bytes : 1), *rbuf = malloc(bytes ? bytes : 1);
     if (!sbuf || !rbuf)
         return usage("cannot allocate the buffers of P x S bytes");
-    node_trace first;
-    int rc = trace_node(call, P, S, Q, 0, &kp, sbuf, rbuf, 1, &first);
+    rc = trace_node(call, P, S, Q, 0, &kp, sbuf, rbuf, 1, &first);
     for (int node = 1; rc == 0 && all_nodes && node < P / Q; node++) {
         node_trace other;
         rc = trace_node(call, P, S, Q, node, &kp, sbuf, rbuf, 0, &other);

@@ -2,14 +2,18 @@
  * kernels make, for one rank of a virtual communicator, recording every message. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
 #include "trace_mpi.h"
 
-enum { MAX_COMMS = 64, MAX_ATTRS = 16, MAX_KEYVALS = 32, MAX_TYPE_ATTRS = 64 };
+enum { MAX_COMMS = 16, MAX_ATTRS = 16, MAX_KEYVALS = 32, MAX_TYPE_ATTRS = 64 };
 /* MPICH's handle layout: kind in bits 30-31, object in bits 26-29, index below. */
 #define COMM_HANDLE_BASE 0x84000000
 #define REQUEST_HANDLE 0xac000001
 #define BUILTIN_KIND 0x40000000
+#define DERIVED_HANDLE_BASE 0x8c000000u
+#define RECV_HANDLE_BASE 0xac100000u
 
 typedef struct attribute {
     int keyval;
@@ -21,7 +25,7 @@ typedef struct virtual_comm {
     attribute attr[MAX_ATTRS];
 } virtual_comm;
 
-static virtual_comm comms[MAX_COMMS];
+static virtual_comm single_comms[MAX_COMMS];
 static virtual_comm self_comm = { 1, 1, 0, 1, 0, { { 0, NULL } } };
 static MPI_Comm_delete_attr_function *comm_delete[MAX_KEYVALS];
 static int comm_keyvals, type_keyvals;
@@ -32,12 +36,29 @@ static struct {
 } type_attr[MAX_TYPE_ATTRS];
 static int type_attrs;
 
-/* the trace */
-static trace_message *messages;
-static long long message_count, message_room, epochs;
-static double *copy_seconds;
-static long long copy_room;
-static int epoch_open;  /* messages or copies since the last epoch closed */
+/* A receive posted by a rank of a traced world (trace_world_run), until it is matched. */
+typedef struct posted_recv {
+    void *buf;
+    long long bytes;
+    int source, tag, context, done;
+} posted_recv;
+
+/* Everything one rank owns: its communicators, its trace and its receives in flight. The
+ * running rank's is `T`; a traced world swaps it with the rank's slot at each switch. */
+typedef struct rank_state {
+    virtual_comm *comms;
+    trace_message *messages;
+    long long message_count, message_room, epochs;
+    double *copy_seconds;
+    long long copy_room;
+    int epoch_open;          /* messages or copies since the last epoch closed */
+    int keep;                /* 1: messages are recorded one by one; 0: only counted */
+    long long sends, send_bytes; /* sends to other ranks (what a2a_stats counts) */
+    posted_recv *posted;
+    int posted_count, posted_room, posted_open;
+} rank_state;
+
+static rank_state T = { .comms = single_comms, .keep = 1 };
 
 /* Guarantees: the communicator record of a handle, or NULL for anything else. */
 static virtual_comm *comm_of(MPI_Comm comm)
@@ -45,9 +66,9 @@ static virtual_comm *comm_of(MPI_Comm comm)
     if (comm == MPI_COMM_SELF)
         return &self_comm;
     unsigned index = (unsigned)comm - COMM_HANDLE_BASE;
-    if ((unsigned)comm < COMM_HANDLE_BASE || index >= MAX_COMMS || !comms[index].used)
+    if ((unsigned)comm < COMM_HANDLE_BASE || index >= MAX_COMMS || !T.comms[index].used)
         return NULL;
-    return &comms[index];
+    return &T.comms[index];
 }
 
 /* Guarantees: a new communicator handle of `size` ranks with this one `rank`, or
@@ -55,94 +76,102 @@ static virtual_comm *comm_of(MPI_Comm comm)
 static MPI_Comm comm_new(int size, int rank, int node_size)
 {
     for (int i = 0; i < MAX_COMMS; i++)
-        if (!comms[i].used) {
-            comms[i] = (virtual_comm){ .used = 1, .size = size, .rank = rank,
+        if (!T.comms[i].used) {
+            T.comms[i] = (virtual_comm){ .used = 1, .size = size, .rank = rank,
                                        .node_size = node_size };
             return (MPI_Comm)(COMM_HANDLE_BASE + i);
         }
     return MPI_COMM_NULL;
 }
 
-/* Guarantees: copy_seconds has a slot for epoch e, zero until charged (0 on failure). */
+/* Guarantees: T.copy_seconds has a slot for epoch e, zero until charged (0 on failure). */
 static int reserve_epoch(long long e)
 {
-    if (e < copy_room)
+    if (e < T.copy_room)
         return 1;
-    long long room = copy_room ? 2 * copy_room : 1024;
+    long long room = T.copy_room ? 2 * T.copy_room : 1024;
     while (room <= e)
         room *= 2;
-    double *grown = realloc(copy_seconds, (size_t)room * sizeof *grown);
+    double *grown = realloc(T.copy_seconds, (size_t)room * sizeof *grown);
     if (!grown)
         return 0;
-    memset(grown + copy_room, 0, (size_t)(room - copy_room) * sizeof *grown);
-    copy_seconds = grown;
-    copy_room = room;
+    memset(grown + T.copy_room, 0, (size_t)(room - T.copy_room) * sizeof *grown);
+    T.copy_seconds = grown;
+    T.copy_room = room;
     return 1;
 }
 
-/* Guarantees: one message appended to the trace in the open epoch (MPI_ERR_NO_MEM if the
- * trace cannot grow). */
-static int record(int peer, long long bytes, int sent)
+/* Guarantees: one message of rank c->rank appended to the trace in the open epoch (only
+ * counted, when the rank's messages are not kept); a send to another rank counted as
+ * a2a_stats counts it. MPI_ERR_NO_MEM if the trace cannot grow. */
+static int record(const virtual_comm *c, int peer, long long bytes, int sent)
 {
-    if (message_count == message_room) {
-        long long room = message_room ? 2 * message_room : 4096;
-        trace_message *grown = realloc(messages, (size_t)room * sizeof *grown);
+    if (sent && peer != c->rank) {
+        T.sends++;
+        T.send_bytes += bytes;
+    }
+    T.epoch_open = 1;
+    if (!T.keep)
+        return MPI_SUCCESS;
+    if (T.message_count == T.message_room) {
+        long long room = T.message_room ? 2 * T.message_room : 4096;
+        trace_message *grown = realloc(T.messages, (size_t)room * sizeof *grown);
         if (!grown)
             return MPI_ERR_NO_MEM;
-        messages = grown;
-        message_room = room;
+        T.messages = grown;
+        T.message_room = room;
     }
-    messages[message_count++] = (trace_message){ epochs, bytes, peer, sent };
-    epoch_open = 1;
+    T.messages[T.message_count++] = (trace_message){ T.epochs, bytes, peer, sent };
     return MPI_SUCCESS;
 }
 
 /* Guarantees: the open epoch is closed (a no-op when nothing happened in it). */
 static void close_epoch(void)
 {
-    if (epoch_open) {
-        epochs++;
-        epoch_open = 0;
+    if (T.epoch_open) {
+        T.epochs++;
+        T.epoch_open = 0;
     }
 }
 
 /* Guarantees: see trace_mpi.h. */
 MPI_Comm trace_comm_create(int size, int rank, int node_size)
 {
-    message_count = 0;
-    epochs = 0;
-    epoch_open = 0;
-    if (copy_seconds)
-        memset(copy_seconds, 0, (size_t)copy_room * sizeof *copy_seconds);
+    T.message_count = 0;
+    T.sends = T.send_bytes = 0;
+    T.epochs = 0;
+    T.epoch_open = 0;
+    if (T.copy_seconds)
+        memset(T.copy_seconds, 0, (size_t)T.copy_room * sizeof *T.copy_seconds);
     return comm_new(size, rank, node_size > 0 ? node_size : size);
 }
 
 /* Guarantees: see trace_mpi.h. */
 const trace_message *trace_messages(long long *n)
 {
-    *n = message_count;
-    return messages;
+    *n = T.message_count;
+    return T.messages;
 }
 
 /* Guarantees: see trace_mpi.h. */
 long long trace_epochs(void)
 {
-    return epochs + (epoch_open ? 1 : 0);
+    return T.epochs + (T.epoch_open ? 1 : 0);
 }
 
 /* Guarantees: see trace_mpi.h. */
 double trace_copy_seconds(long long e)
 {
-    return e < copy_room ? copy_seconds[e] : 0;
+    return e < T.copy_room ? T.copy_seconds[e] : 0;
 }
 
 /* Guarantees: the copy-cost model's charge (kernels/common/sim_copy.c calls this in place
  * of SimGrid's) is added to the open epoch. */
 void smpi_execute(double duration)
 {
-    if (duration > 0 && reserve_epoch(epochs)) {
-        copy_seconds[epochs] += duration;
-        epoch_open = 1;
+    if (duration > 0 && reserve_epoch(T.epochs)) {
+        T.copy_seconds[T.epochs] += duration;
+        T.epoch_open = 1;
     }
 }
 
@@ -156,13 +185,78 @@ static int builtin_size(MPI_Datatype type)
     return ((unsigned)type & 0xff00u) >> 8;
 }
 
-/* Guarantees: the bytes of a predefined type; MPI_ERR_TYPE for any other. */
+/* Derived types (MPI_Type_create_hindexed over a predefined type): only their size is
+ * kept, in slot handle - DERIVED_HANDLE_BASE; freed slots are reused. */
+static long long *derived_bytes;
+static int derived_count, derived_room, *derived_free, derived_free_count;
+
+/* Guarantees: the slot of a derived type handle, or -1 for any other. */
+static int derived_slot(MPI_Datatype type)
+{
+    unsigned index = (unsigned)type - DERIVED_HANDLE_BASE;
+    if ((unsigned)type < DERIVED_HANDLE_BASE || index >= (unsigned)derived_count ||
+        derived_bytes[index] < 0)
+        return -1;
+    return (int)index;
+}
+
+/* Guarantees: the bytes of one element of a predefined or derived type, -1 for others. */
+static long long type_bytes(MPI_Datatype type)
+{
+    int slot = derived_slot(type);
+    return slot >= 0 ? derived_bytes[slot] : builtin_size(type);
+}
+
+/* Guarantees: the bytes of a predefined or derived type; MPI_ERR_TYPE for any other. */
 int MPI_Type_size(MPI_Datatype type, int *size)
 {
-    int s = builtin_size(type);
+    long long s = type_bytes(type);
     if (s < 0)
         return MPI_ERR_TYPE;
-    *size = s;
+    *size = (int)s;
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: the address of location (the layer's addresses are plain pointers). */
+int MPI_Get_address(const void *location, MPI_Aint *address)
+{
+    *address = (MPI_Aint)location;
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: a derived type of sum(lengths) elements of a predefined type; the layer
+ * never moves its bytes, so only that size is kept. */
+int MPI_Type_create_hindexed(int count, const int lengths[], const MPI_Aint displacements[],
+                             MPI_Datatype old, MPI_Datatype *type)
+{
+    (void)displacements;
+    int s = builtin_size(old);
+    *type = MPI_DATATYPE_NULL;
+    if (s < 0)
+        return MPI_ERR_TYPE;
+    long long bytes = 0;
+    for (int i = 0; i < count; i++)
+        bytes += (long long)lengths[i] * s;
+    int slot;
+    if (derived_free_count > 0) {
+        slot = derived_free[--derived_free_count];
+    } else {
+        if (derived_count == derived_room) {
+            int room = derived_room ? 2 * derived_room : 1024;
+            long long *grown = realloc(derived_bytes, (size_t)room * sizeof *grown);
+            int *grown_free = grown ? realloc(derived_free, (size_t)room * sizeof *grown_free)
+                                    : NULL;
+            if (grown)
+                derived_bytes = grown;
+            if (!grown_free)
+                return MPI_ERR_NO_MEM;
+            derived_free = grown_free;
+            derived_room = room;
+        }
+        slot = derived_count++;
+    }
+    derived_bytes[slot] = bytes;
+    *type = (MPI_Datatype)(DERIVED_HANDLE_BASE + (unsigned)slot);
     return MPI_SUCCESS;
 }
 
@@ -211,16 +305,23 @@ int MPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *type)
     return MPI_ERR_TYPE;
 }
 
-/* Guarantees: MPI_SUCCESS for a predefined type, which needs no commit. */
+/* Guarantees: MPI_SUCCESS for a predefined type (no commit needed) or a derived one. */
 int MPI_Type_commit(MPI_Datatype *type)
 {
-    return builtin_size(*type) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
+    return type_bytes(*type) < 0 ? MPI_ERR_TYPE : MPI_SUCCESS;
 }
 
+/* Guarantees: a derived type's slot released and *type = MPI_DATATYPE_NULL; a predefined
+ * type cannot be freed (MPI_ERR_TYPE). */
 int MPI_Type_free(MPI_Datatype *type)
 {
+    int slot = derived_slot(*type);
     *type = MPI_DATATYPE_NULL;
-    return MPI_ERR_TYPE; /* predefined types cannot be freed, and there are no others */
+    if (slot < 0)
+        return MPI_ERR_TYPE;
+    derived_bytes[slot] = -1;
+    derived_free[derived_free_count++] = slot;
+    return MPI_SUCCESS;
 }
 
 /* Guarantees: a new datatype keyval (types are never copied or freed here). */
@@ -406,23 +507,276 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
     return MPI_SUCCESS;
 }
 
-/* A reduction needs every rank's contribution and one rank is traced: refused (the model
- * passes ppn explicitly, so node grouping never reduces). */
+/* ---- a traced world: every rank of the virtual communicator, one coroutine each ----- */
+
+/* A message sent in a traced world and not yet received: its envelope, and its bytes
+ * when they are values the receiver reads (a predefined type wider than a byte). */
+typedef struct mail {
+    struct mail *next;
+    unsigned char *data;
+    long long bytes;
+    int dest, source, tag, context;
+} mail;
+
+enum { MAIL_BUCKETS = 1 << 20, WORLD_STACK = 256 * 1024 };
+
+static struct {
+    int size, node_size, running;
+    rank_state *ranks;
+    virtual_comm *comm_tables;
+    ucontext_t scheduler, *contexts;
+    char *stacks;
+    int *finished, *errors;
+    trace_rank_body body;
+    void *arg;
+    unsigned long long progress;      /* bumped by anything that can unblock a rank */
+    mail **head, **tail;              /* MAIL_BUCKETS chains, oldest first */
+    long long reduce[8];              /* the reduction in progress */
+    int reduce_arrived, reduce_left, reduce_complete;
+} world;
+
+/* Guarantees: the chain of an envelope. */
+static unsigned mail_bucket(int dest, int source, int tag, int context)
+{
+    unsigned long long h = (unsigned long long)dest * 0x9e3779b97f4a7c15ull ^
+                           (unsigned long long)source * 0xc2b2ae3d27d4eb4full ^
+                           (unsigned long long)tag * 0x165667b19e3779f9ull ^ (unsigned)context;
+    h ^= h >> 29;
+    return (unsigned)(h % MAIL_BUCKETS);
+}
+
+/* Guarantees: the running rank waits (its coroutine yields to the scheduler). */
+static void world_yield(void)
+{
+    swapcontext(&world.contexts[world.running], &world.scheduler);
+}
+
+/* Guarantees: the context number of a communicator handle (the same on every rank: they
+ * create their communicators in the same order). */
+static int context_of(MPI_Comm comm)
+{
+    return comm == MPI_COMM_SELF ? -1 : (int)((unsigned)comm - COMM_HANDLE_BASE);
+}
+
+/* Guarantees: the message queued for its receiver, its values copied when the receiver
+ * reads them (predefined types wider than a byte: sizes, counts), never payload bytes. */
+static int world_post_send(const void *buf, long long bytes, MPI_Datatype type, int dest,
+                           int tag, MPI_Comm comm)
+{
+    mail *m = calloc(1, sizeof *m);
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    *m = (mail){ NULL, NULL, bytes, dest, comm_of(comm)->rank, tag, context_of(comm) };
+    if (builtin_size(type) > 1 && bytes > 0) {
+        m->data = malloc((size_t)bytes);
+        if (!m->data) {
+            free(m);
+            return MPI_ERR_NO_MEM;
+        }
+        memcpy(m->data, buf, (size_t)bytes);
+    }
+    unsigned b = mail_bucket(m->dest, m->source, m->tag, m->context);
+    if (world.tail[b])
+        world.tail[b]->next = m;
+    else
+        world.head[b] = m;
+    world.tail[b] = m;
+    world.progress++;
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: 1 when the receive found its message (the oldest of its envelope; values
+ * copied into its buffer, MPI_ERR_TRUNCATE when longer), else 0. */
+static int world_match(posted_recv *r, int *err)
+{
+    int me = world.ranks ? world.running : 0;
+    unsigned b = mail_bucket(me, r->source, r->tag, r->context);
+    mail *prev = NULL, *m = world.head[b];
+    while (m && !(m->dest == me && m->source == r->source && m->tag == r->tag &&
+                  m->context == r->context)) {
+        prev = m;
+        m = m->next;
+    }
+    if (!m)
+        return 0;
+    if (prev)
+        prev->next = m->next;
+    else
+        world.head[b] = m->next;
+    if (world.tail[b] == m)
+        world.tail[b] = prev;
+    if (m->bytes > r->bytes)
+        *err = MPI_ERR_TRUNCATE;
+    else if (m->data)
+        memcpy(r->buf, m->data, (size_t)m->bytes);
+    free(m->data);
+    free(m);
+    r->done = 1;
+    world.progress++;
+    return 1;
+}
+
+/* Guarantees: the running coroutine's rank runs the body, then is marked finished. */
+static void world_entry(void)
+{
+    int rank = world.running;
+    MPI_Comm comm = comm_new(world.size, rank, world.node_size);
+    world.errors[rank] = comm == MPI_COMM_NULL ? MPI_ERR_INTERN
+                                                : world.body(comm, rank, world.arg);
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+    world.finished[rank] = 1;
+    world.progress++;
+}
+
+/* Guarantees: see trace_mpi.h. */
+int trace_world_run(int size, int node_size, int traced, trace_rank_body body, void *arg)
+{
+    trace_world_free();
+    world.size = size;
+    world.node_size = node_size > 0 ? node_size : size;
+    world.body = body;
+    world.arg = arg;
+    world.ranks = calloc((size_t)size, sizeof *world.ranks);
+    world.comm_tables = calloc((size_t)size * MAX_COMMS, sizeof *world.comm_tables);
+    world.contexts = calloc((size_t)size, sizeof *world.contexts);
+    world.stacks = mmap(NULL, (size_t)size * WORLD_STACK, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    world.finished = calloc((size_t)size, sizeof *world.finished);
+    world.errors = calloc((size_t)size, sizeof *world.errors);
+    world.head = calloc(MAIL_BUCKETS, sizeof *world.head);
+    world.tail = calloc(MAIL_BUCKETS, sizeof *world.tail);
+    if (world.stacks == MAP_FAILED)
+        world.stacks = NULL;
+    if (!world.ranks || !world.comm_tables || !world.contexts || !world.stacks ||
+        !world.finished || !world.errors || !world.head || !world.tail)
+        return MPI_ERR_NO_MEM;
+    rank_state single = T;
+    for (int r = 0; r < size; r++) {
+        world.ranks[r] = (rank_state){ .comms = world.comm_tables + (size_t)r * MAX_COMMS,
+                                       .keep = r < traced };
+        getcontext(&world.contexts[r]);
+        world.contexts[r].uc_stack.ss_sp = world.stacks + (size_t)r * WORLD_STACK;
+        world.contexts[r].uc_stack.ss_size = WORLD_STACK;
+        world.contexts[r].uc_link = &world.scheduler;
+        makecontext(&world.contexts[r], world_entry, 0);
+    }
+    int left = size, err = MPI_SUCCESS;
+    while (left > 0) {
+        unsigned long long before = world.progress;
+        for (int r = 0; r < size; r++) {
+            if (world.finished[r])
+                continue;
+            world.running = r;
+            T = world.ranks[r];
+            swapcontext(&world.scheduler, &world.contexts[r]);
+            world.ranks[r] = T;
+            if (world.finished[r]) {
+                left--;
+                if (world.errors[r] != MPI_SUCCESS && err == MPI_SUCCESS)
+                    err = world.errors[r];
+            }
+        }
+        if (left > 0 && world.progress == before) {
+            err = MPI_ERR_PENDING; /* every rank waits for a message nobody sends */
+            break;
+        }
+    }
+    T = single;
+    return err;
+}
+
+/* Guarantees: see trace_mpi.h. */
+void trace_world_select(int rank)
+{
+    T = world.ranks[rank];
+}
+
+/* Guarantees: see trace_mpi.h. */
+void trace_world_sends(int rank, long long *sends, long long *bytes)
+{
+    *sends = world.ranks[rank].sends;
+    *bytes = world.ranks[rank].send_bytes;
+}
+
+/* Guarantees: see trace_mpi.h. */
+void trace_world_free(void)
+{
+    for (int r = 0; world.ranks && r < world.size; r++) {
+        free(world.ranks[r].messages);
+        free(world.ranks[r].copy_seconds);
+        free(world.ranks[r].posted);
+    }
+    for (int b = 0; world.head && b < MAIL_BUCKETS; b++)
+        for (mail *m = world.head[b], *next; m; m = next) {
+            next = m->next;
+            free(m->data);
+            free(m);
+        }
+    if (world.stacks)
+        munmap(world.stacks, (size_t)world.size * WORLD_STACK);
+    free(world.ranks);
+    free(world.comm_tables);
+    free(world.contexts);
+    free(world.finished);
+    free(world.errors);
+    free(world.head);
+    free(world.tail);
+    memset(&world, 0, sizeof world);
+    T = (rank_state){ .comms = single_comms, .keep = 1 };
+}
+
+/* Guarantees: in a traced world, the reduction (MAX, MIN or SUM of up to 8 integers of a
+ * predefined type of 4 or 8 bytes) over every rank of a communicator of all P ranks, once
+ * all have contributed. Refused outside a world: one rank is traced (the model passes ppn
+ * explicitly, so node grouping never reduces). */
 int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
-    (void)in, (void)out, (void)count, (void)type, (void)op, (void)comm;
-    return MPI_ERR_UNSUPPORTED_OPERATION;
+    virtual_comm *c = comm_of(comm);
+    int s = builtin_size(type);
+    if (!world.ranks)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    if (!c || c->size != world.size)
+        return MPI_ERR_COMM;
+    if ((s != 4 && s != 8) || count < 0 || count > 8 ||
+        (op != MPI_MAX && op != MPI_MIN && op != MPI_SUM))
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    while (world.reduce_complete) /* the previous reduction is still being read */
+        world_yield();
+    for (int i = 0; i < count; i++) {
+        long long v = s == 8 ? ((const long long *)in)[i] : ((const int *)in)[i];
+        long long *acc = &world.reduce[i];
+        *acc = world.reduce_arrived == 0 ? v
+               : op == MPI_MAX          ? (v > *acc ? v : *acc)
+               : op == MPI_MIN          ? (v < *acc ? v : *acc)
+                                        : *acc + v;
+    }
+    world.progress++;
+    if (++world.reduce_arrived == world.size)
+        world.reduce_complete = 1;
+    while (!world.reduce_complete)
+        world_yield();
+    for (int i = 0; i < count; i++) {
+        if (s == 8)
+            ((long long *)out)[i] = world.reduce[i];
+        else
+            ((int *)out)[i] = (int)world.reduce[i];
+    }
+    world.progress++;
+    if (++world.reduce_left == world.size)
+        world.reduce_arrived = world.reduce_left = world.reduce_complete = 0;
+    return MPI_SUCCESS;
 }
 
-/* ---- point to point: complete at once, recorded -------------------------------------- */
+/* ---- point to point: recorded; outside a world complete at once, inside matched ----- */
 
 /* Guarantees: MPI_SUCCESS when peer is a rank of comm (or MPI_PROC_NULL) and count and
  * type are valid; *bytes the payload. */
 static int check_peer(MPI_Comm comm, int peer, int count, MPI_Datatype type, long long *bytes)
 {
     virtual_comm *c = comm_of(comm);
-    int s = builtin_size(type);
+    long long s = type_bytes(type);
     if (!c)
         return MPI_ERR_COMM;
     if (s < 0)
@@ -436,56 +790,87 @@ static int check_peer(MPI_Comm comm, int peer, int count, MPI_Datatype type, lon
 }
 
 /* Guarantees: the send recorded in the open epoch; the request completes at the next
- * MPI_Waitall. Nothing is delivered. */
+ * MPI_Waitall. Outside a world nothing is delivered; inside, the message is queued for
+ * its receiver (values only: see world_post_send). */
 int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-    (void)buf, (void)tag;
     long long bytes;
     int err = check_peer(comm, dest, count, type, &bytes);
     if (err == MPI_SUCCESS && dest != MPI_PROC_NULL)
-        err = record(dest, bytes, 1);
+        err = record(comm_of(comm), dest, bytes, 1);
+    if (err == MPI_SUCCESS && dest != MPI_PROC_NULL && world.ranks)
+        err = world_post_send(buf, bytes, type, dest, tag, comm);
     *request = err == MPI_SUCCESS ? (MPI_Request)REQUEST_HANDLE : MPI_REQUEST_NULL;
     return err;
 }
 
-/* Guarantees: the receive recorded in the open epoch; the buffer keeps what it held. */
+/* Guarantees: the receive recorded in the open epoch. Outside a world the buffer keeps
+ * what it held; inside, the receive is posted and MPI_Waitall matches it. */
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-    (void)buf, (void)tag;
     long long bytes;
     int err = check_peer(comm, source, count, type, &bytes);
     if (err == MPI_SUCCESS && source != MPI_PROC_NULL)
-        err = record(source, bytes, 0);
+        err = record(comm_of(comm), source, bytes, 0);
     *request = err == MPI_SUCCESS ? (MPI_Request)REQUEST_HANDLE : MPI_REQUEST_NULL;
-    return err;
-}
-
-/* Guarantees: every request completed (set to MPI_REQUEST_NULL); the epoch closes. */
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
-{
-    (void)statuses;
-    for (int i = 0; i < count; i++)
-        requests[i] = MPI_REQUEST_NULL;
-    close_epoch();
+    if (err != MPI_SUCCESS || source == MPI_PROC_NULL || !world.ranks)
+        return err;
+    if (T.posted_count == T.posted_room) {
+        int room = T.posted_room ? 2 * T.posted_room : 64;
+        posted_recv *grown = realloc(T.posted, (size_t)room * sizeof *grown);
+        if (!grown)
+            return MPI_ERR_NO_MEM;
+        T.posted = grown;
+        T.posted_room = room;
+    }
+    T.posted[T.posted_count] = (posted_recv){ buf, bytes, source, tag, context_of(comm), 0 };
+    *request = (MPI_Request)(RECV_HANDLE_BASE + (unsigned)T.posted_count++);
+    T.posted_open++;
     return MPI_SUCCESS;
 }
 
-/* Guarantees: both messages recorded in one epoch, which then closes. */
+/* Guarantees: every request completed (set to MPI_REQUEST_NULL): inside a world, each
+ * receive once its message was sent (the rank waits for it); the epoch closes. */
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    (void)statuses;
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        unsigned index = (unsigned)requests[i] - RECV_HANDLE_BASE;
+        if (world.ranks && (unsigned)requests[i] >= RECV_HANDLE_BASE &&
+            index < (unsigned)T.posted_count) {
+            posted_recv *r = &T.posted[index];
+            while (!r->done && !world_match(r, &err)) {
+                world_yield();
+                r = &T.posted[index];
+            }
+            T.posted_open--;
+        }
+        requests[i] = MPI_REQUEST_NULL;
+    }
+    if (T.posted_open == 0)
+        T.posted_count = 0;
+    close_epoch();
+    return err;
+}
+
+/* Guarantees: both messages recorded in one epoch, which then closes (inside a world,
+ * once the received one was sent). */
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
                  void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
                  MPI_Comm comm, MPI_Status *status)
 {
-    (void)sbuf, (void)stag, (void)rbuf;
-    long long sbytes, rbytes;
-    int err = check_peer(comm, dest, scount, stype, &sbytes);
+    MPI_Request requests[2];
+    long long rbytes = 0;
+    int err = check_peer(comm, source, rcount, rtype, &rbytes);
     if (err == MPI_SUCCESS)
-        err = check_peer(comm, source, rcount, rtype, &rbytes);
-    if (err == MPI_SUCCESS && dest != MPI_PROC_NULL)
-        err = record(dest, sbytes, 1);
-    if (err == MPI_SUCCESS && source != MPI_PROC_NULL)
-        err = record(source, rbytes, 0);
+        err = MPI_Isend(sbuf, scount, stype, dest, stag, comm, &requests[0]);
+    if (err == MPI_SUCCESS)
+        err = MPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &requests[1]);
+    if (err == MPI_SUCCESS)
+        err = MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
     if (err != MPI_SUCCESS)
         return err;
     if (status != MPI_STATUS_IGNORE) {
@@ -495,6 +880,5 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
         status->count_lo = (int)rbytes; /* MPICH's status: the bytes received */
         status->count_hi_and_cancelled = 0;
     }
-    close_epoch();
     return MPI_SUCCESS;
 }

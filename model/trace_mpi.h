@@ -5,7 +5,11 @@
  * place of an MPI library. trace_mpi.c implements the MPI calls those kernels make for ONE
  * rank of a virtual communicator of P ranks: sends and receives complete at once (nothing
  * is delivered: receive buffers keep what they held), and every message is recorded with
- * its peer, its bytes and its epoch. An epoch ends at each blocking exchange
+ * its peer, its bytes and its epoch. A traced world (trace_world_run) runs instead every
+ * rank of the communicator, one coroutine each, and delivers what a kernel reads back
+ * (sizes, counts: predefined types wider than a byte), never payload bytes, so that the
+ * schedules of the non-uniform kernels, which depend on the sizes they receive, are
+ * their real ones. An epoch ends at each blocking exchange
  * (MPI_Sendrecv) and at each completion call (MPI_Wait, MPI_Waitall): the messages a rank
  * has in flight together. The kernels' copies (routed through kernels/common/sim_copy.c,
  * the SimGrid build's copy-cost model) are charged to the epoch they precede. */
@@ -36,5 +40,29 @@ long long trace_epochs(void);
 
 /* Guarantees: the copy seconds charged to epoch e (0 <= e < trace_epochs()). */
 double trace_copy_seconds(long long e);
+
+/* One rank's part of a traced world: returns an MPI error code. */
+typedef int (*trace_rank_body)(MPI_Comm comm, int rank, void *arg);
+
+/* Guarantees: body has run on every rank 0..size-1 of a virtual communicator (nodes of
+ * node_size consecutive ranks), interleaved as coroutines of this one thread: a rank runs
+ * until it waits for a message not yet sent (MPI_Waitall) or for the other ranks
+ * (MPI_Allreduce). Messages are matched as MPI matches them (source, tag, communicator,
+ * oldest first); a message of a predefined type wider than a byte carries its values, any
+ * other (payload: MPI_BYTE, derived types) only its size. The messages of ranks below
+ * `traced` are recorded (trace_world_select); every rank's sends are counted. Returns
+ * MPI_SUCCESS, the first rank's error, MPI_ERR_PENDING when every unfinished rank waits
+ * (a deadlock), or MPI_ERR_NO_MEM. */
+int trace_world_run(int size, int node_size, int traced, trace_rank_body body, void *arg);
+
+/* Guarantees: trace_messages, trace_epochs and trace_copy_seconds report rank `rank`
+ * (< traced) of the last world until the next call. */
+void trace_world_select(int rank);
+
+/* Guarantees: the sends to other ranks of rank `rank` of the last world, and their bytes. */
+void trace_world_sends(int rank, long long *sends, long long *bytes);
+
+/* Guarantees: everything the last world held is released; the layer traces one rank. */
+void trace_world_free(void);
 
 #endif
