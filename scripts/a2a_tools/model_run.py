@@ -49,7 +49,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__
 TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
 # the kernels a2atrace runs and the a2atrace options of the parameters each takes
 KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
-                 "spread_out": (), "pairwise": (), "scattered": ("block_count",)}
+                 "spread_out": (), "pairwise": (), "scattered": ("block_count",),
+                 "tuna": ("radix", "block_count")}
+# the non-uniform ones: a2atrace runs every rank (a traced world) on the seeded blocks of
+# a distribution of workloads/workload.h, and prices node 0's schedule (see trace)
+NONUNIFORM = {"tuna"}
+SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
 VENDOR_SCHEDULES = {"ring": "pairwise"}
@@ -65,6 +70,8 @@ def trace(kernel, P, S, node_size, params, copy_model):
     for name in KERNEL_PARAMS[kernel]:
         if params.get(name) is not None:
             cmd += ["--" + name.replace("_", "-"), str(params[name])]
+    if kernel in NONUNIFORM:
+        cmd += ["--dist", params.get("dist", "uniform"), "--seed", str(params.get("seed", 1))]
     env = dict(os.environ, A2A_SIM_COPY_MODEL=copy_model or "")
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
@@ -199,9 +206,18 @@ def configurations(sweep, platform, sections=None, only_P=None, world=0):
                                          if sweep.setting(sec, key) else default)
         family = get("family", "uniform")
         kernels = [k.strip() for k in get("kernels", "").split(",") if k.strip()]
-        if family != "uniform":
-            skipped.append((sec.name, "family %s (the model covers the uniform family)" % family))
+        if family not in ("uniform", "nonuniform"):
+            skipped.append((sec.name, "family %s (the model covers the uniform and "
+                                      "non-uniform families)" % family))
             continue
+        dists = [None]
+        if family == "nonuniform":
+            dists = [d.strip() for d in get("dist", "uniform").split(",") if d.strip()]
+            for d in dists:
+                if d not in SEEDED_DISTS:
+                    raise A2AError("%s [%s]: dist %s: the model traces the seeded distributions "
+                                   "(%s)" % (sweep.shown, sec.name, d, ", ".join(sorted(SEEDED_DISTS))))
+        seed = int(get("seed", "1"))
         for P in sweep.process_counts(sec, world):
             if only_P and P not in only_P:
                 continue
@@ -209,12 +225,17 @@ def configurations(sweep, platform, sections=None, only_P=None, world=0):
                 raise A2AError("%s: P = %d needs more cores than %s has (%d)"
                                % (sweep.shown, P, platform.path, capacity))
             for kernel in kernels:
+                if (kernel in NONUNIFORM) != (family == "nonuniform"):
+                    why = "kernel %s of the %s family" % (kernel, family)
+                    if (sec.name, why) not in skipped:
+                        skipped.append((sec.name, why))
+                    continue
                 if kernel not in KERNEL_PARAMS:
                     why = "kernel %s (a2atrace runs %s)" % (kernel, ", ".join(KERNEL_PARAMS))
                     if (sec.name, why) not in skipped:
                         skipped.append((sec.name, why))
                     continue
-                combos = [{}]
+                combos = [{} if d is None else {"dist": d, "seed": seed} for d in dists]
                 for name in KERNEL_PARAMS[kernel]:
                     grown = []
                     for c in combos:
@@ -245,6 +266,8 @@ def _valid(kernel, P, params, cores):
             return "radix outside [2, Q] or radix2 outside [2, N]"
     if kernel == "scattered" and not 1 <= params["block_count"] <= P:
         return "block_count outside [1, P]"
+    if kernel == "tuna" and not (2 <= r <= max(2, P) and 1 <= params["block_count"] <= r - 1):
+        return "radix outside [2, max(2, P)] or block_count outside [1, radix - 1]"
     return None
 
 
@@ -402,18 +425,21 @@ def run(args, db):
             stats = traced["stats"]
             why = "modelled" + ("; error vs simgrid: %s" % error if error else "")
         failed += status == "error"
-        key = "uniform|%s|%s|P=%d|S=%d|%s" % (section, kernel, P, S, "|".join(
+        family = "nonuniform" if kernel in NONUNIFORM else "uniform"
+        key = "%s|%s|%s|P=%d|S=%d|%s" % (family, section, kernel, P, S, "|".join(
             "%s=%s" % kv for kv in sorted(params.items())))
+        kernel_params = {k: v for k, v in params.items() if k not in ("dist", "seed")}
         conn.execute(
             "INSERT OR REPLACE INTO results(run_id, config_key, section, family, kernel, P, Q, S, "
             "dist, radix, radix2, block_count, ppn, params, iterations, warmup, median_s, "
             "q1_s, q3_s, min_s, max_s, mean_s, stddev_s, rounds, blocks, bytes_sent, messages, "
-            "status, message, started, ended, validated) VALUES (?, ?, ?, 'uniform', ?, ?, ?, "
-            "?, 'constant', ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-            (run_id, key, section, kernel, P, model.node_size(P), S, params.get("radix"),
+            "status, message, started, ended, validated, seed) VALUES (?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+            (run_id, key, section, family, kernel, P, model.node_size(P), S,
+             params.get("dist", "constant"), params.get("radix"),
              params.get("radix2"), params.get("block_count"), params.get("ppn"),
-             json.dumps(params), seconds, seconds, seconds, seconds, seconds, seconds)
-            + tuple(stats) + (status, why, _now(), _now()))
+             json.dumps(kernel_params), seconds, seconds, seconds, seconds, seconds, seconds)
+            + tuple(stats) + (status, why, _now(), _now(), params.get("seed")))
         sys.stderr.write("a2a model-run: [%d/%d] %s P = %d S = %d %s: %s (%.2f s)\n"
                          % (i + 1, len(configs), kernel, P, S, json.dumps(params),
                             "%.4g us" % (seconds * 1e6) if seconds else why, time.time() - t0))
@@ -474,13 +500,16 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr):
     runs = {r["id"]: r for r in conn.execute("SELECT * FROM runs WHERE backend = 'simgrid'")}
     rows = conn.execute(
         "SELECT r.run_id, r.kernel, r.P, r.S, r.radix, r.radix2, r.block_count, r.ppn, "
-        "r.median_s FROM results r JOIN runs u ON u.id = r.run_id "
-        "WHERE u.backend = 'simgrid' AND r.status = 'ok' AND r.family = 'uniform' "
-        "AND r.dist = 'constant' ORDER BY r.kernel, r.P, r.S, r.radix").fetchall()
+        "r.median_s, r.family, r.dist, r.seed FROM results r JOIN runs u ON u.id = r.run_id "
+        "WHERE u.backend = 'simgrid' AND r.status = 'ok' AND ((r.family = 'uniform' "
+        "AND r.dist = 'constant') OR (r.family = 'nonuniform' AND r.kernel IN (%s) AND "
+        "IFNULL(r.dist_params, '{}') = '{}' AND IFNULL(r.payload, 'pattern') = 'pattern' AND "
+        "IFNULL(r.datatype, 'byte') = 'byte')) ORDER BY r.kernel, r.P, r.S, r.radix"
+        % ", ".join("'%s'" % k for k in sorted(NONUNIFORM))).fetchall()
     conn.close()
     files = platform_files((platforms,) + ARCHIVES)
     cells, models, missing = [], {}, {}
-    for run_id, kernel, P, S, radix, radix2, block_count, ppn, sim in rows:
+    for run_id, kernel, P, S, radix, radix2, block_count, ppn, sim, family, dist, seed in rows:
         if only_P and P not in only_P:
             continue
         run = runs[run_id]
@@ -507,6 +536,10 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr):
                        if o.startswith("copy-model=")), "none")
         params = {k: v for k, v in (("radix", radix), ("radix2", radix2),
                                     ("block_count", block_count), ("ppn", ppn)) if v is not None}
+        if family == "nonuniform":
+            if dist not in SEEDED_DISTS:
+                continue
+            params.update(dist=dist, seed=seed if seed is not None else 1)
         traced, why = trace(schedule, P, S, model.node_size(P), params,
                             "" if copies == "none" else copies)
         if traced:
@@ -543,7 +576,8 @@ def summarize(cells, out, quiet=False):
     groups = {}
     for kernel, P, S, params, sim, mod in cells:
         if "radix" in params:
-            groups.setdefault((kernel, P, S), []).append((sim, mod))
+            key = (kernel, P, S, params.get("dist"), params.get("block_count"), params.get("ppn"))
+            groups.setdefault(key, []).append((sim, mod))
     groups = [g for g in groups.values() if len(g) > 1]
     if groups:
         same = sum(min(g)[0] == min(g, key=lambda c: c[1])[0] for g in groups)
