@@ -89,11 +89,32 @@ static int call_tuna(const void *s, const int *sc, const int *sd, void *r, const
                               p->block_count, st);
 }
 
+/* Guarantees: two-phase Bruck (radix 2) on MPI_BYTE blocks. */
+static int call_twophase_bruck(const void *s, const int *sc, const int *sd, void *r,
+                               const int *rc, const int *rd, MPI_Comm c, const kernel_params *p,
+                               a2a_stats *st)
+{
+    (void)p;
+    return A2A_Alltoallv_twophase_bruck(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, st);
+}
+
+/* Guarantees: MPICH 4's MPI_Alltoallv (scattered in batches, empty blocks skipped) on
+ * MPI_BYTE blocks. */
+static int call_mpich_selection(const void *s, const int *sc, const int *sd, void *r,
+                                const int *rc, const int *rd, MPI_Comm c,
+                                const kernel_params *p, a2a_stats *st)
+{
+    (void)p;
+    return A2A_Alltoallv_mpich_selection(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, st);
+}
+
 /* The non-uniform kernels the model traces, each on a traced world of all P ranks. */
 static const struct {
     const char *name;
     nonuniform_call call;
-} NONUNIFORM[] = { { "tuna", call_tuna } };
+} NONUNIFORM[] = { { "tuna", call_tuna },
+                   { "twophase_bruck", call_twophase_bruck },
+                   { "mpich_selection", call_mpich_selection } };
 
 /* One send of a node's rank, relative to it: epoch, the rank's place in its node, the
  * rank distance to the receiver (mod P), bytes. */
@@ -417,7 +438,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], NONUNIFORM[k].name) == 0)
             world_call = NONUNIFORM[k].call;
     if (!call && !world_call)
-        return usage("unknown kernel (tra, tra2, bruck, spread_out, pairwise, scattered, tuna)");
+        return usage("unknown kernel (tra, tra2, bruck, spread_out, pairwise, scattered; "
+                     "non-uniform: tuna, twophase_bruck, mpich_selection)");
     int P, S, Q = 0, all_nodes = 0, seed = 1;
     const char *dist = "uniform";
     kernel_params kp = { 2, 2, 0, 1 };

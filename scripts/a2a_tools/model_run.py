@@ -50,10 +50,10 @@ TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
 # the kernels a2atrace runs and the a2atrace options of the parameters each takes
 KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
                  "spread_out": (), "pairwise": (), "scattered": ("block_count",),
-                 "tuna": ("radix", "block_count")}
+                 "tuna": ("radix", "block_count"), "twophase_bruck": (), "mpich_selection": ()}
 # the non-uniform ones: a2atrace runs every rank (a traced world) on the seeded blocks of
 # a distribution of workloads/workload.h, and prices node 0's schedule (see trace)
-NONUNIFORM = {"tuna"}
+NONUNIFORM = {"tuna", "twophase_bruck", "mpich_selection"}
 SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
