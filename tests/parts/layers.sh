@@ -1,7 +1,8 @@
 # tests/parts/layers.sh — the layer checker tests/layers.py (sourced by tests/run.sh:
 # `tests/run.sh layers`, a second). First on a small tree made here with one breach of each
-# kind, which must all be reported (so the checker can fail), then on the real tree, which
-# must have none.
+# kind (includes, then the symbols of its objects), which must all be reported (so the
+# checker can fail), then on the real tree and its objects (build/openmpi), which must have
+# none.
 L="$WORK/layers"
 mkdir -p "$L"/tree/{include,kernels/common,kernels/uniform,kernels/nonuniform,kernels/tuned,harness,apps,misc}
 # mkfile PATH LINE...: PATH in the bad tree, one line per argument
@@ -36,7 +37,21 @@ check layers/bad-stale-exception holds 'reported "breach: harness/run_command.c 
 check layers/bad-nothing-else holds '[ "$(tail -n 1 "$L/bad.txt")" = "8 breaches, 11 folder arrows" ]'
 [ $rc -eq 1 ] || sed 's/^/    /' "$L/bad.txt"
 
-# the real tree: no breach
-tests/layers.py > "$L/real.txt" 2>&1; rc=$?
+# symbols: an object of kernels/common using a function only harness/ defines is an arrow
+# up (declarations hide it from the include check); MPI's own names interposed above
+# (preload/) and uses of a lower layer's symbols are not
+mkdir -p "$L/obj/kernels/common" "$L/obj/harness"
+mkfile kernels/common/low.c 'int upper_thing(void); int MPI_Barrier(int);' \
+       'int low(void) { return upper_thing() + MPI_Barrier(0); }'
+mkfile harness/upper.c 'int low(void);' 'int upper_thing(void) { return low(); }' \
+       'int MPI_Barrier(int c) { return c; }'
+gcc -c "$L/tree/kernels/common/low.c" -o "$L/obj/kernels/common/low.o"
+gcc -c "$L/tree/harness/upper.c" -o "$L/obj/harness/upper.o"
+tests/layers.py "$L/tree" --objects "$L/obj" > "$L/sym.txt" 2>&1
+check layers/bad-symbol holds 'grep -qxF "$L/obj/kernels/common/low.o: breach: kernels/common/low.c -> harness/upper.c (symbol upper_thing: harness is above kernels/common)" <(sed "s|^[^ ]*/obj/|$L/obj/|" "$L/sym.txt")'
+check layers/bad-symbol-only-that holds '[ "$(grep -c "(symbol " "$L/sym.txt")" = 1 ]'
+
+# the real tree: no breach, neither in its includes nor in the symbols of its objects
+tests/layers.py --objects build/openmpi > "$L/real.txt" 2>&1; rc=$?
 check layers/real-tree-clean holds '[ $rc -eq 0 ] && grep -qx "0 breaches, [0-9]* folder arrows" "$L/real.txt"'
 [ $rc -eq 0 ] || sed 's/^/    /' "$L/real.txt"
