@@ -41,7 +41,14 @@ LAYERS = [
     ["preload"],                         # liba2a_preload.so, over the dispatcher
     ["workloads"],                       # block sizes and payloads of the harness
     ["apps"],                            # application workloads
-    ["harness", "model"],                # a2atune; a2atrace, the model tier's tracer
+    # a2atune, its folders as its data flows: sweep files -> configurations -> runner ->
+    # database; db/ sits below run/ because the runner writes rows, and measure/ below
+    # them all because a sweep names counters and a database row holds statistics
+    ["harness/measure"],                 # statistics, hardware counters, polite waiting
+    ["harness/sweep"],                   # sweep files and their expansion into configurations
+    ["harness/db"],                      # the database and the provenance of a launch
+    ["harness/run", "harness/tuner"],    # running configurations; the tuner's search
+    ["harness/commands", "model"],       # a2atune's commands; a2atrace, the model tier's tracer
     ["tests", "tests/preload", "sweeps/bench"],  # everything may be tested or benchmarked
 ]
 
@@ -55,9 +62,9 @@ RULES = [
     # libraries: the closure (tc.h, graph.h), the FFT (fft.h) and the graph count cache it
     # records into (graph_counts.h)
     # and the sweep reader installs the application provider of distributions (app_dist.h)
-    ("harness/*", "apps/*", ["harness/app_command.c", "harness/sweep.c"],
-     "the harness uses apps/ only through the app command (harness/app_command.c) and "
-     "the sweep reader (harness/sweep.c)"),
+    ("harness/*", "apps/*", ["harness/commands/app_command.c", "harness/sweep/sweep.c"],
+     "the harness uses apps/ only through the app command (harness/commands/app_command.c) "
+     "and the sweep reader (harness/sweep/sweep.c)"),
     ("harness/*", "apps/tuple_set.h", [],
      "the harness uses the application libraries' headers, not their internals"),
 ]

@@ -1,5 +1,5 @@
 /* tune_command.c — `a2atune tune`: measure what a model-guided search chooses, within a
- * budget, then write the tuning files (harness/tuner.h for the search). */
+ * budget, then write the tuning files (harness/tuner/tuner.h for the search). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
