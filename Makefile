@@ -25,7 +25,9 @@ SANITIZE ?=
 OPT      ?= -O2 -g
 # -fPIC: the kernels also go into a shared preload library
 CFLAGS   += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
-CPPFLAGS += -Iinclude -Ikernels/common -Ikernels/hint -Iworkloads -Iharness -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
+CPPFLAGS += -Iinclude -Ikernels/common -Ikernels/hint -Iworkloads -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
+# the harness's folders (below; tests/layers.py reads the -I of every CPPFLAGS line)
+CPPFLAGS += -Iharness/measure -Iharness/sweep -Iharness/db -Iharness/run -Iharness/tuner -Iharness/commands
 # gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
 ifeq ($(MPI),mpich)
 CFLAGS   += -Wno-stringop-overflow
@@ -41,7 +43,11 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 LDFLAGS  += -pthread $(SANITIZE)
 
 LIB_SRC  := $(sort $(wildcard kernels/*.c kernels/*/*.c))
-TOOL_SRC := $(sort $(wildcard workloads/*.c harness/*.c apps/*.c))
+# the harness's folders, as its data flows (docs/development.md): measure/ (statistics,
+# counters, polite waiting) under sweep/ (sweep files into configurations) under db/ (the
+# database) under run/ and tuner/ (running configurations, searching them) under commands/
+HARNESS  := measure sweep db run tuner commands
+TOOL_SRC := $(sort $(wildcard workloads/*.c $(HARNESS:%=harness/%/*.c) apps/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
@@ -53,7 +59,7 @@ all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 setup:
 	@scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*.h apps/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*/*.h apps/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
@@ -61,7 +67,7 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*.h
 # changes, so that what prints it is rebuilt after an edit or a commit
 REV_STAMP := $(BUILD)/git-revision
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(REV_STAMP))
-$(BUILD)/harness/provenance.o $(BUILD)/harness/main.o: $(REV_STAMP)
+$(BUILD)/harness/db/provenance.o $(BUILD)/harness/commands/main.o: $(REV_STAMP)
 
 # under SimGrid only the kernels' allocations may become SMPI shared memory
 # (smpi/auto-shared-malloc-thresh); the driver's own arrays stay private to each rank
@@ -82,7 +88,7 @@ a2atune: $(BUILD)/a2atune
 	ln -sf $< $@
 
 # test programs link the harness (without main) and liba2a
-TEST_LINK := $(filter-out $(BUILD)/harness/main.o,$(TOOL_OBJ)) $(BUILD)/liba2a.a
+TEST_LINK := $(filter-out $(BUILD)/harness/commands/main.o,$(TOOL_OBJ)) $(BUILD)/liba2a.a
 $(BUILD)/tests/%: tests/%.c $(TEST_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dist_provider.h"
+#include "app_dist.h"
 #include "fft.h"
 #include "graph.h"
 #include "graph_counts.h"

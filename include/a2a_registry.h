@@ -31,7 +31,7 @@ typedef enum a2a_family {
  *     sweep_default  the text a sweep section takes when it leaves the key unset, or NULL
  *                    (then a section whose kernels take the parameter must set it)
  *     column         A2A_PARAM_COLUMN: the results table has a column of this name besides
- *                    the params JSON (fixed by the database schema, harness/db.c); 0: the
+ *                    the params JSON (fixed by the database schema, harness/db/db.c); 0: the
  *                    params JSON alone
  *     value_names    NULL, or a function returning the names of values 1..nvalues (sweeps,
  *                    tuning files and the params JSON use the names)

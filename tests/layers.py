@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """layers.py — the layer checker: which folder's C files may include which (stdlib only).
 
-    tests/layers.py [ROOT] [--exception FROM TO]...
+    tests/layers.py [ROOT] [--exception FROM TO]... [--objects DIR]
       ROOT: the tree to check, default the repository; --exception: accept the breach
       FROM -> TO (fnmatch patterns) as if EXCEPTIONS listed it (the tests try the stale
-      check with it)
+      check with it); --objects: also check the symbols of the objects built under DIR
+      (DIR/<folder>/<name>.o is the object of ROOT/<folder>/<name>.c, e.g. build/openmpi)
 
 Every `#include "..."` of every .c/.h file under ROOT (build/ and dot-folders skipped) is
 resolved as the compiler does: the including file's own folder first, then the -I folders
@@ -13,12 +14,19 @@ map to their folders, folders to the layers of LAYERS, and every include must go
 own folder or to a lower layer; RULES and cycles between files add further breaches, each
 printed as `file:line: breach: <from> -> <to> (<rule>)`. Last line: `N breaches, M folder
 arrows` (arrows: distinct pairs of different folders with an include between them).
+With --objects, the arrows declarations hide are checked too: `nm` lists each object's
+defined and undefined symbols, and an object that uses a symbol which only objects of
+folders above its own (or of another folder of its own layer) define is a breach
+`object: breach: <from.c> -> <to.c> (symbol NAME: <rule>)`, exceptions applying as to
+includes. The MPI standard's names (MPI_*, PMPI_*) are the MPI library's: an object that
+defines one (preload/preload.c) interposes it, which is no arrow.
 Exit status 1 if there is a breach (an EXCEPTIONS entry that matches nothing any more
 counts as one), 2 for a missing Makefile or a malformed command line, else 0.
 """
 import fnmatch
 import os
 import re
+import subprocess
 import sys
 
 # The layers, lowest first. A file may include from its own folder or any lower layer;
@@ -33,7 +41,14 @@ LAYERS = [
     ["preload"],                         # liba2a_preload.so, over the dispatcher
     ["workloads"],                       # block sizes and payloads of the harness
     ["apps"],                            # application workloads
-    ["harness", "model"],                # a2atune; a2atrace, the model tier's tracer
+    # a2atune, its folders as its data flows: sweep files -> configurations -> runner ->
+    # database; db/ sits below run/ because the runner writes rows, and measure/ below
+    # them all because a sweep names counters and a database row holds statistics
+    ["harness/measure"],                 # statistics, hardware counters, polite waiting
+    ["harness/sweep"],                   # sweep files and their expansion into configurations
+    ["harness/db"],                      # the database and the provenance of a launch
+    ["harness/run", "harness/tuner"],    # running configurations; the tuner's search
+    ["harness/commands", "model"],       # a2atune's commands; a2atrace, the model tier's tracer
     ["tests", "tests/preload", "sweeps/bench"],  # everything may be tested or benchmarked
 ]
 
@@ -46,8 +61,10 @@ RULES = [
     # workloads/dist_provider.h; the app command (`a2atune app`) runs the application
     # libraries: the closure (tc.h, graph.h), the FFT (fft.h) and the graph count cache it
     # records into (graph_counts.h)
-    ("harness/*", "apps/*", ["harness/app_command.c"],
-     "the harness uses apps/ only through the app command (harness/app_command.c)"),
+    # and the sweep reader installs the application provider of distributions (app_dist.h)
+    ("harness/*", "apps/*", ["harness/commands/app_command.c", "harness/sweep/sweep.c"],
+     "the harness uses apps/ only through the app command (harness/commands/app_command.c) "
+     "and the sweep reader (harness/sweep/sweep.c)"),
     ("harness/*", "apps/tuple_set.h", [],
      "the harness uses the application libraries' headers, not their internals"),
 ]
@@ -58,6 +75,7 @@ EXCEPTIONS = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+MPI_NAME = re.compile(r"^P?MPIX?_")
 
 
 def folder(path):
@@ -166,28 +184,81 @@ def cycles(graph):
     return found
 
 
+def object_symbols(objdir, root):
+    """{source path: (defined symbols, undefined symbols)} for every .o under objdir whose
+    source (same relative path, .c) exists under root; None when nm fails."""
+    out = {}
+    for top, _, files in os.walk(objdir):
+        for f in sorted(files):
+            if not f.endswith(".o"):
+                continue
+            obj = os.path.join(top, f)
+            src = os.path.relpath(obj, objdir)[:-2] + ".c"
+            if not os.path.isfile(os.path.join(root, src)):
+                continue
+            try:
+                text = subprocess.run(["nm", "-P", obj], capture_output=True, text=True,
+                                      check=True).stdout
+            except (OSError, subprocess.CalledProcessError):
+                return None
+            defined, undefined = set(), set()
+            for line in text.splitlines():
+                parts = line.split()
+                if len(parts) < 2:
+                    continue
+                if parts[1] in ("U", "w", "v"):
+                    undefined.add(parts[0])
+                else:
+                    defined.add(parts[0])
+            out[src] = (defined, undefined)
+    return out
+
+
+def symbol_breaches(symbols):
+    """(src, dst, symbol, rule) for each symbol src uses that no object of its own folder
+    or of a lower layer defines, but an object dst of another folder does."""
+    definers = {}
+    for src, (defined, _) in symbols.items():
+        for name in defined:
+            definers.setdefault(name, []).append(src)
+    found = []
+    for src in sorted(symbols):
+        for name in sorted(symbols[src][1]):
+            where = definers.get(name, [])
+            if MPI_NAME.match(name) or not where or \
+                    any(layer_rule(src, d) is None for d in where):
+                continue
+            dst = sorted(where)[0]
+            found.append((src, dst, name, layer_rule(src, dst)))
+    return found
+
+
 def parse_args(argv):
-    """(root, extra exceptions) from the command line, or None when it is malformed."""
-    root, extra, args = None, [], argv[1:]
+    """(root, extra exceptions, object folder or None) from the command line, or None
+    when it is malformed."""
+    root, extra, objdir, args = None, [], None, argv[1:]
     while args:
         if args[0] == "--exception" and len(args) >= 3:
             extra.append((args[1], args[2], "given on the command line"))
             args = args[3:]
+        elif args[0] == "--objects" and len(args) >= 2 and objdir is None:
+            objdir, args = os.path.abspath(args[1]), args[2:]
         elif not args[0].startswith("--") and root is None:
             root, args = args[0], args[1:]
         else:
             return None
     if root is None:
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    return os.path.abspath(root), extra
+    return os.path.abspath(root), extra, objdir
 
 
 def main(argv):
     parsed = parse_args(argv)
     if parsed is None:
-        print("usage: layers.py [ROOT] [--exception FROM TO]...", file=sys.stderr)
+        print("usage: layers.py [ROOT] [--exception FROM TO]... [--objects DIR]",
+              file=sys.stderr)
         return 2
-    root, extra = parsed
+    root, extra, objdir = parsed
     exceptions = EXCEPTIONS + extra
     dirs = include_dirs(root)
     if dirs is None:
@@ -217,6 +288,21 @@ def main(argv):
                 breach(src, line, src, dst, why)
             for why in extra_rules(src, dst):
                 breach(src, line, src, dst, why)
+    if objdir is not None:
+        symbols = object_symbols(objdir, root)
+        if not symbols:
+            print("layers.py: no objects of %s under %s (or nm failed)" % (root, objdir),
+                  file=sys.stderr)
+            return 2
+        for src, dst, name, why in symbol_breaches(symbols):
+            obj = os.path.relpath(os.path.join(objdir, src[:-2] + ".o"))
+            for i, (e_src, e_dst, _) in enumerate(exceptions):
+                if matches(src, e_src) and matches(dst, e_dst):
+                    used.add(i)
+                    break
+            else:
+                breaches.append("%s: breach: %s -> %s (symbol %s: %s)"
+                                % (obj, src, dst, name, why))
     for src, line, dst, loop in cycles(graph):
         breaches.append("%s:%d: breach: %s -> %s (include cycle: %s)" % (src, line, src, dst,
                                                                           loop))

@@ -1,4 +1,4 @@
-/* unit_counters.c — tests of harness/counters.c (no MPI needed).
+/* unit_counters.c — tests of harness/measure/counters.c (no MPI needed).
  * Prints one line per failed check and "unit_counters: N passed, M failed";
  * exits 0 only if every check passed. With -v also prints counters_describe. */
 #include <errno.h>

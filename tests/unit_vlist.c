@@ -1,4 +1,4 @@
-/* unit_vlist.c — unit tests of harness/vlist.c (no MPI). Prints one line per failed check
+/* unit_vlist.c — unit tests of harness/sweep/vlist.c (no MPI). Prints one line per failed check
  * and a summary; exits 0 only if every check passed. */
 #include "vlist.h"
 

@@ -3,7 +3,8 @@
  * a transitive closure, per iteration) and `dist = fft` (the transposes of a distributed
  * FFT). The sweep reader and the expansion reach them only through this table; the
  * provider itself (apps/app_dist.c, linked into every program with the harness) reads the
- * keys it declares here from the section through a reader the sweep gives it.
+ * keys it declares here from the section through a reader the sweep gives it. This layer
+ * never names the provider: the sweep reader installs it (wl_provider_install).
  *
  * Each instance of a provided distribution (a graph iteration, an FFT size) becomes its
  * own configurations, with S = its largest block in bytes and its P x P block-byte matrix
@@ -57,10 +58,16 @@ typedef struct wl_provider {
     void (*progress)(FILE *out);
 } wl_provider;
 
-/* The provider of `dist = graph` and `dist = fft` (defined by apps/app_dist.c). */
-extern const wl_provider wl_app_provider;
+/* Installs provider as the provider of the distributions it handles (the harness installs
+ * apps/app_dist.h's wl_app_provider before it reads a sweep). Installing it again changes
+ * nothing. */
+void wl_provider_install(const wl_provider *provider);
 
-/* The provider of dist, or NULL for the distributions workload.c makes itself. */
+/* The installed provider, or NULL before one is installed. */
+const wl_provider *wl_provider_installed(void);
+
+/* The provider of dist, or NULL for the distributions workload.c makes itself (and for
+ * every dist before a provider is installed). */
 const wl_provider *wl_provider_of(wl_dist dist);
 
 #endif

@@ -1,4 +1,4 @@
-"""Read-only access to an a2atune results database (schema: harness/db.c).
+"""Read-only access to an a2atune results database (schema: harness/db/db.c).
 
 Every connection is opened with the URI mode=ro, so nothing here can write; every
 value reaches SQL as a bound parameter (?), never through string formatting."""
@@ -10,7 +10,7 @@ import urllib.parse
 
 from .common import A2AError
 
-APPLICATION_ID = 0x61326174  # "a2at", set by harness/db.c
+APPLICATION_ID = 0x61326174  # "a2at", set by harness/db/db.c
 DEFAULT_DB = os.path.join("results", "a2a.db")
 
 # the columns of `results` a reader usually wants, in this order
@@ -19,7 +19,7 @@ RESULT_COLUMNS = ("id", "run_id", "section", "family", "kernel", "P", "Q", "S", 
                   "iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status")
 
 
-SCHEMA_VERSION = 4   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db.c)
+SCHEMA_VERSION = 4   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db/db.c)
 
 
 def read_text(data):
@@ -92,7 +92,7 @@ def open_db(path):
 
 def current_views(conn):
     """Make this connection read the views of the results contract (result_data, best_radix,
-    speedup_vs_baseline) as harness/db.c defines them (db_views, read from `a2atune list
+    speedup_vs_baseline) as harness/db/db.c defines them (db_views, read from `a2atune list
     --json`), whatever the file holds: an a2atune opening a file for writing replaces views
     whose text differs, but a file written by an older a2atune and only read since keeps the
     old ones. Those are then shadowed by TEMP views of the current text, for this
@@ -110,7 +110,7 @@ def current_views(conn):
         return True
     if not conn.execute("SELECT 1 FROM pragma_table_info('runs') WHERE name = 'launch_group'"
                         ).fetchone():
-        # a file from before launch groups: each run alone (as harness/db.c read_current_views)
+        # a file from before launch groups: each run alone (as harness/db/db.c read_current_views)
         conn.execute("CREATE TEMP VIEW runs AS SELECT *, NULL AS launch_group FROM main.runs")
     for v in views:
         conn.execute("CREATE TEMP VIEW %s AS %s" % (v["name"], v["select"]))
@@ -132,7 +132,7 @@ class Database:
         return self.execute(sql, params).fetchall()
 
     def require_views(self):
-        """A2AError unless the result_data view (and with it the grouping of harness/db.c)
+        """A2AError unless the result_data view (and with it the grouping of harness/db/db.c)
         can be read: current in the file or shadowed by current_views."""
         if self.execute("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'result_data'"
                         " UNION SELECT 1 FROM sqlite_temp_master WHERE type = 'view'"

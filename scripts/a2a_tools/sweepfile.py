@@ -1,4 +1,4 @@
-"""Sweep files as the driver reads them (harness/sweep.c), for `a2a submit`: which sections
+"""Sweep files as the driver reads them (harness/sweep/sweep.c), for `a2a submit`: which sections
 a sweep has, which process counts each lists at a given launch size, and per-job copies
 whose P lists are restricted to one job.
 

@@ -72,7 +72,7 @@ HARM = 0.02     # ...and at most this on every data set (one cell in a few seeds
 
 
 def rules(binary):
-    """The search's switchable rules, as `a2atune tune --help` lists them (harness/tuner.c)."""
+    """The search's switchable rules, as `a2atune tune --help` lists them (harness/tuner/tuner.c)."""
     for line in run_binary([binary, "tune", "--help"]).splitlines():
         if line.startswith("rules of the search (--without):"):
             return [r.strip() for r in line.split(":", 1)[1].split(",") if r.strip()]

@@ -1,4 +1,4 @@
-"""Value lists as in sweep files and `a2atune model` (harness/vlist.h), in Python.
+"""Value lists as in sweep files and `a2atune model` (harness/sweep/vlist.h), in Python.
 
     list  := item (',' item)*
     item  := expr | expr '..' expr [':' ('+'|'*') expr]

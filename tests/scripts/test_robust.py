@@ -171,10 +171,10 @@ class Unwritable(A2ATestCase):
 
 class SchemaVersion(A2ATestCase):
     def test_scripts_know_the_drivers_schema(self):
-        with open(os.path.join(REPO, "harness", "db.c")) as f:
+        with open(os.path.join(REPO, "harness", "db", "db.c")) as f:
             version = int(re.search(r"#define A2A_SCHEMA_VERSION (\d+)", f.read()).group(1))
         self.assertEqual(db_mod.SCHEMA_VERSION, version,
-                         "harness/db.c writes schema %d: teach scripts/a2a_tools/db.py "
+                         "harness/db/db.c writes schema %d: teach scripts/a2a_tools/db.py "
                          "(SCHEMA_VERSION) what changed" % version)
 
     def test_newer_schema_is_refused(self):

@@ -1,6 +1,6 @@
 """The Python copies of the driver's readers agree with the C code they copy, on vectors the
 C side prints (`a2atune expand`): value lists (scripts/a2a_tools/vlist.py against
-harness/vlist.c) and sweep files (sweepfile.py against harness/sweep.c). The TRA model
+harness/sweep/vlist.c) and sweep files (sweepfile.py against harness/sweep/sweep.c). The TRA model
 (model.py against kernels/common/radix_model.c) is compared the same way in test_model.py
 (ModelMatchesC, through `a2atune model`)."""
 import glob

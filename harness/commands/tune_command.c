@@ -1,5 +1,5 @@
 /* tune_command.c — `a2atune tune`: measure what a model-guided search chooses, within a
- * budget, then write the tuning files (harness/tuner.h for the search). */
+ * budget, then write the tuning files (harness/tuner/tuner.h for the search). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -428,10 +428,260 @@ static int evaluate_replay(const tune_options *o, db *replay, const config *conf
     return missing ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
+/* ---- the command: its steps ----------------------------------------------------------- */
+
+/* --replay on rank 0: opens the replayed database read-only into *replay and takes the
+ * launch it describes into *info. Returns 0, or 1 with the message in err. */
+static int open_replay(const tune_options *o, const sweep *sw, db **replay, run_info *info,
+                       char *err, size_t errlen)
+{
+    char why[512];
+    if (db_open_readonly(o->replay_path, replay, why, sizeof why) ||
+        db_replay_run_info(*replay, sw->text, info, why, sizeof why)) {
+        snprintf(err, errlen, "--replay %s: %s", o->replay_path, why);
+        return 1;
+    }
+    return 0;
+}
+
+/* --replay: every rank's launch becomes the replayed run's (world size, ranks per node, as
+ * rank 0 read them into info); collective. Without --replay nothing changes. */
+static void adopt_replayed_launch(const tune_options *o, const run_info *info, launch_info *launch)
+{
+    if (!o->replay_path)
+        return;
+    int replay_launch[2] = { info->world_size, info->ppn > 0 ? info->ppn : info->world_size };
+    MPI_Bcast(replay_launch, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    launch->world = replay_launch[0];
+    launch->node_ranks = replay_launch[1];
+    launch->mem_available = 0;
+}
+
+/* The number of configurations that can run (not skipped). */
+static int count_runnable(const config *configs, int nconfigs)
+{
+    int runnable = 0;
+    for (int i = 0; i < nconfigs; i++)
+        runnable += !configs[i].skip;
+    return runnable;
+}
+
+/* The budget in configurations (at least 1): --budget N as given, every runnable one under
+ * a time budget (the time stops the search), else the percentage of the runnable ones. */
+static int budget_in_configurations(const tune_options *o, int runnable)
+{
+    int budget = o->budget_count > 0     ? (int)o->budget_count
+                 : o->budget_seconds > 0 ? runnable
+                                         : (int)floor(o->budget_percent / 100 * runnable + 1e-9);
+    return budget < 1 ? 1 : budget;
+}
+
+/* Rank 0 with --replay: 0 when every configuration that can run has a row in replay, else
+ * 1 with how many lack one (and the first) in err. */
+static int replay_lacks_rows(const tune_options *o, db *replay, const config *configs,
+                             int nconfigs, int runnable, char *err, size_t errlen)
+{
+    int missing = 0;
+    const char *first = NULL;
+    for (int i = 0; i < nconfigs; i++) {
+        result_record r = { 0 };
+        int n;
+        if (!configs[i].skip && db_replay_result(replay, configs[i].key, &r, NULL, 0, &n) != 1) {
+            missing++;
+            first = first ? first : configs[i].key;
+        }
+    }
+    if (!missing)
+        return 0;
+    snprintf(err, errlen, "--replay %s: no result for %d of the %d configurations that can run "
+             "(first: %.300s); replay an exhaustive run of the same sweep",
+             o->replay_path, missing, runnable, first);
+    return 1;
+}
+
+/* Rank 0: feeds what tuner run run_id of d recorded back to t (never measured again) and
+ * says so on stderr. Returns the step the search continues with. */
+static int reload_tuner_run(db *d, long long run_id, tuner *t, const config *configs, int nconfigs)
+{
+    key_index *keys = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof *keys);
+    for (int i = 0; i < nconfigs; i++)
+        keys[i] = (key_index){ configs[i].key, i };
+    qsort(keys, (size_t)nconfigs, sizeof *keys, compare_key_index);
+    reload rl = { t, configs, keys, nconfigs, 0, 0, 0 };
+    db_recorded_results(d, run_id, reload_row, &rl);
+    free(keys);
+    db_reopen_run(d, run_id);
+    fprintf(stderr, "a2atune: resuming tuner run %lld: %d configurations already "
+            "measured (not measured again)%s\n", run_id, rl.loaded,
+            rl.foreign ? ", some rows are not of this sweep (ignored)" : "");
+    return rl.last_step + 1;
+}
+
+/* Rank 0: opens o->db_path into *d and gives the run the search records into in *run_id:
+ * with --resume the newest tuner run of this sweep (reloaded into t; *next_step after its
+ * last step), else (or when there is none) a new run; the heartbeat then marks it live.
+ * Returns 0, or 1 with the message in err. */
+static int open_tuner_run(const tune_options *o, const run_info *info, tuner *t,
+                          const config *configs, int nconfigs, db **d, long long *run_id,
+                          int *next_step, char *err, size_t errlen)
+{
+    if (db_open(o->db_path, d, err, errlen))
+        return 1;
+    if (o->resume) {
+        int found = db_find_tuner_run(*d, info, run_id);
+        if (found < 0) {
+            snprintf(err, errlen, "%s: cannot look for a tuner run to resume", o->db_path);
+            return 1;
+        }
+        if (found == 0)
+            fprintf(stderr, "a2atune: --resume: no earlier tuner run of this sweep in %s; "
+                    "starting a new run\n", o->db_path);
+        else
+            *next_step = reload_tuner_run(*d, *run_id, t, configs, nconfigs);
+    }
+    if (*run_id == 0 && db_begin_run(*d, info, run_id, err, errlen))
+        return 1;
+    heartbeat_start(o->db_path, *run_id); /* a live run: not taken for a dead one */
+    return 0;
+}
+
+/* The most samples one configuration can take (its iterations; the automatic count's
+ * ceiling for `iterations = auto`), at least 1. */
+static int most_iterations(const config *configs, int nconfigs)
+{
+    int most = 1;
+    for (int i = 0; i < nconfigs; i++)
+        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO && most < SWEEP_AUTO_MAX_ITERATIONS)
+            most = SWEEP_AUTO_MAX_ITERATIONS;
+        else if (configs[i].iterations > most)
+            most = configs[i].iterations;
+    return most;
+}
+
+/* Rank 0: the line that opens the search on stderr (what can run, the cells, the budget,
+ * the database and run), and the oversubscription note of a real launch. */
+static void announce_search(const tune_options *o, const tuner *t, const tuner_options *topt,
+                            int runnable, const run_info *info, long long run_id)
+{
+    char budget[64];
+    if (o->budget_seconds > 0)
+        snprintf(budget, sizeof budget, "%g s of timed and warm-up calls", o->budget_seconds);
+    else
+        snprintf(budget, sizeof budget, "%d (%.0f%%)", topt->budget, 100.0 * topt->budget / runnable);
+    fprintf(stderr, "a2atune: tune: %d configurations can run in %d cells (%d to tune); "
+            "budget %s -> %s, run %lld%s\n", runnable, tuner_cells(t),
+            tuner_tunable_cells(t), budget, o->db_path,
+            run_id, o->replay_path ? " (replayed, nothing measured)" : "");
+    if (!o->replay_path && info->oversubscribed)
+        fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
+                "than cores are oversubscribed (flagged in the database); their timings "
+                "measure the scheduler\n", info->ppn, info->cores_per_node);
+}
+
+/* Rank 0: the search's next configuration (-1: it stops; *stopped_by_budget then says
+ * whether the budget stopped it) and its phase; prints the cost model once, when the
+ * design phase ends. *last_phase: the phase of the previous step. */
+static int choose_next(const tune_options *o, tuner *t, const tuner_options *topt,
+                       const char **phase, const char **last_phase, int *stopped_by_budget)
+{
+    int next = tuner_next(t, phase);
+    *stopped_by_budget = next < 0 && (tuner_measured(t) >= topt->budget ||
+                                      (o->budget_seconds > 0 && tuner_spent(t) >= o->budget_seconds));
+    if (strcmp(*last_phase, "design") == 0 && strcmp(*phase, "design") != 0) {
+        fprintf(stderr, "a2atune: tune: cost model fitted on the design points:\n");
+        tuner_print_model(t, stderr);
+    }
+    if (next >= 0)
+        *last_phase = *phase;
+    return next;
+}
+
+/* Rank 0: stores configuration `next`'s result r (nsamples samples) in run run_id of d,
+ * feeds it to the search, counts it in counts (ok, wrong, error) and reports it on stderr
+ * (a line per measurement unless quiet, the cells every fifth of the budget, every wrong
+ * or failed one). Returns 0, or 1 when the database failed (said on stderr). */
+static int record_step(const tune_options *o, db *d, long long run_id, tuner *t,
+                       const tuner_options *topt, const config *configs, int next,
+                       const sweep_section *sec, const result_record *r, const double *samples,
+                       int nsamples, const char *phase, int counts[3])
+{
+    const config *c = &configs[next];
+    char err[1024];
+    int failed = 0;
+    if (db_store_result(d, run_id, sec, c, r, samples, nsamples, err, sizeof err)) {
+        fprintf(stderr, "a2atune: %s\n", err);
+        failed = 1;
+    }
+    int ok = r->status == STATUS_OK && r->summary.n > 0;
+    tuner_record(t, next, ok, r->summary.median, r->summary.q1, r->summary.q3, r->summary.n);
+    tuner_spend(t, measurement_cost(c, r));
+    counts[ok ? 0 : r->status == STATUS_WRONG ? 1 : 2]++;
+    char cell[200], choice[120], median[32] = "";
+    describe_cell(c, cell, sizeof cell);
+    describe_choice(c, choice, sizeof choice);
+    if (ok)
+        format_seconds(r->summary.median, median, sizeof median);
+    if (!o->quiet)
+        fprintf(stderr, "[%d/%d] %-10s %s  %s: %s\n", tuner_measured(t), topt->budget,
+                phase, cell, choice, ok ? median : r->message);
+    int every = topt->budget / 5 > 10 ? topt->budget / 5 : 10;
+    if (!o->quiet && tuner_measured(t) % every == 0) {
+        fprintf(stderr, "a2atune: tune: %d measured, %d left in the budget; per (P, S) "
+                "before this step:\n", tuner_measured(t), topt->budget - tuner_measured(t));
+        print_cells(t, configs, stderr);
+    }
+    if (!ok && r->status != STATUS_SKIPPED)
+        fprintf(stderr, "a2atune: %s %s %s: %s\n",
+                r->status == STATUS_WRONG ? "WRONG" : "ERROR", cell, choice, r->message);
+    return failed;
+}
+
+/* Rank 0: the closing report on stderr (the cost model, the cells, what was measured of
+ * the budget and why the search stopped: db_failed, stopped_by_budget); ends the heartbeat
+ * and the run (done, or failed when the database failed or a row was wrong or an error)
+ * and prints where the results are. */
+static void close_search(const tune_options *o, db *d, long long run_id, const tuner *t,
+                         const tuner_options *topt, const config *configs, int runnable,
+                         int db_failed, int stopped_by_budget, const int counts[3])
+{
+    int final = 0, decided = 0;
+    for (int c = 0; c < tuner_cells(t); c++) {
+        tuner_cell_state s;
+        tuner_cell(t, c, &s);
+        final += s.final;
+        decided += s.winner >= 0;
+    }
+    fprintf(stderr, "a2atune: tune: cost model:\n");
+    tuner_print_model(t, stderr);
+    fprintf(stderr, "a2atune: tune: per (P, S) (gap: runner-up over the best; noise: the "
+            "smaller IQR of the two over the best's median, the results contract's noise: "
+            "within it a2a tune takes the simpler; conf: P(no unmeasured candidate is "
+            "faster by more than %.0f%%)):\n", 100 * o->margin);
+    print_cells(t, configs, stderr);
+    char budget[64];
+    if (o->budget_seconds > 0)
+        snprintf(budget, sizeof budget, "%g s", o->budget_seconds);
+    else
+        snprintf(budget, sizeof budget, "%d", topt->budget);
+    fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %s; "
+            "timed and warm-up calls: %.6g s), %d of %d cells final (confidence %.2f), %d "
+            "decided; %s\n", tuner_measured(t), runnable, 100.0 * tuner_measured(t) / runnable,
+            budget, tuner_spent(t), final, tuner_cells(t),
+            o->confidence, decided, db_failed ? "stopped: the database failed"
+            : stopped_by_budget && final < tuner_cells(t) ? "stopped: budget spent"
+            : "stopped: every cell decided");
+    heartbeat_stop();
+    db_end_run(d, run_id, db_failed ? "failed" : counts[1] + counts[2] ? "failed" : "done");
+    printf("results: %s (run %lld)\n", o->db_path, run_id);
+}
+
 /* ---- the command --------------------------------------------------------------------- */
 
 /* The search and its measurements; collective over MPI_COMM_WORLD. *run_id gets the run
- * on rank 0. Returns an exit code. */
+ * on rank 0. Returns an exit code. The steps: read the sweep and the launch (the replayed
+ * one with --replay), expand it, size the budget and refuse what cannot be tuned; stop
+ * after --candidates or --evaluate; open the run (rank 0); then measure what the search
+ * chooses, one configuration a step, until it stops; close the run with its report. */
 static int tune(const tune_options *o, long long *run_id_out)
 {
     int rank, world;
@@ -448,25 +698,9 @@ static int tune(const tune_options *o, long long *run_id_out)
     run_info info;
     launch_info launch;
     int *oversubscribed_at = describe_launch(&info, &launch);
-
-    /* --replay: the launch as the replayed run saw it */
     db *replay = NULL;
-    int status = 0;
-    if (o->replay_path && rank == 0) {
-        char why[512];
-        if (db_open_readonly(o->replay_path, &replay, why, sizeof why) ||
-            db_replay_run_info(replay, sw->text, &info, why, sizeof why)) {
-            snprintf(err, sizeof err, "--replay %s: %s", o->replay_path, why);
-            status = 1;
-        }
-    }
-    int replay_launch[2] = { info.world_size, info.ppn > 0 ? info.ppn : info.world_size };
-    if (o->replay_path) {
-        MPI_Bcast(replay_launch, 2, MPI_INT, 0, MPI_COMM_WORLD);
-        launch.world = replay_launch[0];
-        launch.node_ranks = replay_launch[1];
-        launch.mem_available = 0;
-    }
+    int status = o->replay_path && rank == 0 ? open_replay(o, sw, &replay, &info, err, sizeof err) : 0;
+    adopt_replayed_launch(o, &info, &launch);
 
     config *configs = NULL;
     int nconfigs = 0, rc = EXIT_OK;
@@ -482,16 +716,10 @@ static int tune(const tune_options *o, long long *run_id_out)
         rc = bad(rank, "%s%s", err, "");
         goto out;
     }
+    int runnable = count_runnable(configs, nconfigs);
     tuner_options topt = { .confidence = o->confidence, .margin = o->margin,
-                           .budget_seconds = o->budget_seconds, .without = o->without };
-    int runnable = 0;
-    for (int i = 0; i < nconfigs; i++)
-        runnable += !configs[i].skip;
-    topt.budget = o->budget_count > 0     ? (int)o->budget_count
-                  : o->budget_seconds > 0 ? runnable
-                                          : (int)floor(o->budget_percent / 100 * runnable + 1e-9);
-    if (topt.budget < 1)
-        topt.budget = 1;
+                           .budget_seconds = o->budget_seconds, .without = o->without,
+                           .budget = budget_in_configurations(o, runnable) };
     t = tuner_create(configs, nconfigs, &topt);
     if (tuner_tunable_cells(t) == 0) {
         char n[32];
@@ -528,53 +756,10 @@ static int tune(const tune_options *o, long long *run_id_out)
     info.section = o->section;
     info.command_line = o->command_line;
     if (rank == 0) {
-        if (replay) { /* every candidate must be in the replayed database */
-            int missing = 0;
-            const char *first = NULL;
-            for (int i = 0; i < nconfigs; i++) {
-                result_record r = { 0 };
-                int n;
-                if (!configs[i].skip && db_replay_result(replay, configs[i].key, &r, NULL, 0, &n) != 1) {
-                    missing++;
-                    first = first ? first : configs[i].key;
-                }
-            }
-            if (missing) {
-                snprintf(err, sizeof err, "--replay %s: no result for %d of the %d configurations "
-                         "that can run (first: %.300s); replay an exhaustive run of the same sweep",
-                         o->replay_path, missing, runnable, first);
-                status = 1;
-            }
-        }
-        if (!status && db_open(o->db_path, &d, err, sizeof err))
-            status = 1;
-        if (!status && o->resume) {
-            int found = db_find_tuner_run(d, &info, &run_id);
-            if (found < 0) {
-                snprintf(err, sizeof err, "%s: cannot look for a tuner run to resume", o->db_path);
-                status = 1;
-            } else if (found == 0) {
-                fprintf(stderr, "a2atune: --resume: no earlier tuner run of this sweep in %s; "
-                        "starting a new run\n", o->db_path);
-            } else {
-                key_index *keys = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof *keys);
-                for (int i = 0; i < nconfigs; i++)
-                    keys[i] = (key_index){ configs[i].key, i };
-                qsort(keys, (size_t)nconfigs, sizeof *keys, compare_key_index);
-                reload rl = { t, configs, keys, nconfigs, 0, 0, 0 };
-                db_recorded_results(d, run_id, reload_row, &rl);
-                free(keys);
-                db_reopen_run(d, run_id);
-                next_step = rl.last_step + 1;
-                fprintf(stderr, "a2atune: resuming tuner run %lld: %d configurations already "
-                        "measured (not measured again)%s\n", run_id, rl.loaded,
-                        rl.foreign ? ", some rows are not of this sweep (ignored)" : "");
-            }
-        }
-        if (!status && run_id == 0 && db_begin_run(d, &info, &run_id, err, sizeof err))
-            status = 1;
+        status = replay && replay_lacks_rows(o, replay, configs, nconfigs, runnable, err, sizeof err);
         if (!status)
-            heartbeat_start(o->db_path, run_id); /* a live run: not taken for a dead one */
+            status = open_tuner_run(o, &info, t, configs, nconfigs, &d, &run_id, &next_step,
+                                    err, sizeof err);
     }
     if (share(status)) {
         rc = bad(rank, "%s%s", err, "");
@@ -583,30 +768,12 @@ static int tune(const tune_options *o, long long *run_id_out)
 
     if (!o->replay_path)
         comm_of = comms_for_sizes(configs, nconfigs, NULL, world);
-    int max_iterations = 1;
-    for (int i = 0; i < nconfigs; i++)
-        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO &&
-            max_iterations < SWEEP_AUTO_MAX_ITERATIONS)
-            max_iterations = SWEEP_AUTO_MAX_ITERATIONS;
-        else if (configs[i].iterations > max_iterations)
-            max_iterations = configs[i].iterations;
+    int max_iterations = most_iterations(configs, nconfigs);
     samples = malloc((size_t)max_iterations * sizeof *samples);
     if (rank == 0) {
         watchdog_start();
         crash_guard_start();
-        char budget[64];
-        if (o->budget_seconds > 0)
-            snprintf(budget, sizeof budget, "%g s of timed and warm-up calls", o->budget_seconds);
-        else
-            snprintf(budget, sizeof budget, "%d (%.0f%%)", topt.budget, 100.0 * topt.budget / runnable);
-        fprintf(stderr, "a2atune: tune: %d configurations can run in %d cells (%d to tune); "
-                "budget %s -> %s, run %lld%s\n", runnable, tuner_cells(t),
-                tuner_tunable_cells(t), budget, o->db_path,
-                run_id, o->replay_path ? " (replayed, nothing measured)" : "");
-        if (!o->replay_path && info.oversubscribed)
-            fprintf(stderr, "a2atune: note: %d ranks on %d cores: configurations with more ranks "
-                    "than cores are oversubscribed (flagged in the database); their timings "
-                    "measure the scheduler\n", info.ppn, info.cores_per_node);
+        announce_search(o, t, &topt, runnable, &info, run_id);
     }
 
     const char *last_phase = "";
@@ -615,17 +782,8 @@ static int tune(const tune_options *o, long long *run_id_out)
     for (;;) {
         int next = -1;
         const char *phase = "";
-        if (rank == 0) {
-            next = tuner_next(t, &phase);
-            stopped_by_budget = next < 0 && (tuner_measured(t) >= topt.budget ||
-                                             (o->budget_seconds > 0 && tuner_spent(t) >= o->budget_seconds));
-            if (strcmp(last_phase, "design") == 0 && strcmp(phase, "design") != 0) {
-                fprintf(stderr, "a2atune: tune: cost model fitted on the design points:\n");
-                tuner_print_model(t, stderr);
-            }
-            if (next >= 0)
-                last_phase = phase;
-        }
+        if (rank == 0)
+            next = choose_next(o, t, &topt, &phase, &last_phase, &stopped_by_budget);
         next = share(next);
         if (next < 0)
             break;
@@ -643,68 +801,16 @@ static int tune(const tune_options *o, long long *run_id_out)
             db_replay_result(replay, c->key, &r, samples, max_iterations, &nsamples);
             r.ended = now();
         }
-        if (rank == 0) {
-            if (db_store_result(d, run_id, sec, c, &r, samples, nsamples, err, sizeof err)) {
-                fprintf(stderr, "a2atune: %s\n", err);
-                status = 1;
-            }
-            int ok = r.status == STATUS_OK && r.summary.n > 0;
-            tuner_record(t, next, ok, r.summary.median, r.summary.q1, r.summary.q3, r.summary.n);
-            tuner_spend(t, measurement_cost(c, &r));
-            counts[ok ? 0 : r.status == STATUS_WRONG ? 1 : 2]++;
-            char cell[200], choice[120], median[32] = "";
-            describe_cell(c, cell, sizeof cell);
-            describe_choice(c, choice, sizeof choice);
-            if (ok)
-                format_seconds(r.summary.median, median, sizeof median);
-            if (!o->quiet)
-                fprintf(stderr, "[%d/%d] %-10s %s  %s: %s\n", tuner_measured(t), topt.budget,
-                        phase, cell, choice, ok ? median : r.message);
-            int every = topt.budget / 5 > 10 ? topt.budget / 5 : 10;
-            if (!o->quiet && tuner_measured(t) % every == 0) {
-                fprintf(stderr, "a2atune: tune: %d measured, %d left in the budget; per (P, S) "
-                        "before this step:\n", tuner_measured(t), topt.budget - tuner_measured(t));
-                print_cells(t, configs, stderr);
-            }
-            if (!ok && r.status != STATUS_SKIPPED)
-                fprintf(stderr, "a2atune: %s %s %s: %s\n",
-                        r.status == STATUS_WRONG ? "WRONG" : "ERROR", cell, choice, r.message);
-        }
+        if (rank == 0 && record_step(o, d, run_id, t, &topt, configs, next, sec, &r, samples,
+                                     nsamples, phase, counts))
+            status = 1;
         next_step++;
         if (share(status))
             break;
     }
 
     if (rank == 0) {
-        int final = 0, decided = 0;
-        for (int c = 0; c < tuner_cells(t); c++) {
-            tuner_cell_state s;
-            tuner_cell(t, c, &s);
-            final += s.final;
-            decided += s.winner >= 0;
-        }
-        fprintf(stderr, "a2atune: tune: cost model:\n");
-        tuner_print_model(t, stderr);
-        fprintf(stderr, "a2atune: tune: per (P, S) (gap: runner-up over the best; noise: the "
-                "smaller IQR of the two over the best's median, the results contract's noise: "
-                "within it a2a tune takes the simpler; conf: P(no unmeasured candidate is "
-                "faster by more than %.0f%%)):\n", 100 * o->margin);
-        print_cells(t, configs, stderr);
-        char budget[64];
-        if (o->budget_seconds > 0)
-            snprintf(budget, sizeof budget, "%g s", o->budget_seconds);
-        else
-            snprintf(budget, sizeof budget, "%d", topt.budget);
-        fprintf(stderr, "a2atune: tune: measured %d of %d configurations (%.1f%%; budget %s; "
-                "timed and warm-up calls: %.6g s), %d of %d cells final (confidence %.2f), %d "
-                "decided; %s\n", tuner_measured(t), runnable, 100.0 * tuner_measured(t) / runnable,
-                budget, tuner_spent(t), final, tuner_cells(t),
-                o->confidence, decided, status ? "stopped: the database failed"
-                : stopped_by_budget && final < tuner_cells(t) ? "stopped: budget spent"
-                : "stopped: every cell decided");
-        heartbeat_stop();
-        db_end_run(d, run_id, status ? "failed" : counts[1] + counts[2] ? "failed" : "done");
-        printf("results: %s (run %lld)\n", o->db_path, run_id);
+        close_search(o, d, run_id, t, &topt, configs, runnable, status, stopped_by_budget, counts);
         *run_id_out = run_id;
     }
     rc = status ? EXIT_BAD_INPUT : counts[1] + counts[2] ? EXIT_WRONG : EXIT_OK;

@@ -497,13 +497,13 @@ static int check_slurm_tasks(int rank, int world)
 static int expand_everywhere(const run_options *opt, const sweep *sw, const launch_info *launch,
                              int rank, config **configs, int *nconfigs, char *err, size_t errlen)
 {
-    wl_app_provider.progress(rank == 0 && !opt->quiet ? stderr : NULL);
+    wl_provider_installed()->progress(rank == 0 && !opt->quiet ? stderr : NULL);
     if (rank != 0)
         polite_barrier(MPI_COMM_WORLD);
     int expanded = expand_sweep(sw, launch, opt->section, configs, nconfigs, err, errlen);
     if (rank == 0)
         polite_barrier(MPI_COMM_WORLD);
-    wl_app_provider.progress(NULL);
+    wl_provider_installed()->progress(NULL);
     return expanded;
 }
 

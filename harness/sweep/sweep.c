@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app_dist.h"
 #include "dist_provider.h"
 #include "counting.h"
 #include "sparse.h"
@@ -743,7 +744,7 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
     if (resolve_matrix(path, sec, err, errlen))
         return -1;
     wl_key dist = { set[KEY_DIST].text, set[KEY_DIST].line };
-    if (wl_app_provider.parse(path, sec->dists, sec->ndists, dist, section_key, sec,
+    if (wl_provider_installed()->parse(path, sec->dists, sec->ndists, dist, section_key, sec,
                               &sec->provided, err, errlen))
         return -1;
     if (parse_allocs(path, sec, &set[KEY_ALLOC], err, errlen))
@@ -751,9 +752,11 @@ static int check_section(const char *path, sweep_section *sec, const sweep_setti
     return 0;
 }
 
-/* Guarantees: on success every section is complete and checked (see sweep.h). */
+/* Guarantees: on success every section is complete and checked (see sweep.h); the
+ * application provider of distributions is installed (workloads/dist_provider.h). */
 int sweep_load(const char *path, const char *text, sweep **out, char *err, size_t errlen)
 {
+    wl_provider_install(&wl_app_provider);
     sweep *sw = calloc(1, sizeof *sw);
     sw->path = strdup(path);
     sw->text = strdup(text);
@@ -815,7 +818,7 @@ void sweep_free(sweep *sw)
         for (int p = 0; p < sec->npatterns; p++)
             free(sec->patterns[p]);
         free(sec->patterns);
-        wl_app_provider.free(sec->provided);
+        wl_provider_installed()->free(sec->provided);
         free(sec->allocs);
     }
     free(sw->sections);
