@@ -3,154 +3,30 @@
 #include <string.h>
 #include "a2a_registry.h"
 
-/* ---- calls: adapt each public function to its family's call shape ---------------- */
+/* ---- the kernels: one line each ---------------------------------------------------
+ *
+ * A2A_KERNELS is the one declaration of liba2a's kernels; the shims adapting each public
+ * function to its family's call shape, the count of its parameters and the table below
+ * are all expanded from it, in this order (the order of `a2atune list`).
+ *
+ *   X(family, name, function, is_baseline, needs, summary, ranges)
+ *     family       uniform | nonuniform | inplace | sdde | sddev (the call shape)
+ *     name         the kernel's name, unique within its family (an identifier)
+ *     function     the public function the kernel calls
+ *     is_baseline  1 for the MPI library's own collective of the family
+ *     needs        A2A_NEEDS_* flags
+ *     summary      one line for `a2atune list`
+ *     ranges       the parameters the kernel takes, in the order `function` takes them
+ *                  after its buffers (RANGE / RANGE_MEANING or the named ranges below, side
+ *                  by side without commas), or NO_PARAMS
+ * The shim passes params[p] of each range's parameter p to `function`, between the
+ * family's leading arguments (the buffers, and the communicator but for SDDE) and its
+ * trailing ones (the communicator of SDDE, and the stats). */
 
-#define UNIFORM_ARGS                                                                      \
-    const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm c, \
-        const int *p, a2a_stats *s
-#define NONUNIFORM_ARGS                                                                   \
-    const void *sb, const int *sc, const int *sd, MPI_Datatype st, void *rb, const int *rc, \
-        const int *rd, MPI_Datatype rt, MPI_Comm c, const int *p, a2a_stats *s
-
-static int u_vendor(UNIFORM_ARGS)
-{
-    return A2A_Alltoall_vendor_algorithm(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_VENDOR_ALGORITHM], s);
-}
-static int u_spread_out(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_spread_out(sb, sc, st, rb, rc, rt, c, s); }
-static int u_pairwise(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_pairwise(sb, sc, st, rb, rc, rt, c, s); }
-static int u_scattered(UNIFORM_ARGS)
-{
-    return A2A_Alltoall_scattered(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
-}
-static int u_bruck(UNIFORM_ARGS) { (void)p; return A2A_Alltoall_bruck(sb, sc, st, rb, rc, rt, c, s); }
-static int u_tra(UNIFORM_ARGS) { return A2A_Alltoall_tra(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_RADIX], s); }
-static int u_tra2(UNIFORM_ARGS)
-{
-    return A2A_Alltoall_tra2(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_RADIX], p[A2A_PARAM_RADIX2],
-                             p[A2A_PARAM_PPN], s);
-}
-static int u_pairwise_xor(UNIFORM_ARGS)
-{
-    (void)p;
-    return A2A_Alltoall_pairwise_xor(sb, sc, st, rb, rc, rt, c, s);
-}
-static int u_linear_sync(UNIFORM_ARGS)
-{
-    return A2A_Alltoall_linear_sync(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
-}
-static int u_mpich_selection(UNIFORM_ARGS)
-{
-    (void)p;
-    return A2A_Alltoall_mpich_selection(sb, sc, st, rb, rc, rt, c, s);
-}
-static int u_ompi_tuned_selection(UNIFORM_ARGS)
-{
-    (void)p;
-    return A2A_Alltoall_ompi_tuned_selection(sb, sc, st, rb, rc, rt, c, s);
-}
-static int u_hint(UNIFORM_ARGS)
-{
-    return A2A_Alltoall_hint(sb, sc, st, rb, rc, rt, c, p[A2A_PARAM_ORDER],
-                             p[A2A_PARAM_THRESHOLD], p[A2A_PARAM_PPN], s);
-}
-
-static int v_vendor(NONUNIFORM_ARGS)
-{
-    return A2A_Alltoallv_vendor_algorithm(sb, sc, sd, st, rb, rc, rd, rt, c,
-                                          p[A2A_PARAM_VENDOR_ALGORITHM], s);
-}
-static int v_spread_out(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_spread_out(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
-static int v_linear(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_linear(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
-static int v_pairwise(NONUNIFORM_ARGS) { (void)p; return A2A_Alltoallv_pairwise(sb, sc, sd, st, rb, rc, rd, rt, c, s); }
-static int v_scattered(NONUNIFORM_ARGS)
-{
-    return A2A_Alltoallv_scattered(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_BLOCK_COUNT], s);
-}
-static int v_twophase_bruck(NONUNIFORM_ARGS)
-{
-    (void)p;
-    return A2A_Alltoallv_twophase_bruck(sb, sc, sd, st, rb, rc, rd, rt, c, s);
-}
-static int v_tuna(NONUNIFORM_ARGS)
-{
-    return A2A_Alltoallv_tuna(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
-                              p[A2A_PARAM_BLOCK_COUNT], s);
-}
-static int v_tuna_staggered(NONUNIFORM_ARGS)
-{
-    return A2A_Alltoallv_tuna_staggered(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
-                                        p[A2A_PARAM_BLOCK_COUNT], p[A2A_PARAM_PPN], s);
-}
-static int v_tuna_coalesced(NONUNIFORM_ARGS)
-{
-    return A2A_Alltoallv_tuna_coalesced(sb, sc, sd, st, rb, rc, rd, rt, c, p[A2A_PARAM_RADIX],
-                                        p[A2A_PARAM_BLOCK_COUNT], p[A2A_PARAM_PPN], s);
-}
-
-static int v_mpich_selection(NONUNIFORM_ARGS)
-{
-    (void)p;
-    return A2A_Alltoallv_mpich_selection(sb, sc, sd, st, rb, rc, rd, rt, c, s);
-}
-static int v_ompi_tuned_selection(NONUNIFORM_ARGS)
-{
-    (void)p;
-    return A2A_Alltoallv_ompi_tuned_selection(sb, sc, sd, st, rb, rc, rd, rt, c, s);
-}
-
-#define INPLACE_ARGS                                                                          \
-    void *b, const int *n, const int *d, MPI_Datatype t, MPI_Comm c, const int *p, a2a_stats *s
-
-static int i_vendor(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_vendor(b, n, d, t, c, s); }
-static int i_mpich_order(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_mpich_order(b, n, d, t, c, s); }
-static int i_linear_shift(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_linear_shift(b, n, d, t, c, s); }
-static int i_hier_sets(INPLACE_ARGS) { (void)p; return A2A_Alltoallv_inplace_hier_sets(b, n, d, t, c, s); }
-static int i_hier_sets_aux(INPLACE_ARGS)
-{
-    return A2A_Alltoallv_inplace_hier_sets_aux(b, n, d, t, c, p[A2A_PARAM_AUX_BYTES], s);
-}
-
-#define SDDE_ARGS                                                                             \
-    int nnz, const int *dst, int sc, MPI_Datatype st, const void *sv, int *rnnz, int **src,   \
-        int rc, MPI_Datatype rt, void **rv, MPI_Comm c, const int *p, a2a_stats *s
-#define SDDE_PASS nnz, dst, sc, st, sv, rnnz, src, rc, rt, rv
-#define SDDEV_ARGS                                                                            \
-    int nnz, int size, const int *dst, const int *sc, const int *sd, MPI_Datatype st,         \
-        const void *sv, int *rnnz, int *rsize, int **src, int **rc, int **rd, MPI_Datatype rt, \
-        void **rv, MPI_Comm c, const int *p, a2a_stats *s
-#define SDDEV_PASS nnz, size, dst, sc, sd, st, sv, rnnz, rsize, src, rc, rd, rt, rv
-
-static int s_reference(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_reference(SDDE_PASS, c, s); }
-static int s_personalized(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_personalized(SDDE_PASS, c, s); }
-static int s_nonblocking(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_nonblocking(SDDE_PASS, c, s); }
-static int s_rma(SDDE_ARGS) { (void)p; return A2A_Alltoall_crs_rma(SDDE_PASS, c, s); }
-static int s_loc_personalized(SDDE_ARGS)
-{
-    return A2A_Alltoall_crs_locality_personalized(SDDE_PASS, p[A2A_PARAM_PPN], c, s);
-}
-static int s_loc_nonblocking(SDDE_ARGS)
-{
-    return A2A_Alltoall_crs_locality_nonblocking(SDDE_PASS, p[A2A_PARAM_PPN], c, s);
-}
-static int sv_reference(SDDEV_ARGS) { (void)p; return A2A_Alltoallv_crs_reference(SDDEV_PASS, c, s); }
-static int sv_personalized(SDDEV_ARGS) { (void)p; return A2A_Alltoallv_crs_personalized(SDDEV_PASS, c, s); }
-static int sv_nonblocking(SDDEV_ARGS) { (void)p; return A2A_Alltoallv_crs_nonblocking(SDDEV_PASS, c, s); }
-static int sv_loc_personalized(SDDEV_ARGS)
-{
-    return A2A_Alltoallv_crs_locality_personalized(SDDEV_PASS, p[A2A_PARAM_PPN], c, s);
-}
-static int sv_loc_nonblocking(SDDEV_ARGS)
-{
-    return A2A_Alltoallv_crs_locality_nonblocking(SDDEV_PASS, p[A2A_PARAM_PPN], c, s);
-}
-
-/* ---- the table -------------------------------------------------------------------- */
-
-#define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
-    { param, { lo_base, lo_off }, { hi_base, hi_off }, NULL }
-/* A range with what the parameter means for the kernel (block_count means one thing each) */
-#define RANGE_MEANING(meaning, param, lo_base, lo_off, hi_base, hi_off) \
-    { param, { lo_base, lo_off }, { hi_base, hi_off }, meaning }
+/* Ranges: RANGE(param, lo_base, lo_offset, hi_base, hi_offset), and RANGE_MEANING with
+ * what the parameter means for the kernel in front (block_count means one thing each);
+ * each expansion of A2A_KERNELS below defines them (a range: its parameter, a count, an
+ * entry of the table). Named ranges several kernels share: */
 #define BLOCK_COUNT_1_TO_P                                                                    \
     RANGE_MEANING("peers per batch; a batch completes before the next", A2A_PARAM_BLOCK_COUNT, \
                   A2A_BOUND_CONST, 1, A2A_BOUND_P, 0)
@@ -161,113 +37,198 @@ static int sv_loc_nonblocking(SDDEV_ARGS)
 #define BLOCK_COUNT_1_TO_RADIX_1                                                             \
     RANGE_MEANING("sub-rounds of a round in flight", A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, \
                   A2A_BOUND_RADIX, -1)
+#define INT_0_TO_MAX(param) RANGE(param, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647)
 
-static const a2a_kernel kernels[] = {
-    { "vendor", A2A_FAMILY_UNIFORM, "the MPI library's MPI_Alltoall" A2A_VENDOR_ALLTOALL_SUMMARY,
-      1, 1, { RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,
-                    A2A_VENDOR_ALLTOALL_MAX) }, 0, { .uniform = u_vendor } },
-    { "spread_out", A2A_FAMILY_UNIFORM, "all Isend/Irecv at once, round-robin peers", 0, 0,
-      { { 0 } }, 0, { .uniform = u_spread_out } },
-    { "pairwise", A2A_FAMILY_UNIFORM, "P-1 rounds of Sendrecv with rank+i / rank-i", 0, 0,
-      { { 0 } }, 0, { .uniform = u_pairwise } },
-    { "scattered", A2A_FAMILY_UNIFORM, "spread-out in batches of block_count (MPICH)", 0, 1,
-      { BLOCK_COUNT_1_TO_P }, 0, { .uniform = u_scattered } },
-    { "bruck", A2A_FAMILY_UNIFORM, "classic Bruck, radix 2: log2 P rounds", 0, 0, { { 0 } }, 0,
-      { .uniform = u_bruck } },
-    { "tra", A2A_FAMILY_UNIFORM, "tunable-radix Bruck (TRA), any P", 0, 1, { RADIX_2_TO_P }, 0,
-      { .uniform = u_tra } },
-    { "tra2", A2A_FAMILY_UNIFORM, "two-layer TRA: intra-node radix, inter-node radix2", 0, 3,
-      { RADIX_2_TO_Q, RADIX2_2_TO_N, PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .uniform = u_tra2 } },
-    { "pairwise_xor", A2A_FAMILY_UNIFORM,
-      "pairwise as MPICH pairs: rank XOR i for P a power of 2, else rank+i / rank-i", 0, 0,
-      { { 0 } }, 0, { .uniform = u_pairwise_xor } },
-    { "linear_sync", A2A_FAMILY_UNIFORM,
-      "Open MPI linear_sync: block_count requests of each kind outstanding, refilled", 0, 1,
-      { RANGE_MEANING("receives (and sends) outstanding; P-1 or more: all at once",
-                      A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0) },
-      0, { .uniform = u_linear_sync } },
-    { "mpich_selection", A2A_FAMILY_UNIFORM,
-      "MPICH 4 MPI_Alltoall selection on liba2a kernels: bruck / scattered(32) / pairwise_xor",
-      0, 0, { { 0 } }, 0, { .uniform = u_mpich_selection } },
-    { "ompi_tuned_selection", A2A_FAMILY_UNIFORM,
-      "Open MPI 4.1 coll/tuned fixed MPI_Alltoall decision on liba2a kernels", 0, 0, { { 0 } },
-      0, { .uniform = u_ompi_tuned_selection } },
-    { "hint", A2A_FAMILY_UNIFORM,
-      "HINT: ordered single copies through a shared window, hybrid NT stores", 0, 3,
-      { RANGE(A2A_PARAM_ORDER, A2A_BOUND_CONST, A2A_ORDER_ROW, A2A_BOUND_CONST, A2A_ORDER_LAST),
-        RANGE(A2A_PARAM_THRESHOLD, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647), PPN_0_TO_P },
-      A2A_NEEDS_GROUPS | A2A_NEEDS_SHARED, { .uniform = u_hint } },
+#define A2A_KERNELS(X)                                                                        \
+    X(uniform, vendor, A2A_Alltoall_vendor_algorithm, 1, 0,                                   \
+      "the MPI library's MPI_Alltoall" A2A_VENDOR_ALLTOALL_SUMMARY,                            \
+      RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,                  \
+            A2A_VENDOR_ALLTOALL_MAX))                                                         \
+    X(uniform, spread_out, A2A_Alltoall_spread_out, 0, 0,                                     \
+      "all Isend/Irecv at once, round-robin peers", NO_PARAMS)                                 \
+    X(uniform, pairwise, A2A_Alltoall_pairwise, 0, 0,                                         \
+      "P-1 rounds of Sendrecv with rank+i / rank-i", NO_PARAMS)                                \
+    X(uniform, scattered, A2A_Alltoall_scattered, 0, 0,                                       \
+      "spread-out in batches of block_count (MPICH)", BLOCK_COUNT_1_TO_P)                      \
+    X(uniform, bruck, A2A_Alltoall_bruck, 0, 0, "classic Bruck, radix 2: log2 P rounds",      \
+      NO_PARAMS)                                                                              \
+    X(uniform, tra, A2A_Alltoall_tra, 0, 0, "tunable-radix Bruck (TRA), any P", RADIX_2_TO_P) \
+    X(uniform, tra2, A2A_Alltoall_tra2, 0, A2A_NEEDS_GROUPS,                                  \
+      "two-layer TRA: intra-node radix, inter-node radix2",                                   \
+      RADIX_2_TO_Q RADIX2_2_TO_N PPN_0_TO_P)                                                  \
+    X(uniform, pairwise_xor, A2A_Alltoall_pairwise_xor, 0, 0,                                 \
+      "pairwise as MPICH pairs: rank XOR i for P a power of 2, else rank+i / rank-i",          \
+      NO_PARAMS)                                                                              \
+    X(uniform, linear_sync, A2A_Alltoall_linear_sync, 0, 0,                                   \
+      "Open MPI linear_sync: block_count requests of each kind outstanding, refilled",        \
+      RANGE_MEANING("receives (and sends) outstanding; P-1 or more: all at once",             \
+                    A2A_PARAM_BLOCK_COUNT, A2A_BOUND_CONST, 1, A2A_BOUND_P, 0))                \
+    X(uniform, mpich_selection, A2A_Alltoall_mpich_selection, 0, 0,                           \
+      "MPICH 4 MPI_Alltoall selection on liba2a kernels: bruck / scattered(32) / pairwise_xor", \
+      NO_PARAMS)                                                                              \
+    X(uniform, ompi_tuned_selection, A2A_Alltoall_ompi_tuned_selection, 0, 0,                 \
+      "Open MPI 4.1 coll/tuned fixed MPI_Alltoall decision on liba2a kernels", NO_PARAMS)     \
+    X(uniform, hint, A2A_Alltoall_hint, 0, A2A_NEEDS_GROUPS | A2A_NEEDS_SHARED,               \
+      "HINT: ordered single copies through a shared window, hybrid NT stores",                \
+      RANGE(A2A_PARAM_ORDER, A2A_BOUND_CONST, A2A_ORDER_ROW, A2A_BOUND_CONST, A2A_ORDER_LAST)  \
+      INT_0_TO_MAX(A2A_PARAM_THRESHOLD) PPN_0_TO_P)                                           \
+                                                                                              \
+    X(nonuniform, vendor, A2A_Alltoallv_vendor_algorithm, 1, 0,                               \
+      "the MPI library's MPI_Alltoallv" A2A_VENDOR_ALLTOALLV_SUMMARY,                          \
+      RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,                  \
+            A2A_VENDOR_ALLTOALLV_MAX))                                                        \
+    X(nonuniform, spread_out, A2A_Alltoallv_spread_out, 0, 0,                                 \
+      "all Isend/Irecv at once, round-robin peers", NO_PARAMS)                                 \
+    X(nonuniform, scattered, A2A_Alltoallv_scattered, 0, 0,                                   \
+      "spread-out in batches of block_count (MPICH)", BLOCK_COUNT_1_TO_P)                      \
+    X(nonuniform, linear, A2A_Alltoallv_linear, 0, 0,                                         \
+      "all requests in ascending rank order (Open MPI basic)", NO_PARAMS)                      \
+    X(nonuniform, pairwise, A2A_Alltoallv_pairwise, 0, 0,                                     \
+      "per round one Irecv + blocking Send (Open MPI)", NO_PARAMS)                             \
+    X(nonuniform, twophase_bruck, A2A_Alltoallv_twophase_bruck, 0, 0,                         \
+      "two-phase Bruck, radix 2: sizes, then data", NO_PARAMS)                                 \
+    X(nonuniform, tuna, A2A_Alltoallv_tuna, 0, 0,                                             \
+      "TuNA: tunable radix, block_count sub-rounds in flight",                                \
+      RADIX_2_TO_P BLOCK_COUNT_1_TO_RADIX_1)                                                  \
+    X(nonuniform, tuna_staggered, A2A_Alltoallv_tuna_staggered, 0, A2A_NEEDS_GROUPS,          \
+      "TuNA_l^g: intra-node TuNA, inter-node scattered, 1 block/message",                     \
+      RADIX_2_TO_Q                                                                            \
+      RANGE_MEANING("inter-node messages per batch (one block each)", A2A_PARAM_BLOCK_COUNT,  \
+                    A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0)                                     \
+      PPN_0_TO_P)                                                                             \
+    X(nonuniform, tuna_coalesced, A2A_Alltoallv_tuna_coalesced, 0, A2A_NEEDS_GROUPS,          \
+      "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message",                    \
+      RADIX_2_TO_Q                                                                            \
+      RANGE_MEANING("inter-node rounds per batch (Q blocks a message)", A2A_PARAM_BLOCK_COUNT, \
+                    A2A_BOUND_CONST, 1, A2A_BOUND_N, -1)                                      \
+      PPN_0_TO_P)                                                                             \
+    X(nonuniform, mpich_selection, A2A_Alltoallv_mpich_selection, 0, 0,                       \
+      "MPICH 4 MPI_Alltoallv on liba2a kernels: scattered(32), empty blocks skipped",         \
+      NO_PARAMS)                                                                              \
+    X(nonuniform, ompi_tuned_selection, A2A_Alltoallv_ompi_tuned_selection, 0, 0,             \
+      "Open MPI 4.1 coll/tuned fixed MPI_Alltoallv decision: linear or pairwise by P",        \
+      NO_PARAMS)                                                                              \
+                                                                                              \
+    X(inplace, vendor, A2A_Alltoallv_inplace_vendor, 1, 0,                                    \
+      "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", NO_PARAMS)                              \
+    X(inplace, mpich_order, A2A_Alltoallv_inplace_mpich_order, 0, 0,                          \
+      "pairs (i, j >= i) with Sendrecv_replace, 2P-3 steps", NO_PARAMS)                        \
+    X(inplace, linear_shift, A2A_Alltoallv_inplace_linear_shift, 0, 0,                        \
+      "linear shift (LSA): at most P steps", NO_PARAMS)                                        \
+    X(inplace, hier_sets, A2A_Alltoallv_inplace_hier_sets, 0, 0,                              \
+      "hierarchical sets (HSA): P-1 steps for powers of 2", NO_PARAMS)                         \
+    X(inplace, hier_sets_aux, A2A_Alltoallv_inplace_hier_sets_aux, 0, 0,                      \
+      "HSA with an aux_bytes budget of extra memory", INT_0_TO_MAX(A2A_PARAM_AUX_BYTES))       \
+                                                                                              \
+    X(sdde, reference, A2A_Alltoall_crs_reference, 1, 0,                                      \
+      "dense MPI_Alltoall of counts, then MPI_Alltoallv", NO_PARAMS)                           \
+    X(sdde, personalized, A2A_Alltoall_crs_personalized, 0, 0,                                \
+      "Allreduce of message counts, Isend, Probe/Recv", NO_PARAMS)                             \
+    X(sdde, nonblocking, A2A_Alltoall_crs_nonblocking, 0, 0,                                  \
+      "NBX: Issend, Iprobe loop, Ibarrier", NO_PARAMS)                                         \
+    X(sdde, rma, A2A_Alltoall_crs_rma, 0, 0,                                                  \
+      "window, fence, MPI_Put at the rank's slot, fence", NO_PARAMS)                           \
+    X(sdde, locality_personalized, A2A_Alltoall_crs_locality_personalized, 0,                 \
+      A2A_NEEDS_GROUPS, "personalized, one message per region", PPN_0_TO_P)                   \
+    X(sdde, locality_nonblocking, A2A_Alltoall_crs_locality_nonblocking, 0, A2A_NEEDS_GROUPS, \
+      "NBX, one message per region", PPN_0_TO_P)                                              \
+                                                                                              \
+    X(sddev, reference, A2A_Alltoallv_crs_reference, 1, 0,                                    \
+      "dense MPI_Alltoall of counts, then MPI_Alltoallv", NO_PARAMS)                           \
+    X(sddev, personalized, A2A_Alltoallv_crs_personalized, 0, 0,                              \
+      "Allreduce of message counts, Isend, Probe/Recv", NO_PARAMS)                             \
+    X(sddev, nonblocking, A2A_Alltoallv_crs_nonblocking, 0, 0,                                \
+      "NBX: Issend, Iprobe loop, Ibarrier", NO_PARAMS)                                         \
+    X(sddev, locality_personalized, A2A_Alltoallv_crs_locality_personalized, 0,               \
+      A2A_NEEDS_GROUPS, "personalized, one message per region", PPN_0_TO_P)                   \
+    X(sddev, locality_nonblocking, A2A_Alltoallv_crs_locality_nonblocking, 0,                 \
+      A2A_NEEDS_GROUPS, "NBX, one message per region", PPN_0_TO_P)
 
-    { "vendor", A2A_FAMILY_NONUNIFORM, "the MPI library's MPI_Alltoallv" A2A_VENDOR_ALLTOALLV_SUMMARY,
-      1, 1, { RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,
-                    A2A_VENDOR_ALLTOALLV_MAX) }, 0, { .nonuniform = v_vendor } },
-    { "spread_out", A2A_FAMILY_NONUNIFORM, "all Isend/Irecv at once, round-robin peers", 0, 0,
-      { { 0 } }, 0, { .nonuniform = v_spread_out } },
-    { "scattered", A2A_FAMILY_NONUNIFORM, "spread-out in batches of block_count (MPICH)", 0,
-      1, { BLOCK_COUNT_1_TO_P }, 0, { .nonuniform = v_scattered } },
-    { "linear", A2A_FAMILY_NONUNIFORM, "all requests in ascending rank order (Open MPI basic)",
-      0, 0, { { 0 } }, 0, { .nonuniform = v_linear } },
-    { "pairwise", A2A_FAMILY_NONUNIFORM, "per round one Irecv + blocking Send (Open MPI)", 0, 0,
-      { { 0 } }, 0, { .nonuniform = v_pairwise } },
-    { "twophase_bruck", A2A_FAMILY_NONUNIFORM, "two-phase Bruck, radix 2: sizes, then data", 0,
-      0, { { 0 } }, 0, { .nonuniform = v_twophase_bruck } },
-    { "tuna", A2A_FAMILY_NONUNIFORM, "TuNA: tunable radix, block_count sub-rounds in flight", 0,
-      2, { RADIX_2_TO_P, BLOCK_COUNT_1_TO_RADIX_1 }, 0, { .nonuniform = v_tuna } },
-    { "tuna_staggered", A2A_FAMILY_NONUNIFORM,
-      "TuNA_l^g: intra-node TuNA, inter-node scattered, 1 block/message", 0, 3,
-      { RADIX_2_TO_Q,
-        RANGE_MEANING("inter-node messages per batch (one block each)", A2A_PARAM_BLOCK_COUNT,
-                      A2A_BOUND_CONST, 1, A2A_BOUND_P_Q, 0),
-        PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_staggered } },
-    { "tuna_coalesced", A2A_FAMILY_NONUNIFORM,
-      "TuNA_l^g: intra-node TuNA, inter-node scattered, Q blocks/message", 0, 3,
-      { RADIX_2_TO_Q,
-        RANGE_MEANING("inter-node rounds per batch (Q blocks a message)", A2A_PARAM_BLOCK_COUNT,
-                      A2A_BOUND_CONST, 1, A2A_BOUND_N, -1),
-        PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .nonuniform = v_tuna_coalesced } },
-    { "mpich_selection", A2A_FAMILY_NONUNIFORM,
-      "MPICH 4 MPI_Alltoallv on liba2a kernels: scattered(32), empty blocks skipped", 0, 0,
-      { { 0 } }, 0, { .nonuniform = v_mpich_selection } },
-    { "ompi_tuned_selection", A2A_FAMILY_NONUNIFORM,
-      "Open MPI 4.1 coll/tuned fixed MPI_Alltoallv decision: linear or pairwise by P", 0, 0,
-      { { 0 } }, 0, { .nonuniform = v_ompi_tuned_selection } },
+/* ---- the families' call shapes ------------------------------------------------------
+ * For each family: the shim's parameters (SHIM_ARGS_f, the family's call type), the
+ * arguments the public function takes before the kernel's parameters (LEAD_f) and after
+ * them (TRAIL_f), and the enumerator of the family (FAMILY_f). */
 
-    { "vendor", A2A_FAMILY_INPLACE, "the MPI library's MPI_Alltoallv(MPI_IN_PLACE)", 1, 0,
-      { { 0 } }, 0, { .inplace = i_vendor } },
-    { "mpich_order", A2A_FAMILY_INPLACE, "pairs (i, j >= i) with Sendrecv_replace, 2P-3 steps", 0,
-      0, { { 0 } }, 0, { .inplace = i_mpich_order } },
-    { "linear_shift", A2A_FAMILY_INPLACE, "linear shift (LSA): at most P steps", 0, 0, { { 0 } },
-      0, { .inplace = i_linear_shift } },
-    { "hier_sets", A2A_FAMILY_INPLACE, "hierarchical sets (HSA): P-1 steps for powers of 2", 0, 0,
-      { { 0 } }, 0, { .inplace = i_hier_sets } },
-    { "hier_sets_aux", A2A_FAMILY_INPLACE, "HSA with an aux_bytes budget of extra memory", 0, 1,
-      { RANGE(A2A_PARAM_AUX_BYTES, A2A_BOUND_CONST, 0, A2A_BOUND_CONST, 2147483647) }, 0,
-      { .inplace = i_hier_sets_aux } },
+#define SHIM_ARGS_uniform                                                                 \
+    const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm c, \
+        const int *p, a2a_stats *s
+#define LEAD_uniform sb, sc, st, rb, rc, rt, c
+#define TRAIL_uniform , s
+#define FAMILY_uniform A2A_FAMILY_UNIFORM
 
-    { "reference", A2A_FAMILY_SDDE, "dense MPI_Alltoall of counts, then MPI_Alltoallv", 1, 0,
-      { { 0 } }, 0, { .sdde = s_reference } },
-    { "personalized", A2A_FAMILY_SDDE, "Allreduce of message counts, Isend, Probe/Recv", 0, 0,
-      { { 0 } }, 0, { .sdde = s_personalized } },
-    { "nonblocking", A2A_FAMILY_SDDE, "NBX: Issend, Iprobe loop, Ibarrier", 0, 0, { { 0 } }, 0,
-      { .sdde = s_nonblocking } },
-    { "rma", A2A_FAMILY_SDDE, "window, fence, MPI_Put at the rank's slot, fence", 0, 0,
-      { { 0 } }, 0, { .sdde = s_rma } },
-    { "locality_personalized", A2A_FAMILY_SDDE, "personalized, one message per region", 0, 1,
-      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sdde = s_loc_personalized } },
-    { "locality_nonblocking", A2A_FAMILY_SDDE, "NBX, one message per region", 0, 1,
-      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sdde = s_loc_nonblocking } },
+#define SHIM_ARGS_nonuniform                                                              \
+    const void *sb, const int *sc, const int *sd, MPI_Datatype st, void *rb, const int *rc, \
+        const int *rd, MPI_Datatype rt, MPI_Comm c, const int *p, a2a_stats *s
+#define LEAD_nonuniform sb, sc, sd, st, rb, rc, rd, rt, c
+#define TRAIL_nonuniform , s
+#define FAMILY_nonuniform A2A_FAMILY_NONUNIFORM
 
-    { "reference", A2A_FAMILY_SDDEV, "dense MPI_Alltoall of counts, then MPI_Alltoallv", 1, 0,
-      { { 0 } }, 0, { .sddev = sv_reference } },
-    { "personalized", A2A_FAMILY_SDDEV, "Allreduce of message counts, Isend, Probe/Recv", 0, 0,
-      { { 0 } }, 0, { .sddev = sv_personalized } },
-    { "nonblocking", A2A_FAMILY_SDDEV, "NBX: Issend, Iprobe loop, Ibarrier", 0, 0, { { 0 } }, 0,
-      { .sddev = sv_nonblocking } },
-    { "locality_personalized", A2A_FAMILY_SDDEV, "personalized, one message per region", 0, 1,
-      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sddev = sv_loc_personalized } },
-    { "locality_nonblocking", A2A_FAMILY_SDDEV, "NBX, one message per region", 0, 1,
-      { PPN_0_TO_P }, A2A_NEEDS_GROUPS, { .sddev = sv_loc_nonblocking } },
-};
+#define SHIM_ARGS_inplace                                                                     \
+    void *b, const int *n, const int *d, MPI_Datatype t, MPI_Comm c, const int *p, a2a_stats *s
+#define LEAD_inplace b, n, d, t, c
+#define TRAIL_inplace , s
+#define FAMILY_inplace A2A_FAMILY_INPLACE
+
+#define SHIM_ARGS_sdde                                                                        \
+    int nnz, const int *dst, int sc, MPI_Datatype st, const void *sv, int *rnnz, int **src,   \
+        int rc, MPI_Datatype rt, void **rv, MPI_Comm c, const int *p, a2a_stats *s
+#define LEAD_sdde nnz, dst, sc, st, sv, rnnz, src, rc, rt, rv
+#define TRAIL_sdde , c, s
+#define FAMILY_sdde A2A_FAMILY_SDDE
+
+#define SHIM_ARGS_sddev                                                                       \
+    int nnz, int size, const int *dst, const int *sc, const int *sd, MPI_Datatype st,         \
+        const void *sv, int *rnnz, int *rsize, int **src, int **rc, int **rd, MPI_Datatype rt, \
+        void **rv, MPI_Comm c, const int *p, a2a_stats *s
+#define LEAD_sddev nnz, size, dst, sc, sd, st, sv, rnnz, rsize, src, rc, rd, rt, rv
+#define TRAIL_sddev , c, s
+#define FAMILY_sddev A2A_FAMILY_SDDEV
+
+/* ---- expansions of A2A_KERNELS ---------------------------------------------------- */
+
+/* The shims: call_<family>_<name> calls the kernel's public function with the values of
+ * its parameters taken from p (params[A2A_PARAM_*]) and returns what it returns. */
+#define RANGE(param, lo_base, lo_off, hi_base, hi_off) , p[param]
+#define RANGE_MEANING(meaning, param, lo_base, lo_off, hi_base, hi_off) , p[param]
+#define NO_PARAMS
+#define SHIM_(family, name, function, is_baseline, needs, summary, ranges)               \
+    static int call_##family##_##name(SHIM_ARGS_##family)                                  \
+    {                                                                                      \
+        (void)p;                                                                           \
+        return function(LEAD_##family ranges TRAIL_##family);                              \
+    }
+A2A_KERNELS(SHIM_)
+#undef SHIM_
+#undef RANGE
+#undef RANGE_MEANING
+#undef NO_PARAMS
+
+/* How many parameters each kernel takes: nparams_<family>_<name>. */
+#define RANGE(param, lo_base, lo_off, hi_base, hi_off) +1
+#define RANGE_MEANING(meaning, param, lo_base, lo_off, hi_base, hi_off) +1
+#define NO_PARAMS
+#define NPARAMS_(family, name, function, is_baseline, needs, summary, ranges) \
+    nparams_##family##_##name = 0 ranges,
+enum { A2A_KERNELS(NPARAMS_) };
+#undef NPARAMS_
+#undef RANGE
+#undef RANGE_MEANING
+#undef NO_PARAMS
+
+/* The table. */
+#define RANGE(param, lo_base, lo_off, hi_base, hi_off) \
+    { param, { lo_base, lo_off }, { hi_base, hi_off }, NULL },
+#define RANGE_MEANING(meaning, param, lo_base, lo_off, hi_base, hi_off) \
+    { param, { lo_base, lo_off }, { hi_base, hi_off }, meaning },
+#define NO_PARAMS { 0 }
+#define ENTRY_(family, name, function, is_baseline, needs, summary, ranges)                \
+    { #name, FAMILY_##family, summary, is_baseline, nparams_##family##_##name, { ranges }, \
+      needs, { .family = call_##family##_##name } },
+static const a2a_kernel kernels[] = { A2A_KERNELS(ENTRY_) };
+#undef ENTRY_
+#undef RANGE
+#undef RANGE_MEANING
+#undef NO_PARAMS
 
 /* ---- lookups ----------------------------------------------------------------------- */
 
@@ -443,14 +404,14 @@ int a2a_kernel_choice(const a2a_kernel *kernel, int P, long long block_bytes, ch
 {
     a2a_vendor_choice c;
     text[0] = 0;
-    if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_mpich_selection)
+    if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == call_uniform_mpich_selection)
         c = A2A_Alltoall_mpich_selection_choice(P, block_bytes);
-    else if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == u_ompi_tuned_selection)
+    else if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == call_uniform_ompi_tuned_selection)
         c = A2A_Alltoall_ompi_tuned_selection_choice(P, block_bytes);
-    else if (kernel->family == A2A_FAMILY_NONUNIFORM && kernel->call.nonuniform == v_mpich_selection)
+    else if (kernel->family == A2A_FAMILY_NONUNIFORM && kernel->call.nonuniform == call_nonuniform_mpich_selection)
         c = A2A_Alltoallv_mpich_selection_choice(P);
     else if (kernel->family == A2A_FAMILY_NONUNIFORM &&
-             kernel->call.nonuniform == v_ompi_tuned_selection)
+             kernel->call.nonuniform == call_nonuniform_ompi_tuned_selection)
         c = A2A_Alltoallv_ompi_tuned_selection_choice(P);
     else
         return 0;

@@ -27,6 +27,26 @@ struct db {
     sqlite3 *handle;
 };
 
+/* The results table's columns of the parameters declared with A2A_PARAM_COLUMN
+ * (a2a_registry.h), expanded from A2A_PARAMS in declaration order into the schema and the
+ * views and INSERTs below (A2A_PARAMS(COLUMN_DEF_): " radix INTEGER, radix2 INTEGER, ...,";
+ * COLUMN_, COLUMN_N_, COLUMN_M_: " radix, radix2, ...," bare, or of the views' n. and m.;
+ * COLUMN_VALUE_: a placeholder "?," each), so that a parameter with a column is declared
+ * there alone. A declaration's column field is A2A_PARAM_COLUMN or 0: WHEN_COLUMN_ keeps
+ * the text for the one and drops it for the other. */
+#define WHEN_COLUMN_A2A_PARAM_COLUMN(text) text
+#define WHEN_COLUMN_0(text)
+#define COLUMN_DEF_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    WHEN_COLUMN_##column(" " name " INTEGER,")
+#define COLUMN_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    WHEN_COLUMN_##column(" " name ",")
+#define COLUMN_N_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    WHEN_COLUMN_##column(" n." name ",")
+#define COLUMN_M_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    WHEN_COLUMN_##column(" m." name ",")
+#define COLUMN_VALUE_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
+    WHEN_COLUMN_##column("?,")
+
 static const char *const schema =
     "CREATE TABLE runs("
     " id INTEGER PRIMARY KEY, started TEXT NOT NULL, ended TEXT, status TEXT NOT NULL,"
@@ -42,9 +62,8 @@ static const char *const schema =
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
     " P INTEGER NOT NULL, Q INTEGER, S INTEGER NOT NULL, dist TEXT NOT NULL, dist_params TEXT,"
-    /* radix .. ppn: the parameters declared with A2A_PARAM_COLUMN (a2a_registry.h) */
-    " payload TEXT, datatype TEXT, gap INTEGER, radix INTEGER, radix2 INTEGER,"
-    " block_count INTEGER, ppn INTEGER, params TEXT, iterations INTEGER, warmup INTEGER,"
+    " payload TEXT, datatype TEXT, gap INTEGER," A2A_PARAMS(COLUMN_DEF_)
+    " params TEXT, iterations INTEGER, warmup INTEGER,"
     " seed INTEGER, oversubscribed INTEGER, median_s REAL, q1_s REAL, q3_s REAL, min_s REAL,"
     " max_s REAL, mean_s REAL, stddev_s REAL, bytes_moved INTEGER, rounds INTEGER,"
     " rounds_local INTEGER, rounds_global INTEGER, blocks INTEGER, bytes_sent INTEGER,"
@@ -103,7 +122,7 @@ static const db_view views[] = {
      "  FROM ranked GROUP BY run_group, config_key)"
      " SELECT n.run_group AS run_id, n.id AS result_id, n.section, n.config_key, n.family,"
      "  n.kernel, n.P, n.Q, n.S, n.dist, n.payload, n.datatype, n.gap, n.alloc, n.data_set,"
-     "  n.dist_params, n.radix, n.radix2, n.block_count, n.params, n.own_choice, n.oversubscribed,"
+     "  n.dist_params," A2A_PARAMS(COLUMN_N_) " n.params, n.own_choice, n.oversubscribed,"
      "  c.launches, c.median_s, c.noise_s"
      " FROM ranked n JOIN combined c ON c.run_group = n.run_group AND c.config_key = n.config_key"
      " WHERE n.newest = 1"},
@@ -112,7 +131,7 @@ static const db_view views[] = {
      * first recorded). */
     {"best_radix",
      "SELECT run_id, section, family, kernel, P, Q, S, dist, payload, datatype, gap, alloc,"
-     " data_set, radix, radix2, block_count, params, result_id, launches, median_s, noise_s"
+     " data_set," A2A_PARAMS(COLUMN_) " params, result_id, launches, median_s, noise_s"
      " FROM (SELECT m.*, ROW_NUMBER() OVER (PARTITION BY run_id, kernel, data_set"
      "  ORDER BY median_s, radix, result_id) AS rank_in_group"
      " FROM measurement m WHERE radix IS NOT NULL AND family NOT IN ('app', 'copy'))"
@@ -129,7 +148,7 @@ static const db_view views[] = {
      "  (PARTITION BY run_id, kernel, data_set ORDER BY median_s, result_id) AS rank_in_group"
      "  FROM measurement m WHERE own_choice AND radix IS NULL) WHERE rank_in_group = 1)"
      " SELECT m.result_id, m.run_id, m.section, m.family, m.kernel, m.P, m.Q, m.S, m.dist,"
-     "  m.payload, m.datatype, m.gap, m.alloc, m.data_set, m.radix, m.radix2, m.block_count,"
+     "  m.payload, m.datatype, m.gap, m.alloc, m.data_set," A2A_PARAMS(COLUMN_M_)
      "  m.params, m.launches, m.median_s, m.noise_s, b.kernel AS baseline_kernel,"
      "  b.result_id AS baseline_result_id, b.median_s AS baseline_median_s,"
      "  b.noise_s AS baseline_noise_s, b.median_s / m.median_s AS speedup,"
@@ -768,28 +787,6 @@ int db_recorded_identities(db *d, const run_info *in,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Guarantees: a malloc'ed copy of the INSERT text `sql` with "@COLUMNS@" replaced by the
- * columns of the parameters declared with A2A_PARAM_COLUMN (" radix, radix2, block_count,
- * ppn,") and "@VALUES@" by as many placeholders ("?,?,?,?,"), in declaration order. */
-static char *with_param_columns(const char *sql)
-{
-    char columns[512] = "", values[64] = "";
-    size_t nc = 0, nv = 0;
-    for (int p = 0; p < A2A_PARAM_COUNT; p++)
-        if (a2a_param_decl((a2a_param)p)->column) {
-            nc += (size_t)snprintf(columns + nc, sizeof columns - nc, " %s,",
-                                   a2a_param_name((a2a_param)p));
-            nv += (size_t)snprintf(values + nv, sizeof values - nv, "?,");
-        }
-    const char *c = strstr(sql, "@COLUMNS@"), *v = strstr(sql, "@VALUES@");
-    size_t len = strlen(sql) + nc + nv + 1;
-    char *out = malloc(len);
-    snprintf(out, len, "%.*s%s%.*s%s%s", (int)(c - sql), sql, columns,
-             (int)(v - (c + strlen("@COLUMNS@"))), c + strlen("@COLUMNS@"), values,
-             v + strlen("@VALUES@"));
-    return out;
-}
-
 /* Guarantees: binds, from index *i on, each parameter with a column of its own: c's value
  * where its kernel takes the parameter, else NULL; *i ends past them. */
 static void bind_param_columns(sqlite3_stmt *st, int *i, const config *c)
@@ -854,24 +851,20 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
                     const result_record *r, const double *samples, int nsamples, char *err,
                     size_t errlen)
 {
-    char *sql = with_param_columns(
+    static const char *const sql =
         "INSERT INTO results(run_id, config_key, section, family, kernel, P, Q, S, dist,"
-        " dist_params, payload, datatype, gap,@COLUMNS@ params,"
+        " dist_params, payload, datatype, gap," A2A_PARAMS(COLUMN_) " params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, rounds, rounds_local, rounds_global, blocks, bytes_sent,"
         " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks,"
         " bytes_copied, chosen_by, tuner_step)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,@VALUES@?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?," A2A_PARAMS(COLUMN_VALUE_) "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
         " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'),"
-        " ?, ?, ?, ?)");
+        " ?, ?, ?, ?)";
     sqlite3_stmt *st = NULL, *ss = NULL;
-    if (exec(d, "BEGIN IMMEDIATE", err, errlen)) {
-        free(sql);
+    if (exec(d, "BEGIN IMMEDIATE", err, errlen))
         return -1;
-    }
-    int prepared = sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL);
-    free(sql);
-    if (prepared != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
         goto fail;
     int i = 1, ok = r->status == STATUS_OK, measured = ok || r->status == STATUS_WRONG;
     char *json = params_json(c);
@@ -1041,13 +1034,13 @@ static void bind_json_int_or_null(sqlite3_stmt *st, int i, json_t *obj, const ch
 /* Guarantees: see db.h. */
 int db_store_measurement(db *d, long long run_id, const measurement *m, char *err, size_t errlen)
 {
-    char *sql = with_param_columns(
+    static const char *const sql =
         "INSERT INTO results(run_id, config_key, section, family, kernel, P, Q, S, dist,"
-        " dist_params, payload, datatype, gap,@COLUMNS@ params,"
+        " dist_params, payload, datatype, gap," A2A_PARAMS(COLUMN_) " params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, status, message, started, ended)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,@VALUES@?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))");
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0," A2A_PARAMS(COLUMN_VALUE_) "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))";
     char key[1024];
     snprintf(key, sizeof key, "%s|%s|%s|P=%d|Q=%d|S=%lld|%s|%s|%s", m->section, m->family,
              m->kernel, m->P, m->Q, m->S, m->dist, m->params_json ? m->params_json : "{}",
@@ -1056,12 +1049,9 @@ int db_store_measurement(db *d, long long run_id, const measurement *m, char *er
     sqlite3_stmt *st = NULL, *ss = NULL;
     if (exec(d, "BEGIN IMMEDIATE", err, errlen)) {
         json_decref(params);
-        free(sql);
         return -1;
     }
-    int prepared = sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL);
-    free(sql);
-    if (prepared != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->handle, sql, -1, &st, NULL) != SQLITE_OK)
         goto fail;
     int i = 1, ok = m->status == STATUS_OK;
     sqlite3_bind_int64(st, i++, run_id);
