@@ -13,10 +13,21 @@ from .common import A2AError
 APPLICATION_ID = 0x61326174  # "a2at", set by harness/db/db.c
 DEFAULT_DB = os.path.join("results", "a2a.db")
 
-# the columns of `results` a reader usually wants, in this order
-RESULT_COLUMNS = ("id", "run_id", "section", "family", "kernel", "P", "Q", "S", "dist",
-                  "payload", "datatype", "gap", "radix", "radix2", "block_count", "ppn",
-                  "iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status")
+
+
+def param_columns():
+    """The results columns of the kernel parameters that have one (radix, radix2, ...), in
+    their declaration order: read from that declaration (params.declared), as
+    harness/db/db.c makes its schema from it."""
+    from . import params
+    return tuple(p["name"] for p in params.declared() if p["column"])
+
+
+def result_columns():
+    """The columns of `results` a reader usually wants, in this order."""
+    return (("id", "run_id", "section", "family", "kernel", "P", "Q", "S", "dist", "payload",
+             "datatype", "gap") + param_columns()
+            + ("iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status"))
 
 
 SCHEMA_VERSION = 4   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db/db.c)
@@ -179,15 +190,19 @@ class Database:
                                % (k, self.path, ", ".join(known) or "none"))
         return names
 
-    def rows_where(self, filters, extra=None, order="run_id, family, kernel, P, S, dist, payload,"
-                   " datatype, gap, radix, radix2, block_count, ppn, id", columns="*",
-                   table="results"):
+    def rows_where(self, filters, extra=None, order=None, columns="*", table="results"):
         """Results matching filters: a dict column -> value or list of values (None or
         an empty list: no condition). `extra` is an optional (sql, params) condition.
         table: results, or the view result_data (results with alloc, own_choice and
-        data_set)."""
+        data_set). order: an ORDER BY list (default: by run, family, kernel, P, S, dist,
+        payload, datatype, gap, the parameters' columns the file has, id)."""
         if table not in ("results", "result_data"):
             raise ValueError("not a results table: %s" % table)
+        if order is None:   # a parameter declared after the file was written has no column
+            have = self.columns(table)
+            order = ", ".join(("run_id", "family", "kernel", "P", "S", "dist", "payload",
+                               "datatype", "gap") + tuple(c for c in param_columns() if c in have)
+                              + ("id",))
         where, params = build_where(filters)
         if extra:
             where.append(extra[0])
@@ -201,7 +216,7 @@ class Database:
 
 
 _FILTER_COLUMNS = {"run_id", "family", "kernel", "P", "Q", "S", "dist", "payload", "datatype",
-                   "gap", "radix", "radix2", "block_count", "ppn", "status", "section"}
+                   "gap", "status", "section"}   # and param_columns()
 
 
 def build_where(filters):
@@ -209,7 +224,7 @@ def build_where(filters):
     checked against a fixed set, values are always bound parameters."""
     where, params = [], []
     for col, value in filters.items():
-        if col not in _FILTER_COLUMNS:
+        if col not in _FILTER_COLUMNS and col not in param_columns():
             raise ValueError("not a filter column: %s" % col)
         if value is None or (isinstance(value, (list, tuple)) and not value):
             continue

@@ -3,7 +3,7 @@ import sqlite3
 
 from . import options
 from .common import A2AError, write_rows
-from .db import RESULT_COLUMNS, describe_filters
+from .db import describe_filters, result_columns
 
 STATUSES = ("ok", "wrong", "skipped", "timeout", "error")
 
@@ -32,7 +32,7 @@ def add_parser(sub, common):
     p.add_argument("--status", default="ok", metavar="LIST",
                    help="ok | wrong | skipped | timeout | error, a list, or 'any' (default: ok)")
     p.add_argument("--columns", metavar="LIST",
-                   help="result columns to print, or 'all' (default: %s)" % ",".join(RESULT_COLUMNS))
+                   help="result columns to print, or 'all' (default: %s)" % ",".join(result_columns()))
     p.add_argument("--limit", type=int, metavar="N", help="print at most N rows")
     p.add_argument("--sql", metavar="SELECT", help="one read-only SQL statement instead of filters")
     p.set_defaults(func=run)
@@ -80,7 +80,7 @@ def run(args, db):
                     raise A2AError("unknown status '%s' (known: %s, any)" % (s, ", ".join(STATUSES)))
         known = db.columns("results")
         if args.columns in (None, ""):
-            columns = list(RESULT_COLUMNS)
+            columns = [c for c in result_columns() if c in known]
         elif args.columns == "all":
             columns = known
         else:

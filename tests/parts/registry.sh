@@ -1,0 +1,40 @@
+# tests/parts/registry.sh — the one declaration of kernels (A2A_KERNELS, kernels/registry.c)
+# and of parameters (A2A_PARAMS, include/a2a_registry.h) reach the table and the database:
+# tests/registry_check.py finds every public kernel function called by the compiled table,
+# and every parameter declared with a column in the results table and the views of a fresh
+# database and of one written by an older a2atune. Each check first runs on a planted
+# omission (the table compiled without bruck's line; a database whose radix2 column is
+# renamed), which it must report, so that it can fail. Sourced by tests/run.sh. About 3 s.
+G="$WORK/registry"
+mkdir -p "$G"
+
+# kernels: the table of the tree, then the table compiled without bruck's line
+tests/registry_check.py kernels include build/openmpi/kernels/registry.o > "$G/kernels.txt" 2>&1
+check registry/kernels-all-in-table holds '[ $? -eq 0 ] && [ "$(tail -n 1 "$G/kernels.txt")" = "0 missing" ]'
+sed '/^    X(uniform, bruck, /,/)  *\\$/d' kernels/registry.c > "$G/registry.c"
+if ! grep -q "A2A_Alltoall_bruck" "$G/registry.c" && mpicc.openmpi -std=c11 -D_GNU_SOURCE -Wall \
+        -Wextra -Werror -Iinclude -Ikernels/common -Ikernels/hint -c "$G/registry.c" \
+        -o "$G/registry.o" 2> "$G/cc.txt"; then
+    tests/registry_check.py kernels include "$G/registry.o" > "$G/planted.txt" 2>&1; rc=$?
+    check registry/kernel-omission-found holds '[ $rc -eq 1 ] && grep -q "^kernel A2A_Alltoall_bruck: declared" "$G/planted.txt" && [ "$(tail -n 1 "$G/planted.txt")" = "1 missing" ]'
+else
+    fail registry/kernel-omission-found "(could not plant: bruck's line not removed, or the table did not compile)"
+    sed 's/^/    /' "$G/cc.txt"
+fi
+
+# parameters: a fresh database, and tests/data/schema2.db after an a2atune opened it
+printf '%s\n' 'iterations = 0' 'warmup = 0' '[one]' 'family = uniform' 'kernels = tra' \
+    'P = 1' 'S = 0' 'radix = 2' > "$G/one.ini"
+cp tests/data/schema2.db "$G/old.db"
+mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/fresh.db" --quiet > "$G/run.txt" 2>&1 &&
+    mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/old.db" --quiet >> "$G/run.txt" 2>&1
+check registry/params-dbs-written holds '[ $? -eq 0 ]'
+tests/registry_check.py params ./a2atune "$G/fresh.db" "$G/old.db" > "$G/params.txt" 2>&1
+check registry/params-all-columns holds '[ $? -eq 0 ] && [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ]'
+[ "$(tail -n 1 "$G/params.txt")" = "0 missing" ] || sed 's/^/    /' "$G/params.txt"
+cp "$G/fresh.db" "$G/renamed.db"
+# (the views naming radix2 go first: SQLite cannot rename a column under them)
+sql "$G/renamed.db" "DROP VIEW speedup_vs_baseline; DROP VIEW best_radix; DROP VIEW measurement;
+    ALTER TABLE results RENAME COLUMN radix2 TO radix_two"
+tests/registry_check.py params ./a2atune "$G/renamed.db" > "$G/renamed.txt" 2>&1; rc=$?
+check registry/param-omission-found holds '[ $rc -eq 1 ] && grep -q "renamed.db: results has no column radix2" "$G/renamed.txt" && [ "$(grep -c "renamed.db: results has" "$G/renamed.txt")" = 1 ]'
