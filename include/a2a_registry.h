@@ -31,13 +31,14 @@ typedef enum a2a_family {
  *     sweep_default  the text a sweep section takes when it leaves the key unset, or NULL
  *                    (then a section whose kernels take the parameter must set it)
  *     column         A2A_PARAM_COLUMN: the results table has a column of this name besides
- *                    the params JSON (fixed by the database schema, harness/db/db.c); 0: the
- *                    params JSON alone
+ *                    the params JSON (harness/db/db.c expands the schema's column, its
+ *                    INSERTs and views from this field, and adds the column to a database
+ *                    written before); 0: the params JSON alone
  *     value_names    NULL, or a function returning the names of values 1..nvalues (sweeps,
  *                    tuning files and the params JSON use the names)
  *     meaning        one line for `a2atune list`
  * A kernel's valid range of a parameter (bounds as functions of P, Q, N and the radix) is
- * declared with the kernel, in the kernel table (kernels/registry.c).
+ * declared with the kernel, in its line of A2A_KERNELS (kernels/registry.c).
  *
  * The ABI: a kernel receives `params`, an array of A2A_PARAM_COUNT ints indexed by
  * a2a_param, 0 for the parameters it does not take. New parameters are appended at the end
@@ -56,7 +57,8 @@ typedef enum a2a_family {
     X(THRESHOLD, "threshold", "0", 0, NULL, 0,                                                \
       "bytes from which a copy uses non-temporal stores (0 = search)")                        \
     X(VENDOR_ALGORITHM, "vendor_algorithm", "0", 0, NULL, 0,                                  \
-      "the MPI library's own algorithm, forced (0 = its choice)")
+      "the MPI library's own algorithm, forced (0 = its choice)")                             \
+    /* the end of A2A_PARAMS: a new parameter is a line above */
 
 #define A2A_PARAM_ENUM_(ID, name, sweep_default, column, value_names, nvalues, meaning) \
     A2A_PARAM_##ID,

@@ -1,4 +1,5 @@
-/* registry.c — the one table of kernels: names, families, parameters, ranges, calls. */
+/* registry.c — the one declaration of kernels (A2A_KERNELS), the call shims and the table
+ * expanded from it, and the lookups over that table and the parameters' declaration. */
 #include <stdio.h>
 #include <string.h>
 #include "a2a_registry.h"
@@ -142,7 +143,8 @@
     X(sddev, locality_personalized, A2A_Alltoallv_crs_locality_personalized, 0,               \
       A2A_NEEDS_GROUPS, "personalized, one message per region", PPN_0_TO_P)                   \
     X(sddev, locality_nonblocking, A2A_Alltoallv_crs_locality_nonblocking, 0,                 \
-      A2A_NEEDS_GROUPS, "NBX, one message per region", PPN_0_TO_P)
+      A2A_NEEDS_GROUPS, "NBX, one message per region", PPN_0_TO_P)                           \
+    /* the end of A2A_KERNELS: a new kernel is a line above, with its family */
 
 /* ---- the families' call shapes ------------------------------------------------------
  * For each family: the shim's parameters (SHIM_ARGS_f, the family's call type), the
@@ -404,11 +406,14 @@ int a2a_kernel_choice(const a2a_kernel *kernel, int P, long long block_bytes, ch
 {
     a2a_vendor_choice c;
     text[0] = 0;
-    if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == call_uniform_mpich_selection)
+    if (kernel->family == A2A_FAMILY_UNIFORM &&
+        kernel->call.uniform == call_uniform_mpich_selection)
         c = A2A_Alltoall_mpich_selection_choice(P, block_bytes);
-    else if (kernel->family == A2A_FAMILY_UNIFORM && kernel->call.uniform == call_uniform_ompi_tuned_selection)
+    else if (kernel->family == A2A_FAMILY_UNIFORM &&
+             kernel->call.uniform == call_uniform_ompi_tuned_selection)
         c = A2A_Alltoall_ompi_tuned_selection_choice(P, block_bytes);
-    else if (kernel->family == A2A_FAMILY_NONUNIFORM && kernel->call.nonuniform == call_nonuniform_mpich_selection)
+    else if (kernel->family == A2A_FAMILY_NONUNIFORM &&
+             kernel->call.nonuniform == call_nonuniform_mpich_selection)
         c = A2A_Alltoallv_mpich_selection_choice(P);
     else if (kernel->family == A2A_FAMILY_NONUNIFORM &&
              kernel->call.nonuniform == call_nonuniform_ompi_tuned_selection)

@@ -282,6 +282,62 @@ static int views_current(sqlite3 *h)
     return current;
 }
 
+/* Guarantees: the number of parameters declared with A2A_PARAM_COLUMN that the results
+ * table lacks (a parameter declared after the file was written), with the statements adding
+ * their columns in alter; -1 on an SQLite error. */
+static int missing_param_columns(sqlite3 *h, char *alter, size_t len)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT 1 FROM pragma_table_info('results') WHERE name = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return -1;
+    int missing = 0;
+    size_t used = 0;
+    alter[0] = '\0';
+    for (int p = 0; missing >= 0 && p < A2A_PARAM_COUNT; p++) {
+        if (!a2a_param_decl((a2a_param)p)->column)
+            continue;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, a2a_param_name((a2a_param)p), -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE && used < len) {
+            used += (size_t)snprintf(alter + used, len - used,
+                                     "ALTER TABLE results ADD COLUMN %s INTEGER;",
+                                     a2a_param_name((a2a_param)p));
+            missing++;
+        } else if (rc != SQLITE_ROW)
+            missing = -1;
+    }
+    sqlite3_finalize(st);
+    return missing;
+}
+
+/* Guarantees: on return 0 the results table has a column for every parameter declared with
+ * A2A_PARAM_COLUMN (those it lacked added in one write transaction; a file that has them
+ * all is not written); -1 with the reason in msg otherwise. */
+static int add_param_columns(db *d, char *msg, size_t msglen)
+{
+    char alter[2048];
+    int missing = missing_param_columns(d->handle, alter, sizeof alter);
+    if (missing == 0)
+        return 0;
+    if (missing < 0 || exec(d, "BEGIN IMMEDIATE", msg, msglen)) {
+        if (missing < 0)
+            snprintf(msg, msglen, "%s", sqlite3_errmsg(d->handle));
+        return -1;
+    }
+    /* decided again under the write lock: another launch may have added them since */
+    missing = missing_param_columns(d->handle, alter, sizeof alter);
+    int failed = missing < 0;
+    if (failed)
+        snprintf(msg, msglen, "%s", sqlite3_errmsg(d->handle));
+    else
+        failed = (missing > 0 && exec(d, alter, msg, msglen)) || exec(d, "COMMIT", msg, msglen);
+    if (failed)
+        exec(d, "ROLLBACK", NULL, 0);
+    return failed ? -1 : 0;
+}
+
 /* Guarantees: on return 0 the file holds the views of views[] with their current text
  * (each dropped and created again, all in one write transaction, when any differed; a
  * file already current is not written); -1 with the reason in msg otherwise. */
@@ -440,6 +496,10 @@ static int open_attempt(const char *path, db **out, char *err, size_t errlen)
             snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
             goto fail;
         }
+    }
+    if (add_param_columns(d, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s: cannot add the parameters' columns: %s", path, msg);
+        goto fail;
     }
     if (sync_views(d, msg, sizeof msg)) {
         snprintf(err, errlen, "%s: cannot create the views: %s", path, msg);
@@ -858,7 +918,8 @@ int db_store_result(db *d, long long run_id, const sweep_section *sec, const con
         " stddev_s, bytes_moved, rounds, rounds_local, rounds_global, blocks, bytes_sent,"
         " meta_bytes, messages, temp_bytes, status, message, started, ended, idle_ranks,"
         " bytes_copied, chosen_by, tuner_step)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?," A2A_PARAMS(COLUMN_VALUE_) "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?," A2A_PARAMS(COLUMN_VALUE_)
+        "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
         " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'),"
         " ?, ?, ?, ?)";
     sqlite3_stmt *st = NULL, *ss = NULL;
@@ -1039,7 +1100,8 @@ int db_store_measurement(db *d, long long run_id, const measurement *m, char *er
         " dist_params, payload, datatype, gap," A2A_PARAMS(COLUMN_) " params,"
         " iterations, warmup, seed, oversubscribed, median_s, q1_s, q3_s, min_s, max_s, mean_s,"
         " stddev_s, bytes_moved, status, message, started, ended)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0," A2A_PARAMS(COLUMN_VALUE_) "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0," A2A_PARAMS(COLUMN_VALUE_)
+        "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
         " strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))";
     char key[1024];
     snprintf(key, sizeof key, "%s|%s|%s|P=%d|Q=%d|S=%lld|%s|%s|%s", m->section, m->family,

@@ -42,6 +42,7 @@ import time
 
 from . import netmodel, vlist
 from .common import A2AError
+from .db import param_columns
 from .platform_model import Platform
 from .sweepfile import Sweep
 
@@ -429,16 +430,17 @@ def run(args, db):
         key = "%s|%s|%s|P=%d|S=%d|%s" % (family, section, kernel, P, S, "|".join(
             "%s=%s" % kv for kv in sorted(params.items())))
         kernel_params = {k: v for k, v in params.items() if k not in ("dist", "seed")}
+        columns = param_columns()   # radix, radix2, ...: each parameter's own column
         conn.execute(
             "INSERT OR REPLACE INTO results(run_id, config_key, section, family, kernel, P, Q, S, "
-            "dist, radix, radix2, block_count, ppn, params, iterations, warmup, median_s, "
+            "dist, %s, params, iterations, warmup, median_s, "
             "q1_s, q3_s, min_s, max_s, mean_s, stddev_s, rounds, blocks, bytes_sent, messages, "
             "status, message, started, ended, validated, seed) VALUES (?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+            "?, ?, %s?, 1, 0, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)"
+            % (", ".join(columns), "?, " * len(columns)),
             (run_id, key, section, family, kernel, P, model.node_size(P), S,
-             params.get("dist", "constant"), params.get("radix"),
-             params.get("radix2"), params.get("block_count"), params.get("ppn"),
-             json.dumps(kernel_params), seconds, seconds, seconds, seconds, seconds, seconds)
+             params.get("dist", "constant")) + tuple(params.get(c) for c in columns)
+            + (json.dumps(kernel_params), seconds, seconds, seconds, seconds, seconds, seconds)
             + tuple(stats) + (status, why, _now(), _now(), params.get("seed")))
         sys.stderr.write("a2a model-run: [%d/%d] %s P = %d S = %d %s: %s (%.2f s)\n"
                          % (i + 1, len(configs), kernel, P, S, json.dumps(params),
@@ -498,18 +500,23 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr):
     conn = _open_any(path)
     conn.row_factory = sqlite3.Row
     runs = {r["id"]: r for r in conn.execute("SELECT * FROM runs WHERE backend = 'simgrid'")}
+    have = {r[0] for r in conn.execute("SELECT name FROM pragma_table_info('results')")}
+    columns = [c for c in param_columns() if c in have]   # radix, radix2, ...
     rows = conn.execute(
-        "SELECT r.run_id, r.kernel, r.P, r.S, r.radix, r.radix2, r.block_count, r.ppn, "
+        "SELECT r.run_id, r.kernel, r.P, r.S, %s"
         "r.median_s, r.family, r.dist, r.seed FROM results r JOIN runs u ON u.id = r.run_id "
         "WHERE u.backend = 'simgrid' AND r.status = 'ok' AND ((r.family = 'uniform' "
         "AND r.dist = 'constant') OR (r.family = 'nonuniform' AND r.kernel IN (%s) AND "
         "IFNULL(r.dist_params, '{}') = '{}' AND IFNULL(r.payload, 'pattern') = 'pattern' AND "
         "IFNULL(r.datatype, 'byte') = 'byte')) ORDER BY r.kernel, r.P, r.S, r.radix"
-        % ", ".join("'%s'" % k for k in sorted(NONUNIFORM))).fetchall()
+        % ("".join("r.%s, " % c for c in columns),
+           ", ".join("'%s'" % k for k in sorted(NONUNIFORM)))).fetchall()
     conn.close()
     files = platform_files((platforms,) + ARCHIVES)
     cells, models, missing = [], {}, {}
-    for run_id, kernel, P, S, radix, radix2, block_count, ppn, sim, family, dist, seed in rows:
+    for row in rows:
+        run_id, kernel, P, S = row["run_id"], row["kernel"], row["P"], row["S"]
+        sim, family, dist, seed = row["median_s"], row["family"], row["dist"], row["seed"]
         if only_P and P not in only_P:
             continue
         run = runs[run_id]
@@ -534,8 +541,7 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr):
         model = models[run_id][1]
         copies = next((o.split("=", 1)[1] for o in options.split()
                        if o.startswith("copy-model=")), "none")
-        params = {k: v for k, v in (("radix", radix), ("radix2", radix2),
-                                    ("block_count", block_count), ("ppn", ppn)) if v is not None}
+        params = {c: row[c] for c in columns if row[c] is not None}
         if family == "nonuniform":
             if dist not in SEEDED_DISTS:
                 continue
