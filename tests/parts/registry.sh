@@ -2,9 +2,10 @@
 # and of parameters (A2A_PARAMS, include/a2a_registry.h) reach the table and the database:
 # tests/registry_check.py finds every public kernel function called by the compiled table,
 # and every parameter declared with a column in the results table and the views of a fresh
-# database and of one written by an older a2atune. Each check first runs on a planted
-# omission (the table compiled without bruck's line; a database whose radix2 column is
-# renamed), which it must report, so that it can fail. Sourced by tests/run.sh. About 3 s.
+# database and of one written by an older a2atune (a column declared since is added when an
+# a2atune opens it). Each check also runs on a planted omission (the table compiled without
+# bruck's line; a database whose radix2 column is renamed), which it must report, so that
+# it can fail. Sourced by tests/run.sh. About 3 s.
 G="$WORK/registry"
 mkdir -p "$G"
 
@@ -32,6 +33,13 @@ check registry/params-dbs-written holds '[ $? -eq 0 ]'
 tests/registry_check.py params ./a2atune "$G/fresh.db" "$G/old.db" > "$G/params.txt" 2>&1
 check registry/params-all-columns holds '[ $? -eq 0 ] && [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ]'
 [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ] || sed 's/^/    /' "$G/params.txt"
+# a file written before a parameter with a column was declared (here: ppn's column and the
+# views naming it taken away) gets the column back when an a2atune opens it
+cp "$G/fresh.db" "$G/before.db"
+sql "$G/before.db" "DROP VIEW speedup_vs_baseline; DROP VIEW best_radix; DROP VIEW measurement;
+    ALTER TABLE results DROP COLUMN ppn"
+mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/before.db" --quiet > "$G/before.txt" 2>&1
+check registry/param-column-added-on-open holds '[ $? -eq 0 ] && tests/registry_check.py params ./a2atune "$G/before.db" > /dev/null && [ "$(sql "$G/before.db" "SELECT count(*) FROM results")" = 2 ]'
 cp "$G/fresh.db" "$G/renamed.db"
 # (the views naming radix2 go first: SQLite cannot rename a column under them)
 sql "$G/renamed.db" "DROP VIEW speedup_vs_baseline; DROP VIEW best_radix; DROP VIEW measurement;
