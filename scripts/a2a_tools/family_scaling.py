@@ -7,6 +7,7 @@ personalized exchange for SDDE). Same data, same numbers: both files are byte-id
 from one run to the next."""
 import io
 import os
+import re
 
 from .common import simulated_label, write_rows
 from . import style
@@ -48,6 +49,19 @@ def rows(db):
     return out
 
 
+def probe_costs(run):
+    """'smpi/iprobe 1e-6, ...': the SMPI probe and test costs the run set (the SDDE sweep
+    does: sweeps/paper/sdde_scaling.ini), or ''."""
+    return ", ".join("%s %s" % m for m in re.findall(
+        r"(smpi/(?:iprobe|test|grow-injected-times)):(\S+)", run["smpi_options"] or ""))
+
+
+def label(run):
+    """The simulation's one-line label, with its probe costs when set."""
+    text = simulated_label(run).replace("\n", "; ").replace(" \u00b7 vendor = SMPI ring/ring", "")
+    return text + ("; " + probe_costs(run) if probe_costs(run) else "")
+
+
 def family_runs(db):
     """{family: its newest run} (the families are simulated with different SMPI options)."""
     return {family: db.run(db.newest_run("family = ?", (family,)))
@@ -74,8 +88,7 @@ def table(numbers, runs):
                 line.append("" if n is None else "%.2f (%.2f)" % (n[3], n[4])
                             if n[4] is not None else "%.2f" % n[3])
             table_rows.append(line)
-        text.write("\n%s (%s):\n\n" % (family, simulated_label(runs[family]).replace(
-            "\n", "; ").replace(" \u00b7 vendor = SMPI ring/ring", "")))
+        text.write("\n%s (%s):\n\n" % (family, label(runs[family])))
         write_rows(["P"] + [names[k] for k in present], table_rows, "markdown", out=text)
     return text.getvalue()
 
@@ -91,7 +104,8 @@ def figure(numbers, runs, work, out):
                 ax.plot([p for p, _ in pts], [t for _, t in pts], marker="o", label=names[k])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("P (ranks)")
+        costs = probe_costs(runs[family])
+        ax.set_xlabel("P (ranks)" + ("\n" + costs if costs else ""))
         ax.set_ylabel("time of one call (us, simulated)")
         ax.set_title("in-place symmetric alltoallv (T = 1 MiB per rank)" if family == "inplace"
                      else "SDDE, MPIX_Alltoall_crs (stencil3d 32^3, regions of 32)")
