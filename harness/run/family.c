@@ -1,6 +1,7 @@
 /* family.c — choosing a family's operations table, and what every family shares: agreeing
  * on a status over the communicator, the text of an MPI error (see family.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include "family.h"
 #include "polite.h"
 
@@ -10,6 +11,18 @@ const family_ops *family_ops_of(const config *c)
     if (c->kernel->family == A2A_FAMILY_SDDE || c->kernel->family == A2A_FAMILY_SDDEV)
         return family_sparse_ops(c);
     return family_dense_ops(c);
+}
+
+/* Guarantees: see family.h; A2A_SIM_VALIDATE_UP_TO is set by `scripts/a2a simulate`. */
+int family_sim_unvalidated(int P)
+{
+#ifdef A2A_SIMGRID
+    const char *limit = getenv("A2A_SIM_VALIDATE_UP_TO");
+    return P > (limit && *limit ? atoi(limit) : 64);
+#else
+    (void)P;
+    return 0;
+#endif
 }
 
 /* Guarantees: see family.h. Collective over comm. */

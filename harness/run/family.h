@@ -17,8 +17,9 @@ typedef struct family_load {
     void *state;        /* the family's buffers; released by its free (which accepts NULL) */
     long long sent;     /* payload bytes this rank sends to other ranks */
     long long arrived;  /* payload bytes arriving at this rank, its own block included */
-    int unvalidated;    /* payloads meaningless (SimGrid above the validation limit): the
-                           reference is never called and nothing is compared */
+    int unvalidated;    /* SimGrid above the validation limit: the reference is never
+                           called and nothing is compared */
+    const char *unvalidated_why; /* with unvalidated: why, for the row's message */
 } family_load;
 
 /* The operations of one family. Every function but check and discard is collective over
@@ -51,6 +52,11 @@ const family_ops *family_ops_of(const config *c);
  * the sparse ones (sdde, sddev), for family_ops_of. */
 const family_ops *family_dense_ops(const config *c);
 const family_ops *family_sparse_ops(const config *c);
+
+/* Whether a configuration of P ranks is simulated above the validation limit (SimGrid
+ * build: P > A2A_SIM_VALIDATE_UP_TO, default 64): its payloads are not compared and the
+ * reference is not called. Always 0 outside SimGrid. */
+int family_sim_unvalidated(int P);
 
 /* Agrees on the worst status over comm and brings the message of the lowest failing rank
  * to rank 0; returns that status on every rank. */

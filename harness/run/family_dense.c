@@ -22,24 +22,11 @@ typedef struct workload {
 } workload;
 
 #ifdef A2A_SIMGRID
-/* The largest P whose payloads are real and compared byte for byte under SimGrid
- * (A2A_SIM_VALIDATE_UP_TO, set by `scripts/a2a simulate`; default 64). Above it every
- * rank's send and receive buffers are SMPI shared memory, the vendor reference is not
- * called and the row says validated = 0. */
-static int sim_payloads_shared(int P)
-{
-    const char *limit = getenv("A2A_SIM_VALIDATE_UP_TO");
-    return P > (limit && *limit ? atoi(limit) : 64);
-}
+/* SimGrid above the validation limit (family_sim_unvalidated): every rank's send and
+ * receive buffers are SMPI shared memory and the vendor reference is not called. */
 #define SIM_SHARED_MALLOC(n) SMPI_SHARED_MALLOC(n)
 #define SIM_SHARED_FREE(p) SMPI_SHARED_FREE(p)
 #else
-/* Outside SimGrid payloads are always real. */
-static int sim_payloads_shared(int P)
-{
-    (void)P;
-    return 0;
-}
 #define SIM_SHARED_MALLOC(n) malloc(n)
 #define SIM_SHARED_FREE(p) free(p)
 #endif
@@ -133,7 +120,7 @@ static int set_counts(const wl_spec *spec, int symmetric, int rank, workload *w,
  * limit: shared send and receive buffers only. -1 when memory runs out. */
 static int fill_buffers(const config *c, const wl_spec *spec, int rank, workload *w)
 {
-    if (sim_payloads_shared(c->P) && c->alloc != SWEEP_ALLOC_SHARED) {
+    if (family_sim_unvalidated(c->P) && c->alloc != SWEEP_ALLOC_SHARED) {
         /* simulation above the validation limit: no payloads, no reference */
         w->sim_shared = 1;
         w->sbuf = SIM_SHARED_MALLOC(w->sbytes ? w->sbytes : 1);
@@ -244,6 +231,7 @@ static int build_dense(const config *c, MPI_Comm comm, int shared, family_load *
     if (status == CHECK_OK && shared)
         status = family_agree(share_buffers(w, comm, msg, len), msg, len, comm);
     load->unvalidated = status == CHECK_OK && w->sim_shared;
+    load->unvalidated_why = "payloads in SMPI shared memory";
     return status;
 }
 

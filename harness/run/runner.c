@@ -99,7 +99,7 @@ static int validate(run *r, a2a_stats *stats, result_record *out, char *msg, siz
         out->unvalidated = 1;
         if (status == CHECK_OK)
             snprintf(msg, len, "not validated: simulated above the validation limit, "
-                     "payloads in SMPI shared memory (bytes sent checked against the data)");
+                     "%s (bytes sent checked against the data)", r->load.unvalidated_why);
         return status;
     }
     int status = CHECK_OK;

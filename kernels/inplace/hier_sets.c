@@ -2,6 +2,7 @@
  * blocking MPI_Sendrecv_replace exchanges and no extra memory. */
 #include "hsa_schedule.h"
 #include "kernel_util.h"
+#include "mpi_compat.h"
 
 /* Guarantees: the symmetric in-place exchange in HSA order (hsa_schedule.h), one blocking
  * MPI_Sendrecv_replace per partner. rounds = T(p) (p - 1 for powers of two, at most
@@ -18,8 +19,7 @@ int A2A_Alltoallv_inplace_hier_sets(void *buf, const int *counts, const int *dis
     a2a_hsa_iter it;
     a2a_hsa_begin(&it, p, rank);
     for (int j; (j = a2a_hsa_next(&it)) >= 0;) {
-        err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0,
-                                   j, 0, comm, MPI_STATUS_IGNORE);
+        err = a2a_sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0, comm);
         if (err != MPI_SUCCESS)
             goto fn_fail;
         a2a_count_send(stats, 1, (long long)counts[j] * size);

@@ -17,6 +17,7 @@
 
 #include "hsa_schedule.h"
 #include "kernel_util.h"
+#include "mpi_compat.h"
 
 /* Guarantees: the bytes of the auxiliary buffer the copies need (first fit in HSA order
  * within aux_bytes) and, in *nonblocking, how many exchanges are done non-blocking. */
@@ -93,8 +94,7 @@ int A2A_Alltoallv_inplace_hier_sets_aux(void *buf, const int *counts, const int 
                 goto fn_fail;
             nreqs++;
         } else {
-            err = MPI_Sendrecv_replace(block, counts[j], type, j, 0, j, 0, comm,
-                                       MPI_STATUS_IGNORE);
+            err = a2a_sendrecv_replace(block, counts[j], type, j, 0, comm);
             if (err != MPI_SUCCESS)
                 goto fn_fail;
         }

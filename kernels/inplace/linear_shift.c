@@ -1,6 +1,7 @@
 /* linear_shift.c — the linear shift algorithm, LSA (Hofmann and Rünger, Fig. 3): p
  * iterations, in iteration i the partner is (i - rank) mod p. */
 #include "kernel_util.h"
+#include "mpi_compat.h"
 
 /* Guarantees: the symmetric in-place exchange in at most p steps. In iteration
  * i = 0..p-1 the rank swaps block j = (i - rank + p) mod p with rank j by
@@ -20,8 +21,7 @@ int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *
         int j = (i - rank + p) % p;
         if (j == rank)
             continue;
-        err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0,
-                                   j, 0, comm, MPI_STATUS_IGNORE);
+        err = a2a_sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0, comm);
         if (err != MPI_SUCCESS)
             goto fn_fail;
         a2a_count_send(stats, 1, (long long)counts[j] * size);

@@ -1,6 +1,7 @@
 /* mpich_order.c — MPICH's in-place symmetric alltoallv order (Hofmann and Rünger, Fig. 1):
  * a double loop over all pairs (i, j >= i), one blocking MPI_Sendrecv_replace each. */
 #include "kernel_util.h"
+#include "mpi_compat.h"
 
 /* Guarantees: the symmetric in-place exchange. Every rank walks the pairs (i, j),
  * 0 <= i <= j < p, in loop order and exchanges block j with rank j when it is i, block i
@@ -26,8 +27,8 @@ int A2A_Alltoallv_inplace_mpich_order(void *buf, const int *counts, const int *d
                 peer = i;
             else
                 continue;
-            err = MPI_Sendrecv_replace(base + (MPI_Aint)displs[peer] * size, counts[peer],
-                                       type, peer, 0, peer, 0, comm, MPI_STATUS_IGNORE);
+            err = a2a_sendrecv_replace(base + (MPI_Aint)displs[peer] * size, counts[peer],
+                                       type, peer, 0, comm);
             if (err != MPI_SUCCESS)
                 goto fn_fail;
             a2a_count_send(stats, 1, (long long)counts[peer] * size);

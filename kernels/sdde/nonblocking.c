@@ -9,7 +9,9 @@
  * rank enters MPI_Ibarrier once its synchronous sends completed, i.e. were matched; the
  * barrier completes only when every rank's sends were matched, so no message for this
  * exchange can still be outstanding. A rank that sees the barrier complete may start
- * the next call while others still poll; its messages carry the next call's tag. With
+ * the next call while others still poll; its messages carry the next call's tag. The
+ * barrier is a2a_ibarrier (MPI_Ibarrier; under SimGrid a dissemination barrier whose
+ * messages carry tag | 3, the unused phase 3 of sdde_tag, see mpi_compat.h). With
  * expected >= 0 the loop ends after `expected` receives and the
  * completion of the own sends. */
 int sdde_exchange_nonblocking(sdde_call *call, const sdde_msg *sends, int n, int expected,
@@ -29,31 +31,29 @@ int sdde_exchange_nonblocking(sdde_call *call, const sdde_msg *sends, int n, int
                              call->comm, &requests[posted++]);
     if (expected >= 0) {
         for (int k = 0; k < expected && err == MPI_SUCCESS; k++) {
-            MPI_Message message;
-            MPI_Status status;
-            err = MPI_Mprobe(MPI_ANY_SOURCE, tag, call->comm, &message, &status);
+            a2a_probed probed;
+            err = a2a_probe(MPI_ANY_SOURCE, tag, call->comm, &probed);
             if (err == MPI_SUCCESS)
-                err = sdde_receive_matched(call, &message, &status, got, pool);
+                err = sdde_receive_matched(call, &probed, got, pool);
         }
     } else {
-        MPI_Request barrier = MPI_REQUEST_NULL;
+        a2a_barrier barrier;
         int in_barrier = 0, done = 0;
         while (!done && err == MPI_SUCCESS) {
-            MPI_Message message;
-            MPI_Status status;
+            a2a_probed probed;
             int arrived = 0;
-            err = MPI_Improbe(MPI_ANY_SOURCE, tag, call->comm, &arrived, &message, &status);
+            err = a2a_iprobe(MPI_ANY_SOURCE, tag, call->comm, &arrived, &probed);
             if (err == MPI_SUCCESS && arrived)
-                err = sdde_receive_matched(call, &message, &status, got, pool);
+                err = sdde_receive_matched(call, &probed, got, pool);
             if (err != MPI_SUCCESS)
                 break;
             if (in_barrier) {
-                err = MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+                err = a2a_barrier_test(&barrier, &done);
             } else {
                 int sent = 0;
                 err = MPI_Testall(posted, requests, &sent, MPI_STATUSES_IGNORE);
                 if (err == MPI_SUCCESS && sent) {
-                    err = MPI_Ibarrier(call->comm, &barrier);
+                    err = a2a_ibarrier(call->comm, tag | 3, &barrier);
                     in_barrier = 1;
                 }
             }

@@ -1,6 +1,6 @@
 /* personalized.c — the personalized SDDE (Algorithm 1 of Bienz et al.): an
  * MPI_Allreduce tells every rank how many messages it will receive, then non-blocking
- * sends and as many probed receives from any source. */
+ * sends and as many matched-probe receives from any source. */
 #include "sdde_internal.h"
 
 /* Guarantees: every message of sends[0..n) with a peer other than this rank is sent
@@ -38,11 +38,10 @@ int sdde_exchange_personalized(sdde_call *call, const sdde_msg *sends, int n, in
             err = MPI_Isend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
                             call->comm, &requests[posted++]);
     for (int k = 0; k < expected && err == MPI_SUCCESS; k++) {
-        MPI_Message message;
-        MPI_Status status;
-        err = MPI_Mprobe(MPI_ANY_SOURCE, tag, call->comm, &message, &status);
+        a2a_probed probed;
+        err = a2a_probe(MPI_ANY_SOURCE, tag, call->comm, &probed);
         if (err == MPI_SUCCESS)
-            err = sdde_receive_matched(call, &message, &status, got, pool);
+            err = sdde_receive_matched(call, &probed, got, pool);
     }
     int wait_err = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
     sdde_free(call, requests, request_bytes);

@@ -171,21 +171,21 @@ void sdde_count_message(sdde_call *call, long long blocks, long long payload, lo
         s->rounds_local += 1;
 }
 
-/* Guarantees: the message matched by *message is received into the pool and appended
- * to got with its source and size. */
-int sdde_receive_matched(sdde_call *call, MPI_Message *message, const MPI_Status *status,
-                         sdde_list *got, sdde_pool *pool)
+/* Guarantees: the message claimed in *probed is received into the pool and appended to
+ * got with its source and size. */
+int sdde_receive_matched(sdde_call *call, a2a_probed *probed, sdde_list *got,
+                         sdde_pool *pool)
 {
     int bytes, err;
-    if ((err = MPI_Get_count(status, MPI_BYTE, &bytes)) != MPI_SUCCESS)
+    if ((err = MPI_Get_count(&probed->status, MPI_BYTE, &bytes)) != MPI_SUCCESS)
         return err;
     size_t offset;
     if ((err = sdde_pool_reserve(call, pool, (size_t)bytes, &offset)) != MPI_SUCCESS)
         return err;
-    err = MPI_Mrecv(pool->data + offset, bytes, MPI_BYTE, message, MPI_STATUS_IGNORE);
+    err = a2a_recv_probed(pool->data + offset, bytes, MPI_BYTE, probed);
     if (err != MPI_SUCCESS)
         return err;
-    sdde_msg m = { status->MPI_SOURCE, bytes, NULL, offset, 1 };
+    sdde_msg m = { probed->status.MPI_SOURCE, bytes, NULL, offset, 1 };
     return sdde_list_push(call, got, &m);
 }
 

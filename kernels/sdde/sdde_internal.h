@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "kernel_util.h"
+#include "mpi_compat.h"
 
 /* Algorithm numbers inside message tags (one per algorithm, so that no algorithm can
  * receive another's messages). */
@@ -117,19 +118,21 @@ void sdde_count_message(sdde_call *call, long long blocks, long long payload, lo
  * expected >= 0 is the exact number of messages that will arrive from other ranks. */
 
 /* personalized.c: MPI_Allreduce of an indicator vector when expected < 0, MPI_Isend,
- * then MPI_Mprobe/MPI_Mrecv `expected` times. */
+ * then MPI_Mprobe/MPI_Mrecv `expected` times (a2a_probe / a2a_recv_probed: SimGrid's
+ * substitute in mpi_compat.h). */
 int sdde_exchange_personalized(sdde_call *call, const sdde_msg *sends, int n, int expected,
                                int tag, sdde_list *got, sdde_pool *pool);
 
-/* nonblocking.c: NBX — MPI_Issend, MPI_Improbe/MPI_Mrecv loop, MPI_Ibarrier once the
- * sends completed, done when the barrier is; with expected >= 0 no barrier. */
+/* nonblocking.c: NBX — MPI_Issend, MPI_Improbe/MPI_Mrecv loop (a2a_iprobe /
+ * a2a_recv_probed), MPI_Ibarrier once the sends completed, done when the barrier is; with
+ * expected >= 0 no barrier. */
 int sdde_exchange_nonblocking(sdde_call *call, const sdde_msg *sends, int n, int expected,
                               int tag, sdde_list *got, sdde_pool *pool);
 
-/* Receives one matched message (from MPI_Mprobe / MPI_Improbe) into the pool and
- * appends it to got. */
-int sdde_receive_matched(sdde_call *call, MPI_Message *message, const MPI_Status *status,
-                         sdde_list *got, sdde_pool *pool);
+/* Receives one probed message (from a2a_probe / a2a_iprobe) into the pool and appends it
+ * to got. */
+int sdde_receive_matched(sdde_call *call, a2a_probed *probed, sdde_list *got,
+                         sdde_pool *pool);
 
 /* An exchange function of the shape above. */
 typedef int (*sdde_exchange)(sdde_call *call, const sdde_msg *sends, int n, int expected,

@@ -10,7 +10,9 @@ regret maps (`a2atune tune --budget 25%` replayed on the P = 128..512 sweep, the
 tuner-report`; its per-cell table beside them), and from
 tests/data/sim-hierarchical-256.sql (sweeps/paper/hierarchical.ini at P = 256, a simulation
 of its own network model) the curves of the two-level kernels and hierarchical_P256.md, their
-best radices beside the flat kernels'. Same data, same numbers: the CSV and
+best radices beside the flat kernels'; from tests/data/sim-inplace-sdde-scaling.sql
+(sweeps/paper/inplace_scaling.ini and sdde_scaling.ini) the in-place and SDDE families
+against P (family_scaling.py). Same data, same numbers: the CSV and
 markdown files are byte-identical from one run to the next (the PNGs may differ bytewise);
 tests/parts/paperfigs.sh checks the checked-in ones. --numbers-only writes the numbers and
 draws nothing (what the test compares)."""
@@ -23,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import best_radix, curves, heatmap, model, params
+from . import best_radix, curves, family_scaling, heatmap, model, params
 from .common import A2AError, fmt_size, simulated_label, write_rows
 from .db import open_db
 
@@ -62,8 +64,10 @@ def add_parser(sub, common):
                     "docs/results: heatmap_{tra,tuna}_vs_vendor, curves_{tra,tuna}_P1024 "
                     "(PNG and a CSV of the numbers drawn), tuner-regret-*.png with %s "
                     "(the tuner replayed at a 25%% budget); from %s the two-level kernels' "
-                    "curves at P = 256 and %s. Same data, same numbers."
-                    % (" and ".join(DATA), REGRET_NUMBERS, HIER_DATA[0], HIER_TABLE),
+                    "curves at P = 256 and %s; from %s the in-place and SDDE families "
+                    "against P (%s.png, .csv, %s). Same data, same numbers."
+                    % (" and ".join(DATA), REGRET_NUMBERS, HIER_DATA[0], HIER_TABLE,
+                       family_scaling.DATA[0], family_scaling.STEM, family_scaling.TABLE),
         epilog="example:  a2a paper-figures --out docs/results   (make paper-figures)",
         formatter_class=common["formatter"])
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
@@ -199,6 +203,18 @@ def hierarchical(work, out, figures):
     return written
 
 
+def scaling(work, out, figures):
+    """The in-place and SDDE families against P (family_scaling), from its data."""
+    path = os.path.join(work, "scaling.db")
+    load_data(path, family_scaling.DATA)
+    db = open_db(path)
+    db.path = os.path.basename(family_scaling.DATA[0])
+    try:
+        return family_scaling.make(db, work, out, figures)
+    finally:
+        db.conn.close()
+
+
 def run(args, _db=None):
     """`a2a paper-figures`: writes the figures (or only their numbers) and prints the paths."""
     try:
@@ -217,6 +233,7 @@ def run(args, _db=None):
             db.conn.close()
         written += regret_figures(work, args.out, not args.numbers_only)
         written += hierarchical(work, args.out, not args.numbers_only)
+        written += scaling(work, args.out, not args.numbers_only)
     for p in written:
         sys.stdout.write(p + "\n")
     return 0

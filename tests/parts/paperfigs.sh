@@ -12,10 +12,10 @@ PY=/usr/bin/python3
 run paperfigs/numbers 120 $PY scripts/a2a paper-figures --out "$PF/numbers" --numbers-only
 same_numbers() {   # DIR: each number file of docs/results equals DIR's, and DIR has no other
     local f ok=0
-    for f in docs/results/*.csv docs/results/tuner-regret.md docs/results/hierarchical_P256.md; do
+    for f in docs/results/*.csv docs/results/tuner-regret.md docs/results/hierarchical_P256.md docs/results/inplace_sdde_scaling.md; do
         cmp -s "$f" "$1/$(basename "$f")" || { echo "    differs from the data: $f"; ok=1; }
     done
-    [ "$(ls "$1" | wc -l)" = "$(ls docs/results/*.csv docs/results/tuner-regret.md docs/results/hierarchical_P256.md | wc -l)" ] || ok=1
+    [ "$(ls "$1" | wc -l)" = "$(ls docs/results/*.csv docs/results/tuner-regret.md docs/results/hierarchical_P256.md docs/results/inplace_sdde_scaling.md | wc -l)" ] || ok=1
     return $ok
 }
 check paperfigs/stored-equal-regenerated holds 'same_numbers "$PF/numbers"'

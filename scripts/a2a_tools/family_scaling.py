@@ -1,0 +1,137 @@
+"""The in-place and SDDE families as P grows (docs/results/inplace_sdde_scaling.md), drawn by
+`a2a paper-figures` from tests/data/sim-inplace-sdde-scaling.sql: per family, each kernel's
+simulated time against P (log-log, one panel per family), the numbers in
+scaling_inplace_sdde.csv and the table inplace_sdde_scaling.md (time per kernel and P, and
+each kernel's time over the family's reference algorithm: MPICH's order for in-place, the
+personalized exchange for SDDE). Same data, same numbers: both files are byte-identical
+from one run to the next."""
+import io
+import os
+import re
+
+from .common import simulated_label, write_rows
+from . import style
+
+DATA = ("tests/data/sim-inplace-sdde-scaling.sql",)
+STEM = "scaling_inplace_sdde"
+TABLE = "inplace_sdde_scaling.md"
+# (family, reference kernel, kernels in drawing order, what the paper calls them)
+FAMILIES = (
+    ("inplace", "mpich_order",
+     ("mpich_order", "linear_shift", "hier_sets", "vendor"),
+     {"mpich_order": "MPICH order", "linear_shift": "LSA", "hier_sets": "HSA",
+      "vendor": "SMPI MPI_Alltoallv(MPI_IN_PLACE)"}),
+    ("sdde", "personalized",
+     ("personalized", "nonblocking", "rma", "locality_personalized", "locality_nonblocking"),
+     {"personalized": "personalized", "nonblocking": "non-blocking (NBX)", "rma": "RMA",
+      "locality_personalized": "locality-aware personalized",
+      "locality_nonblocking": "locality-aware NBX"}),
+)
+
+
+def rows(db):
+    """[family, kernel, P, median_us, over_reference, messages, rounds_global] for every
+    ok row of FAMILIES' kernels, ordered by family, kernel order, P; the newest row of a
+    configuration stands."""
+    out = []
+    for family, reference, kernels, _names in FAMILIES:
+        got = {}
+        for r in db.conn.execute(
+                "SELECT kernel, P, median_s, messages, rounds_global FROM results "
+                "WHERE family = ? AND status = 'ok' ORDER BY id", (family,)):
+            got[(r[0], r[1])] = r
+        for kernel in kernels:
+            for P in sorted(p for k, p in got if k == kernel):
+                r = got[(kernel, P)]
+                ref = got.get((reference, P))
+                out.append([family, kernel, P, round(r[2] * 1e6, 2),
+                            None if ref is None else round(r[2] / ref[2], 3), r[3], r[4]])
+    return out
+
+
+def probe_costs(run):
+    """'smpi/iprobe 1e-6, ...': the SMPI probe and test costs the run set (the SDDE sweep
+    does: sweeps/paper/sdde_scaling.ini), or ''."""
+    return ", ".join("%s %s" % m for m in re.findall(
+        r"(smpi/(?:iprobe|test|grow-injected-times)):(\S+)", run["smpi_options"] or ""))
+
+
+def label(run):
+    """The simulation's one-line label, with its probe costs when set."""
+    text = simulated_label(run).replace("\n", "; ").replace(" \u00b7 vendor = SMPI ring/ring", "")
+    return text + ("; " + probe_costs(run) if probe_costs(run) else "")
+
+
+def family_runs(db):
+    """{family: its newest run} (the families are simulated with different SMPI options)."""
+    return {family: db.run(db.newest_run("family = ?", (family,)))
+            for family, _r, _k, _n in FAMILIES}
+
+
+def table(numbers, runs):
+    """The markdown of TABLE: per family and P, each kernel's time and its ratio to the
+    family's reference."""
+    text = io.StringIO()
+    text.write("The in-place and SDDE families as P grows, from `%s` (`a2a paper-figures`), "
+               "simulated, not measured. Time of one call in microseconds; in brackets, over "
+               "the family's reference (in-place: MPICH's order; SDDE: the personalized "
+               "exchange).\n" % DATA[0])
+    for family, _reference, kernels, names in FAMILIES:
+        present = [k for k in kernels if any(n[0] == family and n[1] == k for n in numbers)]
+        Ps = sorted({n[2] for n in numbers if n[0] == family})
+        cells = {(n[1], n[2]): n for n in numbers if n[0] == family}
+        table_rows = []
+        for P in Ps:
+            line = [P]
+            for k in present:
+                n = cells.get((k, P))
+                line.append("" if n is None else "%.2f (%.2f)" % (n[3], n[4])
+                            if n[4] is not None else "%.2f" % n[3])
+            table_rows.append(line)
+        text.write("\n%s (%s):\n\n" % (family, label(runs[family])))
+        write_rows(["P"] + [names[k] for k in present], table_rows, "markdown", out=text)
+    return text.getvalue()
+
+
+def figure(numbers, runs, work, out):
+    """The PNG: one log-log panel of time against P per family."""
+    fig = style.new_figure(10, 4.4)
+    for i, (family, _reference, kernels, names) in enumerate(FAMILIES):
+        ax = fig.add_subplot(1, len(FAMILIES), i + 1)
+        for k in kernels:
+            pts = [(n[2], n[3]) for n in numbers if n[0] == family and n[1] == k]
+            if pts:
+                ax.plot([p for p, _ in pts], [t for _, t in pts], marker="o", label=names[k])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        costs = probe_costs(runs[family])
+        ax.set_xlabel("P (ranks)" + ("\n" + costs if costs else ""))
+        ax.set_ylabel("time of one call (us, simulated)")
+        ax.set_title("in-place symmetric alltoallv (T = 1 MiB per rank)" if family == "inplace"
+                     else "SDDE, MPIX_Alltoall_crs (stencil3d 32^3, regions of 32)")
+        ax.grid(True, which="both")
+        ax.legend()
+    style.titles(fig, "In-place and SDDE families as P grows (simulated, not measured)",
+                 "data: %s" % DATA[0], runs["inplace"], False)
+    paths = style.save(fig, work, STEM)
+    dest = os.path.join(out, STEM + ".png")
+    with open([p for p in paths if p.endswith(".png")][0], "rb") as src, open(dest, "wb") as f:
+        f.write(src.read())
+    return dest
+
+
+def make(db, work, out, figures):
+    """Writes STEM.csv, TABLE and (figures) STEM.png into out; returns their paths."""
+    numbers = rows(db)
+    runs = family_runs(db)
+    csv_path = os.path.join(out, STEM + ".csv")
+    with open(csv_path, "w") as f:
+        write_rows(["family", "kernel", "P", "median_us", "over_reference", "messages",
+                    "rounds_global"], numbers, "csv", out=f)
+    table_path = os.path.join(out, TABLE)
+    with open(table_path, "w") as f:
+        f.write(table(numbers, runs))
+    written = [csv_path, table_path]
+    if figures:
+        written.append(figure(numbers, runs, work, out))
+    return written
