@@ -185,12 +185,15 @@ simulate: setup
 # the tuner's evaluation suite (scripts/a2a_tools/tuner_suite.py): the search replayed on
 # every checked-in exhaustive data set at 10, 25, 50 % under 20 noise seeds, against random,
 # stratified random and the library default, then the ablation of its rules judged
-# leave-one-data-set-out; markdown into $(TUNER_EVAL) (a few minutes; nothing is measured)
+# leave-one-data-set-out; markdown into $(TUNER_EVAL) (a few minutes; nothing is measured).
+# TUNER_TIME_BUDGETS=10,25,50 adds the budgets in time (% of each data set's exhaustive time:
+# the full report, about a fifth more CPU)
 TUNER_EVAL ?= results/tuner-eval.md
+TUNER_TIME_BUDGETS ?=
 .PHONY: tuner-eval
 tuner-eval: all
 	@mkdir -p $(dir $(TUNER_EVAL))
-	scripts/a2a tuner-report --suite --ablation | tee $(TUNER_EVAL)
+	scripts/a2a tuner-report --suite --ablation --time-budgets '$(TUNER_TIME_BUDGETS)' | tee $(TUNER_EVAL)
 
 # summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
 # into $(FIGURES) (results/figures/ by default; index.html shows them all)
@@ -218,7 +221,8 @@ help:
 	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
 	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
 	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
-	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL'
+	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL (budgets in'
+	@echo '               time too with TUNER_TIME_BUDGETS=10,25,50)'
 	@echo '  bench        the TuNA benchmark into BENCH_DB, then its ratios table'
 	@echo '  bench-loop   the TuNA benchmark at P = 2, many calls per sample'
 	@echo '  clean        remove build/ and ./a2atune'

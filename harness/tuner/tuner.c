@@ -18,6 +18,8 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_MEDIAN_SE 0.005
+#define AS_INFORMATIVE 0.5    /* the cost rule: a measurement with at least half the expected
+                               * improvement of the most informative one tells as much */
 
 /* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
 static const char *const rule_names[TUNER_RULE_COUNT] = {
@@ -27,6 +29,7 @@ static const char *const rule_names[TUNER_RULE_COUNT] = {
     [TUNER_RULE_BRACKET] = "bracket",
     [TUNER_RULE_REOPEN] = "reopen",
     [TUNER_RULE_CELL_EFFECT] = "cell_effect",
+    [TUNER_RULE_COST] = "cost",
 };
 
 /* Guarantees: see tuner.h. */
@@ -680,6 +683,42 @@ static void refresh(tuner *t)
     }
 }
 
+/* What measuring candidate c costs, as the time budget counts it (tuner_spend): its
+ * timed and warm-up calls at its median, measured or predicted (exp mu); a sweep that
+ * sizes its iterations by time spends its time_budget plus the warm-up calls. */
+static double predicted_cost(const tuner *t, const candidate *c)
+{
+    const config *cf = &t->configs[c->config];
+    double call = exp(c->ok ? c->y : c->mu), warmup = cf->warmup > 0 ? cf->warmup : 0;
+    if (cf->iterations == SWEEP_ITERATIONS_AUTO)
+        return cf->time_budget + warmup * call;
+    return call * ((cf->iterations > 0 ? cf->iterations : 1) + warmup);
+}
+
+/* With the cost rule, the cheapest of the candidates list[0..n) whose expected
+ * improvement ei[i] is at least AS_INFORMATIVE of `chosen`'s (the largest): a cheaper
+ * measurement that tells nearly as much goes first. Without the rule, or when none is
+ * cheaper, `chosen`. */
+static int cheapest_as_informative(const tuner *t, const int *list, const double *ei, int n, int chosen)
+{
+    if (chosen < 0 || !rule_on(t, TUNER_RULE_COST))
+        return chosen;
+    double top = 0, pick_cost = 0;
+    for (int i = 0; i < n; i++)
+        if (list[i] == chosen)
+            top = ei[i];
+    int pick = chosen;
+    pick_cost = predicted_cost(t, &t->cand[chosen]);
+    for (int i = 0; i < n; i++) {
+        double cost = predicted_cost(t, &t->cand[list[i]]);
+        if (ei[i] >= AS_INFORMATIVE * top && cost < pick_cost) {
+            pick = list[i];
+            pick_cost = cost;
+        }
+    }
+    return pick;
+}
+
 /* Expected improvement (log scale) of measuring candidate c over `best` by more than margin. */
 static double expected_improvement(const candidate *c, double best, double margin)
 {
@@ -850,27 +889,32 @@ static int next_cover(const tuner *t)
  * kernel the borrowed model misjudges everywhere would otherwise never be tried. */
 static int next_explore(const tuner *t, double margin)
 {
-    for (int g = 0; g < t->ngroups; g++) {
+    int *list = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *list), pick = -1;
+    double *eis = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *eis);
+    for (int g = 0; g < t->ngroups && pick < 0; g++) {
         const group *gr = &t->groups[g];
-        int tried = 0, best = -1;
+        int tried = 0, best = -1, n = 0;
         double best_ei = 0;
         for (int m = 0; m < gr->count; m++)
             tried |= t->cand[gr->members[m]].measured;
         for (int m = 0; m < gr->count && !tried; m++) {
             const candidate *c = &t->cand[gr->members[m]];
             const cell *ce = &t->cells[c->cell];
-            if (ce->state.winner < 0)
+            if (ce->state.winner < 0 || c->measured)
                 continue;
             double ei = expected_improvement(c, log(ce->state.winner_s), margin);
+            list[n] = gr->members[m];
+            eis[n++] = ei;
             if (best < 0 || ei > best_ei) {
                 best_ei = ei;
                 best = gr->members[m];
             }
         }
-        if (best >= 0)
-            return best;
+        pick = cheapest_as_informative(t, list, eis, n, best);
     }
-    return -1;
+    free(list);
+    free(eis);
+    return pick;
 }
 
 /* The improve step: in the first cell by (contested first, fewest measurements, least
@@ -906,9 +950,11 @@ static int next_improve(const tuner *t, double margin, const char **step)
             pick_contested = is_contested;
         }
     }
-    int best = -1, best_votes = 0, best_ei_at = -1, fallback = -1;
+    int best = -1, best_votes = 0, best_ei_at = -1, fallback = -1, n = 0;
     double best_ei = 0;
     const cell *ce = pick >= 0 ? &t->cells[pick] : NULL;
+    int *list = malloc((size_t)(ce ? ce->count : 1) * sizeof *list);
+    double *eis = malloc((size_t)(ce ? ce->count : 1) * sizeof *eis);
     for (int m = 0; ce && m < ce->count; m++) {
         int k = ce->members[m];
         const candidate *c = &t->cand[k];
@@ -922,12 +968,17 @@ static int next_improve(const tuner *t, double margin, const char **step)
             best_votes = votes[k];
         }
         double ei = expected_improvement(c, log(ce->state.winner_s), margin);
+        list[n] = k;
+        eis[n++] = ei;
         if (best_ei_at < 0 || ei > best_ei) {
             best_ei = ei;
             best_ei_at = k;
         }
     }
+    best_ei_at = cheapest_as_informative(t, list, eis, n, best_ei_at);
     free(votes);
+    free(list);
+    free(eis);
     int bracket = ce ? bracket_pick(t, pick) : -1;
     if (bracket >= 0 && (best < 0 || best_votes <= 1)) {
         *step = "bracket";

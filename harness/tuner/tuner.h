@@ -37,6 +37,9 @@
  *      their geometric middle is the pick. A cell is contested while an unmeasured
  *      candidate wins at least as many neighbours as its winner does (one at least), or
  *      while it has a bracket.
+ * Where steps 3 and 4 choose by expected improvement, the cost rule takes the cheapest
+ * candidate (predicted median times its timed and warm-up calls) whose expected improvement
+ * is at least half the largest: cheap measurements first where they tell nearly as much.
  * A cell is final when the probability that no unmeasured candidate beats its winner by
  * more than the margin reaches `confidence`. A final cell is still measured while it is
  * contested: a neighbour's winner left untried outranks the model's confidence (which
@@ -64,6 +67,9 @@ typedef enum tuner_rule {
     TUNER_RULE_BRACKET,       /* the radix between the winners one size below and above */
     TUNER_RULE_REOPEN,        /* a final cell is measured again while it is contested */
     TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
+    TUNER_RULE_COST,          /* where the search chooses by expected improvement, the
+                               * cheapest candidate that tells nearly as much (half the largest
+                               * expected improvement) in predicted time: median x calls */
     TUNER_RULE_COUNT
 } tuner_rule;
 
@@ -75,7 +81,7 @@ int tuner_rule_by_name(const char *name);
 typedef struct tuner_options {
     int budget;        /* measurements allowed in all (recorded ones included) */
     double budget_seconds; /* > 0: also stop once the measurements recorded cost this much
-                            * (tuner_record's cost) */
+                            * (the seconds tuner_spend added) */
     unsigned without;  /* bit r set: rule r switched off */
     double confidence; /* a cell is final at this probability (0.95) */
     double margin;     /* relative gain below which a measurement is not worth it (0.02) */

@@ -1,8 +1,9 @@
 """`a2a tuner-report --suite`: the tuner's evaluation suite (make tuner-eval).
 
 The search (`a2atune tune --replay DB --evaluate SEEDS --noise 2%`) is replayed on every
-exhaustive data set of SUITE below, at budgets of 10, 25 and 50 % of the configurations,
-once per noise seed (each replayed median times a factor drawn uniformly in [0.98, 1.02]).
+exhaustive data set of SUITE below, at budgets of 10, 25 and 50 % of the configurations and
+of the exhaustive sweep's time (`--budget` in seconds: that share of the time the data set's
+timed and warm-up calls took), once per noise seed (each replayed median times a factor drawn uniformly in [0.98, 1.02]).
 Its choice in a cell is the tuning file's (`a2a tune`'s rule over the rows it measured,
 spread to unmeasured cells as the tuning files are); its regret is the true time of that
 choice over the true best, both the stored (noise-free) medians. Three baselines get the
@@ -10,18 +11,22 @@ same number of measurements and the same noise: random (uniform without replacem
 the configurations), random stratified by (P, S) cell (the measurements dealt to the cells
 in turn, a random candidate in each), successive halving per cell (a method from the
 literature, function halving: it needs measurements of lower fidelity, fewer timed calls,
-whose noise the replay models as +-noise / sqrt(fidelity)), and the MPI library's default
+whose noise the replay models as +-noise / sqrt(fidelity); budgets in configurations only),
+and the MPI library's default
 (vendor, its own algorithm: nothing measured). Budget used: the share of the configurations, and of the
 time the exhaustive sweep's timed and warm-up calls took (mean x (iterations + warm-up)
 per configuration; simulated seconds for simulated data).
 
 Rules: `--ablation` replays the search without each of its switchable rules (`a2atune
 tune --without RULE`); what a rule buys on a data set is the share of cells within 5 % (mean
-over budgets and seeds) with it less without it. Judged leave-one-data-set-out: with data
+over the budgets in configurations and the seeds) with it less without it; the held-out
+search is then replayed at every budget, in configurations and in time. Judged leave-one-data-set-out: with data
 set d held out, the rules are removed one at a time over the other data sets (backward
 elimination, least useful alone first, so that rules that only work together are judged
 together): a rule goes when, with the removals so far, it buys at most EPSILON on average
-and at most HARM on every data set; the search with the rules kept is then judged on d.
+and at most HARM on every data set, and saves at most EPSILON of the exhaustive time on
+average at the budgets in configurations (a rule may earn its place by the time it saves,
+as the cost rule is meant to); the search with the rules kept is then judged on d.
 The same test over every data set says which rules earn their place in the search. (The
 stricter test "a rule that helps one data set and hurts another goes" removed every rule
 but one or none in the folds it was tried on, and the held-out share within 5 % fell from
@@ -66,6 +71,7 @@ SUITE = [
 ]
 
 METHODS = ["tuner", "random", "stratified", "halving", "default"]
+TIME_METHODS = ["tuner", "random", "stratified", "default"]  # halving plans in configurations
 HALVING_ETA = 3  # successive halving: a third of the candidates go on, at three times the fidelity
 EPSILON = 0.01  # a rule that buys at most this share of cells within 5 % on average...
 HARM = 0.02     # ...and at most this on every data set (one cell in a few seeds) goes
@@ -88,6 +94,9 @@ def add_arguments(p):
                         "library default")
     p.add_argument("--budgets", default="10,25,50", metavar="LIST",
                    help="with --suite: budgets in %% of the configurations (default: %(default)s)")
+    p.add_argument("--time-budgets", default="10,25,50", metavar="LIST",
+                   help="with --suite: budgets in %% of each data set's exhaustive time, passed "
+                        "to the search as seconds ('' for none; default: %(default)s)")
     p.add_argument("--noise", type=float, default=2.0, metavar="PCT",
                    help="with --suite: multiplicative noise on the stored medians, +-PCT %% "
                         "(default: %(default)s)")
@@ -97,6 +106,14 @@ def add_arguments(p):
                    help="with --suite: the search without each rule, judged leave-one-data-set-out")
     p.add_argument("--work", default=os.path.join("results", "tuner-suite"), metavar="DIR",
                    help="with --suite: where the data sets are loaded (default: %(default)s)")
+
+
+Budget = collections.namedtuple("Budget", "percent time")  # time: of the exhaustive time
+
+
+def budget_label(b):
+    """'25 %' (of the configurations) or '25 % time' (of the exhaustive time)."""
+    return "%g %%%s" % (b.percent, " time" if b.time else "")
 
 
 def load_dataset(ds, work):
@@ -153,6 +170,15 @@ class Data:
         self.total_cost = sum(self.cost.values())
         self.n = len(self.by_key)
         self.best = {cell: min(r["median_s"] for r in cands.values()) for cell, cands in self.cells.items()}
+        self.decided = {}  # a2a tune's decision per set of rows seen in a cell (decide)
+
+    def decide(self, rows):
+        """tuner_report.tune_rule over rows, remembered: the replays of one seed under
+        different rules or budgets see the same rows in most cells."""
+        key = tuple(sorted((r["config_key"], r["median_s"], r["q1_s"], r["q3_s"]) for r in rows))
+        if key not in self.decided:
+            self.decided[key] = tuner_report.tune_rule(rows)
+        return self.decided[key]
 
 
 def cost_of(row):
@@ -176,7 +202,7 @@ def judge(data, picked):
     for key, row in picked:
         cell, _ = data.by_key[key]
         measured.setdefault(cell, []).append(row)
-    result = tuner_report.evaluate(data.cells, measured, tuner_report.tune_rule)
+    result = tuner_report.evaluate(data.cells, measured, data.decide)
     regrets = [result[c][0] for c in sorted(data.cells, key=str)]
     cost = sum(data.cost[k] for k, _ in picked)
     return {"regrets": regrets, "configs": len(picked) / data.n,
@@ -184,8 +210,10 @@ def judge(data, picked):
 
 
 def replay_command(data, binary, budget, seeds, noise, without=()):
-    """The a2atune tune --evaluate command of the search at budget % (without these rules)."""
-    extra = ["--budget", "%g%%" % budget, "--evaluate", str(seeds), "--noise", "%g%%" % noise]
+    """The a2atune tune --evaluate command of the search at a Budget (without these rules)."""
+    given = ("%.9gs" % (budget.percent / 100.0 * data.total_cost) if budget.time
+             else "%g%%" % budget.percent)
+    extra = ["--budget", given, "--evaluate", str(seeds), "--noise", "%g%%" % noise]
     if without:
         extra += ["--without", ",".join(sorted(without))]
     return tune_command(binary, data.ds, data.path, extra)
@@ -212,8 +240,8 @@ def halving(data, budget, seed, noise):
     until one is left or the fidelity reaches 1; the cell's choice is the best of the last
     rung. A simulated data set (one timed call) leaves no lower fidelity: there halving is
     random search within the cell."""
-    rng = random.Random("%s|halving|%d|%g" % (data.ds.name, seed, budget))
-    per_cell = budget / 100.0 * data.n / len(data.cells)
+    rng = random.Random("%s|halving|%d|%g" % (data.ds.name, seed, budget.percent))
+    per_cell = budget.percent / 100.0 * data.n / len(data.cells)
     regrets, used, cost = [], 0.0, 0.0
     for cell in sorted(data.cells, key=str):
         rows = sorted(data.cells[cell].values(), key=lambda r: r["config_key"])
@@ -256,26 +284,35 @@ def halving(data, budget, seed, noise):
 
 def baseline(data, method, budget, seed, noise):
     """Metrics of a baseline (random, stratified, halving, default) with the same budget and
-    noise."""
+    noise. Under a budget in time, random and stratified measure until the time is spent
+    (the last measurement may overrun it, as the search's does)."""
     if method == "halving":
         return halving(data, budget, seed, noise)
     if method == "default":
         regrets = [tuner_report.regret(data.cells[c], None)[0] for c in sorted(data.cells, key=str)]
         return {"regrets": regrets, "configs": 0.0, "time": 0.0}
-    n = max(1, int(math.floor(budget / 100.0 * data.n + 1e-9)))
-    rng = random.Random("%s|%s|%d|%g" % (data.ds.name, method, seed, budget))
+    n = max(1, int(math.floor(budget.percent / 100.0 * data.n + 1e-9)))
+    seconds = budget.percent / 100.0 * data.total_cost
+    rng = random.Random("%s|%s|%d|%g%s" % (data.ds.name, method, seed, budget.percent,
+                                           "t" if budget.time else ""))
     if method == "random":
-        keys = rng.sample(sorted(data.by_key), n)
+        order = rng.sample(sorted(data.by_key), data.n if budget.time else n)
     else:  # stratified: the measurements dealt to the cells in a random order, in turn
         cells = sorted(data.cells, key=str)
         rng.shuffle(cells)
         pools = {c: rng.sample(sorted(r["config_key"] for r in data.cells[c].values()),
                                len(data.cells[c])) for c in cells}
-        keys = []
-        while len(keys) < n:
+        order = []
+        while len(order) < data.n:
             for c in cells:
-                if pools[c] and len(keys) < n:
-                    keys.append(pools[c].pop())
+                if pools[c]:
+                    order.append(pools[c].pop())
+    keys, spent = [], 0.0
+    for k in order:
+        if (len(keys) >= n) if not budget.time else (spent >= seconds):
+            break
+        keys.append(k)
+        spent += data.cost[k]
     picked = []
     for k in keys:
         factor = 1 + noise / 100.0 * (2 * random.Random("%d|%s" % (seed, k)).random() - 1)
@@ -340,8 +377,8 @@ HEADER = ("| data set | budget | method | within 5 % | within 15 % | worst | med
 
 
 def table_line(name, budget, method, s):
-    return "| %s | %g %% | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
-        name, budget, method, pct(s["near"]), pct(s["far"]), pct(s["worst"]), pct(s["median"]),
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
+        name, budget_label(budget), method, pct(s["near"]), pct(s["far"]), pct(s["worst"]), pct(s["median"]),
         pct(s["p90"]), pct(s["configs"]), pct(s["time"]), s["seeds_met"], s["seeds"])
 
 
@@ -361,9 +398,17 @@ def targets(s_tuner, s_strat):
 def run(args):
     """`a2a tuner-report --suite [--ablation]`: prints markdown tables; exit 0."""
     binary = params.binary()
-    budgets = [float(b) for b in args.budgets.split(",") if b]
-    if not budgets or any(not (0 < b <= 100) for b in budgets):
-        raise A2AError("--budgets %s: give percentages above 0 and at most 100" % args.budgets)
+    budgets = []
+    for option, text, time in (("--budgets", args.budgets, False), ("--time-budgets", args.time_budgets, True)):
+        try:
+            values = [float(b) for b in text.split(",") if b.strip()]
+        except ValueError:
+            values = [-1.0]
+        if any(not (0 < b <= 100) for b in values):
+            raise A2AError("%s %s: give percentages above 0 and at most 100" % (option, text))
+        budgets += [Budget(b, time) for b in values]
+    if not budgets:
+        raise A2AError("--budgets and --time-budgets are both empty: give at least one budget")
     if args.seeds < 1:
         raise A2AError("--seeds %d: at least 1" % args.seeds)
     chosen = SUITE
@@ -375,9 +420,10 @@ def run(args):
                            % (unknown[0], ", ".join(d.name for d in SUITE)))
         chosen = [d for d in SUITE if d.name in names]
     datas = {ds.name: Data(ds, binary, args.work) for ds in chosen}
-    print("# tuner evaluation suite: %d data sets, budgets %s %%, %d noise seeds of +-%g %% "
-          "(regret: true time of the tuning file's choice / true best - 1, in %%)\n"
-          % (len(datas), ", ".join("%g" % b for b in budgets), args.seeds, args.noise))
+    print("# tuner evaluation suite: %d data sets, budgets %s (%% time: of the exhaustive sweep's "
+          "time), %d noise seeds of +-%g %% (regret: true time of the tuning file's choice / true "
+          "best - 1, in %%)\n" % (len(datas), ", ".join(budget_label(b) for b in budgets),
+                                  args.seeds, args.noise))
     print("| data set | cells | configurations | what |")
     print("|---|---|---|---|")
     for name, d in datas.items():
@@ -401,34 +447,41 @@ def run(args):
 
     prefetch([(n, b, frozenset()) for b in budgets for n in datas])
     if args.ablation:
-        prefetch([(n, b, frozenset([r])) for r in rules(binary) for b in budgets for n in datas])
+        prefetch([(n, b, frozenset([r])) for r in rules(binary) for b in budgets if not b.time
+                  for n in datas])
 
     base = {(name, b, m): [baseline(datas[name], m, b, s, args.noise) for s in range(1, args.seeds + 1)]
-            for name in datas for b in budgets for m in METHODS[1:]}
+            for name in datas for b in budgets for m in methods(b)[1:]}
     print(HEADER)
     print("|" + "---|" * 11)
     for b in budgets:
         for name in datas:
-            for m in METHODS:
+            for m in methods(b):
                 runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
                 print(table_line(name, b, m, summarise(runs)))
-        for m in METHODS:
+        for m in methods(b):
             runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in datas}
             print(table_line("**overall**", b, m, summarise(pooled(runs_by))))
     print()
-    if 25.0 in budgets:
-        print("## targets at 25 % (the search with every rule)\n")
-        print_targets(datas, lambda n: tuner_runs(n, 25.0), base)
+    for b in budgets:
+        if b.percent == 25.0:
+            print("## targets at %s (the search with every rule)\n" % budget_label(b))
+            print_targets(datas, lambda n: tuner_runs(n, b), base, b)
     if args.ablation:
         ablation(datas, budgets, tuner_runs, base, rules(binary), prefetch)
     return 0
 
 
-def print_targets(datas, runs_of, base):
-    """One line per data set: each target met or not, and the cells beyond 5 % and 15 %."""
+def methods(budget):
+    """The search and the baselines replayed at a Budget."""
+    return TIME_METHODS if budget.time else METHODS
+
+
+def print_targets(datas, runs_of, base, budget):
+    """One line per data set: each target met or not at budget, and the cells beyond 5 %."""
     for name, d in datas.items():
         s_t = summarise(runs_of(name))
-        s_s = summarise(base[(name, 25.0, "stratified")])
+        s_s = summarise(base[(name, budget, "stratified")])
         checks = targets(s_t, s_s)
         cells = sorted(d.cells, key=str)
         misses = collections.Counter()
@@ -454,32 +507,44 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
     leave-one-data-set-out table (rules chosen on the others, judged on the held-out)."""
     names = list(datas)
 
+    by_count = [b for b in budgets if not b.time] or budgets  # the rules are judged on these
+
     def ds_score(name, without=frozenset()):
-        return statistics.mean(score(tuner_runs(name, b, without)) for b in budgets)
+        return statistics.mean(score(tuner_runs(name, b, without)) for b in by_count)
+
+    def ds_time(name, without=frozenset()):
+        """Mean share of the exhaustive time used at the budgets in configurations."""
+        return statistics.mean(statistics.mean(m["time"] for m in tuner_runs(name, b, without))
+                               for b in by_count)
 
     full = {n: ds_score(n) for n in names}
     delta = {r: {n: full[n] - ds_score(n, frozenset([r])) for n in names} for r in rule_list}
-    print("## ablation: what each rule buys (share of cells within 5 %%, mean over budgets %s %% "
-          "and seeds; + = the rule helps, in points)\n" % ", ".join("%g" % b for b in budgets))
-    print("| rule | " + " | ".join(names) + " | mean |")
-    print("|---|" + "---|" * (len(names) + 1))
+    saved = {r: statistics.mean(ds_time(n, frozenset([r])) - ds_time(n) for n in names) for r in rule_list}
+    print("## ablation: what each rule buys (share of cells within 5 %%, mean over budgets %s "
+          "and seeds; + = the rule helps, in points; time saved: points of the exhaustive time, "
+          "mean over the data sets at the budgets in configurations)\n"
+          % ", ".join(budget_label(b) for b in by_count))
+    print("| rule | " + " | ".join(names) + " | mean | time saved |")
+    print("|---|" + "---|" * (len(names) + 2))
     print("| (every rule: the share itself) | " + " | ".join(pct(full[n]) for n in names) +
-          " | %s |" % pct(statistics.mean(full.values())))
+          " | %s | |" % pct(statistics.mean(full.values())))
     for r in rule_list:
         print("| %s | " % r + " | ".join("%+.1f" % (100 * delta[r][n]) for n in names) +
-              " | %+.1f |" % (100 * statistics.mean(delta[r].values())))
+              " | %+.1f | %+.1f |" % (100 * statistics.mean(delta[r].values()), 100 * saved[r]))
     print()
 
     def kept_on(dev):
         """Backward elimination over the data sets dev: the rules in order of what they buy
         alone (least first), each removed when, with the removals so far, it buys at most
-        EPSILON on average and at most HARM on every data set."""
+        EPSILON on average and at most HARM on every data set, and saves at most EPSILON of
+        the exhaustive time on average."""
         removed = frozenset()
         for r in sorted(rule_list, key=lambda r: (statistics.mean(delta[r][n] for n in dev), r)):
             trial = removed | {r}
-            prefetch([(n, b, w) for w in (removed, trial) for n in dev for b in budgets])
+            prefetch([(n, b, w) for w in (removed, trial) for n in dev for b in by_count])
             gain = [ds_score(n, removed) - ds_score(n, trial) for n in dev]
-            if statistics.mean(gain) <= EPSILON and max(gain) <= HARM:
+            time_saved = statistics.mean(ds_time(n, trial) - ds_time(n, removed) for n in dev)
+            if statistics.mean(gain) <= EPSILON and max(gain) <= HARM and time_saved <= EPSILON:
                 removed = trial
         return [r for r in rule_list if r not in removed]
 
@@ -495,14 +560,16 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
         for b in budgets:
             s = summarise(tuner_runs(n, b, without))
             s_s = summarise(base[(n, b, "stratified")])
-            print("| %s | %s | %g %% | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
-                n, ",".join(kept) or "(none)", b, pct(s["near"]), pct(s["far"]), pct(s["worst"]),
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
+                n, ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
                 pct(s["median"]), pct(s["p90"]), pct(s["configs"]), pct(s["time"]),
                 s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3)))
     print()
-    if 25.0 in budgets:
-        print("## targets at 25 %, each data set held out (its rules chosen on the others)\n")
-        print_targets(datas, lambda n: tuner_runs(n, 25.0, held[n]), base)
+    for b in budgets:
+        if b.percent == 25.0:
+            print("## targets at %s, each data set held out (its rules chosen on the others)\n"
+                  % budget_label(b))
+            print_targets(datas, lambda n: tuner_runs(n, b, held[n]), base, b)
     kept_all = kept_on(names)
     print("rules that earn their place on the whole suite: %s; rules that do not: %s"
           % (", ".join(kept_all) or "(none)", ", ".join(r for r in rule_list if r not in kept_all) or "(none)"))

@@ -7,7 +7,8 @@
 # sweep with nothing to tune are refused in one line; an interrupted tuner resumes without measuring
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
 # the tuning files; the evaluation's replay (--evaluate, --noise, --without), a budget in
-# time, and the evaluation suite on two of its data sets (a2a tuner-report --suite). About 80 s.
+# time, and the evaluation suite on two of its data sets (a2a tuner-report --suite), at a
+# budget in configurations and one in time. About 95 s.
 TU="$WORK/tuner"
 mkdir -p "$TU"
 EXH="$TU/exhaustive.db"
@@ -144,8 +145,11 @@ tb=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
 check tuner/time-resume-nothing-twice holds '[ "$ta" -ge 1 ] && [ "$tb" -gt "$ta" ] && [ "$(sql "$TU/time-stop.db" "SELECT (SELECT count(DISTINCT config_key) FROM results) || \",\" || (SELECT count(*) FROM runs)")" = "$tb,1" ]'
 
 # ---- the evaluation suite on two of its data sets: every table, the ablation, held-out rows ---
-scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --seeds 2 --ablation --work "$TU/suite" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
+scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --time-budgets 25 --seeds 2 --ablation --work "$TU/suite" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
 check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|random\|stratified\|halving\|default\) |" "$TU/suite.md")" = 5 ]'
+check tuner/suite-time-budget holds '[ "$(grep -c "^| fattree-npot | 25 % time | \(tuner\|random\|stratified\|default\) |" "$TU/suite.md")" = 4 ] && grep -q "^| fattree-npot | [a-z_,()]* | 25 % time |" "$TU/suite.md"'
+scripts/a2a tuner-report --suite --time-budgets 101 > /dev/null 2> "$TU/suite-bad.err"; rc=$?
+check tuner/suite-bad-time-budget holds '[ $rc -eq 2 ] && [ "$(wc -l < "$TU/suite-bad.err")" = 1 ] && grep -q "time-budgets 101" "$TU/suite-bad.err"'
 check tuner/suite-overall holds 'grep -q "^| \*\*overall\*\* | 25 % | tuner |" "$TU/suite.md"'
 rules=$(./a2atune tune --help | sed -n 's/^rules of the search (--without): //p' | tr -d ' ' | tr ',' '|')
 check tuner/suite-ablation-rows holds '[ -n "$rules" ] && [ "$(grep -cE "^\| ($rules) \|" "$TU/suite.md")" = "$(echo "$rules" | tr "|" "\n" | wc -l)" ]'
