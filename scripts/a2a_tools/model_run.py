@@ -421,8 +421,8 @@ def run(args, db):
     if args.check:
         # every simulated cell of the modelled kernels, each on its own run's platform
         kernels = {k for _, k, _, _, _ in configs}
-        cells = [c for c in check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)))
-                 if c[0] in kernels]
+        cells = check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)),
+                            kernels=kernels)
         error = summarize(cells, sys.stdout, quiet=True)
     conn = open_target(args.db)
     # recorded as a2a simulate records a launch on the platform without --cfg options, so
@@ -526,9 +526,9 @@ def platform_files(dirs):
     return found
 
 
-def check_cells(path, platforms, only_P=None, err=sys.stderr):
+def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
     """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
-    of path the model covers, each priced with exactly the platform its run was simulated
+    of path the model covers (of these kernels only, when given), each priced with exactly the platform its run was simulated
     on (the file in `platforms` or ARCHIVES whose sha256 the run recorded) and the network
     model its run recorded (runs.network_model; SMPI 3.32's defaults under the run's SMPI
     options when NULL). A run whose platform file is not found: one line on err, its
@@ -548,7 +548,7 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr):
     files = platform_files((platforms,) + ARCHIVES)
     cells, models, missing = [], {}, {}
     for run_id, kernel, P, S, radix, radix2, block_count, ppn, sim, family, dist, seed in rows:
-        if only_P and P not in only_P:
+        if (only_P and P not in only_P) or (kernels is not None and kernel not in kernels):
             continue
         run = runs[run_id]
         options = run["smpi_options"] or ""
