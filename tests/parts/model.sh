@@ -168,7 +168,7 @@ check model/tuna-rows-backend-model-unvalidated [ "$(sql "$M/tuna-big.db" "SELEC
 printf '[tuna]\nfamily = nonuniform\nkernels = tuna\ndist = uniform\nP = 64\nS = 64\nradix = 4\nblock_count = 1\n' > "$M/rpn.ini"
 scripts/a2a model-run "$M/rpn.ini" --platform platforms/fugaku.xml --db "$M/rpn48.db" > /dev/null 2>&1
 scripts/a2a model-run "$M/rpn.ini" --platform platforms/fugaku.xml --db "$M/rpn32.db" --ranks-per-node 32 > /dev/null 2>&1
-check model/ranks-per-node holds '[ "$(sql "$M/rpn48.db" "SELECT status FROM results")" = error ] && [ "$(sql "$M/rpn32.db" "SELECT r.status || ':' || r.Q || ':' || u.ppn FROM results r JOIN runs u ON u.id = r.run_id")" = "ok:32:32" ] && sql "$M/rpn32.db" "SELECT message FROM results" | grep -Eq "^modelled; a2atrace [0-9.]+ s, peak [0-9]+ MB$" && sql "$M/rpn32.db" "SELECT smpi_options FROM runs" | grep -q " ranks-per-node=32;"'
+check model/ranks-per-node holds '[ "$(sql "$M/rpn48.db" "SELECT status FROM results")" = error ] && [ "$(sql "$M/rpn32.db" "SELECT r.status, r.Q, u.ppn FROM results r JOIN runs u ON u.id = r.run_id")" = "ok|32|32" ] && sql "$M/rpn32.db" "SELECT message FROM results" | grep -Eq "^modelled; a2atrace [0-9.]+ s, peak [0-9]+ MB$" && sql "$M/rpn32.db" "SELECT smpi_options FROM runs" | grep -q " ranks-per-node=32;"'
 scripts/a2a model-run "$M/rpn.ini" --platform platforms/fugaku.xml --db "$M/rpn64.db" --ranks-per-node 64 > "$M/rpn64.txt" 2>&1; rc=$?
 check model/ranks-per-node-above-cores-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$M/rpn64.txt")" = 1 ] && grep -q "outside 1 .. 48" "$M/rpn64.txt"'
 
