@@ -1,5 +1,6 @@
 BEGIN TRANSACTION;
 CREATE TABLE results(run_id INT, section TEXT, kernel TEXT, P INT, Q INT, S INT, radix INT, median_s REAL, status TEXT, validated INT, trace_s REAL, trace_peak_mb REAL);
+INSERT INTO "results" VALUES(2,'mpich_16k','mpich_selection',16384,32,16384,NULL,1.14761456145510853943e+00,'ok',0,431.6,5441.0);
 INSERT INTO "results" VALUES(2,'mpich_2048','mpich_selection',2048,32,16,NULL,1.80118684210526180076e-03,'ok',0,11.6,130.0);
 INSERT INTO "results" VALUES(2,'mpich_2048','mpich_selection',2048,32,32,NULL,1.92053188854489028693e-03,'ok',0,16.5,130.0);
 INSERT INTO "results" VALUES(2,'mpich_2048','mpich_selection',2048,32,64,NULL,2.1559063467492243539e-03,'ok',0,15.7,130.0);
@@ -13,6 +14,8 @@ INSERT INTO "results" VALUES(2,'mpich_2048','mpich_selection',2048,32,8192,NULL,
 INSERT INTO "results" VALUES(2,'mpich_2048','mpich_selection',2048,32,16384,NULL,1.2266643281733745352e-01,'ok',0,9.4,130.0);
 INSERT INTO "results" VALUES(2,'mpich_fig8','mpich_selection',8192,32,16,NULL,7.23412275541794429212e-03,'ok',0,121.9,1449.0);
 INSERT INTO "results" VALUES(2,'mpich_fig8','mpich_selection',8192,32,1024,NULL,3.72929614551083393747e-02,'ok',0,62.0,1450.0);
+INSERT INTO "results" VALUES(2,'tuna_16k','tuna',16384,32,16384,128,1.77647145325077593369e+00,'ok',0,89.7,6645.0);
+INSERT INTO "results" VALUES(2,'tuna_16k','tuna',16384,32,16384,16384,1.17802575959752098277e+00,'ok',0,983.2,5414.0);
 INSERT INTO "results" VALUES(2,'tuna_fig7','tuna',2048,32,16,2,0.000758377399380805,'ok',0,9.5,249.0);
 INSERT INTO "results" VALUES(2,'tuna_fig7','tuna',2048,32,16,4,0.000649293653250774,'ok',0,5.3,247.0);
 INSERT INTO "results" VALUES(2,'tuna_fig7','tuna',2048,32,16,8,5.40824458204334362898e-04,'ok',0,3.3,205.0);
