@@ -53,7 +53,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests plots paper-figures clean simulate
+.PHONY: all setup run test tests plots paper-figures paper-night clean simulate
 all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
 
 setup:
@@ -205,6 +205,11 @@ paper-figures: all
 	scripts/a2a paper-figures --out docs/results
 	scripts/a2a paper-table --out docs/results/papers.md
 
+# every paper figure's data re-made from scratch by the model tier (about an hour and a
+# quarter on 2 shared cores), then docs/results/papers.md (scripts/a2a paper-night)
+paper-night: all build/model/a2atrace
+	scripts/a2a paper-night
+
 clean:
 	rm -rf build a2atune
 
@@ -220,6 +225,7 @@ help:
 	@echo '  tests        the test programs and the preload library of one MPI'
 	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
 	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
+	@echo '  paper-night  every paper figure data re-made by the model tier, then papers.md (scripts/a2a paper-night)'
 	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
 	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL (budgets in'
 	@echo '               time too with TUNER_TIME_BUDGETS=10,25,50)'

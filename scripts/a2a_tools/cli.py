@@ -14,11 +14,12 @@ from . import platform
 from . import paper_figures
 from . import model_run
 from . import paper_table
+from . import paper_night
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
                hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
-               paper_figures, model_run, paper_table)
+               paper_figures, model_run, paper_table, paper_night)
 
 
 def build_parser():

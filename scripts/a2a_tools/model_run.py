@@ -33,11 +33,13 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import socket
 import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import netmodel, vlist
@@ -64,7 +66,8 @@ VENDOR_SCHEDULES = {"ring": "pairwise"}
 def trace(kernel, P, S, node_size, params, copy_model):
     """a2atrace's summary of one configuration: {'epochs': [(max_sends, max_recvs,
     copy_s, [(local rank or None for all, rank offset, bytes, count)...])], 'stats':
-    (rounds, blocks, bytes, messages)}."""
+    (rounds, blocks, bytes, messages), 'cost': {'seconds': the tracer's wall time,
+    'peak_mb': its peak resident memory}}."""
     if not os.access(TRACER, os.X_OK):
         raise A2AError("%s is not built: make build/model/a2atrace" % TRACER)
     cmd = [TRACER, kernel, str(P), str(S), "--node-size", str(node_size)]
@@ -74,11 +77,21 @@ def trace(kernel, P, S, node_size, params, copy_model):
     if kernel in NONUNIFORM:
         cmd += ["--dist", params.get("dist", "uniform"), "--seed", str(params.get("seed", 1))]
     env = dict(os.environ, A2A_SIM_COPY_MODEL=copy_model or "")
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        return None, (out.stderr.strip().splitlines() or ["a2atrace failed"])[0]
+    t0 = time.time()
+    with tempfile.TemporaryFile(mode="w+") as err:
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        stdout = child.stdout.read()
+        child.stdout.close()
+        # wait4: the tracer's own peak resident memory, as /usr/bin/time -v reports it
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read()
+    cost = {"seconds": time.time() - t0, "peak_mb": usage.ru_maxrss / 1024.0}
+    if child.returncode != 0:
+        return None, (stderr.strip().splitlines() or ["a2atrace failed"])[0]
     epochs, stats = [], None
-    for line in out.stdout.splitlines():
+    for line in stdout.splitlines():
         f = line.split()
         if f[0] == "epoch":
             epochs.append((int(f[2]), int(f[3]), float(f[4]), []))
@@ -87,20 +100,34 @@ def trace(kernel, P, S, node_size, params, copy_model):
                                          int(f[4]), int(f[5])))
         elif f[0] == "stats" and stats is None:
             stats = tuple(int(x) for x in f[2:6])
-    return {"epochs": epochs, "stats": stats}, None
+    return {"epochs": epochs, "stats": stats, "cost": cost}, None
+
+
+def trace_cost(traced):
+    """What tracing one configuration cost, as model-run's rows (message) and progress lines
+    say it: 'a2atrace SECONDS s, peak MB MB' (the tracer process's wall time and peak resident
+    memory; TRACE_COST reads it back)."""
+    return "a2atrace %.1f s, peak %.0f MB" % (traced["cost"]["seconds"], traced["cost"]["peak_mb"])
+
+
+# reads trace_cost's text back: (seconds, megabytes)
+TRACE_COST = re.compile(r"a2atrace ([0-9.]+) s, peak ([0-9]+) MB")
 
 
 class CostModel:
     """The cost of a traced schedule on a platform (see the module's description)."""
 
-    def __init__(self, platform):
+    def __init__(self, platform, ranks_per_node=None):
         self.p = platform
+        self.ranks_per_node = ranks_per_node or platform.cores
         self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
         self._links = {}     # (nodes) -> {link id: index}
         self._capacity = {}  # (nodes) -> [bytes/s of each link]
 
     def node_size(self, P):
-        return min(P, self.p.cores)
+        """Ranks on one node: rank r runs on node r // node_size, each node one host of the
+        platform with its links and memory, whatever its core count."""
+        return min(P, self.ranks_per_node)
 
     def offset(self, nodes, d):
         """For every node n sending to node n + d at once: the longest route latency, and
@@ -332,6 +359,9 @@ def add_parser(sub, common):
     p.add_argument("--db", required=True, help="results database (created if missing)")
     p.add_argument("--section", help="only these sections (comma-separated)")
     p.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
+    p.add_argument("--ranks-per-node", default=None, type=int, metavar="N",
+                   help="ranks placed on each node, at most its cores (default: the platform's "
+                        "cores; the TuNA paper ran 32 on Fugaku's 48-core nodes)")
     p.add_argument("--world", type=int, default=0,
                    help="the value of `world` in P lists (default: the platform's cores)")
     p.add_argument("--dry-run", action="store_true",
@@ -373,6 +403,9 @@ def run(args, db):
     del db
     from .simulate import copy_model
     platform = Platform(args.platform)
+    if args.ranks_per_node is not None and not 1 <= args.ranks_per_node <= platform.cores:
+        raise A2AError("--ranks-per-node %d: outside 1 .. %d (the cores of a node of %s)"
+                       % (args.ranks_per_node, platform.cores, args.platform))
     sweep = Sweep(args.sweep)
     sections = [s.strip() for s in args.section.split(",")] if args.section else None
     configs, skipped = configurations(sweep, platform, sections, _ints(args.only_P), args.world)
@@ -389,16 +422,18 @@ def run(args, db):
     if args.check:
         # every simulated cell of the modelled kernels, each on its own run's platform
         kernels = {k for _, k, _, _, _ in configs}
-        cells = [c for c in check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)))
-                 if c[0] in kernels]
+        cells = check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)),
+                            kernels=kernels)
         error = summarize(cells, sys.stdout, quiet=True)
     conn = open_target(args.db)
     # recorded as a2a simulate records a launch on the platform without --cfg options, so
     # that model rows and simulated rows of one network model are known as such
     network = netmodel.effective(args.platform, [])
-    model = CostModel(platform)
-    options = "model: a2atrace + cost model; %s; copy-model=%s%s" % (
-        platform.describe(), copies or "none",
+    model = CostModel(platform, args.ranks_per_node)
+    options = "model: a2atrace + cost model; %s%s; copy-model=%s%s" % (
+        platform.describe(),
+        " ranks-per-node=%d" % args.ranks_per_node if args.ranks_per_node else "",
+        copies or "none",
         "; error vs simgrid (%s): %s" % (args.check, error) if error else "")
     conn.execute("BEGIN")
     run_id = conn.execute(
@@ -408,7 +443,7 @@ def run(args, db):
         "'running', ?, ?, ?, ?, ?, 0, 'model (a2atrace: tracing MPI layer)', ?, 'model', ?, ?, "
         "?, ?, ?, ?, ?)",
         (_now(), socket.gethostname(), platform.nodes, platform.nodes * platform.cores,
-         platform.cores, platform.cores, _git_revision(), os.path.abspath(args.sweep), sweep.text,
+         model.ranks_per_node, platform.cores, _git_revision(), os.path.abspath(args.sweep), sweep.text,
          " ".join(sys.argv), os.path.basename(args.platform), _sha256(args.platform),
          options, json.dumps(network))).lastrowid
     conn.execute("COMMIT")
@@ -424,7 +459,8 @@ def run(args, db):
         if traced:
             seconds, _ = model.seconds(traced, P)
             stats = traced["stats"]
-            why = "modelled" + ("; error vs simgrid: %s" % error if error else "")
+            why = "modelled; %s" % trace_cost(traced) + (
+                "; error vs simgrid: %s" % error if error else "")
         failed += status == "error"
         family = "nonuniform" if kernel in NONUNIFORM else "uniform"
         key = "%s|%s|%s|P=%d|S=%d|%s" % (family, section, kernel, P, S, "|".join(
@@ -442,9 +478,11 @@ def run(args, db):
              params.get("dist", "constant")) + tuple(params.get(c) for c in columns)
             + (json.dumps(kernel_params), seconds, seconds, seconds, seconds, seconds, seconds)
             + tuple(stats) + (status, why, _now(), _now(), params.get("seed")))
-        sys.stderr.write("a2a model-run: [%d/%d] %s P = %d S = %d %s: %s (%.2f s)\n"
+        tracer = ", " + trace_cost(traced) if traced else ""
+        sys.stderr.write("a2a model-run: [%d/%d] %s P = %d S = %d %s: %s (%.2f s%s)\n"
                          % (i + 1, len(configs), kernel, P, S, json.dumps(params),
-                            "%.4g us" % (seconds * 1e6) if seconds else why, time.time() - t0))
+                            "%.4g us" % (seconds * 1e6) if seconds else why, time.time() - t0,
+                            tracer))
     conn.execute("UPDATE runs SET status = 'done', ended = ? WHERE id = ?", (_now(), run_id))
     conn.close()
     sys.stderr.write("a2a model-run: %d configurations in %.1f s -> %s (backend = model)\n"
@@ -490,9 +528,9 @@ def platform_files(dirs):
     return found
 
 
-def check_cells(path, platforms, only_P=None, err=sys.stderr):
+def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
     """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
-    of path the model covers, each priced with exactly the platform its run was simulated
+    of path the model covers (of these kernels only, when given), each priced with exactly the platform its run was simulated
     on (the file in `platforms` or ARCHIVES whose sha256 the run recorded) and the network
     model its run recorded (runs.network_model; SMPI 3.32's defaults under the run's SMPI
     options when NULL). A run whose platform file is not found: one line on err, its
@@ -517,7 +555,7 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr):
     for row in rows:
         run_id, kernel, P, S = row["run_id"], row["kernel"], row["P"], row["S"]
         sim, family, dist, seed = row["median_s"], row["family"], row["dist"], row["seed"]
-        if only_P and P not in only_P:
+        if (only_P and P not in only_P) or (kernels is not None and kernel not in kernels):
             continue
         run = runs[run_id]
         options = run["smpi_options"] or ""

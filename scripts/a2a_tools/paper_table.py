@@ -3,11 +3,12 @@ beside ours for the same machine, P, S, kernel and radix, their ratio and a verd
 
 The data: tests/data/papers-theta-model.sql, the model tier's rows (`a2a model-run`, backend =
 model, not simulated) of sweeps/paper/papers_table.ini on platforms/theta.xml, copies free,
-with the model's error against SimGrid on the checked-in dragonfly rows recorded in its run.
-`--remodel` re-runs that sweep and rewrites the .sql (deterministic: the same platform and
-kernels give the same rows); without it the table is made from the .sql in well under a
-second. Nothing is fitted to the published numbers. The TuNA rows stay as documented misses:
-the model does not cover non-uniform kernels and SimGrid does not reach P = 8192 here."""
+with the model's error against SimGrid on the checked-in dragonfly rows recorded in its run;
+and tests/data/papers-tuna-model.sql, TuNA's and MPI_Alltoallv's rows on Polaris and Fugaku
+(paper_tuna.py). `--remodel` re-runs the TRA sweep and rewrites its .sql (deterministic: the
+same platform and kernels give the same rows); `a2a paper-night` re-runs both. Without them
+the table is made from the .sql files in about a second. Nothing is fitted to the published
+numbers."""
 import math
 import os
 import sqlite3
@@ -15,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from . import paper_tuna
+from .paper_tuna import load_sql, ms, size, within_2x
 from .common import A2AError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -30,14 +33,6 @@ RUN_COLUMNS = "id, backend, platform, platform_sha256, smpi_options, network_mod
 RESULT_COLUMNS = ("run_id, section, kernel, P, Q, S, radix, radix2, ppn, median_s, status, "
                   "validated")
 TREND_P = (2048, 4096, 8192)
-# why every TuNA row is a miss (one reason, said once in the table's notes)
-TUNA_MISS = ("not in this table's data: the model tier prices TuNA and MPICH's MPI_Alltoallv "
-             "(mpich_selection) from their traced worlds, but their P = 8192 rows (12 "
-             "configurations, 13 minutes) are not checked in; their figures and error are in "
-             "model_tier.md (see note 3)")
-TUNA_MISS_2048 = ("not in this table's data: TuNA's model curves at P = 2048 on polaris.xml are in "
-                  "model_tier.md, not yet checked in as rows this table reads (see note 3)")
-
 
 def add_parser(sub, common):
     """Registers `a2a paper-table`."""
@@ -48,14 +43,17 @@ def add_parser(sub, common):
                     "(issue 33, item 4), the modelled figure for the same machine, P, S, "
                     "kernel and radix (%s on %s, backend = model), their ratio and a "
                     "verdict (within 2x / trend reproduced within one step of S / missed, "
-                    "and why). Made from %s; --remodel first re-runs %s into it."
-                    % (SWEEP, PLATFORM, DATA, SWEEP),
+                    "and why). Made from %s and %s (TuNA on Polaris and Fugaku); --remodel "
+                    "first re-runs %s into the first (a2a paper-night re-runs both)."
+                    % (SWEEP, PLATFORM, DATA, paper_tuna.DATA, SWEEP),
         epilog="example:  a2a paper-table   (make paper-figures runs it)",
         formatter_class=common["formatter"])
     p.add_argument("--out", default=DEFAULT_OUT, metavar="FILE",
                    help="the markdown file (default: %(default)s; - for stdout)")
     p.add_argument("--data", default=DATA, metavar="SQL",
-                   help="the model rows (default: %(default)s)")
+                   help="the TRA model rows (default: %(default)s)")
+    p.add_argument("--tuna-data", default=paper_tuna.DATA, metavar="SQL",
+                   help="the TuNA model rows (default: %(default)s; a2a paper-night writes it)")
     p.add_argument("--remodel", action="store_true",
                    help="re-run the model sweep and rewrite --data first (about 2 minutes)")
     p.add_argument("--section", default=None, metavar="SECTION",
@@ -66,8 +64,7 @@ def add_parser(sub, common):
 
 
 def remodel(path, section=None):
-    """Runs `a2a model-run` on the sweep and writes its rows, reduced to the columns the
-    table reads, as SQL to path (rows in a fixed order: same model, same file)."""
+    """Runs `a2a model-run` on the sweep and writes its rows to path (dump_rows)."""
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "model.db")
         # paths relative to the checkout: the run records them, and the data must not
@@ -80,30 +77,29 @@ def remodel(path, section=None):
                               cwd=ROOT)
         if done.returncode != 0:
             raise A2AError("model-run failed: %s" % (done.stderr.strip().splitlines() or ["?"])[-1])
-        out = sqlite3.connect(":memory:")
-        out.execute("ATTACH ? AS m", (db,))
-        out.execute("CREATE TABLE runs AS SELECT %s FROM m.runs ORDER BY id" % RUN_COLUMNS)
-        out.execute("CREATE TABLE results AS SELECT %s FROM m.results ORDER BY section, kernel, "
-                    "P, S, radix, radix2" % RESULT_COLUMNS)
-        out.commit()
-        out.execute("DETACH m")
-        with open(path, "w") as f:
-            for line in out.iterdump():
-                f.write(line + "\n")
+        dump_rows(db, path)
+
+
+def dump_rows(db, path):
+    """Writes the rows of a model-run database, reduced to the columns the table reads, as
+    SQL to path (rows in a fixed order: same model, same file)."""
+    out = sqlite3.connect(":memory:")
+    out.execute("ATTACH ? AS m", (db,))
+    out.execute("CREATE TABLE runs AS SELECT %s FROM m.runs ORDER BY id" % RUN_COLUMNS)
+    out.execute("CREATE TABLE results AS SELECT %s FROM m.results ORDER BY section, kernel, "
+                "P, S, radix, radix2" % RESULT_COLUMNS)
+    out.commit()
+    out.execute("DETACH m")
+    with open(path, "w") as f:
+        for line in out.iterdump():
+            f.write(line + "\n")
 
 
 def load(path):
     """The rows of the .sql file in an in-memory database."""
-    if not os.path.exists(path):
-        raise A2AError("%s: no such file (a2a paper-table --remodel writes it)" % path)
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.executescript(open(path).read())
-        conn.execute("SELECT platform, smpi_options FROM runs").fetchall()
-        conn.execute("SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS).fetchall()
-    except sqlite3.Error as e:
-        raise A2AError("%s: not the model rows paper-table reads (%s)" % (path, e))
-    return conn
+    return load_sql(path, "SELECT platform, smpi_options FROM runs",
+                    "SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS,
+                    "a2a paper-table --remodel writes it", "the model rows paper-table reads")
 
 
 class Model:
@@ -149,18 +145,6 @@ class Model:
     def sizes(self, section, P):
         return [s for (s,) in self.conn.execute(
             "SELECT DISTINCT S FROM results WHERE section = ? AND P = ? ORDER BY S", (section, P))]
-
-
-def ms(seconds):
-    return "%.4g ms" % (seconds * 1e3)
-
-
-def size(S):
-    return "%d KiB" % (S // 1024) if S >= 1024 and S % 1024 == 0 else "%d B" % S
-
-
-def within_2x(ratio):
-    return 0.5 <= ratio <= 2.0
 
 
 def near_sqrt(r, P):
@@ -300,50 +284,34 @@ def small_why(m, best, P, small):
     return "best radix 2 at some S: the model's per-message overheads are too small (note 2)"
 
 
-def tuna_rows():
-    """The TuNA paper's numbers: documented misses."""
-    where = TUNA + ", Sec. V-A"
-    rows = []
-    for machine, a2av, tuna in (("Polaris", "51.8 ms", "1.78 ms"),
-                                ("Fugaku", "408.33 ms", "5.79 ms")):
-        rows.append((where + ", Fig. 8", machine, 8192, "16 B", "MPI_Alltoallv", a2av, "none",
-                     "", "missed", TUNA_MISS))
-        rows.append((where + ", Fig. 8", machine, 8192, "16 B", "tuna, best radix", tuna, "none",
-                     "", "missed", TUNA_MISS))
-    for machine, P, S, pub in (("Polaris", 8192, "1 KiB", "5.62x"),
-                               ("Fugaku", 8192, "1 KiB", "7.26x"),
-                               ("Fugaku", 16384, "16 KiB", "9.69x")):
-        rows.append((where + ", Fig. 8", machine, P, S,
-                     "tuna (best radix) against MPI_Alltoallv", pub, "none", "", "missed",
-                     TUNA_MISS))
-    for machine, S in (("Polaris", "2 KiB"), ("Fugaku", "16 KiB")):
-        rows.append((where + ", Fig. 8", machine, "Fig. 8's", "16 B .. 16 KiB",
-                     "crossover: tuna beats MPI_Alltoallv", "up to S = %s" % S, "none", "",
-                     "missed", TUNA_MISS))
-    for machine, large in (("Polaris", "8 KiB"), ("Fugaku", "32 KiB")):
-        rows.append((where + ", Fig. 7", machine, 2048, "16 B .. 16 KiB",
-                     "tuna, best radix by S (three regimes)",
-                     "approx 2 to 512 B; U around sqrt P to 8 KiB; approx P above %s" % large,
-                     "none", "", "missed", TUNA_MISS_2048))
-    return rows
-
-
 HEADER = ("source (section, figure)", "machine", "P", "S", "kernel, radix", "published",
           "ours (backend, platform)", "ours / published", "verdict", "why")
 
 
-def table(m):
+def table_text(data, tuna_data):
+    """The markdown text of docs/results/papers.md from the two data files."""
+    return table(Model(load(data)), paper_tuna.TunaData(paper_tuna.load(tuna_data)))
+
+
+def table(m, tuna):
     """The markdown text of docs/results/papers.md."""
-    rows = tra_rows(m) + tra2_rows(m) + trend_rows(m) + tuna_rows()
+    rows = tra_rows(m) + tra2_rows(m) + trend_rows(m) + paper_tuna.rows(tuna)
     out = ["# Side by side with the papers: published numbers and ours", "",
-           "Generated by `scripts/a2a paper-table` (`make paper-figures`) from `%s`: the model "
-           "tier's rows (`backend = model`, **modelled, not simulated or measured**) of `%s` on "
-           "`%s`, copies free, nothing fitted to any published number. The model's error "
-           "against SimGrid (`a2a model-check` on the checked-in dragonfly rows of the modelled "
-           "kernels, recorded with the run): **%s**. `scripts/a2a paper-table --remodel` "
-           "re-runs the model and rewrites the data (about 2 minutes); "
+           "Generated by `scripts/a2a paper-table` (`make paper-figures`) from `%s` and `%s`: "
+           "the model tier's rows (`backend = model`, **modelled, not simulated or measured**) "
+           "of `%s` on `%s` (the TRA paper's Theta) and of `%s` on %s (the TuNA paper's "
+           "Polaris and Fugaku), copies free, nothing fitted to any published number. The "
+           "model's error against SimGrid (`a2a model-check` on the checked-in dragonfly rows "
+           "of the modelled kernels, recorded with each run): **%s** (TRA rows); **%s** (TuNA "
+           "rows). `scripts/a2a paper-night` (`make paper-night`) re-runs the model for every "
+           "row and rewrites both data files (about two hours on a shared 2-core machine, "
+           "docs/results/model_tier.md); "
+           "`scripts/a2a paper-table --remodel` the TRA rows only (about 2 minutes); "
            "tests/parts/paperfigs.sh regenerates this file from the data and part of the data "
-           "from the platform file." % (DATA, SWEEP, PLATFORM, m.error), "",
+           "from the platform files."
+           % (DATA, paper_tuna.DATA, SWEEP, PLATFORM, paper_tuna.SWEEP,
+              " and ".join("`platforms/%s`" % p for _, p in paper_tuna.MACHINES), m.error,
+              tuna.error(paper_tuna.MACHINES[0][1])), "",
            "Verdicts: *within 2x* (an absolute time or a speedup: 0.5 <= ours / published <= "
            "2); *trend reproduced* (within one step of S; a radix within a factor 2 of the "
            "paper's, one step of its power-of-two sampling); *missed*, with the part of the "
@@ -369,22 +337,11 @@ def table(m):
             "it overestimates small radices (SimGrid lets a rank run ahead into its next "
             "round). It has no contention from other jobs, no OS noise and no Cray MPICH "
             "progress engine, which a measurement on Theta includes.",
-            "3. **Why the TuNA rows are empty.** TuNA's schedule (and MPI_Alltoallv's) depends "
-            "on the block sizes each rank receives; the model tier traces those kernels as a "
-            "world of coroutines (every rank, sizes delivered) and prices them "
-            "(docs/results/model_tier.md: against SimGrid on 132 TuNA cells median 4.5 %, worst "
-            "33.8 %; at P = 8192 on polaris.xml, 16 B: best TuNA 3.19 ms against the paper's "
-            "1.78 ms, and mpich_selection 6.82 ms against MPI_Alltoallv's 51.8 ms, a lower bound "
-            "since the model does not charge the 8191 receives a rank posts and matches). Those "
-            "rows take minutes per configuration and gigabytes at P = 8192 and are not part of "
-            "this table's checked-in data, so the rows here stay empty. SimGrid does not reach "
-            "the papers' P on this 2-core machine: tra at P = 4096, radix 2, 16 B takes 6.5 "
-            "minutes, and an exchange of P^2 messages took 130 s at P = 1024 (tra, radix P), so "
-            "MPI_Alltoallv's 64 times as many at P = 8192 would take over 2 hours per "
-            "configuration by that scaling (not measured).",
+            paper_tuna.cost_note(tuna),
             "4. **The paper's radix range.** The TRA paper sampled r from 2 to P/2 (Sec. V-A); "
             "the best radix of the trend rows is taken over the same range, and where radix P "
             "(outside it) is faster still, the row says so.",
+            paper_tuna.baseline_note(tuna),
             ""]
     return "\n".join(out)
 
@@ -396,7 +353,7 @@ def run(args, db):
         remodel(args.data, args.section)
         if args.section:
             return 0
-    text = table(Model(load(args.data)))
+    text = table_text(args.data, args.tuna_data)
     if args.out == "-":
         sys.stdout.write(text)
     else:

@@ -162,6 +162,16 @@ printf '[tuna]\nfamily = nonuniform\nkernels = tuna\ndist = uniform\nP = 2048\nS
 run model/run-tuna-P2048-two-radices 60 scripts/a2a model-run "$M/tuna-big.ini" --platform platforms/dragonfly.xml --db "$M/tuna-big.db"
 check model/tuna-rows-backend-model-unvalidated [ "$(sql "$M/tuna-big.db" "SELECT group_concat(r.family || ':' || r.dist || ':' || r.seed || ':' || r.radix || ':' || r.status || ':' || r.validated || ':' || u.backend, ' ') FROM results r JOIN runs u ON u.id = r.run_id WHERE r.median_s > 0 AND r.rounds > 0")" = "nonuniform:uniform:1:2:ok:0:model nonuniform:uniform:1:45:ok:0:model" ]
 
+# ---- 32 ranks on each 48-core node of fugaku.xml (--ranks-per-node, as the TuNA paper ran
+# there; about 1 s): P = 64 is two whole nodes of 32, not of 48; the row says what its trace
+# cost; a node size above the platform's cores is refused in one line
+printf '[tuna]\nfamily = nonuniform\nkernels = tuna\ndist = uniform\nP = 64\nS = 64\nradix = 4\nblock_count = 1\n' > "$M/rpn.ini"
+scripts/a2a model-run "$M/rpn.ini" --platform platforms/fugaku.xml --db "$M/rpn48.db" > /dev/null 2>&1
+scripts/a2a model-run "$M/rpn.ini" --platform platforms/fugaku.xml --db "$M/rpn32.db" --ranks-per-node 32 > /dev/null 2>&1
+check model/ranks-per-node holds '[ "$(sql "$M/rpn48.db" "SELECT status FROM results")" = error ] && [ "$(sql "$M/rpn32.db" "SELECT r.status, r.Q, u.ppn FROM results r JOIN runs u ON u.id = r.run_id")" = "ok|32|32" ] && sql "$M/rpn32.db" "SELECT message FROM results" | grep -Eq "^modelled; a2atrace [0-9.]+ s, peak [0-9]+ MB$" && sql "$M/rpn32.db" "SELECT smpi_options FROM runs" | grep -q " ranks-per-node=32;"'
+scripts/a2a model-run "$M/rpn.ini" --platform platforms/fugaku.xml --db "$M/rpn64.db" --ranks-per-node 64 > "$M/rpn64.txt" 2>&1; rc=$?
+check model/ranks-per-node-above-cores-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$M/rpn64.txt")" = 1 ] && grep -q "outside 1 .. 48" "$M/rpn64.txt"'
+
 # ---- a platform of explicit hosts, links and routes (the form of platforms generated
 # with zones): epoch by epoch, pairwise at P = 4 in nodes of 2, 1000 B: self messages
 # share the memory link (0.1 us + 2000 B / 100 GB/s), then 2 us of NIC latency plus 1000

@@ -61,3 +61,20 @@ papers_rows() {   # SQL: the rows of the two re-modelled sections, one line each
     sqlite3 :memory: ".read $1" "SELECT section, kernel, P, S, IFNULL(radix, ''), printf('%.17g', median_s) FROM results WHERE section IN ('tra_2048', 'mpich_bruck_2048') ORDER BY 1, 2, 3, 4, 5"
 }
 check paperfigs/papers-data-is-the-models holds '[ "$(papers_rows "$PF/papers-remodel.sql" | wc -l)" = 5 ] && [ "$(papers_rows "$PF/papers-remodel.sql")" = "$(papers_rows tests/data/papers-theta-model.sql)" ]'
+# ---- the TuNA rows (tests/data/papers-tuna-model.sql, a2a paper-night on polaris.xml and
+# fugaku.xml): the table above is made from them too; an edited row changes it (TuNA's best
+# at P = 8192, 16 B on polaris.xml ten times slower: its row turns to missed); and the data is
+# the model's: two Fig. 7 configurations re-modelled from platforms/polaris.xml (a traced
+# world of 2048 ranks each, about 3 s) give the checked-in rows exactly
+sqlite3 "$PF/tuna.db" < tests/data/papers-tuna-model.sql
+sqlite3 "$PF/tuna.db" "UPDATE results SET median_s = median_s * 10 WHERE kernel = 'tuna' AND P = 8192 AND S = 16 AND run_id = (SELECT id FROM runs WHERE platform = 'polaris.xml')"
+sqlite3 "$PF/tuna.db" .dump > "$PF/tuna-edited.sql"
+$PY scripts/a2a paper-table --tuna-data "$PF/tuna-edited.sql" --out "$PF/tuna-edited.md" > /dev/null 2>&1
+check paperfigs/papers-tuna-check-can-fail holds '! cmp -s docs/results/papers.md "$PF/tuna-edited.md" && grep -q "| Polaris | 8192 | 16 B | tuna, best radix | 1.78 ms | .* | missed |" "$PF/tuna-edited.md"'
+printf 'iterations = 1\nwarmup = 0\nseed = 1\n[tuna_fig7]\nfamily = nonuniform\nkernels = tuna\ndist = uniform\nP = 2048\nS = 16\nradix = 2, sqrt\nblock_count = 1\n' > "$PF/tuna-remodel.ini"
+run paperfigs/papers-tuna-remodel 60 $PY scripts/a2a model-run "$PF/tuna-remodel.ini" --platform platforms/polaris.xml --db "$PF/tuna-remodel.db"
+sqlite3 "$PF/tuna-stored.db" < tests/data/papers-tuna-model.sql
+tuna_rows() {   # DB: its Fig. 7 rows on polaris.xml at 16 B, radix 2 and sqrt P, one line each
+    sqlite3 "$1" "SELECT kernel, P, S, radix, printf('%.17g', median_s) FROM results WHERE section = 'tuna_fig7' AND S = 16 AND radix IN (2, 45) AND run_id IN (SELECT id FROM runs WHERE platform = 'polaris.xml') ORDER BY radix"
+}
+check paperfigs/papers-tuna-data-is-the-models holds '[ "$(tuna_rows "$PF/tuna-remodel.db" | wc -l)" = 2 ] && [ "$(tuna_rows "$PF/tuna-remodel.db")" = "$(tuna_rows "$PF/tuna-stored.db")" ]'
