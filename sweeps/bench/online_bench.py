@@ -15,22 +15,24 @@ launches of total_s (the loop's all-to-all time) and of median_us (the per-call 
 ranks, last half of the loop). Under SimGrid the launch is an smpirun command line and
 the times are simulated (deterministic: --repeats 1); simulating 1,000 calls at P = 256
 costs up to 1.5 s of wall time a call, so there the runs are shorter (--calls for online
-and second runs, --calls-fixed for the others) and --target N extrapolates every total to
-N calls: total + (N - calls) x the mean per-call time of the last half of the run (which
-includes the online tuner's monitoring windows). Prints a markdown table per S;
---record appends one JSON line per S to FILE (the figures of the table, the wall time of
-each launch, --label naming the platform and selector) for sweeps/bench/online_table.py.
+runs, --calls-fixed for fixed candidates, --calls-best for the MPI library, the second run
+and the fixed candidates within 10 % of the best) and --target N extrapolates every total to
+N calls: total + (N - calls) x the mean per-call time of the last half of the run, and
+for an online run of the calls from its decision on (ONLINE_LOOP_TIMES; they include the
+monitoring windows that fell in them). Prints a markdown table per S;
+--record appends one JSON line per S to FILE (the figures of the table, the CPU time of
+each launch's simulation, --label naming the platform and selector) for sweeps/bench/online_table.py.
 --alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
 """
 import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import statistics
 import subprocess
 import sys
-import time
 
 LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+) mean_us=(\S+) "
                   r"(ok|WRONG)")
@@ -39,26 +41,36 @@ DECISION = re.compile(r"a2a: online MPI_Alltoallv? P=\d+ S=\S+ -> (.*) from call
 CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
 
 
-def launch(args, S, env_extra, calls=None):
-    """(total_s, median_us, stderr, wall seconds, mean_us) of one launch; total_s
+def launch(args, S, env_extra, calls=None, after_decision=False):
+    """(total_s, median_us, stderr, CPU seconds, mean_us) of one launch; total_s
     extrapolated to --target calls."""
     calls = calls or args.calls
     env = dict(os.environ, **env_extra)
+    times_path = os.path.join(args.out, "times.txt")
+    if after_decision:
+        env["ONLINE_LOOP_TIMES"] = times_path
     for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
               "A2A_TUNING_EXPLORE"):
         if k not in env_extra:
             env.pop(k, None)
-    t0 = time.time()
+    t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)] +
                        (["v"] if args.alltoallv else []), env=env, capture_output=True, text=True)
-    wall = time.time() - t0
+    t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
     m = LINE.search(p.stdout)
     if p.returncode != 0 or not m or m.group(7) != "ok":
         sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
                                                                   p.stderr[-1500:]))
     target = args.target or calls
-    return (float(m.group(3)) + (target - calls) * float(m.group(6)) * 1e-6,
-            float(m.group(4)), p.stderr, wall, float(m.group(6)))
+    per_call = float(m.group(6))
+    d = list(DECISION.finditer(p.stderr))[-1:]
+    if after_decision and d and int(d[0].group(2)) <= calls:
+        with open(times_path) as f:
+            after = [float(x) for x in f.read().split()][int(d[0].group(2)) - 1:]
+        per_call = statistics.mean(after)
+    return (float(m.group(3)) + (target - calls) * per_call * 1e-6,
+            float(m.group(4)), p.stderr, cpu, per_call)
 
 
 def candidate_rule(label):
@@ -85,6 +97,9 @@ def main():
     ap.add_argument("--sizes", default="16,1024,16384")
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--calls-fixed", type=int, default=0, help="default: --calls")
+    ap.add_argument("--calls-best", type=int, default=0,
+                    help="run the MPI library, the second run and the fixed candidates within "
+                    "10%% of the best this many calls (the others: --calls-fixed)")
     ap.add_argument("--target", type=int, default=0, help="extrapolate totals to N calls")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--explore", default="120")
@@ -99,11 +114,12 @@ def main():
         # falls on all of them alike
         default, online, fixed, files = [], {}, {}, {}
         for r in range(args.repeats):
-            default.append(launch(args, S, {}, args.calls_fixed))
+            default.append(launch(args, S, {}, args.calls_best or args.calls_fixed))
             for E in args.explore.split(","):
                 out = os.path.join(args.out, "%d-%s-%d.json" % (S, E, r))
                 res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
-                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E})
+                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E},
+                             after_decision=True)
                 # the last decision (a drift may have restarted the exploration)
                 d = list(DECISION.finditer(res[2]))[-1:] or [None]
                 c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
@@ -117,13 +133,20 @@ def main():
                         files[label] = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
                         fixed_file(files[label], kernel, params, args.alltoallv)
                 again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out},
-                               args.calls_fixed)
+                               args.calls_best or args.calls_fixed)
                 online.setdefault(E, []).append((d[0].group(1), int(d[0].group(2)),
                                                  res[2].count("exploring again"), res, again,
                                                  int(d[0].group(3)), c[0].group(1)))
             for label, path in files.items():
                 fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
                                                           args.calls_fixed))
+            if args.calls_best:
+                # the candidates near the best again, longer: their means decide the ratios
+                top = min(runs[-1][1] for runs in fixed.values())
+                for label, path in files.items():
+                    if fixed[label][-1][1] <= 1.10 * top:
+                        fixed[label][-1] = launch(args, S, {"A2A_TUNING_FILE": path},
+                                                  args.calls_best)
         fmed = {k: (med([v[0] for v in runs]), med([v[1] for v in runs])) for k, runs in fixed.items()}
         dmed = (med([v[0] for v in default]), med([v[1] for v in default]))
         best = min(fmed, key=lambda k: fmed[k][1])
@@ -155,6 +178,7 @@ def main():
                 rec = {"label": args.label, "P": int(re.search(r"P=(\d+)", first[3][2]).group(1)),
                        "coll": "alltoallv" if args.alltoallv else "alltoall", "S": S, "E": int(E),
                        "calls": args.calls, "calls_fixed": args.calls_fixed or args.calls,
+                       "calls_best": args.calls_best or args.calls_fixed or args.calls,
                        "target": args.target or args.calls,
                        "library": [round(dmed[0], 9), dmed[1], round(default[0][3], 1)],
                        "fixed": {k: [round(v[0], 9), v[1], round(fixed[k][0][3], 1)]

@@ -11,7 +11,9 @@
  * times: the loop's all-to-all time), median_us, q3_us and mean_us of the per-call max
  * over ranks over the last half of the calls (after any exploration), ok or WRONG (the bytes of every
  * call are checked while P * S <= 64 KiB, else of the first and the last: under SimGrid at
- * P = 256 checking every call would cost more wall time than simulating it). Exit 0 when
+ * P = 256 checking every call would cost more wall time than simulating it). With
+ * ONLINE_LOOP_TIMES=PATH, rank 0 also writes every call's max over ranks (us, one a line)
+ * there: a benchmark can average the calls after the online tuner's decision. Exit 0 when
  * every call checked was right, 1 otherwise, 2 for bad input. */
 #include <mpi.h>
 #include <stdio.h>
@@ -95,6 +97,12 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, t, (int)calls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const char *times_path = getenv("ONLINE_LOOP_TIMES");
+    FILE *times = me == 0 && times_path ? fopen(times_path, "w") : NULL;
+    for (long c = 0; c < calls && times; c++)
+        fprintf(times, "%.6g\n", t[c] * 1e6);
+    if (times)
+        fclose(times);
     long half = calls / 2;
     double tail = 0;
     for (long c = half; c < calls; c++)

@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""online_table.py — the online tuner's targets (issue: A2A_TUNING=online) as a markdown
+table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
+
+    sweeps/bench/online_table.py tests/data/online-sim.jsonl > docs/results/online-sim.md
+
+One row per shape (platform, P, collective, S): the candidate the online run chose and the
+call it ran from, the exhaustive best of the same candidates run fixed from the start, and
+the three targets: the choice within 5 % of the best per-call median; the online run's
+total all-to-all time / the best fixed run's (<= 1.10) and, where the best beats the MPI
+library, below the MPI library's; the second run (reading the written file) / the best
+fixed run's (<= 1.02). Totals are simulated and extrapolated to `target` calls as the
+record says; the last column is the CPU time (user + system) the online run's simulation took.
+"""
+import json
+import sys
+
+HEAD = """| platform, selector | P | call | S | online chose (from call; calls exploring) | exhaustive best | chosen / best per call | online / best fixed | MPI library / best fixed | second run / best fixed | targets met | CPU s (online run) |
+|---|---|---|---|---|---|---|---|---|---|---|---|"""
+
+
+def size_text(S):
+    """16 -> '16 B', 1024 -> '1 KiB'."""
+    return "%d KiB" % (S // 1024) if S >= 1024 and S % 1024 == 0 else "%d B" % S
+
+
+def judge(rec):
+    """The row's figures and which targets hold: (cells, [choice, total, below library,
+    second run])."""
+    fixed = rec["fixed"]
+    best = min(fixed, key=lambda k: (fixed[k][1], fixed[k][0]))
+    best_total = min(v[0] for v in fixed.values())
+    lib_total = rec["library"][0]
+    total, chosen, at, explored = rec["online"][:4]
+    per_call = fixed[chosen][1] / fixed[best][1] if chosen in fixed else float("inf")
+    ok = [per_call <= 1.05,
+          total / best_total <= 1.10,
+          best_total >= lib_total or total < lib_total,
+          rec["again"][0] / best_total <= 1.02]
+    met = ", ".join(n for n, good in zip(("choice", "total", "below library", "second"), ok)
+                    if not good)
+    cells = [rec["label"], rec["P"], rec["coll"], size_text(rec["S"]),
+             "%s (%d; %d)" % (chosen, at, explored), "%s %.4g us" % (best, fixed[best][1]),
+             "%.3f" % per_call, "%.3f" % (total / best_total), "%.3f" % (lib_total / best_total),
+             "%.3f" % (rec["again"][0] / best_total), "all" if not met else "missed: " + met,
+             "%.0f" % rec["online"][4]]
+    return cells, ok
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: online_table.py RECORDS.jsonl")
+    recs = []
+    with open(sys.argv[1]) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                recs.append(json.loads(line))
+            except ValueError as e:
+                sys.stderr.write("%s:%d: not a JSON record (%s)\n" % (sys.argv[1], n, e))
+                sys.exit(2)
+    recs.sort(key=lambda r: (r["label"], r["P"], r["coll"], r["S"]))
+    print(HEAD)
+    counts = [0, 0, 0, 0]
+    for rec in recs:
+        cells, ok = judge(rec)
+        counts = [c + o for c, o in zip(counts, ok)]
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    print("\n%d shapes: the choice within 5 %% of the exhaustive best in %d; total <= 1.10x the "
+          "best fixed in %d; below the MPI library where the best is in %d; second run "
+          "<= 1.02x in %d." % (len(recs), *counts))
+    calls = sorted({(r["calls"], r["calls_fixed"], r["target"]) for r in recs})
+    print("Simulated calls (online run, fixed runs) -> extrapolated to: %s."
+          % "; ".join("%d, %d -> %d" % c for c in calls))
+
+
+if __name__ == "__main__":
+    main()
