@@ -4,6 +4,8 @@ table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
     sweeps/bench/online_table.py tests/data/online-sim.jsonl > docs/results/online-sim.md
 
+The text above the table (how the records were made) is part of this script.
+
 One row per shape (platform, P, collective, S): the candidate the online run chose and the
 call it ran from, the exhaustive best of the same candidates run fixed from the start, and
 the three targets: the choice within 5 % of the best per-call median; the online run's
@@ -17,6 +19,28 @@ import sys
 
 HEAD = """| platform, selector | P | call | S | online chose (from call; calls exploring) | exhaustive best | chosen / best per call | online / best fixed | MPI library / best fixed | second run / best fixed | targets met | CPU s (online run) |
 |---|---|---|---|---|---|---|---|---|---|---|---|"""
+
+
+INTRO = """# Online tuning under SimGrid: the issue's targets
+
+Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl`, from the records of
+`sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
+machine that simulated them was shared, which changes the CPU seconds, not the times).
+Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
+A2A_Alltoallv with blocks of S/2..S bytes) under `A2A_TUNING=online` with the default
+`A2A_TUNING_EXPLORE` (120), the MPI library alone, every candidate of the online run fixed
+from the start by a one-rule tuning file, and a second run reading the file the online run
+wrote. The MPI library is SimGrid's model of MPICH's choice of algorithm
+(`--cfg=smpi/coll-selector:mpich`), not SMPI's default ring; the SMPI collectives the
+tuner itself uses (allreduce and the like) as `a2a simulate` sets them; kernel copies charged by the copy
+model `1024:108.4,16384:116.7,262144:95.3,1048576:41.48,16777216:23.39` (GB/s by size).
+
+Totals are of 1,000 calls, extrapolated: the online run simulates `calls` calls and adds
+(1000 - calls) x the mean per-call time of its calls after the decision; a fixed run
+simulates `calls_fixed` calls, and those within 10 % of the best, the MPI library and the
+second run `calls_best`, adding (1000 - calls) x the mean of their last half.
+
+"""
 
 
 def size_text(S):
@@ -59,7 +83,7 @@ def main():
                 sys.stderr.write("%s:%d: not a JSON record (%s)\n" % (sys.argv[1], n, e))
                 sys.exit(2)
     recs.sort(key=lambda r: (r["label"], r["P"], r["coll"], r["S"]))
-    print(HEAD)
+    print(INTRO + HEAD)
     counts = [0, 0, 0, 0]
     for rec in recs:
         cells, ok = judge(rec)
