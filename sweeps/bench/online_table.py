@@ -92,9 +92,12 @@ def main():
     print("\n%d shapes: the choice within 5 %% of the exhaustive best in %d; total <= 1.10x the "
           "best fixed in %d; below the MPI library where the best is in %d; second run "
           "<= 1.02x in %d." % (len(recs), *counts))
-    calls = sorted({(r["calls"], r["calls_fixed"], r["target"]) for r in recs})
-    print("Simulated calls (online run, fixed runs) -> extrapolated to: %s."
-          % "; ".join("%d, %d -> %d" % c for c in calls))
+    calls = sorted({(r["label"], r["P"], r["calls"], r["calls_fixed"], r["calls_best"], r["target"])
+                    for r in recs})
+    print("\nCalls run (online; fixed; near the best, MPI library and second run) -> totals "
+          "of:\n")
+    for c in calls:
+        print("- %s, P = %d: %d; %d; %d -> %d" % c)
 
 
 if __name__ == "__main__":
