@@ -43,6 +43,42 @@ second run `calls_best`, adding (1000 - calls) x the mean of their last half.
 """
 
 
+OUTRO = """
+**Extrapolation checked** (dragonfly.xml, P = 256, 16 B): the same online run simulated for
+all 1,000 calls. Its first 200 calls are those of the 200-call run; the sum of its per-call
+times (max over ranks) is 23.829 ms against 23.816 ms extrapolated from 200 calls (0.05 %).
+Per 100 calls after the decision the mean is 21.85 .. 22.15 us: constant but for the
+monitoring window (one call of ~42 us every ~300 calls, its MPI_Allreduce). The loop's own
+total (the largest per-rank sum) of the 1,000-call run is 23.05 ms, 1.068x the best fixed
+run's extrapolated 21.59 ms: the table's 1.092 (per-call maxima extrapolated) is the
+conservative figure.
+
+**Not run, and why** (CPU seconds of one simulation on the shared 2-core machine, where a
+simulation got 5-10 % of a core while this was made):
+
+- P = 1024: the candidates posting P - 1 messages at once (spread_out, scattered) cost
+  ~P^4 CPU under SimGrid 3.32 (its list of in-flight detached sends is scanned at every
+  completion). At P = 256, 16 B a 2-call run of either took 11-12 s CPU; x 256 gives
+  ~20-25 min CPU a call at P = 1024, and the online run spends at least 2 calls on each,
+  the exhaustive comparison 2 more. The cheap candidates at P = 1024 (dragonfly, 16 B,
+  4 calls, whole run with start-up): bruck 6.8 s, tra radix 2 7.2 s, tra radix 4 9.1 s,
+  the MPI library 7.4 s CPU; there tra radix 4 (190 us a call, mean of 4) beats the MPI
+  library (250 us).
+- P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
+  (its scatter-destination exchange) had taken 140 s CPU and not ended after 18 min wall,
+  and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
+  online run of a shape needs ~150 such calls. Not run in this session.
+- torus_tofud.xml at P = 256: spread_out at 16 B crashes SimGrid (signal 11) with
+  maxmin/precision 1e-3: the online run, which explores it, 3 times of 3, fixed spread_out
+  1 of 1; with 1e-2 a 2-call run did not end within 10 min wall. The MPI library alone
+  (16 calls, 63.7 us a call) runs.
+- The alltoallv loop (`online_loop S CALLS v`) ran only at P = 16 (1 KiB, dragonfly: the MPI
+  library chosen, 7.51 us against linear 7.72 us and tuna radix 15 7.73 us); the tc and fft
+  applications (`a2atune app`) take one kernel and do not call the dispatcher, so online
+  tuning cannot run inside them.
+"""
+
+
 def size_text(S):
     """16 -> '16 B', 1024 -> '1 KiB'."""
     return "%d KiB" % (S // 1024) if S >= 1024 and S % 1024 == 0 else "%d B" % S
@@ -98,6 +134,7 @@ def main():
           "of:\n")
     for c in calls:
         print("- %s, P = %d: %d; %d; %d -> %d" % c)
+    print(OUTRO, end="")
 
 
 if __name__ == "__main__":
