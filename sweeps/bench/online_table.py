@@ -65,7 +65,7 @@ simulation got 5-10 % of a core while this was made):
   the MPI library 7.4 s CPU; there tra radix 4 (190 us a call, mean of 4) beats the MPI
   library (250 us).
 - P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
-  (its scatter-destination exchange) had taken 140 s CPU and not ended after 18 min wall,
+  had taken 140 s CPU and not ended after 18 min wall,
   and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
   online run of a shape needs ~150 such calls. Not run in this session.
 - torus_tofud.xml at P = 256: spread_out at 16 B crashes SimGrid (signal 11) with
