@@ -53,6 +53,15 @@ total (the largest per-rank sum) of the 1,000-call run is 23.05 ms, 1.068x the b
 run's extrapolated 21.59 ms: the table's 1.092 (per-call maxima extrapolated) is the
 conservative figure.
 
+**Why alltoallv misses at small S**: every online alltoallv call, and every call of a
+second run whose file's choice depends on S, first agrees on the largest block with one
+MPI_Allreduce (the shape is keyed by S, and the ranks' own blocks differ); the best kernel
+fixed by a one-rule file for every S skips it. At P = 64, 16 B that reduction is ~4.9 us of
+a ~25 us call: the second run's 29.66 us a call against tuna's 24.79 us fixed is that
+reduction, not the choice (the same kernel): tuna fixed by a file whose choice depends on S
+(tuna up to 31 B, the MPI library above) costs 29.66 us a call too. It is the price of
+keying alltoallv by S, not of exploring.
+
 **Not run, and why** (CPU seconds of one simulation on the shared 2-core machine, where a
 simulation got 5-10 % of a core while this was made):
 
