@@ -81,9 +81,11 @@ simulation got 5-10 % of a core while this was made):
   maxmin/precision 1e-3: the online run, which explores it, 3 times of 3, fixed spread_out
   1 of 1; with 1e-2 a 2-call run did not end within 10 min wall. The MPI library alone
   (16 calls, 63.7 us a call) runs.
-- The alltoallv loop (`online_loop S CALLS v`) ran only at P = 16 (1 KiB, dragonfly: the MPI
-  library chosen, 7.51 us against linear 7.72 us and tuna radix 15 7.73 us); the tc and fft
-  applications (`a2atune app`) take one kernel and do not call the dispatcher, so online
+- The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml only (the
+  table), not at P = 256 nor on torus_tofud.xml. At 1 KiB the choice missed: while
+  exploring, linear measured 47.4 us a call (39.7 us fixed from the start) and spread_out
+  42.7 us, so spread_out won; a candidate's calls start in the arrival skew its
+  predecessor left. The tc and fft applications (`a2atune app`) take one kernel and do not call the dispatcher, so online
   tuning cannot run inside them.
 """
 
