@@ -144,7 +144,7 @@ $(BUILD)/bench/tuna_loop: sweeps/bench/tuna_loop.c $(BUILD)/liba2a.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 # the online tuner's benchmark loop: S bytes a block, CALLS calls of A2A_Alltoall (the tuned
-# dispatcher linked in, so that it runs under SimGrid too); sweeps/bench/online_bench.sh
+# dispatcher linked in, so that it runs under SimGrid too); sweeps/bench/online_bench.py
 $(BUILD)/bench/online_loop: sweeps/bench/online_loop.c $(BUILD)/liba2a.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@

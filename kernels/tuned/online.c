@@ -20,7 +20,10 @@
  * first a warm-up of the kernel and dropped, then, for the candidates whose probe median
  * is within RACE_FACTOR of the best probe's (or within its noise), the other n - m calls;
  * a candidate beaten by more on its probe is out (a race: clearly slow candidates cost m
- * calls, not n). Before it, the shape's first m calls run the MPI library untimed (a
+ * calls, not n). A candidate whose first sample (its second call, reduced at once) is
+ * beyond CUT_FACTOR times the fastest median so far is out after those two calls (a
+ * bounded loss: under SimGrid at P = 256, S = 16 B pairwise is 25x the MPI library, and
+ * its m probe calls alone cost 12 % of a 1,000-call run). Before it, the shape's first m calls run the MPI library untimed (a
  * warm-up of the shape: the first calls of a run pay for connections and first touches),
  * so a shape seen fewer than 2 m times never leaves the MPI library. Every rank times its
  * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
@@ -65,6 +68,8 @@
 #define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
 #define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
 #define RACE_FACTOR 1.5       /* a probe median this many times the best probe's: out */
+#define CUT_FACTOR 3.0        /* a first sample this many times the best median so far: out */
+#define CUT_CALLS 2           /* the calls judged by CUT_FACTOR: the warm-up and one sample */
 #define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
 #define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
 #define MAX_RESTARTS 3
@@ -85,6 +90,7 @@ typedef struct candidate {
     int params[A2A_PARAM_COUNT];
     int dropped;        /* refused the call, or gave other bytes than the MPI library */
     int eliminated;     /* its probe was too slow: not in the second round */
+    int cut;            /* its first sample was far too slow: out of the probes too */
     int checked;        /* A2A_TUNING_CHECK compared its first result */
     int measured;
     double median, noise; /* of its samples: median and interquartile range */
@@ -518,6 +524,7 @@ static void tell_decision(const comm_state *cs, const shape *sh)
         if (c->measured && !c->dropped)
             used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %.3g us (noise %.2g%s)",
                                      i ? ";" : "", name, c->median * 1e6, c->noise * 1e6,
+                                     c->cut ? ", out after its first sample" :
                                      c->eliminated ? ", out after its probe" : "");
         else
             used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %s", i ? ";" : "",
@@ -561,8 +568,8 @@ static void end_probes(const comm_state *cs, shape *sh)
         candidate *c = &sh->cand[i], *b = &sh->cand[best < 0 ? 0 : best];
         if (c->dropped || !c->measured)
             continue;
-        c->eliminated = c->median > RACE_FACTOR * b->median &&
-                        !within_noise(b->median, b->noise, c->median, c->noise);
+        c->eliminated = c->cut || (c->median > RACE_FACTOR * b->median &&
+                                   !within_noise(b->median, b->noise, c->median, c->noise));
         left += !c->eliminated;
     }
     sh->round = 1;
@@ -584,6 +591,37 @@ static void next_calls(const comm_state *cs, shape *sh)
         end_probes(cs, sh);
     else
         finish_exploring(cs, sh);
+}
+
+/* Guarantees: (a probe's first CUT_CALLS calls, not the MPI library's) the current
+ * candidate's first sample, reduced to the max over ranks (one MPI_Allreduce, on every
+ * rank at the same call), is compared with the fastest median measured so far: beyond
+ * CUT_FACTOR times it and its noise, the candidate is out at once and the next one's calls
+ * begin (a bounded loss: a candidate far slower than the incumbent costs CUT_CALLS calls,
+ * not a probe). The reduction is idempotent (MAX), so end_block may reduce these again. */
+static int judge_first_sample(const comm_state *cs, shape *sh)
+{
+    double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, row, CUT_CALLS, MPI_DOUBLE, MPI_MAX, cs->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const candidate *best = NULL;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *o = &sh->cand[i];
+        if (o->measured && !o->dropped && !o->cut && (!best || o->median < best->median))
+            best = o;
+    }
+    double first = row[CUT_CALLS - 1];
+    if (!best || first <= CUT_FACTOR * best->median + best->noise)
+        return MPI_SUCCESS;
+    candidate *c = &sh->cand[sh->current];
+    for (int i = 0; i < CUT_CALLS; i++)
+        sh->explore_seconds += row[i];
+    c->median = first;
+    c->noise = 0;
+    c->measured = c->cut = c->eliminated = 1;
+    next_calls(cs, sh);
+    return MPI_SUCCESS;
 }
 
 /* Guarantees: the current candidate's calls of this round are complete: their times
@@ -636,7 +674,7 @@ static int end_window(const comm_state *cs, shape *sh)
     sh->drifted = 0;
     sh->winner = -1;
     for (int i = 0; i < sh->ncand; i++)
-        sh->cand[i].measured = sh->cand[i].eliminated = 0;
+        sh->cand[i].measured = sh->cand[i].eliminated = sh->cand[i].cut = 0;
     sh->round = 0;
     sh->current = 0; /* the MPI library is never dropped */
     return MPI_SUCCESS;
@@ -769,6 +807,9 @@ int a2a_online_call(const a2a_call *call)
         sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
         if (sh->pos == len) {
             int rrc = end_block(cs, sh);
+            rc = rc != MPI_SUCCESS ? rc : rrc;
+        } else if (sh->round == 0 && sh->pos == CUT_CALLS && sh->current > 0) {
+            int rrc = judge_first_sample(cs, sh);
             rc = rc != MPI_SUCCESS ? rc : rrc;
         }
         return rc;

@@ -4,7 +4,8 @@ same candidates, on an application loop (sweeps/bench/online_loop.c).
 
     sweeps/bench/online_bench.py --launch "mpirun.openmpi -n 2 --bind-to core" \\
         --binary build/openmpi/bench/online_loop --out DIR [--sizes 16,1024,16384]
-        [--calls 1000] [--repeats 3] [--explore N,...]
+        [--calls 1000] [--repeats 3] [--explore N,...] [--alltoallv]
+        [--record FILE --label TEXT]
 
 For each S: one online run per A2A_TUNING_EXPLORE value (writing DIR/S-E.json, logging
 its decision and candidates under A2A_VERBOSE=1), the MPI library alone, every candidate
@@ -14,14 +15,20 @@ launches of total_s (the loop's all-to-all time) and of median_us (the per-call 
 ranks, last half of the loop). Under SimGrid the launch is an smpirun command line and
 the times are simulated (deterministic: --repeats 1); simulating 1,000 calls at P = 256
 costs up to 1.5 s of wall time a call, so there the runs are shorter (--calls for online
-and second runs, --calls-fixed for the others) and --target N extrapolates every total to
-N calls: total + (N - calls) x the mean per-call time of the last half of the run (which
-includes the online tuner's monitoring windows). Prints a markdown table per S.
+runs, --calls-fixed for fixed candidates, --calls-best for the MPI library, the second run
+and the fixed candidates within 10 % of the best) and --target N extrapolates every total to
+N calls: total + (N - calls) x the mean per-call time of the last half of the run, and
+for an online run of the calls from its decision on (ONLINE_LOOP_TIMES; they include the
+monitoring windows that fell in them). Prints a markdown table per S;
+--record appends one JSON line per S to FILE (the figures of the table, the CPU time of
+each launch's simulation, --label naming the platform and selector) for sweeps/bench/online_table.py.
+--alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
 """
 import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import statistics
 import subprocess
@@ -29,27 +36,48 @@ import sys
 
 LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+) mean_us=(\S+) "
                   r"(ok|WRONG)")
-DECISION = re.compile(r"a2a: online MPI_Alltoall P=\d+ S=\S+ -> (.*) from call (\d+) ")
+DECISION = re.compile(r"a2a: online MPI_Alltoallv? P=\d+ S=\S+ -> (.*) from call (\d+) .*?"
+                      r"(\d+) calls exploring")
 CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
 
 
-def launch(args, S, env_extra, calls=None):
-    """(total_s, median_us, stderr) of one launch; total_s extrapolated to --target calls."""
+def launch(args, S, env_extra, calls=None, after_decision=False):
+    """(total_s, median_us, stderr, CPU seconds, mean_us) of one launch; total_s
+    extrapolated to --target calls."""
     calls = calls or args.calls
     env = dict(os.environ, **env_extra)
+    times_path = os.path.join(args.out, "times.txt")
+    if after_decision:
+        env["ONLINE_LOOP_TIMES"] = times_path
     for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
               "A2A_TUNING_EXPLORE"):
         if k not in env_extra:
             env.pop(k, None)
-    p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)],
-                       env=env, capture_output=True, text=True)
+    t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for attempt in range(3):
+        p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)] +
+                           (["v"] if args.alltoallv else []), env=env, capture_output=True,
+                           text=True)
+        # SimGrid 3.32 segfaults now and then on torus_tofud.xml at P = 256 (signal 11 in
+        # SMPI; the same launch again ran): once more, its simulated times are deterministic
+        if p.returncode != 139:
+            break
+        sys.stderr.write("online_bench: the simulation crashed (signal 11); once more\n")
+    t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
     m = LINE.search(p.stdout)
     if p.returncode != 0 or not m or m.group(7) != "ok":
         sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
                                                                   p.stderr[-1500:]))
     target = args.target or calls
-    return (float(m.group(3)) + (target - calls) * float(m.group(6)) * 1e-6,
-            float(m.group(4)), p.stderr)
+    per_call = float(m.group(6))
+    d = list(DECISION.finditer(p.stderr))[-1:]
+    if after_decision and d and int(d[0].group(2)) <= calls:
+        with open(times_path) as f:
+            after = [float(x) for x in f.read().split()][int(d[0].group(2)) - 1:]
+        per_call = statistics.mean(after)
+    return (float(m.group(3)) + (target - calls) * per_call * 1e-6,
+            float(m.group(4)), p.stderr, cpu, per_call)
 
 
 def candidate_rule(label):
@@ -60,12 +88,12 @@ def candidate_rule(label):
     return words[0], {k: int(v) for k, v in (w.split("=") for w in words[1:])}
 
 
-def fixed_file(path, kernel, params):
-    """A tuning file with one rule: every P and S to kernel."""
+def fixed_file(path, kernel, params, alltoallv):
+    """A tuning file with one rule: every P and S of the collective to kernel."""
     with open(path, "w") as f:
         json.dump({"format": "a2a-tuning", "version": 1, "mpi_library": "any",
-                   "alltoall": [{"P": [0, None], "S": [0, None], "kernel": kernel,
-                                 "params": params}]}, f)
+                   "alltoallv" if alltoallv else "alltoall":
+                   [{"P": [0, None], "S": [0, None], "kernel": kernel, "params": params}]}, f)
 
 
 def main():
@@ -76,9 +104,15 @@ def main():
     ap.add_argument("--sizes", default="16,1024,16384")
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--calls-fixed", type=int, default=0, help="default: --calls")
+    ap.add_argument("--calls-best", type=int, default=0,
+                    help="run the MPI library, the second run and the fixed candidates within "
+                    "10%% of the best this many calls (the others: --calls-fixed)")
     ap.add_argument("--target", type=int, default=0, help="extrapolate totals to N calls")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--explore", default="120")
+    ap.add_argument("--alltoallv", action="store_true")
+    ap.add_argument("--record", help="append one JSON line per S to this file")
+    ap.add_argument("--label", default="", help="the platform and selector, for --record")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     med = statistics.median
@@ -87,11 +121,12 @@ def main():
         # falls on all of them alike
         default, online, fixed, files = [], {}, {}, {}
         for r in range(args.repeats):
-            default.append(launch(args, S, {}, args.calls_fixed))
+            default.append(launch(args, S, {}, args.calls_best or args.calls_fixed))
             for E in args.explore.split(","):
                 out = os.path.join(args.out, "%d-%s-%d.json" % (S, E, r))
                 res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
-                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E})
+                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E},
+                             after_decision=True)
                 # the last decision (a drift may have restarted the exploration)
                 d = list(DECISION.finditer(res[2]))[-1:] or [None]
                 c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
@@ -103,14 +138,22 @@ def main():
                     if label not in files and not label.endswith(("dropped", "not measured")):
                         kernel, params = candidate_rule(label)
                         files[label] = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
-                        fixed_file(files[label], kernel, params)
+                        fixed_file(files[label], kernel, params, args.alltoallv)
                 again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out},
-                               args.calls_fixed)
+                               args.calls_best or args.calls_fixed)
                 online.setdefault(E, []).append((d[0].group(1), int(d[0].group(2)),
-                                                 res[2].count("exploring again"), res, again))
+                                                 res[2].count("exploring again"), res, again,
+                                                 int(d[0].group(3)), c[0].group(1)))
             for label, path in files.items():
                 fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
                                                           args.calls_fixed))
+            if args.calls_best:
+                # the candidates near the best again, longer: their means decide the ratios
+                top = min(runs[-1][1] for runs in fixed.values())
+                for label, path in files.items():
+                    if fixed[label][-1][1] <= 1.10 * top:
+                        fixed[label][-1] = launch(args, S, {"A2A_TUNING_FILE": path},
+                                                  args.calls_best)
         fmed = {k: (med([v[0] for v in runs]), med([v[1] for v in runs])) for k, runs in fixed.items()}
         dmed = (med([v[0] for v in default]), med([v[1] for v in default]))
         best = min(fmed, key=lambda k: fmed[k][1])
@@ -126,8 +169,8 @@ def main():
                                                  v[0], v[1]))
         for E, runs in online.items():
             chosen = ", ".join("%s@%d%s" % (w, at, "+%d restart" % rs if rs else "")
-                               for w, at, rs, _, _ in runs)
-            within = sum(1 for w, _, _, _, _ in runs if w in fmed and fmed[w][1] <= 1.05 * fmed[best][1])
+                               for w, at, rs, *_ in runs)
+            within = sum(1 for w, *_ in runs if w in fmed and fmed[w][1] <= 1.05 * fmed[best][1])
             tot = med([x[3][0] for x in runs])
             again = med([x[4][0] for x in runs])
             print("| online E=%s: chose %s; within 5%% of the best in %d of %d | %.6g | %.4g |"
@@ -137,6 +180,22 @@ def main():
             print("| second run reading the file (E=%s) | %.6g | %.4g |"
                   % (E, again, med([x[4][1] for x in runs])))
             print("| second run: total / best fixed total %.3f | | |" % (again / best_total))
+            if args.record:
+                first = runs[0]
+                rec = {"label": args.label, "P": int(re.search(r"P=(\d+)", first[3][2]).group(1)),
+                       "coll": "alltoallv" if args.alltoallv else "alltoall", "S": S, "E": int(E),
+                       "calls": args.calls, "calls_fixed": args.calls_fixed or args.calls,
+                       "calls_best": args.calls_best or args.calls_fixed or args.calls,
+                       "target": args.target or args.calls,
+                       "library": [round(dmed[0], 9), dmed[1], round(default[0][3], 1)],
+                       "fixed": {k: [round(v[0], 9), v[1], round(fixed[k][0][3], 1)]
+                                 for k, v in fmed.items()},
+                       "online": [round(tot, 9), first[0], first[1], first[5],
+                                  round(first[3][3], 1), first[3][4]],
+                       "candidates": first[6].strip(),
+                       "again": [round(again, 9), round(first[4][3], 1)]}
+                with open(args.record, "a") as f:
+                    f.write(json.dumps(rec, sort_keys=True) + "\n")
         sys.stdout.flush()
 
 

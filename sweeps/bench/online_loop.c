@@ -1,15 +1,19 @@
 /* online_loop.c — an application loop for the online tuner's benchmark: CALLS calls of
  * A2A_Alltoall (the tuned dispatcher, linked in: the same path liba2a_preload.so takes,
  * and one that works under SimGrid, where LD_PRELOAD does not apply) with S bytes per
- * block on MPI_COMM_WORLD, then A2A_Tuning_finalize. What the dispatcher does comes from
- * the environment: nothing set = the MPI library; A2A_TUNING_FILE = a fixed choice;
+ * block on MPI_COMM_WORLD, then A2A_Tuning_finalize. With `v`, A2A_Alltoallv instead,
+ * the block from rank i to rank j of S/2 .. S bytes (fixed per pair, S to itself: the
+ * largest block, which names the call's shape, is S). What the dispatcher does comes
+ * from the environment: nothing set = the MPI library; A2A_TUNING_FILE = a fixed choice;
  * A2A_TUNING=online (+ A2A_TUNING_OUT / A2A_TUNING_FILE) = online tuning.
- *   mpirun -n P build/openmpi/bench/online_loop S CALLS
+ *   mpirun -n P build/openmpi/bench/online_loop S CALLS [v]
  * Prints one line: S, calls, total_s (the largest over ranks of the sum of its call
  * times: the loop's all-to-all time), median_us, q3_us and mean_us of the per-call max
  * over ranks over the last half of the calls (after any exploration), ok or WRONG (the bytes of every
  * call are checked while P * S <= 64 KiB, else of the first and the last: under SimGrid at
- * P = 256 checking every call would cost more wall time than simulating it). Exit 0 when
+ * P = 256 checking every call would cost more wall time than simulating it). With
+ * ONLINE_LOOP_TIMES=PATH, rank 0 also writes every call's max over ranks (us, one a line)
+ * there: a benchmark can average the calls after the online tuner's decision. Exit 0 when
  * every call checked was right, 1 otherwise, 2 for bad input. */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +26,16 @@
 static unsigned char payload(int c, int sender, int receiver, long k)
 {
     return (unsigned char)(c * 13 + sender * 131 + receiver * 31 + k * 7 + 1);
+}
+
+/* Guarantees: the bytes of the block sender -> receiver: S to itself, else S/2 .. S,
+ * the same for every call. */
+static long block_bytes(int v, long S, int sender, int receiver)
+{
+    if (!v || sender == receiver)
+        return S;
+    return S / 2 + (long)(((unsigned)sender * 2654435761u ^ (unsigned)receiver * 40503u) %
+                          (unsigned)(S - S / 2 + 1));
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -37,31 +51,44 @@ int main(int argc, char **argv)
     int P, me;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    long S = argc == 3 ? atol(argv[1]) : -1, calls = argc == 3 ? atol(argv[2]) : -1;
+    int args_ok = argc == 3 || (argc == 4 && strcmp(argv[3], "v") == 0);
+    int v = argc == 4;
+    long S = args_ok ? atol(argv[1]) : -1, calls = args_ok ? atol(argv[2]) : -1;
     if (S < 0 || S > (1 << 24) || calls < 2) {
         if (me == 0)
-            fprintf(stderr, "usage: online_loop S CALLS\n");
+            fprintf(stderr, "usage: online_loop S CALLS [v]\n");
         MPI_Finalize();
         return 2;
     }
     unsigned char *sbuf = malloc((size_t)(S * P) + 1), *rbuf = malloc((size_t)(S * P) + 1);
+    int *scounts = malloc(sizeof(int) * (size_t)P), *rcounts = malloc(sizeof(int) * (size_t)P);
+    int *displs = malloc(sizeof(int) * (size_t)P);
     double *t = malloc(sizeof(double) * (size_t)calls);
+    for (int j = 0; j < P; j++) {
+        scounts[j] = (int)block_bytes(v, S, me, j);
+        rcounts[j] = (int)block_bytes(v, S, j, me);
+        displs[j] = (int)(j * S);
+    }
     int wrong = 0;
     double total = 0;
     int check_all = (long long)P * S <= 65536;
     for (long c = 0; c < calls; c++) {
         int tag = check_all ? (int)(c % 7) : 0, checked = check_all || c == 0 || c == calls - 1;
         for (int j = 0; j < P && (check_all || c == 0); j++)
-            for (long k = 0; k < S; k++)
+            for (long k = 0; k < scounts[j]; k++)
                 sbuf[j * S + k] = payload(tag, me, j, k);
         if (checked)
             memset(rbuf, 0xa5, (size_t)(S * P));
         double t0 = MPI_Wtime();
-        A2A_Alltoall(sbuf, (int)S, MPI_BYTE, rbuf, (int)S, MPI_BYTE, MPI_COMM_WORLD);
+        if (v)
+            A2A_Alltoallv(sbuf, scounts, displs, MPI_BYTE, rbuf, rcounts, displs, MPI_BYTE,
+                          MPI_COMM_WORLD);
+        else
+            A2A_Alltoall(sbuf, (int)S, MPI_BYTE, rbuf, (int)S, MPI_BYTE, MPI_COMM_WORLD);
         t[c] = MPI_Wtime() - t0;
         total += t[c];
         for (int j = 0; j < P && !wrong && checked; j++)
-            for (long k = 0; k < S; k++)
+            for (long k = 0; k < rcounts[j]; k++)
                 if (rbuf[j * S + k] != payload(tag, j, me, k)) {
                     wrong = 1;
                     break;
@@ -70,6 +97,12 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, t, (int)calls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const char *times_path = getenv("ONLINE_LOOP_TIMES");
+    FILE *times = me == 0 && times_path ? fopen(times_path, "w") : NULL;
+    for (long c = 0; c < calls && times; c++)
+        fprintf(times, "%.6g\n", t[c] * 1e6);
+    if (times)
+        fclose(times);
     long half = calls / 2;
     double tail = 0;
     for (long c = half; c < calls; c++)
@@ -84,6 +117,9 @@ int main(int argc, char **argv)
     free(sbuf);
     free(rbuf);
     free(t);
+    free(scounts);
+    free(rcounts);
+    free(displs);
     MPI_Finalize();
     return wrong;
 }
