@@ -43,10 +43,9 @@ BYTES_WHY = {
                    "25 GB/s link and per-message costs (0.3 + 0.3 us) weigh little against "
                    "the bytes each extra round forwards (note 2)",
     "fugaku.xml": "the model is bandwidth-bound there: it charges a node's inter-node bytes "
-                  "to one 6.8 GB/s link and its intra-node bytes to the same rate (fugaku.xml's "
-                  "torus node has no faster path to itself), where a Tofu-D node injects on "
-                  "several links at once, so the radix that forwards fewest bytes wins early "
-                  "(note 2)"}
+                  "to one 6.8 GB/s link (fugaku.xml's torus: one link a node, as SimGrid's "
+                  "TORUS zone routes it), where a Tofu-D node injects on several links at "
+                  "once, so the radix that forwards fewest bytes wins early (note 2)"}
 # the memory the machine lets one configuration take (24 GB shared by five sessions)
 MEMORY_LIMIT_GB = 10.0
 # why the model's MPI_Alltoallv is far faster than the machines' (note 5 of the table)

@@ -205,9 +205,17 @@ class Platform:
         self.cores = int(el.get("core", "1"))
         self.link_bw = bandwidth(el.get("bw"), where)
         self.link_lat = duration(el.get("lat"), where)
-        if el.get("limiter_link") and not (el.get("loopback_bw") or el.get("loopback_lat")):
-            # no loopback: a node's messages to itself go out and back through its own link
-            # and its limiter link, which every flow of the node shares
+        no_loopback = not (el.get("loopback_bw") or el.get("loopback_lat"))
+        if el.get("limiter_link") and no_loopback and el.get("topology", "").upper() == "TORUS":
+            # no loopback on a torus: SimGrid's TORUS zone sends a node's messages to itself
+            # through its limiter link alone (no torus link, no latency), shared by the
+            # node's flows
+            self.loop_bw = bandwidth(el.get("limiter_link"), where)
+            self.loop_lat = 0.0
+            self.loop_shared = True
+        elif el.get("limiter_link") and no_loopback:
+            # no loopback elsewhere (fat tree): a node's messages to itself go out and back
+            # through its own link and its limiter link, which every flow of the node shares
             self.loop_bw = min(bandwidth(el.get("limiter_link"), where), self.link_bw)
             self.loop_lat = 2 * self.link_lat
             self.loop_shared = True
