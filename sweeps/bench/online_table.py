@@ -2,7 +2,8 @@
 """online_table.py — the online tuner's targets (issue: A2A_TUNING=online) as a markdown
 table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
-    sweeps/bench/online_table.py tests/data/online-sim.jsonl > docs/results/online-sim.md
+    sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
+        > docs/results/online-sim.md
 
 The text above the table (how the records were made) is part of this script.
 
@@ -13,8 +14,14 @@ total all-to-all time / the best fixed run's (<= 1.10) and, where the best beats
 library, below the MPI library's; the second run (reading the written file) / the best
 fixed run's (<= 1.02). Totals are simulated and extrapolated to `target` calls as the
 record says; the last column is the CPU time (user + system) the online run's simulation took.
+
+The second file (optional) holds the records of sweeps/bench/app_online_bench.py --record:
+the applications (`a2atune app tc|fft --kernel tuned`), one row per application, workload
+and A2A_TUNING_EXPLORE, with the whole run's all-to-all time against the best kernel fixed
+for every call, the MPI library's, and a second run's.
 """
 import json
+import re
 import sys
 
 HEAD = """| platform, selector | P | call | S | online chose (from call; calls exploring) | exhaustive best | chosen / best per call | online / best fixed | MPI library / best fixed | second run / best fixed | targets met | CPU s (online run) |
@@ -23,7 +30,8 @@ HEAD = """| platform, selector | P | call | S | online chose (from call; calls e
 
 INTRO = """# Online tuning under SimGrid: the issue's targets
 
-Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl`, from the records of
+Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
+tests/data/online-apps-sim.jsonl`, from the records of
 `sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
 machine that simulated them was shared, which changes the CPU seconds, not the times).
 Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
@@ -85,9 +93,57 @@ simulation got 5-10 % of a core while this was made):
   table), not at P = 256 nor on torus_tofud.xml. At 1 KiB the choice missed: while
   exploring, linear measured 47.4 us a call (39.7 us fixed from the start) and spread_out
   42.7 us, so spread_out won; a candidate's calls start in the arrival skew its
-  predecessor left. The tc and fft applications (`a2atune app`) take one kernel and do not call the dispatcher, so online
-  tuning cannot run inside them.
+  predecessor left.
 """
+
+APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | targets met |
+|---|---|---|---|---|---|---|---|---|---|---|"""
+
+APPS_INTRO = """
+## Inside the applications
+
+Made from `tests/data/online-apps-sim.jsonl`, the records of
+`sweeps/bench/app_online_bench.py --record` (simulated as above: P = 64 on dragonfly.xml,
+SMPI with MPICH's selector, `a2a simulate`'s options and copy model). One launch of an
+application is `runs` closures (tc) or forward transforms (fft) with no warm-up, so every
+all-to-all of the launch counts; its total is the metric `comm_sum_s` of `a2atune app`
+(per run the time inside the all-to-alls, max over ranks; summed over the runs). The online
+run is `--kernel tuned` under `A2A_TUNING=online`; the state of the online tuner lasts the
+launch, so exploring spreads over the first runs. Fixed: `--kernel NAME` with the MPI
+library and every candidate any shape of the online run considered, one kernel for every
+call of the launch; a fixed run's runs all cost the same simulated time, so it simulates
+`fixed runs` of them and its total is their median x `runs`. Second run: `--kernel tuned`
+under `A2A_TUNING=online` with `A2A_TUNING_FILE` = the file the online run wrote (shapes
+with a rule run it; any other shape is explored anew).
+
+"""
+
+
+def apps_rows(recs):
+    """The applications' table and, per record, what ran each shape."""
+    print(APPS_INTRO + APPS_HEAD)
+    notes = []
+    for r in sorted(recs, key=lambda r: (r["label"], r["app"], r["workload"], -r["E"])):
+        fixed, R = r["fixed"], r["repetitions"]
+        best = min(fixed, key=fixed.get)
+        b, lib = fixed[best], r["library"]
+        total, summary = r["online"]
+        again = r["again"][0]
+        shapes = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
+        decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
+        calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
+                    for x in shapes)
+        ok = [total / b <= 1.10, b >= lib or total < lib, again / b <= 1.02]
+        missed = [n for n, good in zip(("total", "below library", "second"), ok) if not good]
+        print("| " + " | ".join(str(c) for c in [
+            r["label"], "%s %s" % (r["app"], r["workload"]), r["P"], "%d (%d)" % (R, calls),
+            r["E"], "%d of %d" % (decided, len(shapes)), "%s %.3f ms" % (best, b * 1e3),
+            "%.3f" % (total / b), "%.3f" % (lib / b), "%.3f" % (again / b),
+            "all" if not missed else "missed: " + ", ".join(missed)]) + " |")
+        notes.append("- %s %s, A2A_TUNING_EXPLORE=%d, online run: %s\n  second run: %s"
+                     % (r["app"], r["workload"], r["E"], summary, r["again"][1]))
+    print("\nWhat ran each shape (`A2A_Tuning_summary`, in the row's message):\n")
+    print("\n".join(notes))
 
 
 def size_text(S):
@@ -118,17 +174,24 @@ def judge(rec):
     return cells, ok
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: online_table.py RECORDS.jsonl")
+def read_records(path):
+    """The JSON lines of path (exit 2 with path:line on one that is not JSON)."""
     recs = []
-    with open(sys.argv[1]) as f:
+    with open(path) as f:
         for n, line in enumerate(f, 1):
             try:
                 recs.append(json.loads(line))
             except ValueError as e:
-                sys.stderr.write("%s:%d: not a JSON record (%s)\n" % (sys.argv[1], n, e))
+                sys.stderr.write("%s:%d: not a JSON record (%s)\n" % (path, n, e))
                 sys.exit(2)
+    return recs
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.stderr.write("usage: online_table.py RECORDS.jsonl [APP-RECORDS.jsonl]\n")
+        sys.exit(2)
+    recs = read_records(sys.argv[1])
     recs.sort(key=lambda r: (r["label"], r["P"], r["coll"], r["S"]))
     print(INTRO + HEAD)
     counts = [0, 0, 0, 0]
@@ -146,6 +209,8 @@ def main():
     for c in calls:
         print("- %s, P = %d: %d; %d; %d -> %d" % c)
     print(OUTRO, end="")
+    if len(sys.argv) == 3:
+        apps_rows(read_records(sys.argv[2]))
 
 
 if __name__ == "__main__":
