@@ -811,6 +811,12 @@ static void tuned_summary(app_run *R)
         return;
     const char *mode = getenv("A2A_TUNING"), *file = getenv("A2A_TUNING_FILE");
     int online = mode && !strcmp(mode, "online");
+    if (mode && *mode && !online && strcmp(mode, "file") != 0) { /* the dispatcher said why */
+        snprintf(R->tuned, sizeof R->tuned, "tuned: A2A_TUNING=%.100s is neither online nor file: "
+                 "every call on the MPI library", mode);
+        printf("%s\n", R->tuned);
+        return;
+    }
     int n = snprintf(R->tuned, sizeof R->tuned, "tuned: %s%s%s",
                      online ? "A2A_TUNING=online" : "A2A_TUNING_FILE rules",
                      file && *file ? ", A2A_TUNING_FILE=" : "", file && *file ? file : "");
