@@ -63,6 +63,7 @@
 #ifndef A2A_TUNED_H
 #define A2A_TUNED_H
 
+#include <stddef.h>
 #include "a2a_stats.h"
 
 #ifdef __cplusplus

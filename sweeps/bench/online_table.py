@@ -111,11 +111,37 @@ all-to-all of the launch counts; its total is the metric `comm_sum_s` of `a2atun
 run is `--kernel tuned` under `A2A_TUNING=online`; the state of the online tuner lasts the
 launch, so exploring spreads over the first runs. Fixed: `--kernel NAME` with the MPI
 library and every candidate any shape of the online run considered, one kernel for every
-call of the launch; a fixed run's runs all cost the same simulated time, so it simulates
-`fixed runs` of them and its total is their median x `runs`. Second run: `--kernel tuned`
+call of the launch; a fixed run simulates 2 runs and its total is their median x `runs`,
+except for the MPI library and the candidates within 10 % of the best, which run all
+`runs` (the first run of a launch costs more). Second run: `--kernel tuned`
 under `A2A_TUNING=online` with `A2A_TUNING_FILE` = the file the online run wrote (shapes
 with a rule run it; any other shape is explored anew).
 
+"""
+
+APPS_OUTRO = """
+**Where tc's time goes** (rmat:9:4, P = 64; per closure of 6 alltoallv, `--kernel tuned`,
+2 runs each, the same simulation): tuna radix=63 block_count=62 named by a one-rule file
+for every S costs 0.112 ms under `A2A_TUNING=file` (the dispatcher adds nothing: the rule
+does not depend on S, so no reduction), exactly its time fixed with `--kernel tuna`; the
+same file under `A2A_TUNING=online` costs 0.166 ms: the `MPI_Allreduce` that agrees on S
+before every online alltoallv call, ~9 us a call here, against ~19 us for the kernel's
+call. The file the EXPLORE=30 run wrote (five rules: tuna at radices 3, 4, 8, 63, 63 by
+S) costs 0.176 ms under `A2A_TUNING=file` (its choice depends on S, so the reduction is
+made): 0.010 ms of it (9 %) is its choices, the rest that reduction. The per-shape
+candidates never include radix 63 below S = 4 KiB (the K/D model's radices for a small S
+are 2..8), which a whole closure run fixed at radix 63 beats.
+
+**Few calls.** A closure of rmat:9:4 has 6 iterations in 5 S buckets (one bucket twice):
+40 closures give each shape 40 or 80 calls. Under the default `A2A_TUNING_EXPLORE` (120) a
+shape spends its first 5 calls on the MPI library (the warm-up) and then explores up to
+~120 calls: at the end of the launch 4 of the 5 shapes were still exploring, so the whole
+launch ran the MPI library and the candidates in turn (above the MPI library's total), and
+the file kept only the one shape decided; a second run explores the four again from the
+start and costs the same. That a shape seen only a few times stays on the MPI library is
+right (the warm-up does it: a shape seen at most 5 times never leaves it); a shape seen 40
+times that explores and never exploits is not: the exploration is lost with the launch.
+With `A2A_TUNING_EXPLORE=30` every shape decides by call 23 of 40.
 """
 
 
@@ -144,6 +170,7 @@ def apps_rows(recs):
                      % (r["app"], r["workload"], r["E"], summary, r["again"][1]))
     print("\nWhat ran each shape (`A2A_Tuning_summary`, in the row's message):\n")
     print("\n".join(notes))
+    print(APPS_OUTRO, end="")
 
 
 def size_text(S):
