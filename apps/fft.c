@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "a2a.h"
 #include "fft.h"
 #include "workload.h"
 
@@ -122,7 +123,8 @@ void fft_free(fft_context *ctx)
 
 /* Guarantees: one all-to-all of ctx->sbuf into ctx->rbuf with the counts in ctx (in
  * elements): the uniform call when the kernel is of the uniform family, else the
- * non-uniform one; its time is added to out->comm_s and its blocks to the byte counts
+ * non-uniform one; without a kernel, the tuned dispatcher's (A2A_Alltoall when the
+ * transposes are uniform, else A2A_Alltoallv); its time is added to out->comm_s and its blocks to the byte counts
  * (and to record[] when given). */
 static int transpose(fft_context *ctx, const fft_options *opt, fft_outcome *out, long long *record)
 {
@@ -143,7 +145,13 @@ static int transpose(fft_context *ctx, const fft_options *opt, fft_outcome *out,
     }
     double t0 = MPI_Wtime();
     int rc;
-    if (opt->kernel->family == A2A_FAMILY_UNIFORM)
+    if (!opt->kernel && ctx->uniform)
+        rc = A2A_Alltoall(ctx->sbuf, ctx->scounts[0], MPI_C_DOUBLE_COMPLEX, ctx->rbuf,
+                          ctx->rcounts[0], MPI_C_DOUBLE_COMPLEX, ctx->comm);
+    else if (!opt->kernel)
+        rc = A2A_Alltoallv(ctx->sbuf, ctx->scounts, ctx->sdispls, MPI_C_DOUBLE_COMPLEX, ctx->rbuf,
+                           ctx->rcounts, ctx->rdispls, MPI_C_DOUBLE_COMPLEX, ctx->comm);
+    else if (opt->kernel->family == A2A_FAMILY_UNIFORM)
         rc = opt->kernel->call.uniform(ctx->sbuf, ctx->scounts[0], MPI_C_DOUBLE_COMPLEX, ctx->rbuf,
                                        ctx->rcounts[0], MPI_C_DOUBLE_COMPLEX, ctx->comm,
                                        opt->params, NULL);
@@ -163,7 +171,7 @@ int fft_forward(fft_context *ctx, const fft_options *opt, fft_outcome *out)
     const int P = ctx->P;
     const long long n0 = ctx->size.n[0], n1 = ctx->size.n[1], n2 = ctx->size.n[2];
     const size_t elem = sizeof(fftw_complex);
-    if (opt->kernel->family == A2A_FAMILY_UNIFORM && !ctx->uniform)
+    if (opt->kernel && opt->kernel->family == A2A_FAMILY_UNIFORM && !ctx->uniform)
         return MPI_ERR_ARG; /* the same verdict on every rank: uniformity is global */
     if (opt->record) {
         out->sendbytes = calloc(2 * (size_t)P, sizeof *out->sendbytes);

@@ -75,7 +75,8 @@ typedef struct fft_context {
 
 /* How to transpose. */
 typedef struct fft_options {
-    const a2a_kernel *kernel;    /* uniform family (uniform sizes only) or nonuniform */
+    const a2a_kernel *kernel;    /* uniform family (uniform sizes only) or nonuniform; NULL:
+                                  * the tuned dispatcher (A2A_Alltoall(v), a2a_tuned.h) */
     int params[A2A_PARAM_COUNT];
     int record;                  /* keep the bytes sent to each rank by each transpose */
 } fft_options;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "a2a.h"
 #include "tc.h"
 #include "tuple_set.h"
 
@@ -165,9 +166,11 @@ int tc_run(const tc_local *local, MPI_Comm comm, const tc_options *opt, tc_outco
             rbuf = must_alloc(malloc((size_t)rcap * sizeof *rbuf), (size_t)rcap * sizeof *rbuf, comm);
         }
         t0 = MPI_Wtime();
-        int call = opt->kernel->call.nonuniform(sbuf, scounts, sdispls, MPI_UINT64_T, rbuf,
-                                                rcounts, rdispls, MPI_UINT64_T, comm, opt->params,
-                                                NULL);
+        int call = opt->kernel ? opt->kernel->call.nonuniform(sbuf, scounts, sdispls, MPI_UINT64_T,
+                                                              rbuf, rcounts, rdispls, MPI_UINT64_T,
+                                                              comm, opt->params, NULL)
+                               : A2A_Alltoallv(sbuf, scounts, sdispls, MPI_UINT64_T, rbuf, rcounts,
+                                               rdispls, MPI_UINT64_T, comm);
         out->comm_s += MPI_Wtime() - t0;
         out->iterations++;
         /* keep what is new: the next Δ */

@@ -39,7 +39,8 @@ typedef struct tc_local {
 
 /* How to shuffle. */
 typedef struct tc_options {
-    const a2a_kernel *kernel;    /* a nonuniform-family kernel (vendor: MPI_Alltoallv) */
+    const a2a_kernel *kernel;    /* a nonuniform-family kernel (vendor: MPI_Alltoallv); NULL:
+                                  * the tuned dispatcher (A2A_Alltoallv, a2a_tuned.h) */
     int params[A2A_PARAM_COUNT]; /* its parameters (0 for those it does not take) */
     int record;                  /* keep this rank's send counts of every iteration */
 } tc_options;

@@ -63,6 +63,7 @@
 #ifndef A2A_TUNED_H
 #define A2A_TUNED_H
 
+#include <stddef.h>
 #include "a2a_stats.h"
 
 #ifdef __cplusplus
@@ -116,6 +117,19 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
  * (liba2a_preload.so does, in its MPI_Finalize). Otherwise does nothing and sends nothing.
  * Returns an MPI error code. */
 int A2A_Tuning_finalize(void);
+
+/* Under A2A_TUNING=online: this rank's record of what the dispatcher ran on comm so far,
+ * in text (NUL-terminated, cut at len): one entry per call shape, separated by "; ", e.g.
+ *   "alltoallv P=64 S=512..1023: tuna radix=8 block_count=7 from call 46 of 60 (7
+ *    candidates, 40 calls exploring)"
+ *   "alltoall P=64 S=64..127: MPI library, 8 calls (the shape's warm-up: exploring begins
+ *    after 5)"  (a shape seen that rarely stays on the MPI library)
+ *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
+ *    the MPI library and the candidates in turn"
+ *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"
+ * Returns the number of shapes (0 and "" when not online or nothing ran on comm). Local:
+ * sends nothing. */
+int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len);
 
 /* ---- the MPI library's algorithms, forced ------------------------------------------- */
 

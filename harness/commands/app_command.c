@@ -29,7 +29,8 @@ static const char app_usage[] =
     "                    (SNAP 'src dst' lines, or Matrix Market coordinate; file:PATH)\n"
     "     --kernel NAME  a nonuniform kernel (default vendor = MPI_Alltoallv), or `best`:\n"
     "                    the kernel and parameters whose medians over every iteration of\n"
-    "                    `dist = graph` with this graph and P sum lowest in --db\n"
+    "                    `dist = graph` with this graph and P sum lowest in --db, or\n"
+    "                    `tuned`: liba2a's tuned dispatcher (A2A_Alltoallv)\n"
     "fft  forward complex FFT of N0xN1 (2D) or N0xN1xN2 (3D, slabs) with FFTW's serial\n"
     "     plans; its two transposes are all-to-alls: uniform (alltoall) when P divides N0\n"
     "     and N1, else non-uniform (alltoallv). Verified against a single-rank FFTW\n"
@@ -39,8 +40,16 @@ static const char app_usage[] =
     "     --kernel NAME  a uniform kernel (uniform transposes only) or a nonuniform one\n"
     "                    (default vendor: MPI_Alltoall or MPI_Alltoallv), or `best`: the\n"
     "                    fastest kernel and parameters of `dist = fft` with this size and P\n"
-    "                    in --db; FAMILY/NAME (e.g. nonuniform/spread_out) picks a family\n"
+    "                    in --db; FAMILY/NAME (e.g. nonuniform/spread_out) picks a family;\n"
+    "                    `tuned`: liba2a's tuned dispatcher (A2A_Alltoall or A2A_Alltoallv)\n"
     "     --seed N       input values (default 1)\n"
+    "\n"
+    "--kernel tuned: every all-to-all of the application goes through the dispatcher, which\n"
+    "     obeys A2A_TUNING_FILE, A2A_TUNING=online (A2A_TUNING_EXPLORE, A2A_TUNING_CHECK) and\n"
+    "     A2A_TUNING_OUT as under liba2a_preload.so (docs/tuning-files.md); the online state\n"
+    "     lasts the whole launch (warm-up and repetitions), the file is written at the end,\n"
+    "     and the row's message says what ran each call shape (A2A_Tuning_summary). It takes\n"
+    "     no kernel parameter.\n"
     "\n"
     "options:\n"
     "  --PARAM VALUE   a parameter of the kernel, any that `a2atune list` names (--radix R,\n"
@@ -68,7 +77,7 @@ typedef struct app_args {
 
 /* What one kernel measured (on rank 0: samples are maxima over ranks). */
 typedef struct measured {
-    const a2a_kernel *kernel;
+    const a2a_kernel *kernel;       /* NULL: the tuned dispatcher (--kernel tuned) */
     int params[A2A_PARAM_COUNT];
     double *total, *comm, *extra;   /* per repetition; extra: tc count exchange */
     int n;
@@ -82,6 +91,14 @@ typedef struct measured {
 } measured;
 
 static int is_root;
+
+#define TUNED_NAME "tuned" /* --kernel tuned: the dispatcher, in rows and lines */
+
+/* Guarantees: the name of the kernel that measured m ("tuned" for the dispatcher). */
+static const char *kernel_name(const measured *m)
+{
+    return m->kernel ? m->kernel->name : TUNED_NAME;
+}
 
 /* Guarantees: prints "a2atune: app: MESSAGE" once (rank 0) and returns EXIT_BAD_INPUT. */
 static int bad(const char *fmt, const char *a, const char *b)
@@ -244,6 +261,12 @@ static int complete_params(const a2a_kernel *k, const app_args *a, int P, int no
 static void describe_kernel(const a2a_kernel *k, const int *params, int family, char *text,
                             size_t len)
 {
+    if (!k) {
+        const char *mode = getenv("A2A_TUNING");
+        snprintf(text, len, "%s (%s%s)", TUNED_NAME, mode && *mode ? "A2A_TUNING=" : "",
+                 mode && *mode ? mode : getenv("A2A_TUNING_FILE") ? "A2A_TUNING_FILE" : "no file");
+        return;
+    }
     int n = snprintf(text, len, "%s%s%s", family ? a2a_family_name(k->family) : "",
                      family ? "/" : "", k->name);
     for (int p = 0; p < A2A_PARAM_COUNT && n > 0 && (size_t)n < len; p++)
@@ -254,10 +277,17 @@ static void describe_kernel(const a2a_kernel *k, const int *params, int family, 
         }
 }
 
-/* Guarantees: the kernel's family and parameters as a JSON object (text, malloc'ed). */
+/* Guarantees: the kernel's family and parameters as a JSON object (text, malloc'ed); for
+ * the dispatcher, "tuned", whether A2A_TUNING is online and whether a file was given. */
 static char *params_json(const a2a_kernel *k, const int *params)
 {
     char *text = malloc(512);
+    if (!k) {
+        const char *mode = getenv("A2A_TUNING"), *file = getenv("A2A_TUNING_FILE");
+        snprintf(text, 512, "{\"kernel_family\":\"%s\",\"online\":%d,\"tuning_file\":%d}",
+                 TUNED_NAME, mode && !strcmp(mode, "online"), file && *file);
+        return text;
+    }
     int n = snprintf(text, 512, "{\"kernel_family\":\"%s\"", a2a_family_name(k->family));
     for (int p = 0; p < A2A_PARAM_COUNT; p++)
         if (a2a_kernel_takes(k, (a2a_param)p))
@@ -372,7 +402,7 @@ static int app_tc(const app_args *a, int P, measured *m, int nk, const graph_spe
                     m[k].failed = 2;
                     snprintf(detail, dlen, "%s: closure of %lld paths in %d iterations, the "
                              "single-rank closure has %lld paths (fingerprint %s) and needs %d",
-                             m[k].kernel->name, o.paths, o.iterations, ref_paths,
+                             kernel_name(&m[k]), o.paths, o.iterations, ref_paths,
                              o.hash[0] == ref_hash[0] && o.hash[1] == ref_hash[1] ? "equal"
                                                                                  : "different",
                              ref_longest);
@@ -456,7 +486,7 @@ static int app_fft(const app_args *a, fft_context *ctx, measured *m, int nk, int
                         *rc_wrong = 1;
                         m[k].failed = 2;
                         snprintf(detail, dlen, "%s: maximum relative error %.3g against the "
-                                 "single-rank FFTW transform (bound %.0e)", m[k].kernel->name,
+                                 "single-rank FFTW transform (bound %.0e)", kernel_name(&m[k]),
                                  m[k].error, MAX_ERROR);
                     }
                 }
@@ -524,6 +554,7 @@ typedef struct app_run {
     char best_name[64], summary[480]; /* --kernel best: what the database chose, and why */
     int wrong, failed;
     char detail[1024];           /* what was wrong */
+    char tuned[2048];            /* --kernel tuned: what the dispatcher ran (rank 0) */
 } app_run;
 
 /* Parses the command line and the workload's spec or size (checked at P). Returns -1 to
@@ -585,9 +616,14 @@ static int choose_kernels(app_run *R)
             return bad("--kernel %s: the family is uniform or nonuniform%s", a->kernel_name, "");
         a->kernel_name = slash + 1;
     }
-    const a2a_kernel *chosen = pick_kernel(a->kernel_name, R->tc, R->uniform, R->size_text,
-                                           R->P, best_family);
-    if (!chosen)
+    int tuned = strcmp(a->kernel_name, TUNED_NAME) == 0 && best_family < 0;
+    for (int p = 0; p < A2A_PARAM_COUNT && tuned; p++)
+        if (a->given[p])
+            return bad("--kernel tuned takes no --%s: the dispatcher chooses kernels and "
+                       "parameters%s", a2a_param_name((a2a_param)p), "");
+    const a2a_kernel *chosen = tuned ? NULL : pick_kernel(a->kernel_name, R->tc, R->uniform,
+                                                          R->size_text, R->P, best_family);
+    if (!chosen && !tuned)
         return EXIT_BAD_INPUT;
     R->m[R->nk++].kernel = chosen;
     if (R->best_name[0]) /* every parameter as the database has it */
@@ -603,8 +639,8 @@ static int choose_kernels(app_run *R)
         app_args own = *a;
         if (k > 0) /* the baseline takes its defaults */
             memset(own.given, 0, sizeof own.given);
-        if (!complete_params(R->m[k].kernel, &own, R->P, R->node_ranks, R->m[k].params, &Q, why,
-                             sizeof why))
+        if (R->m[k].kernel && !complete_params(R->m[k].kernel, &own, R->P, R->node_ranks,
+                                               R->m[k].params, &Q, why, sizeof why))
             return bad("%s%s", why, "");
         R->m[k].total = calloc((size_t)a->repetitions, sizeof(double));
         R->m[k].comm = calloc((size_t)a->repetitions, sizeof(double));
@@ -684,16 +720,22 @@ static int store_kernel(const app_run *R, int k, db *d, long long run_id, char *
     char *pj = params_json(m->kernel, m->params);
     char *dist_json = tc ? db_graph_dist_json(R->spec.text, R->g.vertices, R->g.edges)
                          : db_fft_dist_json(R->size_text, R->uniform);
-    char message[1100] = "";
+    char message[2100] = "";
     if (m->failed == 2)
         snprintf(message, sizeof message, "%s", R->detail);
     else if (m->failed == 1)
         snprintf(message, sizeof message, "the kernel returned an MPI error");
-    metric metrics[8];
+    else if (!m->kernel)
+        snprintf(message, sizeof message, "%s", R->tuned);
+    metric metrics[9];
     int nm = 0;
     double comm = median_of(m->comm, m->n);
     metrics[nm++] = (metric){ "comm_s", comm, "s" };
     metrics[nm++] = (metric){ "comm_min_s", summarize_samples(m->comm, m->n).min, "s" };
+    double comm_sum = 0;
+    for (int i = 0; i < m->n; i++)
+        comm_sum += m->comm[i];
+    metrics[nm++] = (metric){ "comm_sum_s", comm_sum, "s" };
     metrics[nm++] = (metric){ "iterations", m->iterations, tc ? "closure iterations" : "transposes" };
     metrics[nm++] = (metric){ "bytes_shuffled", (double)m->bytes_sent, "bytes" };
     metrics[nm++] = (metric){ "repetitions", m->n, NULL };
@@ -707,7 +749,7 @@ static int store_kernel(const app_run *R, int k, db *d, long long run_id, char *
     if (m->params[A2A_PARAM_PPN] > 0)
         Q = m->params[A2A_PARAM_PPN] < P ? m->params[A2A_PARAM_PPN] : P;
     measurement row = {
-        .section = R->a.which, .family = "app", .kernel = m->kernel->name,
+        .section = R->a.which, .family = "app", .kernel = kernel_name(m),
         .dist = tc ? "graph" : "fft", .P = P, .Q = Q, .S = m->max_block,
         .params_json = pj, .dist_params_json = dist_json,
         .datatype = tc ? "uint64" : "double_complex",
@@ -761,6 +803,32 @@ static int store_results(app_run *R)
     return status;
 }
 
+/* Rank 0: R->tuned says what the tuned dispatcher ran on MPI_COMM_WORLD (this rank's
+ * record, the same on every rank: the online tuner decides alike everywhere), printed. */
+static void tuned_summary(app_run *R)
+{
+    if (R->rank != 0)
+        return;
+    const char *mode = getenv("A2A_TUNING"), *file = getenv("A2A_TUNING_FILE");
+    int online = mode && !strcmp(mode, "online");
+    if (mode && *mode && !online && strcmp(mode, "file") != 0) { /* the dispatcher said why */
+        snprintf(R->tuned, sizeof R->tuned, "tuned: A2A_TUNING=%.100s is neither online nor file: "
+                 "every call on the MPI library", mode);
+        printf("%s\n", R->tuned);
+        return;
+    }
+    int n = snprintf(R->tuned, sizeof R->tuned, "tuned: %s%s%s",
+                     online ? "A2A_TUNING=online" : "A2A_TUNING_FILE rules",
+                     file && *file ? ", A2A_TUNING_FILE=" : "", file && *file ? file : "");
+    char shapes[1900];
+    if (online && A2A_Tuning_summary(MPI_COMM_WORLD, shapes, sizeof shapes) > 0)
+        snprintf(R->tuned + n, sizeof R->tuned - (size_t)n, ": %s", shapes);
+    else if (!online)
+        snprintf(R->tuned + n, sizeof R->tuned - (size_t)n, "%s",
+                 file && *file ? "" : " (A2A_TUNING_FILE not set: every call on the MPI library)");
+    printf("%s\n", R->tuned);
+}
+
 /* The steps of a launch after MPI_Init: arguments, provenance, kernels, workload, the
  * measurement, the report and the rows. Returns the exit code. Collective. */
 static int run_app(int argc, char **argv, app_run *R)
@@ -783,6 +851,8 @@ static int run_app(int argc, char **argv, app_run *R)
         return rc;
     for (int k = 0; k < R->nk; k++)
         R->failed |= R->m[k].failed == 1;
+    if (!R->m[0].kernel)
+        tuned_summary(R);
     if (R->rank == 0)
         print_results(R);
     if (R->a.use_db && store_results(R))
@@ -819,6 +889,7 @@ int command_app(int argc, char **argv)
         free(R->m[k].extra);
     }
     free(R->oversub);
+    A2A_Tuning_finalize(); /* A2A_TUNING_OUT: the online tuner's file (collective) */
     graph_free(&R->g);
     fft_free(&R->ctx);
     fftw_cleanup();

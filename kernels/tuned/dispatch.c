@@ -475,6 +475,8 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
         return a2a_online_call(&call);
     if (!ch.kernel)
         return MPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    if (tuning.online > 0)
+        a2a_online_note_rule(&call, ch.kernel, ch.params);
     int refused;
     return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
 }
@@ -518,6 +520,8 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         return a2a_online_call(&call);
     if (!ch.kernel)
         return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    if (tuning.online > 0)
+        a2a_online_note_rule(&call, ch.kernel, ch.params);
     int refused;
     return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
 }

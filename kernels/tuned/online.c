@@ -76,6 +76,7 @@
 #define BUCKETS 64            /* S = 0, then [2^(b-1), 2^b - 1] for b = 1..63 */
 
 static const char *const call_names[2] = { "MPI_Alltoall", "MPI_Alltoallv" };
+static const char *const coll_names[2] = { "alltoall", "alltoallv" };
 
 static struct {
     int online;
@@ -119,10 +120,19 @@ typedef struct shape {
     int drifted, restarts;
 } shape;
 
+/* Calls of one shape that a tuning file's rule took (online mode; A2A_Tuning_summary). */
+typedef struct ruled {
+    const a2a_kernel *kernel;
+    int params[A2A_PARAM_COUNT];
+    int P;
+    long long calls;
+} ruled;
+
 typedef struct comm_state {
     MPI_Comm comm;
     int world_rank, rank;
     shape *shapes[2][BUCKETS];
+    ruled *ruled[2][BUCKETS];
     struct comm_state *next;
 } comm_state;
 
@@ -333,6 +343,9 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
                 free(sh->samples);
                 free(sh);
             }
+        for (int c = 0; c < 2; c++)
+            for (int b = 0; b < BUCKETS; b++)
+                free(cs->ruled[c][b]);
         free(cs);
         break;
     }
@@ -820,6 +833,87 @@ int a2a_online_call(const a2a_call *call)
         rc = rc != MPI_SUCCESS ? rc : rrc;
     }
     return rc;
+}
+
+/* Guarantees: see online.h. Out of memory: the call is not counted. */
+void a2a_online_note_rule(const a2a_call *call, const a2a_kernel *kernel, const int *params)
+{
+    comm_state *cs = state_of(call->comm);
+    if (!cs)
+        return;
+    ruled **slot = &cs->ruled[call->coll][bucket_of(call->S)];
+    if (!*slot && (*slot = calloc(1, sizeof **slot))) {
+        (*slot)->kernel = kernel;
+        (*slot)->P = call->P;
+        memcpy((*slot)->params, params, sizeof (*slot)->params);
+    }
+    if (*slot)
+        (*slot)->calls++;
+}
+
+/* Guarantees: appends to text[*used..len) the entry of one shape of the summary (see
+ * a2a_tuned.h): what ran its calls so far. */
+static void summarize_shape(const shape *sh, char *text, size_t len, size_t *used)
+{
+    char name[128], what[320];
+    long long lo, hi;
+    bucket_range(sh->bucket, &lo, &hi);
+    if (sh->winner >= 0 && sh->ncand == 1)
+        snprintf(what, sizeof what, "MPI library, %lld calls (no other candidate)", sh->calls);
+    else if (sh->winner >= 0) {
+        describe(&sh->cand[sh->winner], name, sizeof name);
+        snprintf(what, sizeof what, "%s from call %lld of %lld (%d candidates, %lld calls "
+                 "exploring)", name, sh->decided_at, sh->calls, sh->ncand, sh->explore_calls);
+    } else if (sh->warmup_left > 0)
+        snprintf(what, sizeof what, "MPI library, %lld calls (the shape's warm-up: exploring "
+                 "begins after %d)", sh->calls, sh->probe);
+    else
+        snprintf(what, sizeof what, "still exploring after %lld calls (%lld exploring of about "
+                 "%d): the MPI library and the candidates in turn", sh->calls, sh->explore_calls,
+                 sh->ncand * sh->block);
+    if (*used < len)
+        *used += (size_t)snprintf(text + *used, len - *used, "%s%s P=%d S=%lld..%lld: %s",
+                                  *used ? "; " : "", coll_names[sh->coll], sh->P, lo, hi, what);
+}
+
+/* Guarantees: see a2a_tuned.h. */
+int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
+{
+    int shapes = 0, world_rank;
+    size_t used = 0;
+    if (len)
+        text[0] = '\0';
+    if (!settings.online || comm == MPI_COMM_NULL)
+        return 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    pthread_mutex_lock(&lists);
+    const comm_state *cs = states;
+    while (cs && !(cs->comm == comm && cs->world_rank == world_rank))
+        cs = cs->next;
+    for (int c = 0; cs && c < 2; c++)
+        for (int b = 0; b < BUCKETS; b++) {
+            const ruled *r = cs->ruled[c][b];
+            if (cs->shapes[c][b]) {
+                summarize_shape(cs->shapes[c][b], text, len, &used);
+                shapes++;
+            }
+            if (r) {
+                char name[128];
+                long long lo, hi;
+                candidate rc = { .kernel = r->kernel };
+                memcpy(rc.params, r->params, sizeof rc.params);
+                describe(&rc, name, sizeof name);
+                bucket_range(b, &lo, &hi);
+                if (used < len)
+                    used += (size_t)snprintf(text + used, len - used, "%s%s P=%d S=%lld..%lld: "
+                                             "%s by the tuning file's rule, %lld calls",
+                                             used ? "; " : "", coll_names[c], r->P, lo, hi, name,
+                                             r->calls);
+                shapes++;
+            }
+        }
+    pthread_mutex_unlock(&lists);
+    return shapes;
 }
 
 /* ---- the file ------------------------------------------------------------------------ */

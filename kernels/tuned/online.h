@@ -63,4 +63,8 @@ int a2a_online_configure(char *error, size_t len);
  * communicator and of values reduced over all its ranks. */
 int a2a_online_call(const a2a_call *call);
 
+/* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
+ * rule names), for A2A_Tuning_summary. */
+void a2a_online_note_rule(const a2a_call *call, const a2a_kernel *kernel, const int *params);
+
 #endif

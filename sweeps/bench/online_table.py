@@ -2,7 +2,8 @@
 """online_table.py — the online tuner's targets (issue: A2A_TUNING=online) as a markdown
 table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
-    sweeps/bench/online_table.py tests/data/online-sim.jsonl > docs/results/online-sim.md
+    sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
+        > docs/results/online-sim.md
 
 The text above the table (how the records were made) is part of this script.
 
@@ -13,8 +14,14 @@ total all-to-all time / the best fixed run's (<= 1.10) and, where the best beats
 library, below the MPI library's; the second run (reading the written file) / the best
 fixed run's (<= 1.02). Totals are simulated and extrapolated to `target` calls as the
 record says; the last column is the CPU time (user + system) the online run's simulation took.
+
+The second file (optional) holds the records of sweeps/bench/app_online_bench.py --record:
+the applications (`a2atune app tc|fft --kernel tuned`), one row per application, workload
+and A2A_TUNING_EXPLORE, with the whole run's all-to-all time against the best kernel fixed
+for every call, the MPI library's, and a second run's.
 """
 import json
+import re
 import sys
 
 HEAD = """| platform, selector | P | call | S | online chose (from call; calls exploring) | exhaustive best | chosen / best per call | online / best fixed | MPI library / best fixed | second run / best fixed | targets met | CPU s (online run) |
@@ -23,7 +30,8 @@ HEAD = """| platform, selector | P | call | S | online chose (from call; calls e
 
 INTRO = """# Online tuning under SimGrid: the issue's targets
 
-Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl`, from the records of
+Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
+tests/data/online-apps-sim.jsonl`, from the records of
 `sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
 machine that simulated them was shared, which changes the CPU seconds, not the times).
 Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
@@ -85,9 +93,99 @@ simulation got 5-10 % of a core while this was made):
   table), not at P = 256 nor on torus_tofud.xml. At 1 KiB the choice missed: while
   exploring, linear measured 47.4 us a call (39.7 us fixed from the start) and spread_out
   42.7 us, so spread_out won; a candidate's calls start in the arrival skew its
-  predecessor left. The tc and fft applications (`a2atune app`) take one kernel and do not call the dispatcher, so online
-  tuning cannot run inside them.
+  predecessor left.
 """
+
+APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | targets met |
+|---|---|---|---|---|---|---|---|---|---|---|"""
+
+APPS_INTRO = """
+## Inside the applications
+
+Made from `tests/data/online-apps-sim.jsonl`, the records of
+`sweeps/bench/app_online_bench.py --record` (simulated as above: P = 64 on dragonfly.xml,
+SMPI with MPICH's selector, `a2a simulate`'s options and copy model). One launch of an
+application is `runs` closures (tc) or forward transforms (fft) with no warm-up, so every
+all-to-all of the launch counts; its total is the metric `comm_sum_s` of `a2atune app`
+(per run the time inside the all-to-alls, max over ranks; summed over the runs). The online
+run is `--kernel tuned` under `A2A_TUNING=online`; the state of the online tuner lasts the
+launch, so exploring spreads over the first runs. Fixed: `--kernel NAME` with the MPI
+library and every candidate any shape of the online run considered, one kernel for every
+call of the launch; a fixed run simulates 2 runs and its total is their median x `runs`,
+except for the MPI library and the candidates within 10 % of the best, which run all
+`runs` (the first run of a launch costs more); a record made before that rule (marked
+"2-run estimate") estimated every fixed total from 2 runs. Second run: `--kernel tuned`
+under `A2A_TUNING=online` with `A2A_TUNING_FILE` = the file the online run wrote (shapes
+with a rule run it; any other shape is explored anew).
+
+"""
+
+APPS_OUTRO = """
+**Where tc's time goes** (rmat:9:4, P = 64; per closure of 6 alltoallv, `--kernel tuned`,
+2 runs each, the same simulation): tuna radix=63 block_count=62 named by a one-rule file
+for every S costs 0.112 ms under `A2A_TUNING=file` (the dispatcher adds nothing: the rule
+does not depend on S, so no reduction), exactly its time fixed with `--kernel tuna`; the
+same file under `A2A_TUNING=online` costs 0.166 ms: the `MPI_Allreduce` that agrees on S
+before every online alltoallv call, ~9 us a call here, against ~19 us for the kernel's
+call. The file the EXPLORE=30 run wrote (five rules: tuna at radices 3, 4, 8, 63, 63 by
+S) costs 0.176 ms under `A2A_TUNING=file` (its choice depends on S, so the reduction is
+made): 0.010 ms of it (9 %) is its choices, the rest that reduction. The per-shape
+candidates never include radix 63 below S = 4 KiB (the K/D model's radices for a small S
+are 2..8), which a whole closure run fixed at radix 63 beats.
+
+**Few calls.** A closure of rmat:9:4 has 6 iterations in 5 S buckets (one bucket twice):
+40 closures give each shape 40 or 80 calls. Under the default `A2A_TUNING_EXPLORE` (120) a
+shape spends its first 5 calls on the MPI library (the warm-up) and then explores up to
+~120 calls: at the end of the launch 4 of the 5 shapes were still exploring, so the whole
+launch ran the MPI library and the candidates in turn (above the MPI library's total), and
+the file kept only the one shape decided; a second run explores the four again from the
+start and costs the same. That a shape seen only a few times stays on the MPI library is
+right (the warm-up does it: a shape seen at most 5 times never leaves it); a shape seen 40
+times that explores and never exploits is not: the exploration is lost with the launch.
+With `A2A_TUNING_EXPLORE=30` every shape decides by call 23 of 40; the launch is then
+below the MPI library (0.89x its total) but 2.17x the best fixed, and the second run 1.62x:
+the reduction and the candidates above.
+
+**fft** (512x512: one alltoall shape, S = 1 KiB, two calls a transform): 100 transforms
+give the shape 200 calls. With the default budget it decides at call 96 (scattered
+block_count=32, the exhaustive best), after 90 calls exploring, which cost more than the
+winner then saves within the launch: 1.173x the best fixed, above the MPI library's 1.140x.
+With `A2A_TUNING_EXPLORE=30` it explores 40 calls and runs the winner from call 145 (more
+calls than one exploration of 8 candidates x 3 takes: the shape was explored again after
+its winner drifted): 1.127x, below the MPI library. The second run (the file's rule, no
+reduction: alltoall's S is known to every rank) is the best fixed run exactly (1.000): the
+dispatcher itself adds nothing.
+"""
+
+
+def apps_rows(recs):
+    """The applications' table and, per record, what ran each shape."""
+    print(APPS_INTRO + APPS_HEAD)
+    notes = []
+    for r in sorted(recs, key=lambda r: (r["label"], r["app"], r["workload"], -r["E"])):
+        fixed, R = r["fixed"], r["repetitions"]
+        best = min(fixed, key=fixed.get)
+        b, lib = fixed[best], r["library"]
+        total, summary = r["online"]
+        again = r["again"][0]
+        shapes = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
+        decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
+        calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
+                    for x in shapes)
+        ok = [total / b <= 1.10, b >= lib or total < lib, again / b <= 1.02]
+        missed = [n for n, good in zip(("total", "below library", "second"), ok) if not good]
+        print("| " + " | ".join(str(c) for c in [
+            r["label"], "%s %s" % (r["app"], r["workload"]), r["P"], "%d (%d)" % (R, calls),
+            r["E"], "%d of %d" % (decided, len(shapes)),
+            "%s %.3f ms%s" % (best, b * 1e3, "" if "fixed_full" in r else " (2-run estimate)"),
+            "%.3f" % (total / b), "%.3f" % (lib / b), "%.3f" % (again / b),
+            "all" if not missed else "missed: " + ", ".join(missed)]) + " |")
+        notes.append(re.sub(r"A2A_TUNING_FILE=\S*/", "A2A_TUNING_FILE=",
+                            "- %s %s, A2A_TUNING_EXPLORE=%d, online run: %s\n  second run: %s"
+                            % (r["app"], r["workload"], r["E"], summary, r["again"][1])))
+    print("\nWhat ran each shape (`A2A_Tuning_summary`, in the row's message):\n")
+    print("\n".join(notes))
+    print(APPS_OUTRO, end="")
 
 
 def size_text(S):
@@ -118,17 +216,24 @@ def judge(rec):
     return cells, ok
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: online_table.py RECORDS.jsonl")
+def read_records(path):
+    """The JSON lines of path (exit 2 with path:line on one that is not JSON)."""
     recs = []
-    with open(sys.argv[1]) as f:
+    with open(path) as f:
         for n, line in enumerate(f, 1):
             try:
                 recs.append(json.loads(line))
             except ValueError as e:
-                sys.stderr.write("%s:%d: not a JSON record (%s)\n" % (sys.argv[1], n, e))
+                sys.stderr.write("%s:%d: not a JSON record (%s)\n" % (path, n, e))
                 sys.exit(2)
+    return recs
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.stderr.write("usage: online_table.py RECORDS.jsonl [APP-RECORDS.jsonl]\n")
+        sys.exit(2)
+    recs = read_records(sys.argv[1])
     recs.sort(key=lambda r: (r["label"], r["P"], r["coll"], r["S"]))
     print(INTRO + HEAD)
     counts = [0, 0, 0, 0]
@@ -146,6 +251,8 @@ def main():
     for c in calls:
         print("- %s, P = %d: %d; %d; %d -> %d" % c)
     print(OUTRO, end="")
+    if len(sys.argv) == 3:
+        apps_rows(read_records(sys.argv[2]))
 
 
 if __name__ == "__main__":

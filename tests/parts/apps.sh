@@ -159,6 +159,36 @@ check apps/fft-error-bounded [ "$(appsql "SELECT count(*) FROM metrics m JOIN re
 # the app's block sizes are those of dist = fft (largest block = the sweep's S)
 check apps/fft-S-matches-dist [ "$(appsql "SELECT S FROM results WHERE section = 'fft' AND kernel = 'tuna'")" = "$(sql "$SDB" "SELECT DISTINCT S FROM results WHERE dist = 'fft' AND P = 3 AND json_extract(dist_params, '$.fft') = '24x20'")" ]
 
+# ---- --kernel tuned: the all-to-alls through the tuned dispatcher, tuned online ---------
+# A2A_TUNING_EXPLORE=6 (two candidates a shape) and 12 runs without warm-up: every shape of
+# the closure (and the FFT's one) is seen at least 12 times, enough to decide; the file
+# written is read back by a second run, whose shapes all run by its rules.
+TD="$WORK/apps-tuned"
+mkdir -p "$TD"
+tuned_file_ok() { # FILE COLL: an a2a-tuning file whose COLL rules are decisions at P = 4
+    /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+rules = d[sys.argv[2]]
+assert d["format"] == "a2a-tuning" and d["version"] == 1 and rules
+assert all(r["P"] == [4, 4] and r["kernel"] and "online" in r for r in rules)' "$1" "$2"
+}
+for app in tc fft; do
+    if [ $app = tc ]; then what="--graph rmat:6:4"; coll=alltoallv; else what="--n 16x16"; coll=alltoall; fi
+    run apps/tuned-$app-online 60 env A2A_TUNING=online A2A_TUNING_EXPLORE=6 \
+        A2A_TUNING_OUT="$TD/$app.json" mpirun_openmpi 4 ./a2atune app $app $what --kernel tuned \
+        --repetitions 12 --warmup 0 --db "$TD/$app.db"
+    log="$WORK/apps_tuned-$app-online.log"
+    check apps/tuned-$app-verified grep -q "^verified: " "$log"
+    check apps/tuned-$app-decided holds "grep -q '^tuned: A2A_TUNING=online: $coll P=4 S=.* from call ' '$log' && ! grep -q 'still exploring' '$log'"
+    check apps/tuned-$app-row [ "$(sql "$TD/$app.db" "SELECT group_concat(kernel || ':' || status || ':' || ifnull(json_extract(params, '$.online'), '-') || ':' || (ifnull(message, '') LIKE 'tuned: A2A_TUNING=online: $coll P=4 %'), ',') FROM (SELECT * FROM results ORDER BY id)")" = "tuned:ok:1:1,vendor:ok:-:0" ]
+    check apps/tuned-$app-file-valid tuned_file_ok "$TD/$app.json" $coll
+    run apps/tuned-$app-file 60 env A2A_TUNING=online A2A_TUNING_FILE="$TD/$app.json" \
+        mpirun_openmpi 4 ./a2atune app $app $what --kernel tuned --no-vendor --repetitions 2 --no-db
+    log="$WORK/apps_tuned-$app-file.log"
+    check apps/tuned-$app-file-read holds "grep -q '^verified: ' '$log' && grep -q '^tuned: .*by the tuning file.s rule' '$log' && ! grep -q 'online tuning\|not used\|exploring\|warm-up' '$log'"
+done
+bad_app tuned-takes-no-params "--kernel tuned takes no --radix" tc --graph rmat:4 --kernel tuned --radix 2
+
 # ---- MPICH, and the sanitizer build ----------------------------------------------------
 run apps/mpich-tc 60 mpirun_mpich 3 build/mpich/a2atune app tc --graph rmat:6:4 --kernel tuna --radix 3 --repetitions 2 --no-db
 run apps/mpich-fft 60 mpirun_mpich 3 build/mpich/a2atune app fft --n 12x10x3 --kernel twophase_bruck --repetitions 2 --no-db

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""app_online_bench.py — online tuning inside the applications (`a2atune app tc|fft --kernel
+tuned` under A2A_TUNING=online) against the MPI library and every candidate fixed.
+
+    sweeps/bench/app_online_bench.py --launch "smpirun ... build/simgrid/a2atune" \\
+        --app tc --args "--graph rmat:9:4" --repetitions 40 --out DIR \\
+        [--explore 120,30] [--fixed-repetitions 2] [--record FILE --label TEXT]
+
+One launch of the application is --repetitions runs of it (closures or transforms, no
+warm-up: every all-to-all counts), and its total all-to-all time is the metric comm_sum_s
+(the sum over runs of each run's time inside the all-to-alls, the max over ranks). Per
+A2A_TUNING_EXPLORE value: an online run (`--kernel tuned`, A2A_TUNING=online, writing
+DIR/APP-E.json, A2A_VERBOSE=1 giving each shape's candidates) and a second run reading the
+file (A2A_TUNING=online, A2A_TUNING_FILE). Then the MPI library (`--kernel vendor`) and
+every candidate any shape of any online run considered, fixed for every call (one kernel
+and its parameters for the whole run, as `--kernel NAME` runs it). Under SimGrid every
+run of a fixed kernel costs the same simulated time, so fixed kernels run
+--fixed-repetitions runs and their total is the median run's time x --repetitions, except
+the MPI library and the candidates within 10 % of the best so estimated: those run all
+--repetitions runs (a launch's first run costs more: connections and first touches). Prints a markdown table;
+--record appends one JSON line per explore value to FILE for sweeps/bench/online_table.py.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import sqlite3
+import subprocess
+import sys
+
+CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
+CANDIDATE = re.compile(r"^\s*(.*?) (?:[0-9.e+-]+ us \(noise|dropped|not measured)")
+
+
+def run(args, kernel_args, reps, env_extra):
+    """(comm_sum_s, median comm_s, message, stderr) of one launch of the application; sets
+    args.P from what it prints."""
+    env = dict(os.environ, **env_extra)
+    for k in ("A2A_TUNING", "A2A_TUNING_FILE", "A2A_TUNING_OUT", "A2A_VERBOSE",
+              "A2A_TUNING_EXPLORE"):
+        if k not in env_extra:
+            env.pop(k, None)
+    db = os.path.join(args.out, "app.db")
+    if os.path.exists(db):
+        os.unlink(db)
+    cmd = (shlex.split(args.launch) + ["app", args.app] + shlex.split(args.args) + kernel_args +
+           ["--no-vendor", "--warmup", "0", "--repetitions", str(reps), "--db", db])
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("app_online_bench: %s failed (exit %d): %s %s" % (
+            " ".join(kernel_args), p.returncode, p.stdout[-800:], p.stderr[-1500:]))
+    args.P = int(re.search(r"P = (\d+)", p.stdout).group(1))
+    con = sqlite3.connect(db)
+    row = con.execute("SELECT r.message, (SELECT value FROM metrics WHERE result_id = r.id AND "
+                      "name = 'comm_sum_s'), (SELECT value FROM metrics WHERE result_id = r.id "
+                      "AND name = 'comm_s') FROM results r").fetchone()
+    con.close()
+    return row[1], row[2], row[0] or "", p.stderr
+
+
+def kernel_args(name):
+    """The --kernel options of a candidate as the online tuner names it."""
+    words = name.split()
+    if words[:2] == ["MPI", "library"]:
+        return ["--kernel", "vendor"]
+    out = ["--kernel", words[0]]
+    for w in words[1:]:
+        key, value = w.split("=", 1)
+        out += ["--" + key.replace("_", "-"), value]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--launch", required=True, help="the command that runs a2atune")
+    ap.add_argument("--app", required=True, choices=["tc", "fft"])
+    ap.add_argument("--args", required=True, help="the application's workload options")
+    ap.add_argument("--repetitions", type=int, default=40, help="runs of the application")
+    ap.add_argument("--fixed-repetitions", type=int, default=2,
+                    help="runs simulated for a fixed kernel (deterministic)")
+    ap.add_argument("--explore", default="120", help="A2A_TUNING_EXPLORE values")
+    ap.add_argument("--out", required=True, help="folder for the tuning files")
+    ap.add_argument("--record", help="append the figures as JSON lines to this file")
+    ap.add_argument("--label", default="", help="the platform and selector, for --record")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    R = args.repetitions
+    online = {}
+    names = ["MPI library"]
+    for E in [int(x) for x in args.explore.split(",")]:
+        path = os.path.abspath(os.path.join(args.out, "%s-%d.json" % (args.app, E)))
+        total, _, summary, err = run(args, ["--kernel", "tuned"], R, {
+            "A2A_TUNING": "online", "A2A_TUNING_EXPLORE": str(E), "A2A_TUNING_OUT": path,
+            "A2A_VERBOSE": "1"})
+        for line in CANDIDATES.findall(err):
+            for item in line.split(";"):
+                m = CANDIDATE.match(item)
+                if m and m.group(1) not in names:
+                    names.append(m.group(1))
+        again, _, again_summary, _ = run(args, ["--kernel", "tuned"], R, {
+            "A2A_TUNING": "online", "A2A_TUNING_EXPLORE": str(E), "A2A_TUNING_FILE": path})
+        with open(path) as f:
+            written = json.load(f)
+        rules = len(written["alltoall"]) + len(written["alltoallv"])
+        online[E] = (total, summary, again, again_summary, rules)
+    fixed = {}
+    for name in names:
+        _, median, _, _ = run(args, kernel_args(name), args.fixed_repetitions, {})
+        fixed[name] = median * R
+    near = [n for n in fixed if n == "MPI library" or fixed[n] <= 1.10 * min(fixed.values())]
+    if args.fixed_repetitions < R:
+        for name in near:
+            fixed[name] = run(args, kernel_args(name), R, {})[0]
+    best = min(fixed, key=fixed.get)
+    print("| %s %s, P = %d, %d runs | total all-to-all (ms) | / best fixed |"
+          % (args.app, args.args, args.P, R))
+    print("|---|---|---|")
+    for name in sorted(fixed, key=fixed.get):
+        print("| fixed %s | %.3f | %.3f |" % (name, fixed[name] * 1e3, fixed[name] / fixed[best]))
+    for E, (total, summary, again, again_summary, rules) in online.items():
+        print("| online, A2A_TUNING_EXPLORE=%d | %.3f | %.3f |" % (E, total * 1e3,
+                                                                 total / fixed[best]))
+        print("| second run (file of %d rules) | %.3f | %.3f |" % (rules, again * 1e3,
+                                                                  again / fixed[best]))
+        print("\n%s\n%s\n" % (summary, again_summary))
+        if args.record:
+            with open(args.record, "a") as f:
+                f.write(json.dumps({
+                    "label": args.label, "P": args.P, "app": args.app, "workload": args.args,
+                    "repetitions": R, "fixed_repetitions": args.fixed_repetitions, "E": E,
+                    "fixed": fixed, "fixed_full": near, "best": best, "library": fixed["MPI library"],
+                    "online": [total, summary], "again": [again, again_summary],
+                    "rules": rules}, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
