@@ -52,7 +52,7 @@ check simgrid/p256/smpi-options holds '[ "$(sgsql p256.db "SELECT count(*) FROM 
 # kernels (MPI_Iprobe and the substitute barrier) and two in-place ones at P = 96 ----------
 run simgrid/scale-96-160 600 $SIM tests/sweeps/simgrid_scale.ini --platform $FT --db "$SG/scale.db" --copy-model none
 check simgrid/scale/every-kernel-ok [ "$(sgsql scale.db "SELECT count(*) || ',' || sum(status = 'ok' AND validated = 0 AND message LIKE '%bytes sent checked%') || ',' || count(DISTINCT family || kernel) || ',' || group_concat(DISTINCT P) FROM (SELECT * FROM results ORDER BY P)")" = "36,36,23,96,160" ]
-check simgrid/scale/solver-precision [ "$(sgsql scale.db "SELECT count(*) FROM runs WHERE smpi_options LIKE '%maxmin/precision:1e-3%'")" = 2 ]
+check simgrid/scale/solver-precision [ "$(sgsql scale.db "SELECT count(*) FROM runs WHERE smpi_options LIKE '%maxmin/precision:1e-2%'")" = 2 ]
 
 # ---- a configuration that crashes the simulation costs only itself ----------------------
 A2A_SIM_TEST_CRASH=bruck:17 $SIM tests/sweeps/simgrid_crash.ini --platform $FT --db "$SG/crash.db" --copy-model none > "$SG/crash.log" 2>&1; rc=$?
