@@ -31,7 +31,7 @@ struct db {
  * (a2a_registry.h), expanded from A2A_PARAMS in declaration order into the schema and the
  * views and INSERTs below (A2A_PARAMS(COLUMN_DEF_): " radix INTEGER, radix2 INTEGER, ...,";
  * COLUMN_, COLUMN_N_, COLUMN_M_: " radix, radix2, ...," bare, or of the views' n. and m.;
- * COLUMN_VALUE_: a placeholder "?," each), so that a parameter with a column is declared
+ * COLUMN_VALUE_: a bind marker "?," each), so that a parameter with a column is declared
  * there alone. A declaration's column field is A2A_PARAM_COLUMN or 0: WHEN_COLUMN_ keeps
  * the text for the one and drops it for the other. */
 #define WHEN_COLUMN_A2A_PARAM_COLUMN(text) text
