@@ -53,6 +53,12 @@ def fmt_seconds(seconds):
     return "%.3g %s" % (seconds * scale, unit)
 
 
+def fmt_clock(seconds):
+    """A wall-clock duration as H:MM:SS (whole seconds, hours unbounded)."""
+    seconds = int(seconds)
+    return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
+
+
 def fmt_cell(value, float_format="%.4g"):
     if value is None:
         return ""

@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from . import paper_table, paper_tuna
-from .common import A2AError
+from .common import A2AError, fmt_clock
 from .model_run import TRACE_COST, check_cells, summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -61,12 +61,8 @@ def add_parser(sub, common):
 
 
 def say(t0, text):
-    sys.stderr.write("a2a paper-night [+%s] %s\n" % (clock(time.time() - t0), text))
+    sys.stderr.write("a2a paper-night [+%s] %s\n" % (fmt_clock(time.time() - t0), text))
     sys.stderr.flush()
-
-
-def clock(seconds):
-    return "%d:%02d:%02d" % (seconds // 3600, seconds % 3600 // 60, seconds % 60)
 
 
 def launch(cmd, t0, label):
@@ -201,7 +197,7 @@ def run(args, db):
         f.write(text)
     steps.append(("table -> %s" % args.out, time.time() - start, None))
     for name, wall, peak in steps:
-        say(t0, "%-40s %s%s" % (name, clock(wall),
+        say(t0, "%-40s %s%s" % (name, fmt_clock(wall),
                                 ", peak %.0f MB" % peak if peak is not None else ""))
-    say(t0, "done in %s" % clock(time.time() - t0))
+    say(t0, "done in %s" % fmt_clock(time.time() - t0))
     return 0

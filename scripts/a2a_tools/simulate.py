@@ -21,7 +21,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from . import netmodel
-from .common import A2AError
+from .common import A2AError, fmt_clock
 from .sweepfile import Sweep
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -311,10 +311,10 @@ def run(args, db):
             # simulation cost grows with P (messages ~ P^2 at large radices): extrapolate
             done_cost = sum(q * q for q, *_ in launches[:i])
             left_cost = sum(q * q for q, *_ in launches[i:])
-            eta = "  ETA %s" % _clock(elapsed / done_cost * left_cost)
+            eta = "  ETA %s" % fmt_clock(elapsed / done_cost * left_cost)
         sys.stderr.write("a2a simulate: [%d/%d] P = %d on %s, vendor = %s%s, elapsed %s%s\n"
                          % (i + 1, len(launches), P, os.path.basename(platform), selector,
-                            " (vendor only)" if vendor_only else "", _clock(elapsed), eta))
+                            " (vendor only)" if vendor_only else "", fmt_clock(elapsed), eta))
         opts = smpi_options(P, args, selector)
         # the network model the launch runs under, recorded with its runs
         network = netmodel.effective(platform, opts)
@@ -362,7 +362,7 @@ def run(args, db):
             break
     shutil.rmtree(work, ignore_errors=True)
     sys.stderr.write("a2a simulate: %d launches in %s -> %s\n"
-                     % (len(launches), _clock(time.time() - t0), args.db))
+                     % (len(launches), fmt_clock(time.time() - t0), args.db))
     if args.tune and not args.dry_run and worst == 0:
         worst = write_tuning_files(args)
     return 1 if worst else 0
@@ -515,10 +515,6 @@ def _run_launch(cmd, env, work):
     peak = memory.stop()
     sys.stderr.write("a2a simulate: launch of %s ranks: %s wall, peak memory %.2f GiB (PSS, "
                      "sampled every 0.2 s or more)\n" % (cmd[cmd.index("-np") + 1],
-                                                 _clock(time.time() - t0), peak / 2.0 ** 30))
+                                                 fmt_clock(time.time() - t0), peak / 2.0 ** 30))
     return rc, dropped
 
-
-def _clock(seconds):
-    seconds = int(seconds)
-    return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
