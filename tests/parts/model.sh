@@ -188,7 +188,7 @@ check model/agrees-with-simgrid-fattree holds 'awk "\$1 == \"all\" && \$8 == \"(
 # Bruck at P = 36 and 48 on torus_tofud.xml, 138 cells, all traffic intra-node, copy model
 # 1024:4,65536:10,16777216:8): the stated error there, median 12.3 %, worst 79.3 %. SMPI
 # discards a computation shorter than smpi/cpu-threshold (1 us), so TuNA's per-block
-# copies below ~6 KB cost nothing simulated; charging them all (the tracer before it
+# copies below ~6.7 KB cost nothing simulated; charging them all (the tracer before it
 # applied the threshold) gave median 40.3 %, worst 360.6 %, and routing a torus node's
 # messages to itself out and back through its link (a fat tree's route) median 619 %:
 # this check rejects both
