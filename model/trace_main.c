@@ -3,7 +3,7 @@
  * epoch for the ranks of one node (the input of the model tier, scripts/a2a model-run).
  *
  *   a2atrace KERNEL P S --node-size Q [--radix R] [--radix2 R2] [--ppn N] [--block-count B]
- *            [--all-nodes]
+ *            [--all-nodes] [--cpu-threshold SECONDS]
  *
  * Traces ranks 0..Q-1 (node 0 when the P ranks fill nodes of Q cores in order). Every
  * uniform kernel of liba2a is node-circulant: rank n*Q + j sends what rank j sends, to
@@ -420,7 +420,7 @@ static int usage(const char *why)
 {
     fprintf(stderr, "a2atrace: %s\nusage: a2atrace KERNEL P S --node-size Q [--radix R] "
                     "[--radix2 R2] [--ppn N] [--block-count B] [--all-nodes] "
-                    "[--dist NAME] [--seed N]\n", why);
+                    "[--dist NAME] [--seed N] [--cpu-threshold SECONDS]\n", why);
     return 2;
 }
 
@@ -455,6 +455,14 @@ int main(int argc, char **argv)
                                                             : NULL;
         if (strcmp(argv[i], "--all-nodes") == 0)
             all_nodes = 1;
+        else if (strcmp(argv[i], "--cpu-threshold") == 0 && i + 1 < argc) {
+            /* SimGrid's smpi/cpu-threshold: shorter copy charges are discarded */
+            char *end;
+            double seconds = strtod(argv[++i], &end);
+            if (*argv[i] == '\0' || *end != '\0' || seconds != seconds)
+                return usage("--cpu-threshold takes seconds");
+            trace_cpu_threshold(seconds);
+        }
         else if (strcmp(argv[i], "--dist") == 0 && i + 1 < argc)
             dist = argv[++i];
         else if (!slot || i + 1 == argc || !parse_int(argv[++i], slot))

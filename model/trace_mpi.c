@@ -165,11 +165,21 @@ double trace_copy_seconds(long long e)
     return e < T.copy_room ? T.copy_seconds[e] : 0;
 }
 
+/* SimGrid's smpi/cpu-threshold: a charge shorter than this is discarded (trace_cpu_threshold) */
+static double cpu_threshold = TRACE_CPU_THRESHOLD_DEFAULT;
+
+/* Guarantees: see trace_mpi.h. */
+void trace_cpu_threshold(double seconds)
+{
+    cpu_threshold = seconds;
+}
+
 /* Guarantees: the copy-cost model's charge (kernels/common/sim_copy.c calls this in place
- * of SimGrid's) is added to the open epoch. */
+ * of SimGrid's) is added to the open epoch when it reaches the cpu threshold, as SMPI's
+ * smpi_execute charges only a duration >= smpi/cpu-threshold and discards shorter ones. */
 void smpi_execute(double duration)
 {
-    if (duration > 0 && reserve_epoch(T.epochs)) {
+    if (duration > 0 && duration >= cpu_threshold && reserve_epoch(T.epochs)) {
         T.copy_seconds[T.epochs] += duration;
         T.epoch_open = 1;
     }

@@ -41,6 +41,14 @@ long long trace_epochs(void);
 /* Guarantees: the copy seconds charged to epoch e (0 <= e < trace_epochs()). */
 double trace_copy_seconds(long long e);
 
+/* SimGrid 3.32's default smpi/cpu-threshold, in seconds */
+#define TRACE_CPU_THRESHOLD_DEFAULT 1e-6
+
+/* Guarantees: from now on a copy charge (smpi_execute) shorter than `seconds` is
+ * discarded, as SMPI discards a computation shorter than smpi/cpu-threshold (default
+ * TRACE_CPU_THRESHOLD_DEFAULT; 0 or below charges every copy). */
+void trace_cpu_threshold(double seconds);
+
 /* One rank's part of a traced world: returns an MPI error code. */
 typedef int (*trace_rank_body)(MPI_Comm comm, int rank, void *arg);
 

@@ -5,7 +5,8 @@ Each configuration's exact message schedule comes from the kernel's own code: a2
 one node against a tracing MPI layer and reports, per epoch (the messages a rank has in
 flight together: one MPI_Sendrecv, or the requests one MPI_Waitall completes), each rank's
 sends by rank offset and size, the most messages a rank sends and receives, and the copy
-seconds the SimGrid build's copy-cost model charges. Every uniform kernel is
+seconds the SimGrid build's copy-cost model charges (each copy only when it reaches
+smpi/cpu-threshold, 1 us by default: SMPI discards shorter computations). Every uniform kernel is
 node-circulant (rank n*Q + j does what rank j does, n*Q ranks further on; `a2atrace
 --all-nodes` checks it), so node 0 stands for every node.
 
@@ -63,14 +64,38 @@ SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 VENDOR_SCHEDULES = {"ring": "pairwise"}
 
 
-def trace(kernel, P, S, node_size, params, copy_model):
+# SimGrid 3.32's smpi/cpu-threshold: SMPI's smpi_execute discards a computation shorter than
+# this many seconds, so a copy the copy-cost model prices below it costs nothing simulated
+CPU_THRESHOLD_DEFAULT = 1e-6
+
+
+def cpu_threshold(platform, options=""):
+    """The smpi/cpu-threshold (seconds) a launch on the platform file with these options (an
+    smpirun's --cfg=... text) runs with: the command line's, else the platform's <config>,
+    else SimGrid 3.32's default (CPU_THRESHOLD_DEFAULT). In 3.32 a negative value discards
+    nothing (every copy is charged), as 0 does."""
+    given = [o.partition(":")[2] for o in re.findall(r"--cfg=(\S+)", options or "")
+             if o.partition(":")[0] == "smpi/cpu-threshold"]
+    text = given[-1] if given else netmodel.platform_config(platform).get("smpi/cpu-threshold")
+    if text is None:
+        return CPU_THRESHOLD_DEFAULT
+    try:
+        return float(text)
+    except ValueError:
+        raise A2AError("%s: smpi/cpu-threshold '%s' is not a number of seconds" % (platform, text))
+
+
+def trace(kernel, P, S, node_size, params, copy_model, threshold=CPU_THRESHOLD_DEFAULT):
     """a2atrace's summary of one configuration: {'epochs': [(max_sends, max_recvs,
     copy_s, [(local rank or None for all, rank offset, bytes, count)...])], 'stats':
     (rounds, blocks, bytes, messages), 'cost': {'seconds': the tracer's wall time,
-    'peak_mb': its peak resident memory}}."""
+    'peak_mb': its peak resident memory}}. Copies go through the copy-cost model
+    (copy_model, a2a simulate's BYTES:GBPS,... text; empty: free) and, as SMPI charges
+    them, only those of at least `threshold` seconds (smpi/cpu-threshold) cost time."""
     if not os.access(TRACER, os.X_OK):
         raise A2AError("%s is not built: make build/model/a2atrace" % TRACER)
-    cmd = [TRACER, kernel, str(P), str(S), "--node-size", str(node_size)]
+    cmd = [TRACER, kernel, str(P), str(S), "--node-size", str(node_size),
+           "--cpu-threshold", repr(float(threshold))]
     for name in KERNEL_PARAMS[kernel]:
         if params.get(name) is not None:
             cmd += ["--" + name.replace("_", "-"), str(params[name])]
@@ -418,6 +443,7 @@ def run(args, db):
             str(P) for P in sorted({c[2] for c in configs}))))
         return 0
     copies = copy_model(args.copy_model)
+    threshold = cpu_threshold(args.platform)
     error = None
     if args.check:
         # every simulated cell of the modelled kernels, each on its own run's platform
@@ -430,10 +456,11 @@ def run(args, db):
     # that model rows and simulated rows of one network model are known as such
     network = netmodel.effective(args.platform, [])
     model = CostModel(platform, args.ranks_per_node)
-    options = "model: a2atrace + cost model; %s%s; copy-model=%s%s" % (
+    options = "model: a2atrace + cost model; %s%s; copy-model=%s%s%s" % (
         platform.describe(),
         " ranks-per-node=%d" % args.ranks_per_node if args.ranks_per_node else "",
         copies or "none",
+        " cpu-threshold=%g" % threshold if copies else "",
         "; error vs simgrid (%s): %s" % (args.check, error) if error else "")
     conn.execute("BEGIN")
     run_id = conn.execute(
@@ -454,7 +481,7 @@ def run(args, db):
         why = _valid(kernel, P, params, platform.cores)
         traced, status, seconds, stats = None, "skipped", None, (None,) * 4
         if not why:
-            traced, why = trace(kernel, P, S, model.node_size(P), params, copies)
+            traced, why = trace(kernel, P, S, model.node_size(P), params, copies, threshold)
             status = "error" if why else "ok"
         if traced:
             seconds, _ = model.seconds(traced, P)
@@ -574,9 +601,10 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
         if run_id not in models:
             recorded = netmodel.recorded(run)
             key = (files[sha], netmodel.identity(recorded))
-            found = next((m for k, m in models.values() if k == key), None)
-            models[run_id] = (key, found or CostModel(Platform(files[sha], options, recorded)))
-        model = models[run_id][1]
+            found = next((m for k, m, _ in models.values() if k == key), None)
+            models[run_id] = (key, found or CostModel(Platform(files[sha], options, recorded)),
+                              cpu_threshold(files[sha], options))
+        model, threshold = models[run_id][1:]
         copies = next((o.split("=", 1)[1] for o in options.split()
                        if o.startswith("copy-model=")), "none")
         params = {c: row[c] for c in columns if row[c] is not None}
@@ -585,7 +613,7 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
                 continue
             params.update(dist=dist, seed=seed if seed is not None else 1)
         traced, why = trace(schedule, P, S, model.node_size(P), params,
-                            "" if copies == "none" else copies)
+                            "" if copies == "none" else copies, threshold)
         if traced:
             cells.append((kernel, P, S, params, sim, model.seconds(traced, P)[0]))
     for run_id, count in sorted(missing.items()):
