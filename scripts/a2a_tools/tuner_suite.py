@@ -56,7 +56,7 @@ SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix"),
     Dataset("sim64", ["tests/data/tuner-sim64.sql"], "sweeps/tuner_sim64.ini",
-            "SimGrid, dragonfly, P = 16, 32 (one node), 64 (two), uniform, spread_out wins"),
+            "SimGrid, dragonfly, P = 16, 32 (one node), 64 (two), uniform, spread_out from 1-4 KiB"),
     Dataset("dragonfly", ["tests/data/tuner-dragonfly.sql"], "sweeps/paper/tuner_dragonfly.ini",
             "SimGrid, dragonfly, P = 128..512, uniform and non-uniform (uniform dist)"),
     Dataset("fattree-npot", ["tests/data/tuner-fattree-npot.sql"], "sweeps/suite/fattree_npot.ini",
