@@ -143,19 +143,21 @@ def choices(measured, all_cells, rule):
     by_context = {}
     for (ctx, P, S) in picked:
         by_context.setdefault(ctx, {}).setdefault(P, []).append(S)
+    # the ranges of the measured P of each context and of the measured S of each of its P
+    p_ranges = {ctx: tune.p_bounds(sorted(by_p)) for ctx, by_p in by_context.items()}
+    s_ranges = {(ctx, P): list(zip(sorted(sizes), tune.s_bounds(sorted(sizes))))
+                for ctx, by_p in by_context.items() for P, sizes in by_p.items()}
     for cell in all_cells:
         ctx, P, S = cell
-        ps = sorted(by_context.get(ctx, {}))
         # the measured P whose range (up to the next measured P) holds P
         owner = None
-        for lo, hi in tune.p_bounds(ps):
+        for lo, hi in p_ranges.get(ctx, []):
             if lo <= P <= hi:
                 owner = lo
         if owner is None:
             out[cell] = None
             continue
-        sizes = sorted(by_context[ctx][owner])
-        for s, (lo, hi) in zip(sizes, tune.s_bounds(sizes)):
+        for s, (lo, hi) in s_ranges[(ctx, owner)]:
             if lo <= S and (hi is None or S <= hi):
                 out[cell] = picked[(ctx, owner, s)]
     return out

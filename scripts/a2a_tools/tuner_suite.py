@@ -34,6 +34,7 @@ but one or none in the folds it was tried on, and the held-out share within 5 % 
 """
 import collections
 import concurrent.futures
+import functools
 import json
 import math
 import os
@@ -56,7 +57,7 @@ SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix"),
     Dataset("sim64", ["tests/data/tuner-sim64.sql"], "sweeps/tuner_sim64.ini",
-            "SimGrid, dragonfly, P = 16, 32 (one node), 64 (two), uniform, spread_out wins"),
+            "SimGrid, dragonfly, P = 16, 32 (one node), 64 (two), uniform, spread_out from 1-4 KiB"),
     Dataset("dragonfly", ["tests/data/tuner-dragonfly.sql"], "sweeps/paper/tuner_dragonfly.ini",
             "SimGrid, dragonfly, P = 128..512, uniform and non-uniform (uniform dist)"),
     Dataset("fattree-npot", ["tests/data/tuner-fattree-npot.sql"], "sweeps/suite/fattree_npot.ini",
@@ -140,9 +141,16 @@ def tune_command(binary, ds, db_path, extra):
     return [binary, "tune", os.path.join(ROOT, ds.sweep), "--replay", os.path.abspath(db_path)] + extra
 
 
+# An Open MPI a2atune started without mpirun (a singleton) forks an orted daemon at MPI_Init:
+# half of the CPU of a small replay, which needs no daemon. Ignored by MPICH builds.
+SINGLETON_ENV = {"OMPI_MCA_ess_singleton_isolated": "1"}
+
+
 def run_binary(cmd):
-    """stdout of cmd; A2AError with its last stderr line when it fails."""
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    """stdout of cmd (an Open MPI singleton runs without its daemon); A2AError with its last
+    stderr line when it fails."""
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT,
+                         env=dict(os.environ, **SINGLETON_ENV))
     if out.returncode != 0:
         raise A2AError("%s: %s" % (" ".join(cmd[:3]), (out.stderr.strip().splitlines() or
                                                       ["exit %d" % out.returncode])[-1]))
@@ -313,11 +321,15 @@ def baseline(data, method, budget, seed, noise):
             break
         keys.append(k)
         spent += data.cost[k]
-    picked = []
-    for k in keys:
-        factor = 1 + noise / 100.0 * (2 * random.Random("%d|%s" % (seed, k)).random() - 1)
-        picked.append((k, noisy(data.by_key[k][1], factor)))
+    picked = [(k, noisy(data.by_key[k][1], noise_factor(seed, k, noise))) for k in keys]
     return judge(data, picked)
+
+
+@functools.lru_cache(maxsize=None)
+def noise_factor(seed, key, noise):
+    """The baselines' noise on one configuration in one seed: a factor in [1 - noise %,
+    1 + noise %], the same at every budget and for every baseline."""
+    return 1 + noise / 100.0 * (2 * random.Random("%d|%s" % (seed, key)).random() - 1)
 
 
 def quantile(values, q):

@@ -32,7 +32,7 @@ scripts/a2a merge "$NM/polaris.db" "$NM/fugaku.db" --into "$NM/mixed.db" > "$NM/
 check netmodel/merge-refuses-two-models holds '[ $rc -eq 2 ] && [ "$(wc -l < "$NM/merge.out")" -eq 1 ] && grep -q "different network models" "$NM/merge.out" && [ ! -e "$NM/mixed.db" ]'
 run netmodel/merge-one-model 60 scripts/a2a merge "$NM/polaris.db" --into "$NM/polaris-copy.db"
 # a simulated database of an older a2atune: SimGrid's defaults, a model of its own
-sql "$NM/old.db" < tests/data/tuner-sim64.sql
+sql "$NM/old.db" < tests/data/tuner-dragonfly.sql
 scripts/a2a merge "$NM/old.db" --into "$NM/polaris-copy.db" > "$NM/merge-old.out" 2>&1; rc=$?
 check netmodel/merge-refuses-implicit-defaults holds '[ $rc -eq 2 ] && [ "$(wc -l < "$NM/merge-old.out")" -eq 1 ] && grep -q "SMPI defaults" "$NM/merge-old.out"'
 
