@@ -65,7 +65,7 @@ def probe_costs(run):
 
 
 def precisions(db, family):
-    """'max-min solver precision 1e-3 at P = 256, 512, 1e-2 at P = 1024': which
+    """'max-min solver precision 1e-3 at P = 256/512, 1e-2 at P = 1024': which
     maxmin/precision the family's standing rows were simulated with, when not all the same
     (the value moves a link's saturation point: simulated times differ by up to about 1 %
     between them); '' when one value covers every row."""
@@ -76,7 +76,7 @@ def precisions(db, family):
     if len(at) < 2:
         return ""
     return "max-min solver precision " + ", ".join(
-        "%s at P = %s" % (value, ", ".join(str(P) for P in sorted(Ps)))
+        "%s at P = %s" % (value, "/".join(str(P) for P in sorted(Ps)))
         for value, Ps in sorted(at.items(), key=lambda item: min(item[1])))
 
 
