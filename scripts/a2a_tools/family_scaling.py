@@ -130,7 +130,8 @@ def figure(numbers, runs, solver, work, out):
                 ax.plot([p for p, _ in pts], [t for _, t in pts], marker="o", label=names[k])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        notes = [n for n in (probe_costs(runs[family]), solver[family]) if n]
+        notes = [n for n in (probe_costs(runs[family]),
+                             solver[family].replace("precision ", "precision\n", 1)) if n]
         ax.set_xlabel("\n".join(["P (ranks)"] + notes))
         ax.set_ylabel("time of one call (us, simulated)")
         ax.set_title("in-place symmetric alltoallv (T = 1 MiB per rank)" if family == "inplace"
