@@ -29,17 +29,25 @@ FAMILIES = (
 )
 
 
+def standing(db, family):
+    """{(kernel, P): (kernel, P, median_s, messages, rounds_global, the run's smpi_options)}
+    of the family's ok rows; the newest row of a configuration stands."""
+    got = {}
+    for r in db.conn.execute(
+            "SELECT kernel, P, median_s, messages, rounds_global, runs.smpi_options "
+            "FROM results JOIN runs ON runs.id = results.run_id "
+            "WHERE family = ? AND results.status = 'ok' ORDER BY results.id", (family,)):
+        got[(r[0], r[1])] = r
+    return got
+
+
 def rows(db):
     """[family, kernel, P, median_us, over_reference, messages, rounds_global] for every
     ok row of FAMILIES' kernels, ordered by family, kernel order, P; the newest row of a
     configuration stands."""
     out = []
     for family, reference, kernels, _names in FAMILIES:
-        got = {}
-        for r in db.conn.execute(
-                "SELECT kernel, P, median_s, messages, rounds_global FROM results "
-                "WHERE family = ? AND status = 'ok' ORDER BY id", (family,)):
-            got[(r[0], r[1])] = r
+        got = standing(db, family)
         for kernel in kernels:
             for P in sorted(p for k, p in got if k == kernel):
                 r = got[(kernel, P)]
@@ -56,10 +64,27 @@ def probe_costs(run):
         r"(smpi/(?:iprobe|test|grow-injected-times)):(\S+)", run["smpi_options"] or ""))
 
 
-def label(run):
-    """The simulation's one-line label, with its probe costs when set."""
+def precisions(db, family):
+    """'max-min solver precision 1e-3 at P = 256/512, 1e-2 at P = 1024': which
+    maxmin/precision the family's standing rows were simulated with, when not all the same
+    (the value moves a link's saturation point: simulated times differ by up to about 1 %
+    between them); '' when one value covers every row."""
+    at = {}
+    for r in standing(db, family).values():
+        m = re.search(r"maxmin/precision:(\S+)", r[5] or "")
+        at.setdefault(m.group(1) if m else "SimGrid's default", set()).add(r[1])
+    if len(at) < 2:
+        return ""
+    return "max-min solver precision " + ", ".join(
+        "%s at P = %s" % (value, "/".join(str(P) for P in sorted(Ps)))
+        for value, Ps in sorted(at.items(), key=lambda item: min(item[1])))
+
+
+def label(run, precision=""):
+    """The simulation's one-line label, with its probe costs when set and the solver
+    precisions when they differ between rows (precisions)."""
     text = simulated_label(run).replace("\n", "; ").replace(" \u00b7 vendor = SMPI ring/ring", "")
-    return text + ("; " + probe_costs(run) if probe_costs(run) else "")
+    return text + "".join("; " + extra for extra in (probe_costs(run), precision) if extra)
 
 
 def family_runs(db):
@@ -68,7 +93,7 @@ def family_runs(db):
             for family, _r, _k, _n in FAMILIES}
 
 
-def table(numbers, runs):
+def table(numbers, runs, solver):
     """The markdown of TABLE: per family and P, each kernel's time and its ratio to the
     family's reference."""
     text = io.StringIO()
@@ -88,13 +113,14 @@ def table(numbers, runs):
                 line.append("" if n is None else "%.2f (%.2f)" % (n[3], n[4])
                             if n[4] is not None else "%.2f" % n[3])
             table_rows.append(line)
-        text.write("\n%s (%s):\n\n" % (family, label(runs[family])))
+        text.write("\n%s (%s):\n\n" % (family, label(runs[family], solver[family])))
         write_rows(["P"] + [names[k] for k in present], table_rows, "markdown", out=text)
     return text.getvalue()
 
 
-def figure(numbers, runs, work, out):
-    """The PNG: one log-log panel of time against P per family."""
+def figure(numbers, runs, solver, work, out):
+    """The PNG: one log-log panel of time against P per family, each panel's probe costs
+    and solver precisions (precisions) under its axis."""
     fig = style.new_figure(10, 4.4)
     for i, (family, _reference, kernels, names) in enumerate(FAMILIES):
         ax = fig.add_subplot(1, len(FAMILIES), i + 1)
@@ -104,8 +130,9 @@ def figure(numbers, runs, work, out):
                 ax.plot([p for p, _ in pts], [t for _, t in pts], marker="o", label=names[k])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        costs = probe_costs(runs[family])
-        ax.set_xlabel("P (ranks)" + ("\n" + costs if costs else ""))
+        notes = [n for n in (probe_costs(runs[family]),
+                             solver[family].replace("precision ", "precision\n", 1)) if n]
+        ax.set_xlabel("\n".join(["P (ranks)"] + notes))
         ax.set_ylabel("time of one call (us, simulated)")
         ax.set_title("in-place symmetric alltoallv (T = 1 MiB per rank)" if family == "inplace"
                      else "SDDE, MPIX_Alltoall_crs (stencil3d 32^3, regions of 32)")
@@ -124,14 +151,15 @@ def make(db, work, out, figures):
     """Writes STEM.csv, TABLE and (figures) STEM.png into out; returns their paths."""
     numbers = rows(db)
     runs = family_runs(db)
+    solver = {family: precisions(db, family) for family, _r, _k, _n in FAMILIES}
     csv_path = os.path.join(out, STEM + ".csv")
     with open(csv_path, "w") as f:
         write_rows(["family", "kernel", "P", "median_us", "over_reference", "messages",
                     "rounds_global"], numbers, "csv", out=f)
     table_path = os.path.join(out, TABLE)
     with open(table_path, "w") as f:
-        f.write(table(numbers, runs))
+        f.write(table(numbers, runs, solver))
     written = [csv_path, table_path]
     if figures:
-        written.append(figure(numbers, runs, work, out))
+        written.append(figure(numbers, runs, solver, work, out))
     return written
