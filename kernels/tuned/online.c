@@ -133,6 +133,7 @@ typedef struct comm_state {
     int world_rank, rank;
     shape *shapes[2][BUCKETS];
     ruled *ruled[2][BUCKETS];
+    a2a_speculation *speculation; /* deferred alltoallv agreement (speculate.c), or NULL */
     struct comm_state *next;
 } comm_state;
 
@@ -346,6 +347,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
         for (int c = 0; c < 2; c++)
             for (int b = 0; b < BUCKETS; b++)
                 free(cs->ruled[c][b]);
+        a2a_speculation_free(cs->speculation);
         free(cs);
         break;
     }
@@ -693,6 +695,21 @@ static int end_window(const comm_state *cs, shape *sh)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: 1 when the winner's next call is timed: a monitoring window is due (or
+ * under way). */
+static int window_due(const shape *sh)
+{
+    return sh->since_window >= (long long)MONITOR_GAP * sh->block;
+}
+
+/* Guarantees: (exploiting, a timed call) its time joins the window; the window's last
+ * call judges it (end_window: one MPI_Allreduce on the communicator). */
+static int window_sample(const comm_state *cs, shape *sh, double seconds)
+{
+    sh->times[sh->pos++] = seconds;
+    return sh->pos == sh->block ? end_window(cs, sh) : MPI_SUCCESS;
+}
+
 /* ---- one call ------------------------------------------------------------------------ */
 
 /* Guarantees: [lo, hi) is the span of bytes of the receive buffer the call's receive
@@ -791,7 +808,7 @@ int a2a_online_call(const a2a_call *call)
         return a2a_call_library(call, call->recv.buf);
     }
     int exploring = sh->winner < 0;
-    int timed = exploring || sh->since_window >= (long long)MONITOR_GAP * sh->block;
+    int timed = exploring || window_due(sh);
     candidate *c = &sh->cand[exploring ? sh->current : sh->winner];
     int refused;
     double t0 = timed ? MPI_Wtime() : 0;
@@ -827,12 +844,49 @@ int a2a_online_call(const a2a_call *call)
         }
         return rc;
     }
-    sh->times[sh->pos++] = t;
-    if (sh->pos == sh->block) {
-        int rrc = end_window(cs, sh);
-        rc = rc != MPI_SUCCESS ? rc : rrc;
+    int rrc = window_sample(cs, sh, t);
+    return rc != MPI_SUCCESS ? rc : rrc;
+}
+
+/* Guarantees: see online.h. */
+a2a_speculation *a2a_online_speculation(MPI_Comm comm)
+{
+    comm_state *cs = settings.online ? state_of(comm) : NULL;
+    if (cs && !cs->speculation)
+        cs->speculation = a2a_speculation_new();
+    return cs ? cs->speculation : NULL;
+}
+
+/* Guarantees: see online.h. */
+int a2a_online_winner(const a2a_call *call, a2a_choice *out)
+{
+    comm_state *cs = state_of(call->comm);
+    const shape *sh = cs ? cs->shapes[call->coll][bucket_of(call->S)] : NULL;
+    if (!sh || sh->winner < 0 || (sh->warmup_left > 0 && sh->winner != 0))
+        return 0; /* a warm-up runs the MPI library: settled only when that is the winner */
+    a2a_choice_set(out, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
+    return 1;
+}
+
+/* Guarantees: see online.h. Out of memory: the call is not counted. */
+int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner)
+{
+    comm_state *cs = state_of(call->comm);
+    shape *sh = cs ? shape_of(cs, call) : NULL;
+    if (!sh)
+        return MPI_SUCCESS;
+    sh->calls++;
+    if (sh->warmup_left > 0) {
+        sh->warmup_left--;
+        return MPI_SUCCESS;
     }
-    return rc;
+    if (!ran_winner || sh->winner < 0)
+        return MPI_SUCCESS;
+    if (!window_due(sh)) {
+        sh->since_window++;
+        return MPI_SUCCESS;
+    }
+    return window_sample(cs, sh, seconds);
 }
 
 /* Guarantees: see online.h. Out of memory: the call is not counted. */

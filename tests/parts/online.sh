@@ -5,6 +5,11 @@
 # MPI_COMM_WORLD and, at P = 4, on two halves) and checks every byte it receives itself.
 #   - every rank of a communicator switches at the same call to the same kernel (the
 #     decision lines of A2A_VERBOSE=2, tests/preload/expect.py online);
+#   - deferred alltoallv agreement (kernels/tuned/speculate.c): with --cycle the sizes
+#     alternate call by call (the ranks' own largest blocks in different powers of two),
+#     then a new size breaks the pattern; every rank stops agreeing per call at the same
+#     call, takes it up again at the same call when the new size is seen, and defers again
+#     once the new shape is decided (expect.py agreement), all bytes right;
 #   - the file written at MPI_Finalize (A2A_TUNING_OUT) is valid and read back: a second
 #     run with it exploits it call by call (expect.py a2a) and explores nothing;
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
@@ -32,6 +37,17 @@ for lib in openmpi mpich; do
         pass online/$lib/same-call-same-kernel "($shapes communicator shapes)"
     else
         fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
+    fi
+    # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every rank
+    run online/$lib/cycle 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+        A2A_TUNING_EXPLORE=30 $prog --repeat 40 --cycle - 16 1024
+    glog="$WORK/online_${lib}_cycle.log"
+    if out=$(MIN=3 $EXPECT agreement "$glog") &&
+        grep -q 'per call again from call [0-9]* (call 83 was not as predicted)' "$glog" &&
+        [ "$(grep -c 'MPI_COMM_WORLD, world rank 0' "$glog")" -ge 2 ]; then
+        pass online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -1)"
+    else
+        fail online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -3)"
     fi
     # one rule per shape: the halves' shapes once (the first communicator's decision)
     check online/$lib/file-written holds \

@@ -19,6 +19,11 @@ compares its choice for every call in a log with what the log shows was run:
       the online tuner's decision lines (A2A_VERBOSE=2: every rank) agree: per
       communicator and shape, one line from each of its P ranks, all naming the same
       kernel and the same call to switch at (here "calls" counts the decisions).
+  expect.py agreement VERBOSE_LOG
+      the dispatcher's deferred alltoallv agreement (A2A_VERBOSE=2): per communicator,
+      every one of its P ranks logs the same sequence of "agreement on S deferred from
+      call N" / "per call again from call N" lines ("calls" counts the sequences'
+      lines, of one rank each).
 
 Prints one line per mismatch and a summary; exit 0 only if nothing mismatched and at
 least MIN calls (environment variable, default 4) were checked.
@@ -271,6 +276,31 @@ def check_online(log):
     return len(groups), bad
 
 
+AGREEMENT = re.compile(r"^a2a: online MPI_Alltoallv P=(\d+): agreement on S (.*) from call (\d+) "
+                       r"\((.*)\) \[comm (\S+), world rank (\d+)\]$")
+
+
+def check_agreement(log):
+    """(lines of one rank, summed over communicators; mismatches): per communicator, the
+    same sequence of deferral lines on each of its P ranks."""
+    seqs = {}
+    with open(log) as f:
+        for line in f:
+            m = AGREEMENT.match(line.strip())
+            if m:
+                P, what, call, why, comm, rank = m.groups()
+                seqs.setdefault((comm, int(P)), {}).setdefault(rank, []).append((what, call, why))
+    bad, n = [], 0
+    for (comm, P), ranks in sorted(seqs.items()):
+        distinct = {tuple(v) for v in ranks.values()}
+        if len(ranks) != P:
+            bad.append("%s P=%d: deferral lines from %d ranks, expected %d" % (comm, P, len(ranks), P))
+        if len(distinct) != 1:
+            bad.append("%s P=%d: ranks switch at different calls: %s" % (comm, P, sorted(distinct)))
+        n += min(len(v) for v in ranks.values())
+    return n, bad
+
+
 def main(argv):
     """Runs one check; exit status 0 only if it found no mismatch in enough calls."""
     if len(argv) < 3:
@@ -285,6 +315,8 @@ def main(argv):
         n, bad = check_a2a(argv[2], argv[3])
     elif kind == "online" and len(argv) == 3:
         n, bad = check_online(argv[2])
+    elif kind == "agreement" and len(argv) == 3:
+        n, bad = check_agreement(argv[2])
     elif kind == "force" and len(argv) == 3:
         n, bad = check_force(argv[2])
     else:

@@ -1,0 +1,190 @@
+/*
+ * speculate.c — deferred agreement on S for MPI_Alltoallv under online tuning: the
+ * dispatcher's choice for call n is predicted from the choices already agreed on, the
+ * call runs without its MPI_Allreduce, and the prediction is checked afterwards, one
+ * MPI_Allreduce for a window of WINDOW calls.
+ *
+ * Why the ranks must agree. An alltoallv call's shape is keyed by S, the largest block of
+ * any rank; each rank knows only its own blocks, so ranks whose local largest blocks fall
+ * in different buckets would pick different kernels (a deadlock or wrong bytes). The
+ * dispatcher therefore agrees on S with one MPI_Allreduce before each call: ~5 us of a
+ * ~25 us call at P = 64, S = 16 B under SimGrid, ~9 us of ~19 us in the transitive
+ * closure. What every rank needs, though, is the same kernel, not the same S.
+ *
+ * Why deferring it is safe. Every rank keeps the same history: the dispatcher's choice
+ * (kernel and parameters) for every call whose S is agreed on, computed from agreed S
+ * only (a tuning file's rule, or the winner of a decided online shape). When the last
+ * ENTER_CALLS choices were all settled (none exploring) and repeat with a period L of at
+ * most MAX_PERIOD calls, every rank enters speculation at the same call, with the same L.
+ * There, call n runs the choice of call n - L (agreed, or itself predicted the same way):
+ * a function of the shared history alone, so every rank runs the same kernel at every
+ * call, and every kernel candidate returns MPI's bytes for any S (a refusal, MPI_ERR_COUNT,
+ * is alike on every rank and goes to the MPI library). Each rank keeps its local S and
+ * time of each call; the window's last call reduces them (MAX: the agreed S and the
+ * max-over-ranks time of every call of the window), and every rank then compares each
+ * call's true choice with the predicted one, in call order, from the same data: the same
+ * verdict on every rank at the same call. A wrong prediction costs time only (the call
+ * ran another correct kernel); it ends speculation from the next call, which agrees per
+ * call again. So the choice never depends on a rank's local S, and no call ever waits for
+ * an agreement while the history keeps its period. The calls of the window are then
+ * accounted to their shapes (online.c counts them and feeds the winner's monitoring
+ * windows with their times), late by at most WINDOW calls; a new shape or a drift is
+ * therefore seen at most WINDOW calls late.
+ *
+ * A lagged non-blocking MPI_Iallreduce (call n decided by the S agreed from call n - 1)
+ * was not taken: it keys call n by the S of call n - 1, wrong whenever S changes from call
+ * to call (the transitive closure's six calls a closure span five buckets), its wait still
+ * sits in every call, and SMPI's non-blocking collectives would need checking first (its
+ * Ibarrier completes early: kernels/common/mpi_compat.c). A window's one blocking
+ * MPI_Allreduce of 2 x WINDOW integers costs about what one per-call agreement costs, once
+ * per WINDOW calls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "online.h"
+
+#define WINDOW 16        /* speculated calls per agreement */
+#define MAX_PERIOD 8     /* the longest repeating pattern of choices recognised */
+#define ENTER_CALLS 16   /* settled choices in a row, periodic, before speculating */
+#define HISTORY 64       /* choices remembered (>= ENTER_CALLS + MAX_PERIOD + WINDOW) */
+
+typedef struct entry {
+    a2a_choice choice;
+    int settled;
+} entry;
+
+struct a2a_speculation {
+    entry hist[HISTORY];       /* ring: the choice of call k at hist[k % HISTORY] */
+    long long calls;           /* alltoallv calls through the dispatcher on the comm */
+    long long known;           /* calls whose choice is in hist (agreed or predicted) */
+    int period;                /* 0: agreeing per call; else speculating with this period */
+    int pending;               /* speculated calls since the last window's agreement */
+    long long S[WINDOW];       /* this rank's S, then the agreed S, of the window's calls */
+    long long ns[WINDOW];      /* this rank's time in ns, then the max over ranks */
+};
+
+/* Guarantees: 1 when the two choices run the same code: the same kernel with the same
+ * parameters, or both the MPI library. */
+int a2a_choice_equal(const a2a_choice *a, const a2a_choice *b)
+{
+    return a->kernel == b->kernel && memcmp(a->params, b->params, sizeof a->params) == 0;
+}
+
+/* Guarantees: the choice of kernel k with params, the MPI library's own call (the
+ * baseline without an algorithm number) written as kernel NULL and zero parameters. */
+void a2a_choice_set(a2a_choice *c, const a2a_kernel *k, const int *params)
+{
+    memset(c, 0, sizeof *c);
+    if (!k || (k->is_baseline && !params[A2A_PARAM_VENDOR_ALGORITHM]))
+        return;
+    c->kernel = k;
+    memcpy(c->params, params, sizeof c->params);
+}
+
+/* Guarantees: a new state (agreeing per call), or NULL when out of memory. */
+a2a_speculation *a2a_speculation_new(void)
+{
+    return calloc(1, sizeof(a2a_speculation));
+}
+
+/* Guarantees: frees sp (NULL allowed). */
+void a2a_speculation_free(a2a_speculation *sp)
+{
+    free(sp);
+}
+
+/* Guarantees: the smallest period L <= MAX_PERIOD with which the last ENTER_CALLS choices
+ * are all settled and each equals the one L calls before; 0 if none. */
+static int find_period(const a2a_speculation *sp)
+{
+    if (sp->known < ENTER_CALLS + MAX_PERIOD)
+        return 0;
+    for (long long k = sp->known - ENTER_CALLS; k < sp->known; k++)
+        if (!sp->hist[k % HISTORY].settled)
+            return 0;
+    for (int L = 1; L <= MAX_PERIOD; L++) {
+        long long k = sp->known - ENTER_CALLS;
+        while (k < sp->known && a2a_choice_equal(&sp->hist[k % HISTORY].choice,
+                                                 &sp->hist[(k - L) % HISTORY].choice))
+            k++;
+        if (k == sp->known)
+            return L;
+    }
+    return 0;
+}
+
+/* Guarantees: 1 when the call now beginning runs on a prediction: *out is the choice of
+ * the call `period` calls before (the same on every rank); 0 when the caller must agree
+ * on S first. Counts the call. */
+int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call)
+{
+    *call = ++sp->calls;
+    if (!sp->period)
+        return 0;
+    entry *e = &sp->hist[sp->known % HISTORY];
+    *e = sp->hist[(sp->known - sp->period) % HISTORY];
+    sp->known++;
+    *out = e->choice;
+    return 1;
+}
+
+/* Guarantees: (agreeing per call) appends the call's choice, computed from the agreed S
+ * after the call; returns the period when speculation begins with the next call, else 0. */
+int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled)
+{
+    entry *e = &sp->hist[sp->known % HISTORY];
+    e->choice = *choice;
+    e->settled = settled;
+    sp->known++;
+    sp->period = find_period(sp);
+    sp->pending = 0;
+    return sp->period;
+}
+
+/* Guarantees: (a speculated call) keeps this rank's S and time of the call; returns 1
+ * when the window is full (the caller then calls a2a_speculation_check). */
+int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds)
+{
+    sp->S[sp->pending] = S;
+    sp->ns[sp->pending] = (long long)(seconds * 1e9);
+    return ++sp->pending == WINDOW;
+}
+
+/* Guarantees: (the window is full) one MPI_Allreduce(MAX) over the window's S and times
+ * on comm; then, for each call i of the window in call order, judge(i, agreed S, max time
+ * in seconds, predicted choice, arg) says whether the dispatcher's choice for that S is
+ * settled and the one predicted (judge accounts the call for its shape). The first call
+ * judged otherwise ends speculation (the rest are still judged, for their accounting);
+ * its history entry takes the true choice. Returns the reduction's error or MPI_SUCCESS;
+ * *ended_at is the call that broke the prediction, or 0. */
+int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
+                          void *arg, long long *ended_at)
+{
+    long long buf[2 * WINDOW];
+    memcpy(buf, sp->S, sizeof sp->S);
+    memcpy(buf + WINDOW, sp->ns, sizeof sp->ns);
+    *ended_at = 0;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, buf, 2 * WINDOW, MPI_LONG_LONG, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) { /* alike on every rank: agree per call again */
+        sp->period = 0;
+        sp->pending = 0;
+        return rc;
+    }
+    for (int i = 0; i < WINDOW; i++) {
+        long long k = sp->known - WINDOW + i;
+        entry *e = &sp->hist[k % HISTORY];
+        a2a_choice truth;
+        int settled = 0;
+        if (!judge(buf[i], (double)buf[WINDOW + i] * 1e-9, &e->choice, &truth, &settled, arg)) {
+            e->choice = truth;
+            e->settled = settled;
+            if (!*ended_at)
+                *ended_at = sp->calls - WINDOW + i + 1;
+        }
+    }
+    sp->pending = 0;
+    if (*ended_at)
+        sp->period = 0;
+    return MPI_SUCCESS;
+}
