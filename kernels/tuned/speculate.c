@@ -14,8 +14,9 @@
  * Why deferring it is safe. Every rank keeps the same history: the dispatcher's choice
  * (kernel and parameters) for every call whose S is agreed on, computed from agreed S
  * only (a tuning file's rule, or the winner of a decided online shape). When the last
- * ENTER_CALLS choices were all settled (none exploring) and repeat with a period L of at
- * most MAX_PERIOD calls, every rank enters speculation at the same call, with the same L.
+ * choices (max(ENTER_CALLS, 2 L) of them) were all settled (none exploring) and repeat
+ * with a period L of at most MAX_PERIOD calls, every rank enters speculation at the same
+ * call, with the same L.
  * There, call n runs the choice of call n - L (agreed, or itself predicted the same way):
  * a function of the shared history alone, so every rank runs the same kernel at every
  * call, and every kernel candidate returns MPI's bytes for any S (a refusal, MPI_ERR_COUNT,
@@ -46,8 +47,9 @@
 
 #define WINDOW 16        /* speculated calls per agreement */
 #define MAX_PERIOD 8     /* the longest repeating pattern of choices recognised */
-#define ENTER_CALLS 16   /* settled choices in a row, periodic, before speculating */
-#define HISTORY 64       /* choices remembered (>= ENTER_CALLS + MAX_PERIOD + WINDOW) */
+#define ENTER_CALLS 8    /* settled choices in a row, periodic, before speculating (at */
+                         /* least two periods) */
+#define HISTORY 64       /* choices remembered (>= 3 MAX_PERIOD + WINDOW) */
 
 typedef struct entry {
     a2a_choice choice;
@@ -94,17 +96,20 @@ void a2a_speculation_free(a2a_speculation *sp)
     free(sp);
 }
 
-/* Guarantees: the smallest period L <= MAX_PERIOD with which the last ENTER_CALLS choices
- * are all settled and each equals the one L calls before; 0 if none. */
+/* Guarantees: the smallest period L <= MAX_PERIOD with which the last n = max(ENTER_CALLS,
+ * 2 L) choices and the L before them are all settled and each of the n equals the one L
+ * calls before; 0 if none. */
 static int find_period(const a2a_speculation *sp)
 {
-    if (sp->known < ENTER_CALLS + MAX_PERIOD)
-        return 0;
-    for (long long k = sp->known - ENTER_CALLS; k < sp->known; k++)
-        if (!sp->hist[k % HISTORY].settled)
-            return 0;
     for (int L = 1; L <= MAX_PERIOD; L++) {
-        long long k = sp->known - ENTER_CALLS;
+        long long n = ENTER_CALLS > 2 * L ? ENTER_CALLS : 2 * L, k = sp->known - n;
+        if (sp->known < n + L)
+            return 0;
+        int settled = 1;
+        for (long long j = k - L; j < sp->known; j++)
+            settled &= sp->hist[j % HISTORY].settled;
+        if (!settled)
+            return 0; /* the longer periods look further back */
         while (k < sp->known && a2a_choice_equal(&sp->hist[k % HISTORY].choice,
                                                  &sp->hist[(k - L) % HISTORY].choice))
             k++;
