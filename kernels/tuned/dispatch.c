@@ -49,9 +49,10 @@ static struct {
     rule *rules[2];
     int nrules[2];
     json_t *file_rules[2];     /* the file's rule lists as written (online: re-written) */
+    json_t *file_partial;      /* its "online_partial" list (online: resumed, re-written) */
     char error[512];           /* why the file (or the environment) is not used, or "" */
     int error_told;
-} tuning = { PTHREAD_ONCE_INIT, NULL, 0, 0, { NULL, NULL }, { 0, 0 }, { NULL, NULL }, "", 0 };
+} tuning = { PTHREAD_ONCE_INIT, NULL, 0, 0, { NULL, NULL }, { 0, 0 }, { NULL, NULL }, NULL, "", 0 };
 
 /* Formats the reason the file cannot be used into tuning.error. */
 static void file_error(const char *fmt, ...)
@@ -194,6 +195,9 @@ static void load_tuning(void)
         tuning.nrules[c] = (int)n;
         tuning.file_rules[c] = json_incref(list);
     }
+    json_t *partial = json_object_get(root, "online_partial");
+    if (tuning.online > 0 && json_is_array(partial)) /* not rules: file mode ignores it */
+        tuning.file_partial = json_incref(partial);
     if (tuning.error[0])
         for (int c = 0; c < 2; c++) {
             free(tuning.rules[c]);
@@ -218,6 +222,13 @@ json_t *a2a_tuned_file_rules(int coll)
 {
     pthread_once(&tuning.once, load_tuning);
     return coll == COLL_ALLTOALL || coll == COLL_ALLTOALLV ? tuning.file_rules[coll] : NULL;
+}
+
+/* Guarantees: see online.h (NULL when the file is not used or not under online tuning). */
+json_t *a2a_tuned_file_partial(void)
+{
+    pthread_once(&tuning.once, load_tuning);
+    return tuning.error[0] ? NULL : tuning.file_partial;
 }
 
 /* Processes per node of comm (the real node), computed once per communicator and kept

@@ -56,6 +56,10 @@ int a2a_tuned_verbose(void);
  * borrowed), or NULL. */
 json_t *a2a_tuned_file_rules(int coll);
 
+/* The "online_partial" list of A2A_TUNING_FILE (a JSON array, borrowed): the shapes an
+ * earlier online run left exploring, or NULL. */
+json_t *a2a_tuned_file_partial(void);
+
 /* ---- provided by online.c ----------------------------------------------------------- */
 
 /* Reads A2A_TUNING and, under "online", A2A_TUNING_EXPLORE, A2A_TUNING_CHECK,
