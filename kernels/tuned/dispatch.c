@@ -15,7 +15,8 @@
  * Every rank makes the same choice: it depends only on values MPI requires to be the same
  * on all ranks (intercommunicator or not, MPI_IN_PLACE or not, P, and S of alltoall: the
  * bytes of one block, equal on all ranks whatever types each uses) and on S of alltoallv,
- * agreed on with one MPI_Allreduce when the rules for this P depend on it. Datatypes are
+ * agreed on with one MPI_Allreduce when the rules for this P depend on it (under online
+ * tuning, deferred while the choices repeat: speculate.c). Datatypes are
  * handled per rank by staging (a2a_stage), never by a different route. A kernel's
  * MPI_ERR_COUNT (refused alike, before any data moved) sends the call to the MPI library.
  */

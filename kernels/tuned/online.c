@@ -5,8 +5,10 @@
  *
  * Shape: per communicator, alltoall or alltoallv, and the bucket of S by powers of two
  * (S = 0; 1; 2..3; 4..7; ...), S being the bytes of one block (alltoall) or the largest
- * block of any rank (alltoallv: the summary of the counts that the dispatcher already
- * agrees on with one MPI_Allreduce). P is the communicator's. In-place calls never reach
+ * block of any rank (alltoallv: the summary of the counts that the dispatcher agrees on,
+ * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
+ * speculate.c; such calls reach this file after the window, a2a_online_replay). P is the
+ * communicator's. In-place calls never reach
  * this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
@@ -42,6 +44,13 @@
  * SimGrid runs every rank in one process) with a slot per shape; a shape's memory is
  * allocated at its first call, nothing after. A freed communicator's decisions are kept
  * for the file (attribute delete callback).
+ * The file: a decided shape is a rule; a shape still exploring (some candidate measured)
+ * is a record of the "online_partial" list: each candidate's state, median, noise and the
+ * samples reduced so far, the round and the candidate whose calls come next. A run reading
+ * the file resumes such a shape where it stopped, after its warm-up, when its candidates,
+ * calls per candidate and probe are the ones this run makes (the same A2A_TUNING_EXPLORE
+ * and registry); the calls of a candidate under way at the end are lost (their times were
+ * not reduced yet).
  */
 #include <errno.h>
 #include <limits.h>
