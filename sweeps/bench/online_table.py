@@ -97,8 +97,8 @@ simulation got 5-10 % of a core while this was made):
   predecessor left.
 """
 
-APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | targets met |
-|---|---|---|---|---|---|---|---|---|---|---|"""
+APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | later runs / best fixed | targets met |
+|---|---|---|---|---|---|---|---|---|---|---|---|"""
 
 APPS_INTRO = """
 ## Inside the applications
@@ -173,6 +173,7 @@ def apps_rows(recs):
         decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
         calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
                     for x in shapes)
+        later = r.get("later", [])
         ok = [total / b <= 1.10, b >= lib or total < lib, again / b <= 1.02]
         missed = [n for n, good in zip(("total", "below library", "second"), ok) if not good]
         print("| " + " | ".join(str(c) for c in [
@@ -180,10 +181,12 @@ def apps_rows(recs):
             r["E"], "%d of %d" % (decided, len(shapes)),
             "%s %.3f ms%s" % (best, b * 1e3, "" if "fixed_full" in r else " (2-run estimate)"),
             "%.3f" % (total / b), "%.3f" % (lib / b), "%.3f" % (again / b),
+            ", ".join("run %d: %.3f" % (k, t / b) for k, (t, _) in enumerate(later, 3)) or "-",
             "all" if not missed else "missed: " + ", ".join(missed)]) + " |")
         notes.append(re.sub(r"A2A_TUNING_FILE=\S*/", "A2A_TUNING_FILE=",
                             "- %s %s, A2A_TUNING_EXPLORE=%d, online run: %s\n  second run: %s"
-                            % (r["app"], r["workload"], r["E"], summary, r["again"][1])))
+                            % (r["app"], r["workload"], r["E"], summary, r["again"][1]) +
+                            "".join("\n  run %d: %s" % (k, m) for k, (_, m) in enumerate(later, 3))))
     print("\nWhat ran each shape (`A2A_Tuning_summary`, in the row's message):\n")
     print("\n".join(notes))
     print(APPS_OUTRO, end="")
