@@ -132,6 +132,8 @@ int A2A_Tuning_finalize(void);
  *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
  *    the MPI library and the candidates in turn"
  *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"
+ *   "alltoallv P=64: 12 calls on a prediction, not checked yet"  (the deferred
+ *    agreement's window under way: those calls join their shapes when it is checked)
  * Returns the number of shapes (0 and "" when not online or nothing ran on comm). Local:
  * sends nothing. */
 int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len);

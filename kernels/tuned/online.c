@@ -1126,6 +1126,11 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
                 shapes++;
             }
         }
+    int unchecked = cs ? a2a_speculation_unchecked(cs->speculation) : 0, P = 0;
+    MPI_Comm_size(comm, &P);
+    if (unchecked && used < len) /* the deferred agreement's last window (speculate.c) */
+        used += (size_t)snprintf(text + used, len - used, "%salltoallv P=%d: %d calls on a "
+                                 "prediction, not checked yet", used ? "; " : "", P, unchecked);
     pthread_mutex_unlock(&lists);
     return shapes;
 }

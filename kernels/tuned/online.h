@@ -110,6 +110,7 @@ void a2a_speculation_free(a2a_speculation *sp);
 int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call);
 int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled);
 int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds);
+int a2a_speculation_unchecked(const a2a_speculation *sp);
 int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
                           void *arg, long long *ended_at);
 

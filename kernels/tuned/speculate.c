@@ -164,6 +164,13 @@ int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds)
     return ++sp->pending == sp->window;
 }
 
+/* Guarantees: the calls run on a prediction whose window is not checked yet (they are
+ * in no shape's count so far). */
+int a2a_speculation_unchecked(const a2a_speculation *sp)
+{
+    return sp ? sp->pending : 0;
+}
+
 /* Guarantees: (the window is full) one MPI_Allreduce(MAX) over the window's S and times
  * on comm; then, for each call i of the window in call order, judge(i, agreed S, max time
  * in seconds, predicted choice, arg) says whether the dispatcher's choice for that S is
