@@ -19,7 +19,7 @@
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
-# Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 15 s.
+# Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
 mkdir -p "$OD"
 EXPECT="/usr/bin/python3 tests/preload/expect.py"
