@@ -72,7 +72,8 @@ windows of 8, 16, 32, 64 calls, which 16 calls would not show). P = 64, 16 B: on
 best fixed 1.228 before, 1.075 now; second run 1.196 before, 1.015 now (24.81 us a call,
 median, against tuna's 24.79 us fixed; a 400-call second run's mean is 24.99 us: the
 windows' checks). 1 KiB: online 1.231 before, 1.104 now; second run 1.197 before, 1.048
-now (the choice, spread_out, is 1.07x linear's per-call time: the miss below).
+now (the choice, spread_out, is 1.07x linear's per-call time: the miss below). 16 KiB
+(a ~531 us call): online 1.023 before, 1.015 now; second run 1.014 before, 1.004 now.
 
 **Not run, and why** (CPU seconds of one simulation on the shared 2-core machine, where a
 simulation got 5-10 % of a core while this was made):
