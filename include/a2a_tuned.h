@@ -25,7 +25,10 @@
  * has no rule for (or every call, without a file) is tuned during the application's own
  * calls (kernels/tuned/online.c). Per communicator and call shape (alltoall or alltoallv,
  * S by powers of two: 0, 1, 2..3, 4..7, ...; alltoallv's S is its largest block, agreed
- * on with one MPI_Allreduce per call) a handful of candidates (the MPI library's own
+ * on with one MPI_Allreduce per call; while the choices repeat (the same kernel for every
+ * S seen, or a cycle of at most 8 calls), the call runs the predicted choice and one
+ * MPI_Allreduce per window of 8 to 64 calls checks it, a wrong one restoring the per-call
+ * agreement from the next call: kernels/tuned/speculate.c) a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) run in turn, in two rounds: a short probe each, then more calls for those
  * within 1.5x of the best probe; one MPI_Allreduce per candidate and round gives the max
@@ -44,7 +47,9 @@
  *                         library's; one that differs is dropped, with a line on stderr
  *   A2A_TUNING_OUT=PATH   A2A_Tuning_finalize writes the file's rules and the decisions
  *                         made (rank 0 of MPI_COMM_WORLD, atomically): A2A_TUNING_FILE's
- *                         format, so a later run with A2A_TUNING_FILE=PATH starts there
+ *                         format, so a later run with A2A_TUNING_FILE=PATH starts there;
+ *                         shapes still exploring go to its "online_partial" list, which
+ *                         a later online run resumes (file mode ignores it)
  *   A2A_VERBOSE=1         rank 0 of each communicator logs each shape's decision and
  *                         what exploring cost (2: every rank)
  *   A2A_TUNING_TEST_CORRUPT=KERNEL  for tests only: the last rank flips a received byte
@@ -107,7 +112,7 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
                  MPI_Datatype rtype, MPI_Comm comm);
 /* MPI_Alltoallv, through the kernel the tuning file chooses for (P, S) with S the largest
  * block any rank sends (found with one MPI_Allreduce, only when the file's choice at this
- * P depends on S). */
+ * P depends on S; under online tuning deferred while the choices repeat, see above). */
 int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                   MPI_Comm comm);
@@ -127,6 +132,8 @@ int A2A_Tuning_finalize(void);
  *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
  *    the MPI library and the candidates in turn"
  *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"
+ *   "alltoallv P=64: 12 calls on a prediction, not checked yet"  (the deferred
+ *    agreement's window under way: those calls join their shapes when it is checked)
  * Returns the number of shapes (0 and "" when not online or nothing ran on comm). Local:
  * sends nothing. */
 int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len);

@@ -15,7 +15,8 @@
  * Every rank makes the same choice: it depends only on values MPI requires to be the same
  * on all ranks (intercommunicator or not, MPI_IN_PLACE or not, P, and S of alltoall: the
  * bytes of one block, equal on all ranks whatever types each uses) and on S of alltoallv,
- * agreed on with one MPI_Allreduce when the rules for this P depend on it. Datatypes are
+ * agreed on with one MPI_Allreduce when the rules for this P depend on it (under online
+ * tuning, deferred while the choices repeat: speculate.c). Datatypes are
  * handled per rank by staging (a2a_stage), never by a different route. A kernel's
  * MPI_ERR_COUNT (refused alike, before any data moved) sends the call to the MPI library.
  */
@@ -49,9 +50,10 @@ static struct {
     rule *rules[2];
     int nrules[2];
     json_t *file_rules[2];     /* the file's rule lists as written (online: re-written) */
+    json_t *file_partial;      /* its "online_partial" list (online: resumed, re-written) */
     char error[512];           /* why the file (or the environment) is not used, or "" */
     int error_told;
-} tuning = { PTHREAD_ONCE_INIT, NULL, 0, 0, { NULL, NULL }, { 0, 0 }, { NULL, NULL }, "", 0 };
+} tuning = { PTHREAD_ONCE_INIT, NULL, 0, 0, { NULL, NULL }, { 0, 0 }, { NULL, NULL }, NULL, "", 0 };
 
 /* Formats the reason the file cannot be used into tuning.error. */
 static void file_error(const char *fmt, ...)
@@ -194,6 +196,9 @@ static void load_tuning(void)
         tuning.nrules[c] = (int)n;
         tuning.file_rules[c] = json_incref(list);
     }
+    json_t *partial = json_object_get(root, "online_partial");
+    if (tuning.online > 0 && json_is_array(partial)) /* not rules: file mode ignores it */
+        tuning.file_partial = json_incref(partial);
     if (tuning.error[0])
         for (int c = 0; c < 2; c++) {
             free(tuning.rules[c]);
@@ -218,6 +223,13 @@ json_t *a2a_tuned_file_rules(int coll)
 {
     pthread_once(&tuning.once, load_tuning);
     return coll == COLL_ALLTOALL || coll == COLL_ALLTOALLV ? tuning.file_rules[coll] : NULL;
+}
+
+/* Guarantees: see online.h (NULL when the file is not used or not under online tuning). */
+json_t *a2a_tuned_file_partial(void)
+{
+    pthread_once(&tuning.once, load_tuning);
+    return tuning.error[0] ? NULL : tuning.file_partial;
 }
 
 /* Processes per node of comm (the real node), computed once per communicator and kept
@@ -481,6 +493,113 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
 }
 
+/* Guarantees: *out is the dispatcher's choice for an alltoallv call whose S is agreed on
+ * (call->S): a tuning file's rule (or the MPI library where the rule cannot run), or the
+ * winner of its online shape; returns 1 when that choice is settled, 0 when the call
+ * would explore (its online shape undecided or new). The same on every rank. */
+static int settled_choice(const a2a_call *call, a2a_choice *out)
+{
+    choice ch;
+    decide(COLL_ALLTOALLV, call->comm, call->P, call->S, 1, NULL, &ch);
+    memset(out, 0, sizeof *out);
+    if (!ch.online) {
+        a2a_choice_set(out, ch.kernel, ch.params);
+        return 1;
+    }
+    return a2a_online_winner(call, out);
+}
+
+/* What a window's judge needs: the call (its S replaced per judged call), and the first
+ * error of the accounting. */
+typedef struct judging {
+    a2a_call call;
+    int rc;
+} judging;
+
+/* Guarantees: the a2a_speculation_judge of the dispatcher: the settled choice for the
+ * agreed S; the call accounted for a rule's counts (when it ran the rule's kernel) or
+ * for its online shape (its time fed to the winner's monitoring when it ran the winner). */
+static int judge_call(long long S, double seconds, const a2a_choice *predicted,
+                      a2a_choice *truth, int *settled, void *arg)
+{
+    judging *j = arg;
+    j->call.S = S;
+    choice ch;
+    decide(COLL_ALLTOALLV, j->call.comm, j->call.P, S, 1, NULL, &ch);
+    if (!ch.online) {
+        a2a_choice_set(truth, ch.kernel, ch.params);
+        *settled = 1;
+        int hit = a2a_choice_equal(truth, predicted);
+        if (hit && ch.kernel)
+            a2a_online_note_rule(&j->call, ch.kernel, ch.params);
+        return hit;
+    }
+    memset(truth, 0, sizeof *truth);
+    *settled = a2a_online_winner(&j->call, truth);
+    int hit = *settled && a2a_choice_equal(truth, predicted);
+    int rc = a2a_online_replay(&j->call, seconds, hit);
+    j->rc = j->rc != MPI_SUCCESS ? j->rc : rc;
+    return hit;
+}
+
+/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says from
+ * which alltoallv call on the communicator the agreement on S is deferred (period > 0)
+ * or made per call again. */
+static void tell_agreement(const a2a_call *call, long long from, int period, long long broke)
+{
+    int rank, world_rank, len = 0;
+    char comm_name[MPI_MAX_OBJECT_NAME] = "";
+    MPI_Comm_rank(call->comm, &rank);
+    if (!tuning.verbose || (rank != 0 && tuning.verbose < 2))
+        return;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_get_name(call->comm, comm_name, &len);
+    if (period)
+        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: agreement on S deferred from call %lld "
+                "(the choices repeat every %d calls) [comm %s, world rank %d]\n", call->P, from,
+                period, len > 0 ? comm_name : "unnamed", world_rank);
+    else
+        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: agreement on S per call again from call "
+                "%lld (call %lld was not as predicted) [comm %s, world rank %d]\n", call->P, from,
+                broke, len > 0 ? comm_name : "unnamed", world_rank);
+}
+
+/* Guarantees: (an alltoallv call whose S was agreed on, already made) its settled choice
+ * joins the history; when the history now repeats, the next call is speculated (said
+ * under A2A_VERBOSE). */
+static void after_agreed_call(a2a_speculation *sp, const a2a_call *call, long long callno)
+{
+    a2a_choice c;
+    int settled = settled_choice(call, &c);
+    int period = a2a_speculation_agreed(sp, &c, settled);
+    if (period)
+        tell_agreement(call, callno + 1, period, 0);
+}
+
+/* Guarantees: the result of the alltoallv call (its S this rank's own) computed by the
+ * predicted choice, which every rank predicted alike; at a window's end the predictions
+ * are checked (one MPI_Allreduce) and the calls accounted; a wrong one makes the next call
+ * agree on S again. */
+static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_choice *predicted,
+                           long long callno)
+{
+    int refused, rc;
+    double t0 = MPI_Wtime();
+    if (predicted->kernel)
+        rc = a2a_call_kernel(call, predicted->kernel, predicted->params, &refused);
+    else
+        rc = a2a_call_library(call, call->recv.buf);
+    double t = MPI_Wtime() - t0;
+    if (!a2a_speculation_record(sp, call->S, t))
+        return rc;
+    judging j = { *call, MPI_SUCCESS };
+    long long broke;
+    int crc = a2a_speculation_check(sp, call->comm, judge_call, &j, &broke);
+    if (broke || crc != MPI_SUCCESS)
+        tell_agreement(call, callno + 1, 0, broke ? broke : callno);
+    return rc != MPI_SUCCESS ? rc : crc != MPI_SUCCESS ? crc : j.rc;
+}
+
 /* Guarantees: the result of MPI_Alltoallv, computed by the kernel the tuning file names
  * for (P, largest block), or by the MPI library (see a2a_tuned.h). The largest block is
  * agreed on with one MPI_Allreduce, only when the file's choice at this P depends on it;
@@ -502,7 +621,18 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     for (int i = 0; i < P && !only; i++)
         if ((long long)scounts[i] * tsize > S)
             S = (long long)scounts[i] * tsize;
-    /* online tuning keys its shapes by S: then every call agrees on it */
+    /* online tuning keys its shapes by S: then every call agrees on it, at once or, while
+     * the choices repeat, a window of calls later (speculate.c) */
+    a2a_speculation *sp = NULL;
+    long long callno = 0;
+    if (!only && !tuning.error[0] && P > 1 && tuning.online > 0 &&
+        (sp = a2a_online_speculation(comm))) {
+        a2a_choice predicted;
+        a2a_call call = { COLL_ALLTOALLV, comm, P, S, { (void *)sbuf, stype, scounts, sdispls, 0 },
+                          { rbuf, rtype, rcounts, rdispls, 0 } };
+        if (a2a_speculation_predict(sp, &predicted, &callno))
+            return speculated_call(sp, &call, &predicted, callno);
+    }
     if (!only && !tuning.error[0] && P > 1 &&
         (tuning.online > 0 ||
          (tuning.path && tuning.nrules[COLL_ALLTOALLV] > 0 && !choice_ignores_S(COLL_ALLTOALLV, P)))) {
@@ -516,12 +646,17 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         tell(COLL_ALLTOALLV, comm, P, S, &ch);
     a2a_call call = { COLL_ALLTOALLV, comm, P, S, { (void *)sbuf, stype, scounts, sdispls, 0 },
                       { rbuf, rtype, rcounts, rdispls, 0 } };
+    int rc, refused;
     if (ch.online)
-        return a2a_online_call(&call);
-    if (!ch.kernel)
-        return MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-    if (tuning.online > 0)
-        a2a_online_note_rule(&call, ch.kernel, ch.params);
-    int refused;
-    return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
+        rc = a2a_online_call(&call);
+    else if (!ch.kernel)
+        rc = MPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    else {
+        if (tuning.online > 0)
+            a2a_online_note_rule(&call, ch.kernel, ch.params);
+        rc = a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
+    }
+    if (sp)
+        after_agreed_call(sp, &call, callno);
+    return rc;
 }

@@ -5,8 +5,10 @@
  *
  * Shape: per communicator, alltoall or alltoallv, and the bucket of S by powers of two
  * (S = 0; 1; 2..3; 4..7; ...), S being the bytes of one block (alltoall) or the largest
- * block of any rank (alltoallv: the summary of the counts that the dispatcher already
- * agrees on with one MPI_Allreduce). P is the communicator's. In-place calls never reach
+ * block of any rank (alltoallv: the summary of the counts that the dispatcher agrees on,
+ * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
+ * speculate.c; such calls reach this file after the window, a2a_online_replay). P is the
+ * communicator's. In-place calls never reach
  * this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
@@ -42,6 +44,13 @@
  * SimGrid runs every rank in one process) with a slot per shape; a shape's memory is
  * allocated at its first call, nothing after. A freed communicator's decisions are kept
  * for the file (attribute delete callback).
+ * The file: a decided shape is a rule; a shape still exploring (some candidate measured)
+ * is a record of the "online_partial" list: each candidate's state, median, noise and the
+ * samples reduced so far, the round and the candidate whose calls come next. A run reading
+ * the file resumes such a shape where it stopped, after its warm-up, when its candidates,
+ * calls per candidate and probe are the ones this run makes (the same A2A_TUNING_EXPLORE
+ * and registry); the calls of a candidate under way at the end are lost (their times were
+ * not reduced yet).
  */
 #include <errno.h>
 #include <limits.h>
@@ -133,16 +142,31 @@ typedef struct comm_state {
     int world_rank, rank;
     shape *shapes[2][BUCKETS];
     ruled *ruled[2][BUCKETS];
+    a2a_speculation *speculation; /* deferred alltoallv agreement (speculate.c), or NULL */
     struct comm_state *next;
 } comm_state;
 
-/* A decision kept for the file (from a live or a freed communicator). */
+/* One candidate of a shape still exploring, as the file keeps it (online_partial). */
+typedef struct kept_candidate {
+    char name[128];        /* describe(): the kernel and its parameters */
+    int dropped, eliminated, cut, measured;
+    int nsamples;          /* samples reduced over the ranks so far (see reduced_samples) */
+    double median, noise;
+    double samples[MAX_BLOCK];
+} kept_candidate;
+
+/* A shape kept for the file (from a live or a freed communicator): its decision, or
+ * (partial) how far its exploration went. */
 typedef struct learned {
     int coll, P, bucket, kernel; /* kernel: index in the registry's table */
     int params[A2A_PARAM_COUNT];
     int candidates;
     long long explore_calls;
     double median, library_median;
+    int partial;           /* 1: still exploring; the rest below */
+    int round, current, block, probe;
+    long long calls;
+    kept_candidate cand[MAX_CANDIDATES];
 } learned;
 
 typedef struct retired {
@@ -292,11 +316,65 @@ static void candidate_list(shape *sh, long long S)
 
 /* ---- states -------------------------------------------------------------------------- */
 
-/* Guarantees: the shape's winner as a record for the file; 0 if it has none. */
+static void describe(const candidate *c, char *text, size_t len);
+
+/* Guarantees: how many of candidate i's samples (from the first) are reduced over the
+ * ranks: a measured candidate's probe (its first CUT_CALLS if cut), its whole block once
+ * its second round is over; 0 for the others. */
+static int reduced_samples(const shape *sh, int i)
+{
+    const candidate *c = &sh->cand[i];
+    if (!c->measured || c->dropped)
+        return 0;
+    if (c->cut)
+        return CUT_CALLS;
+    return sh->round == 1 && i < sh->current && !c->eliminated ? sh->block : sh->probe;
+}
+
+/* Guarantees: (a shape exploring, some candidate measured) the record of how far its
+ * exploration went, for the file; 0 when there is nothing to keep. */
+static int partial_of(const shape *sh, learned *out)
+{
+    int any = 0;
+    for (int i = 0; i < sh->ncand; i++)
+        any |= sh->cand[i].measured || sh->cand[i].dropped;
+    if (!any || sh->current >= sh->ncand)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->coll = sh->coll;
+    out->P = sh->P;
+    out->bucket = sh->bucket;
+    out->candidates = sh->ncand;
+    out->explore_calls = sh->explore_calls;
+    out->partial = 1;
+    out->round = sh->round;
+    out->current = sh->current;
+    out->block = sh->block;
+    out->probe = sh->probe;
+    out->calls = sh->calls;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *c = &sh->cand[i];
+        kept_candidate *k = &out->cand[i];
+        describe(c, k->name, sizeof k->name);
+        k->dropped = c->dropped;
+        k->eliminated = c->eliminated;
+        k->cut = c->cut;
+        k->measured = c->measured;
+        k->median = c->median;
+        k->noise = c->noise;
+        k->nsamples = reduced_samples(sh, i);
+        memcpy(k->samples, sh->samples + (size_t)i * (size_t)sh->block,
+               (size_t)k->nsamples * sizeof *k->samples);
+    }
+    return 1;
+}
+
+/* Guarantees: the shape as a record for the file: its winner, or how far its exploration
+ * went (partial_of); 0 if there is nothing to keep. */
 static int learned_of(const shape *sh, learned *out)
 {
     if (sh->winner < 0)
-        return 0;
+        return sh->warmup_left == 0 && partial_of(sh, out);
     int count;
     const a2a_kernel *table = a2a_registry(&count);
     const candidate *w = &sh->cand[sh->winner];
@@ -330,10 +408,10 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
         for (int c = 0; c < 2; c++)
             for (int b = 0; b < BUCKETS; b++) {
                 shape *sh = cs->shapes[c][b];
-                retired *r;
+                retired *r = NULL;
                 if (!sh)
                     continue;
-                if ((r = malloc(sizeof *r)) && learned_of(sh, &r->what)) {
+                if (cs->rank == 0 && (r = malloc(sizeof *r)) && learned_of(sh, &r->what)) {
                     r->world_rank = cs->world_rank;
                     r->next = retired_list;
                     retired_list = r;
@@ -346,6 +424,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
         for (int c = 0; c < 2; c++)
             for (int b = 0; b < BUCKETS; b++)
                 free(cs->ruled[c][b]);
+        a2a_speculation_free(cs->speculation);
         free(cs);
         break;
     }
@@ -396,6 +475,87 @@ static void bucket_range(int b, long long *lo, long long *hi)
     *hi = b == 0 ? 0 : (b >= 63 ? LLONG_MAX : (1LL << b) - 1);
 }
 
+/* Guarantees: 1 when the JSON record of A2A_TUNING_FILE's "online_partial" list is of
+ * the shape sh and of its exploration as this run would make it (the same candidates in
+ * the same order, the same calls per candidate and probe), with each candidate's state and
+ * samples well formed; then sh continues from where the record stopped: each candidate's
+ * state, median, noise and reduced samples, the round and the candidate whose calls come
+ * next. Else sh is left as made. */
+static int restore(shape *sh, const json_t *rec)
+{
+    long long lo, hi;
+    bucket_range(sh->bucket, &lo, &hi);
+    const char *coll = json_string_value(json_object_get(rec, "collective"));
+    const json_t *cands = json_object_get(rec, "candidates");
+    json_int_t round = json_integer_value(json_object_get(rec, "round"));
+    json_int_t next = json_integer_value(json_object_get(rec, "next"));
+    if (!coll || strcmp(coll, coll_names[sh->coll]) != 0 ||
+        json_integer_value(json_object_get(rec, "P")) != sh->P ||
+        json_integer_value(json_array_get(json_object_get(rec, "S"), 0)) != lo ||
+        json_integer_value(json_object_get(rec, "block")) != sh->block ||
+        json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
+        (round != 0 && round != 1) || next < 0 || next >= sh->ncand ||
+        json_array_size(cands) != (size_t)sh->ncand)
+        return 0;
+    for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
+        const json_t *c = json_array_get(cands, i);
+        const char *name = json_string_value(json_object_get(c, "candidate"));
+        const char *state = json_string_value(json_object_get(c, "state"));
+        const json_t *samples = json_object_get(c, "samples_s");
+        char mine[128];
+        describe(&sh->cand[i], mine, sizeof mine);
+        if (!name || strcmp(name, mine) != 0 || !state || !json_is_array(samples) ||
+            json_array_size(samples) > (size_t)sh->block ||
+            !json_is_number(json_object_get(c, "median_s")) ||
+            !json_is_number(json_object_get(c, "noise_s")))
+            return 0;
+        for (size_t j = 0; j < json_array_size(samples); j++)
+            if (!json_is_number(json_array_get(samples, j)))
+                return 0;
+    }
+    for (int i = 0; i < sh->ncand; i++) {
+        const json_t *c = json_array_get(cands, i), *samples = json_object_get(c, "samples_s");
+        const char *state = json_string_value(json_object_get(c, "state"));
+        candidate *k = &sh->cand[i];
+        k->dropped = strcmp(state, "dropped") == 0;
+        k->cut = strcmp(state, "cut") == 0;
+        k->eliminated = k->cut || strcmp(state, "eliminated") == 0;
+        k->measured = k->eliminated || strcmp(state, "measured") == 0;
+        k->median = json_number_value(json_object_get(c, "median_s"));
+        k->noise = json_number_value(json_object_get(c, "noise_s"));
+        for (size_t j = 0; j < json_array_size(samples); j++)
+            sh->samples[(size_t)i * (size_t)sh->block + j] = json_number_value(json_array_get(samples, j));
+    }
+    sh->round = (int)round;
+    sh->current = (int)next;
+    sh->explore_calls = json_integer_value(json_object_get(rec, "explore_calls"));
+    return 1;
+}
+
+/* Guarantees: (a shape made, exploring) when A2A_TUNING_FILE's "online_partial" list has
+ * a record of it that restore accepts, the exploration continues from there, said under
+ * A2A_VERBOSE. The same on every rank: the file is. */
+static void resume(const comm_state *cs, shape *sh)
+{
+    const json_t *list = a2a_tuned_file_partial();
+    for (size_t i = 0; i < json_array_size(list); i++)
+        if (restore(sh, json_array_get(list, i))) {
+            int verbose = a2a_tuned_verbose(), measured = 0;
+            for (int j = 0; j < sh->ncand; j++)
+                measured += sh->cand[j].measured || sh->cand[j].dropped;
+            if (verbose && (cs->rank == 0 || verbose > 1)) {
+                long long lo, hi;
+                bucket_range(sh->bucket, &lo, &hi);
+                fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld: exploring resumed from the "
+                        "tuning file (round %d, %d of %d candidates measured, %lld calls "
+                        "explored before) [world rank %d]\n", call_names[sh->coll], sh->P, lo,
+                        hi, sh->round + 1, measured, sh->ncand, sh->explore_calls,
+                        cs->world_rank);
+            }
+            return;
+        }
+}
+
 /* Guarantees: the call's shape on cs, made (candidates, block, buffers) at its first
  * call; NULL when out of memory. The same on every rank: P, the bucket and the
  * candidates depend only on values agreed on. */
@@ -429,6 +589,8 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
     sh->sorted = sh->times + sh->block;
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
     sh->warmup_left = sh->probe;
+    if (sh->winner < 0)
+        resume(cs, sh);
     *slot = sh;
     return sh;
 }
@@ -693,6 +855,21 @@ static int end_window(const comm_state *cs, shape *sh)
     return MPI_SUCCESS;
 }
 
+/* Guarantees: 1 when the winner's next call is timed: a monitoring window is due (or
+ * under way). */
+static int window_due(const shape *sh)
+{
+    return sh->since_window >= (long long)MONITOR_GAP * sh->block;
+}
+
+/* Guarantees: (exploiting, a timed call) its time joins the window; the window's last
+ * call judges it (end_window: one MPI_Allreduce on the communicator). */
+static int window_sample(const comm_state *cs, shape *sh, double seconds)
+{
+    sh->times[sh->pos++] = seconds;
+    return sh->pos == sh->block ? end_window(cs, sh) : MPI_SUCCESS;
+}
+
 /* ---- one call ------------------------------------------------------------------------ */
 
 /* Guarantees: [lo, hi) is the span of bytes of the receive buffer the call's receive
@@ -791,7 +968,7 @@ int a2a_online_call(const a2a_call *call)
         return a2a_call_library(call, call->recv.buf);
     }
     int exploring = sh->winner < 0;
-    int timed = exploring || sh->since_window >= (long long)MONITOR_GAP * sh->block;
+    int timed = exploring || window_due(sh);
     candidate *c = &sh->cand[exploring ? sh->current : sh->winner];
     int refused;
     double t0 = timed ? MPI_Wtime() : 0;
@@ -827,12 +1004,49 @@ int a2a_online_call(const a2a_call *call)
         }
         return rc;
     }
-    sh->times[sh->pos++] = t;
-    if (sh->pos == sh->block) {
-        int rrc = end_window(cs, sh);
-        rc = rc != MPI_SUCCESS ? rc : rrc;
+    int rrc = window_sample(cs, sh, t);
+    return rc != MPI_SUCCESS ? rc : rrc;
+}
+
+/* Guarantees: see online.h. */
+a2a_speculation *a2a_online_speculation(MPI_Comm comm)
+{
+    comm_state *cs = settings.online ? state_of(comm) : NULL;
+    if (cs && !cs->speculation)
+        cs->speculation = a2a_speculation_new();
+    return cs ? cs->speculation : NULL;
+}
+
+/* Guarantees: see online.h. */
+int a2a_online_winner(const a2a_call *call, a2a_choice *out)
+{
+    comm_state *cs = state_of(call->comm);
+    const shape *sh = cs ? cs->shapes[call->coll][bucket_of(call->S)] : NULL;
+    if (!sh || sh->winner < 0 || (sh->warmup_left > 0 && sh->winner != 0))
+        return 0; /* a warm-up runs the MPI library: settled only when that is the winner */
+    a2a_choice_set(out, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
+    return 1;
+}
+
+/* Guarantees: see online.h. Out of memory: the call is not counted. */
+int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner)
+{
+    comm_state *cs = state_of(call->comm);
+    shape *sh = cs ? shape_of(cs, call) : NULL;
+    if (!sh)
+        return MPI_SUCCESS;
+    sh->calls++;
+    if (sh->warmup_left > 0) {
+        sh->warmup_left--;
+        return MPI_SUCCESS;
     }
-    return rc;
+    if (!ran_winner || sh->winner < 0)
+        return MPI_SUCCESS;
+    if (!window_due(sh)) {
+        sh->since_window++;
+        return MPI_SUCCESS;
+    }
+    return window_sample(cs, sh, seconds);
 }
 
 /* Guarantees: see online.h. Out of memory: the call is not counted. */
@@ -912,22 +1126,28 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
                 shapes++;
             }
         }
+    int unchecked = cs ? a2a_speculation_unchecked(cs->speculation) : 0, P = 0;
+    MPI_Comm_size(comm, &P);
+    if (unchecked && used < len) /* the deferred agreement's last window (speculate.c) */
+        used += (size_t)snprintf(text + used, len - used, "%salltoallv P=%d: %d calls on a "
+                                 "prediction, not checked yet", used ? "; " : "", P, unchecked);
     pthread_mutex_unlock(&lists);
     return shapes;
 }
 
 /* ---- the file ------------------------------------------------------------------------ */
 
-/* Guarantees: this rank's decisions (live and freed communicators) in a malloc'ed array,
- * *n of them; NULL with *n = 0 when there are none or no memory. */
+/* Guarantees: the shapes of the communicators (live and freed) of which this rank is rank
+ * 0, as records for the file (learned_of), in a malloc'ed array, *n of them; NULL with
+ * *n = 0 when there are none or no memory. */
 static learned *my_decisions(int world_rank, int *n)
 {
     int count = 0;
     pthread_mutex_lock(&lists);
     for (comm_state *cs = states; cs; cs = cs->next)
-        for (int c = 0; c < 2 && cs->world_rank == world_rank; c++)
+        for (int c = 0; c < 2 && cs->world_rank == world_rank && cs->rank == 0; c++)
             for (int b = 0; b < BUCKETS; b++)
-                count += cs->shapes[c][b] && cs->shapes[c][b]->winner >= 0;
+                count += cs->shapes[c][b] != NULL;
     for (retired *r = retired_list; r; r = r->next)
         count += r->world_rank == world_rank;
     learned *out = count ? malloc((size_t)count * sizeof *out) : NULL;
@@ -937,7 +1157,7 @@ static learned *my_decisions(int world_rank, int *n)
         return NULL;
     }
     for (comm_state *cs = states; cs; cs = cs->next)
-        for (int c = 0; c < 2 && cs->world_rank == world_rank; c++)
+        for (int c = 0; c < 2 && cs->world_rank == world_rank && cs->rank == 0; c++)
             for (int b = 0; b < BUCKETS; b++)
                 if (cs->shapes[c][b] && learned_of(cs->shapes[c][b], &out[*n]))
                     (*n)++;
@@ -966,26 +1186,86 @@ static json_t *rule_json(const learned *l)
                      "explore_calls", (json_int_t)l->explore_calls, "candidates", l->candidates);
 }
 
+/* Guarantees: the JSON record of a shape still exploring (the "online_partial" list of
+ * the file, see a2a_tuned.h): its collective, P, S range, how far it went, and each
+ * candidate's state with its reduced samples. */
+static json_t *partial_json(const learned *l)
+{
+    long long lo, hi;
+    bucket_range(l->bucket, &lo, &hi);
+    json_t *cands = json_array();
+    for (int i = 0; i < l->candidates; i++) {
+        const kept_candidate *k = &l->cand[i];
+        json_t *samples = json_array();
+        for (int j = 0; j < k->nsamples; j++)
+            json_array_append_new(samples, json_real(k->samples[j]));
+        const char *state = k->dropped ? "dropped" : k->cut ? "cut" : k->eliminated ? "eliminated"
+                            : k->measured ? "measured" : "not measured";
+        json_array_append_new(cands, json_pack("{s:s, s:s, s:f, s:f, s:o}", "candidate", k->name,
+                                               "state", state, "median_s", k->median, "noise_s",
+                                               k->noise, "samples_s", samples));
+    }
+    return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:o}", "collective",
+                     coll_names[l->coll], "P", l->P, "S", (json_int_t)lo, (json_int_t)hi, "calls",
+                     (json_int_t)l->calls, "explore_calls", (json_int_t)l->explore_calls, "round",
+                     l->round, "next", l->current, "block", l->block, "probe", l->probe,
+                     "candidates", cands);
+}
+
+/* Guarantees: 1 when record i is the first of all[0..i] of its shape. */
+static int first_of_shape(const learned *all, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (all[j].coll == all[i].coll && all[j].P == all[i].P && all[j].bucket == all[i].bucket)
+            return 0;
+    return 1;
+}
+
+/* Guarantees: 1 when a partial record of A2A_TUNING_FILE (JSON) is of a shape that one of
+ * all[0..n) records (decided or partial again in this run). */
+static int superseded(const json_t *old, const learned *all, int n)
+{
+    const char *coll = json_string_value(json_object_get(old, "collective"));
+    json_int_t P = json_integer_value(json_object_get(old, "P"));
+    json_int_t lo = json_integer_value(json_array_get(json_object_get(old, "S"), 0));
+    for (int i = 0; i < n; i++) {
+        long long blo, bhi;
+        bucket_range(all[i].bucket, &blo, &bhi);
+        if (coll && strcmp(coll, coll_names[all[i].coll]) == 0 && P == all[i].P && lo == blo)
+            return 1;
+    }
+    return 0;
+}
+
 /* Guarantees: A2A_TUNING_OUT holds, atomically (a temporary file renamed over it), the
  * rules of A2A_TUNING_FILE followed by the decisions given, first of each shape only;
- * one line on stderr if it cannot be written. */
+ * then, under "online_partial", the shapes given still exploring and those of
+ * A2A_TUNING_FILE's list that this run did not record; one line on stderr if it cannot
+ * be written. */
 static void write_file(const learned *all, int n)
 {
     json_t *root = json_pack("{s:s, s:i, s:s, s:s}", "format", "a2a-tuning", "version", 1,
                              "mpi_library", A2A_VENDOR_LIBRARY, "generated_by",
                              "liba2a online tuning (A2A_TUNING=online)");
+    json_t *partial = json_array();
     for (int c = 0; c < 2; c++) {
         json_t *file = a2a_tuned_file_rules(c);
         json_t *list = file ? json_deep_copy(file) : json_array();
-        for (int i = 0; i < n; i++) {
-            int first = all[i].coll == c;
-            for (int j = 0; j < i && first; j++)
-                first = !(all[j].coll == c && all[j].P == all[i].P && all[j].bucket == all[i].bucket);
-            if (first)
+        for (int i = 0; i < n; i++)
+            if (all[i].coll == c && !all[i].partial && first_of_shape(all, i))
                 json_array_append_new(list, rule_json(&all[i]));
-        }
         json_object_set_new(root, c == A2A_COLL_ALLTOALL ? "alltoall" : "alltoallv", list);
     }
+    for (int i = 0; i < n; i++)
+        if (all[i].partial && first_of_shape(all, i))
+            json_array_append_new(partial, partial_json(&all[i]));
+    const json_t *old = a2a_tuned_file_partial();
+    for (size_t i = 0; i < json_array_size(old); i++)
+        if (!superseded(json_array_get(old, i), all, n))
+            json_array_append(partial, json_array_get(old, i));
+    if (json_array_size(partial))
+        json_object_set(root, "online_partial", partial);
+    json_decref(partial);
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", settings.out, (long)getpid());
     if (json_dump_file(root, tmp, JSON_INDENT(1)) != 0 || rename(tmp, settings.out) != 0) {

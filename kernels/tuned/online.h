@@ -28,6 +28,13 @@ typedef struct a2a_call {
     a2a_side send, recv;
 } a2a_call;
 
+/* What runs a call: a kernel and its parameters; kernel NULL is the MPI library's own call
+ * (then every parameter is 0). */
+typedef struct a2a_choice {
+    const a2a_kernel *kernel;
+    int params[A2A_PARAM_COUNT];
+} a2a_choice;
+
 /* ---- provided by dispatch.c --------------------------------------------------------- */
 
 /* The MPI library's own collective for `call`, received into rbuf (the call's receive
@@ -49,6 +56,10 @@ int a2a_tuned_verbose(void);
  * borrowed), or NULL. */
 json_t *a2a_tuned_file_rules(int coll);
 
+/* The "online_partial" list of A2A_TUNING_FILE (a JSON array, borrowed): the shapes an
+ * earlier online run left exploring, or NULL. */
+json_t *a2a_tuned_file_partial(void);
+
 /* ---- provided by online.c ----------------------------------------------------------- */
 
 /* Reads A2A_TUNING and, under "online", A2A_TUNING_EXPLORE, A2A_TUNING_CHECK,
@@ -66,5 +77,41 @@ int a2a_online_call(const a2a_call *call);
 /* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
  * rule names), for A2A_Tuning_summary. */
 void a2a_online_note_rule(const a2a_call *call, const a2a_kernel *kernel, const int *params);
+
+/* This rank's state of comm for deferred alltoallv agreement (speculate.c), made at the
+ * first call; NULL when out of memory or not online. Freed with the communicator. */
+struct a2a_speculation *a2a_online_speculation(MPI_Comm comm);
+
+/* 1 when the shape of `call` (its S agreed) on its communicator is decided: *out is its
+ * winner; 0 while it explores, warms up, or was never seen (nothing is made). */
+int a2a_online_winner(const a2a_call *call, a2a_choice *out);
+
+/* Accounts a call of agreed shape `call` that ran without a2a_online_call (deferred
+ * agreement): counted for its shape (made if new: a call of its warm-up); when it ran the
+ * shape's winner (ran_winner), its time (max over ranks) feeds the winner's monitoring as
+ * a timed call would. Every rank calls it with the same values at the same call; it may
+ * reduce on the communicator as a2a_online_call does. */
+int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner);
+
+/* ---- provided by speculate.c -------------------------------------------------------- */
+
+typedef struct a2a_speculation a2a_speculation;
+
+/* Judges call i of a checked window: *truth and *settled are the dispatcher's choice for
+ * the agreed S and whether it is settled; returns 1 when it is settled and equals
+ * *predicted. Accounts the call (a2a_online_replay or a2a_online_note_rule). */
+typedef int (*a2a_speculation_judge)(long long S, double seconds, const a2a_choice *predicted,
+                                     a2a_choice *truth, int *settled, void *arg);
+
+int a2a_choice_equal(const a2a_choice *a, const a2a_choice *b);
+void a2a_choice_set(a2a_choice *c, const a2a_kernel *k, const int *params);
+a2a_speculation *a2a_speculation_new(void);
+void a2a_speculation_free(a2a_speculation *sp);
+int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call);
+int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled);
+int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds);
+int a2a_speculation_unchecked(const a2a_speculation *sp);
+int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
+                          void *arg, long long *ended_at);
 
 #endif

@@ -4,14 +4,16 @@ tuned` under A2A_TUNING=online) against the MPI library and every candidate fixe
 
     sweeps/bench/app_online_bench.py --launch "smpirun ... build/simgrid/a2atune" \\
         --app tc --args "--graph rmat:9:4" --repetitions 40 --out DIR \\
-        [--explore 120,30] [--fixed-repetitions 2] [--record FILE --label TEXT]
+        [--explore 120,30] [--fixed-repetitions 2] [--again 1] [--record FILE --label TEXT]
 
 One launch of the application is --repetitions runs of it (closures or transforms, no
 warm-up: every all-to-all counts), and its total all-to-all time is the metric comm_sum_s
 (the sum over runs of each run's time inside the all-to-alls, the max over ranks). Per
 A2A_TUNING_EXPLORE value: an online run (`--kernel tuned`, A2A_TUNING=online, writing
 DIR/APP-E.json, A2A_VERBOSE=1 giving each shape's candidates) and a second run reading the
-file (A2A_TUNING=online, A2A_TUNING_FILE). Then the MPI library (`--kernel vendor`) and
+file (A2A_TUNING=online, A2A_TUNING_FILE); with --again N, N runs after the first, each
+reading the file the run before wrote and writing its own (DIR/APP-E-2.json, ...: shapes
+still exploring at a run's end resume in the next). Then the MPI library (`--kernel vendor`) and
 every candidate any shape of any online run considered, fixed for every call (one kernel
 and its parameters for the whole run, as `--kernel NAME` runs it). Under SimGrid every
 run of a fixed kernel costs the same simulated time, so fixed kernels run
@@ -80,6 +82,8 @@ def main():
     ap.add_argument("--fixed-repetitions", type=int, default=2,
                     help="runs simulated for a fixed kernel (deterministic)")
     ap.add_argument("--explore", default="120", help="A2A_TUNING_EXPLORE values")
+    ap.add_argument("--again", type=int, default=1,
+                    help="runs after the first, each reading the file the one before wrote")
     ap.add_argument("--out", required=True, help="folder for the tuning files")
     ap.add_argument("--record", help="append the figures as JSON lines to this file")
     ap.add_argument("--label", default="", help="the platform and selector, for --record")
@@ -98,12 +102,19 @@ def main():
                 m = CANDIDATE.match(item)
                 if m and m.group(1) not in names:
                     names.append(m.group(1))
-        again, _, again_summary, _ = run(args, ["--kernel", "tuned"], R, {
-            "A2A_TUNING": "online", "A2A_TUNING_EXPLORE": str(E), "A2A_TUNING_FILE": path})
         with open(path) as f:
             written = json.load(f)
         rules = len(written["alltoall"]) + len(written["alltoallv"])
-        online[E] = (total, summary, again, again_summary, rules)
+        later, read = [], path
+        for k in range(2, args.again + 2):
+            out = os.path.abspath(os.path.join(args.out, "%s-%d-%d.json" % (args.app, E, k)))
+            t, _, s, _ = run(args, ["--kernel", "tuned"], R, {
+                "A2A_TUNING": "online", "A2A_TUNING_EXPLORE": str(E), "A2A_TUNING_FILE": read,
+                "A2A_TUNING_OUT": out})
+            later.append((t, s))
+            read = out
+        again, again_summary = later[0]
+        online[E] = (total, summary, again, again_summary, rules, later)
     fixed = {}
     for name in names:
         _, median, _, _ = run(args, kernel_args(name), args.fixed_repetitions, {})
@@ -118,12 +129,15 @@ def main():
     print("|---|---|---|")
     for name in sorted(fixed, key=fixed.get):
         print("| fixed %s | %.3f | %.3f |" % (name, fixed[name] * 1e3, fixed[name] / fixed[best]))
-    for E, (total, summary, again, again_summary, rules) in online.items():
+    for E, (total, summary, again, again_summary, rules, later) in online.items():
         print("| online, A2A_TUNING_EXPLORE=%d | %.3f | %.3f |" % (E, total * 1e3,
                                                                  total / fixed[best]))
         print("| second run (file of %d rules) | %.3f | %.3f |" % (rules, again * 1e3,
                                                                   again / fixed[best]))
-        print("\n%s\n%s\n" % (summary, again_summary))
+        for k, (t, _) in enumerate(later[1:], 3):
+            print("| run %d (reading run %d's file) | %.3f | %.3f |" % (k, k - 1, t * 1e3,
+                                                                    t / fixed[best]))
+        print("\n%s\n%s\n" % (summary, "\n".join(s for _, s in later)))
         if args.record:
             with open(args.record, "a") as f:
                 f.write(json.dumps({
@@ -131,7 +145,7 @@ def main():
                     "repetitions": R, "fixed_repetitions": args.fixed_repetitions, "E": E,
                     "fixed": fixed, "fixed_full": near, "best": best, "library": fixed["MPI library"],
                     "online": [total, summary], "again": [again, again_summary],
-                    "rules": rules}, sort_keys=True) + "\n")
+                    "later": [list(x) for x in later[1:]], "rules": rules}, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

@@ -61,14 +61,19 @@ total (the largest per-rank sum) of the 1,000-call run is 23.05 ms, 1.068x the b
 run's extrapolated 21.59 ms: the table's 1.092 (per-call maxima extrapolated) is the
 conservative figure.
 
-**Why alltoallv misses at small S**: every online alltoallv call, and every call of a
-second run whose file's choice depends on S, first agrees on the largest block with one
-MPI_Allreduce (the shape is keyed by S, and the ranks' own blocks differ); the best kernel
-fixed by a one-rule file for every S skips it. At P = 64, 16 B that reduction is ~4.9 us of
-a ~25 us call: the second run's 29.66 us a call against tuna's 24.79 us fixed is that
-reduction, not the choice (the same kernel): tuna fixed by a file whose choice depends on S
-(tuna up to 31 B, the MPI library above) costs 29.66 us a call too. It is the price of
-keying alltoallv by S, not of exploring.
+**Alltoallv's agreement on S**: an online alltoallv call is keyed by its largest block,
+which the ranks agree on with one MPI_Allreduce (their own blocks differ); at P = 64, 16 B
+that reduction is ~4.9 us of a ~25 us call (tuna fixed by a file whose choice depends on
+S costs 29.66 us a call, by a one-rule file 24.79 us). Since the dispatcher stops agreeing
+per call once the choices agreed on repeat (kernels/tuned/speculate.c: the call runs the
+predicted choice, one MPI_Allreduce per window of 8..64 calls checks it), the alltoallv
+rows were re-run (`--calls-best 64`: a second run agrees on its first 8 calls, then checks
+windows of 8, 16, 32, 64 calls, which 16 calls would not show). P = 64, 16 B: online /
+best fixed 1.228 before, 1.075 now; second run 1.196 before, 1.015 now (24.81 us a call,
+median, against tuna's 24.79 us fixed; a 400-call second run's mean is 24.99 us: the
+windows' checks). 1 KiB: online 1.231 before, 1.104 now; second run 1.197 before, 1.048
+now (the choice, spread_out, is 1.07x linear's per-call time: the miss below). 16 KiB
+(a ~531 us call): online 1.023 before, 1.015 now; second run 1.014 before, 1.004 now.
 
 **Not run, and why** (CPU seconds of one simulation on the shared 2-core machine, where a
 simulation got 5-10 % of a core while this was made):
@@ -97,8 +102,8 @@ simulation got 5-10 % of a core while this was made):
   predecessor left.
 """
 
-APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | targets met |
-|---|---|---|---|---|---|---|---|---|---|---|"""
+APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | later runs / best fixed | targets met |
+|---|---|---|---|---|---|---|---|---|---|---|---|"""
 
 APPS_INTRO = """
 ## Inside the applications
@@ -117,35 +122,39 @@ except for the MPI library and the candidates within 10 % of the best, which run
 `runs` (the first run of a launch costs more); a record made before that rule (marked
 "2-run estimate") estimated every fixed total from 2 runs. Second run: `--kernel tuned`
 under `A2A_TUNING=online` with `A2A_TUNING_FILE` = the file the online run wrote (shapes
-with a rule run it; any other shape is explored anew).
+with a rule run it; a shape the online run left exploring resumes from the file's
+`online_partial` record, in records made since that was written; before, it was explored
+anew). Later runs (records with `later`, `app_online_bench.py --again N`): each reads the
+file the run before it wrote.
 
 """
 
 APPS_OUTRO = """
-**Where tc's time goes** (rmat:9:4, P = 64; per closure of 6 alltoallv, `--kernel tuned`,
-2 runs each, the same simulation): tuna radix=63 block_count=62 named by a one-rule file
-for every S costs 0.112 ms under `A2A_TUNING=file` (the dispatcher adds nothing: the rule
-does not depend on S, so no reduction), exactly its time fixed with `--kernel tuna`; the
-same file under `A2A_TUNING=online` costs 0.166 ms: the `MPI_Allreduce` that agrees on S
-before every online alltoallv call, ~9 us a call here, against ~19 us for the kernel's
-call. The file the EXPLORE=30 run wrote (five rules: tuna at radices 3, 4, 8, 63, 63 by
-S) costs 0.176 ms under `A2A_TUNING=file` (its choice depends on S, so the reduction is
-made): 0.010 ms of it (9 %) is its choices, the rest that reduction. The per-shape
-candidates never include radix 63 below S = 4 KiB (the K/D model's radices for a small S
-are 2..8), which a whole closure run fixed at radix 63 beats.
+**Where tc's time goes** (rmat:9:4, P = 64, 40 closures of 6 alltoallv, `--kernel tuned`,
+the same simulation): tuna radix=63 block_count=62 named by a one-rule file for every S
+costs 4.291 ms under `A2A_TUNING=file` (no reduction: the rule does not depend on S),
+exactly its time fixed with `--kernel tuna`, and 4.422 ms under `A2A_TUNING=online`
+(1.031x; before the agreement was deferred, the `MPI_Allreduce` that agreed on S before
+every online alltoallv call, ~9 us against ~19 us for the kernel's call, made it ~1.48x).
+The five rules the EXPLORE=30 run wrote (tuna at radices 3, 4, 8, 63, 63 by S) cost
+6.944 ms under `A2A_TUNING=file` (its choice depends on S: every call agrees) and 5.651 ms
+under `A2A_TUNING=online`, where the choices repeat every 6 calls (a closure) and the
+agreement is deferred from call 19 to the end: 1.317x the best fixed. The rest is the
+choices: the per-shape candidates never include radix 63 below S = 4 KiB (the K/D model's
+radices for a small S are 2..8), which a whole closure run fixed at radix 63 beats.
 
 **Few calls.** A closure of rmat:9:4 has 6 iterations in 5 S buckets (one bucket twice):
 40 closures give each shape 40 or 80 calls. Under the default `A2A_TUNING_EXPLORE` (120) a
 shape spends its first 5 calls on the MPI library (the warm-up) and then explores up to
-~120 calls: at the end of the launch 4 of the 5 shapes were still exploring, so the whole
-launch ran the MPI library and the candidates in turn (above the MPI library's total), and
-the file kept only the one shape decided; a second run explores the four again from the
-start and costs the same. That a shape seen only a few times stays on the MPI library is
-right (the warm-up does it: a shape seen at most 5 times never leaves it); a shape seen 40
-times that explores and never exploits is not: the exploration is lost with the launch.
-With `A2A_TUNING_EXPLORE=30` every shape decides by call 23 of 40; the launch is then
-below the MPI library (0.89x its total) but 2.17x the best fixed, and the second run 1.62x:
-the reduction and the candidates above.
+~120 calls: at the end of the first launch 4 of the 5 shapes were still exploring (2.515x
+the best fixed, the MPI library 2.431x). The file keeps how far each went
+(`online_partial`) and each later launch resumes them after their warm-up: the second
+launch decides two more (1.944x), the third the last two (1.480x; its file holds the same
+five rules as the EXPLORE=30 run's, so a fourth launch would run as that run's second
+one). Before the file kept them, every launch explored the four anew from the start
+(2.355x). With `A2A_TUNING_EXPLORE=30` every shape decides by call 23 of 40 within the
+first launch (2.034x; 2.167x with the per-call agreement), and the second launch is
+1.317x (1.618x with the per-call agreement).
 
 **fft** (512x512: one alltoall shape, S = 1 KiB, two calls a transform): 100 transforms
 give the shape 200 calls. With the default budget it decides at call 96 (scattered
@@ -155,7 +164,9 @@ With `A2A_TUNING_EXPLORE=30` it explores 40 calls and runs the winner from call 
 calls than one exploration of 8 candidates x 3 takes: the shape was explored again after
 its winner drifted): 1.127x, below the MPI library. The second run (the file's rule, no
 reduction: alltoall's S is known to every rank) is the best fixed run exactly (1.000): the
-dispatcher itself adds nothing.
+dispatcher itself adds nothing. (The EXPLORE=120 online run simulated again after alltoallv's
+agreement was deferred and the file kept partial exploration: 12.706 ms, as recorded; neither
+touches an alltoall shape that decides within the launch.)
 """
 
 
@@ -169,10 +180,12 @@ def apps_rows(recs):
         b, lib = fixed[best], r["library"]
         total, summary = r["online"]
         again = r["again"][0]
-        shapes = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
+        entries = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
+        shapes = [x for x in entries if "not checked yet" not in x]
         decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
         calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
-                    for x in shapes)
+                    for x in entries)
+        later = r.get("later", [])
         ok = [total / b <= 1.10, b >= lib or total < lib, again / b <= 1.02]
         missed = [n for n, good in zip(("total", "below library", "second"), ok) if not good]
         print("| " + " | ".join(str(c) for c in [
@@ -180,10 +193,12 @@ def apps_rows(recs):
             r["E"], "%d of %d" % (decided, len(shapes)),
             "%s %.3f ms%s" % (best, b * 1e3, "" if "fixed_full" in r else " (2-run estimate)"),
             "%.3f" % (total / b), "%.3f" % (lib / b), "%.3f" % (again / b),
+            ", ".join("run %d: %.3f" % (k, t / b) for k, (t, _) in enumerate(later, 3)) or "-",
             "all" if not missed else "missed: " + ", ".join(missed)]) + " |")
         notes.append(re.sub(r"A2A_TUNING_FILE=\S*/", "A2A_TUNING_FILE=",
                             "- %s %s, A2A_TUNING_EXPLORE=%d, online run: %s\n  second run: %s"
-                            % (r["app"], r["workload"], r["E"], summary, r["again"][1])))
+                            % (r["app"], r["workload"], r["E"], summary, r["again"][1]) +
+                            "".join("\n  run %d: %s" % (k, m) for k, (_, m) in enumerate(later, 3))))
     print("\nWhat ran each shape (`A2A_Tuning_summary`, in the row's message):\n")
     print("\n".join(notes))
     print(APPS_OUTRO, end="")

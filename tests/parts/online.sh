@@ -5,12 +5,21 @@
 # MPI_COMM_WORLD and, at P = 4, on two halves) and checks every byte it receives itself.
 #   - every rank of a communicator switches at the same call to the same kernel (the
 #     decision lines of A2A_VERBOSE=2, tests/preload/expect.py online);
+#   - deferred alltoallv agreement (kernels/tuned/speculate.c): with --cycle the sizes
+#     alternate call by call (the ranks' own largest blocks in different powers of two),
+#     then a new size breaks the pattern; every rank stops agreeing per call at the same
+#     call, takes it up again at the same call when the new size is seen, and defers again
+#     once the new shape is decided (expect.py agreement), all bytes right;
 #   - the file written at MPI_Finalize (A2A_TUNING_OUT) is valid and read back: a second
 #     run with it exploits it call by call (expect.py a2a) and explores nothing;
+#   - a run that ends with shapes still exploring (12 calls a shape) keeps them in the
+#     file ("online_partial"); the next run resumes each (expect.py resume: decided, or
+#     explored further), its ranks still deciding alike; A2A_TUNING=file reads that file
+#     (its rules; the partial records ignored);
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
-# Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 15 s.
+# Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
 mkdir -p "$OD"
 EXPECT="/usr/bin/python3 tests/preload/expect.py"
@@ -33,6 +42,17 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
     fi
+    # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every rank
+    run online/$lib/cycle 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+        A2A_TUNING_EXPLORE=30 $prog --repeat 40 --cycle - 16 1024
+    glog="$WORK/online_${lib}_cycle.log"
+    if out=$(MIN=3 $EXPECT agreement "$glog") &&
+        grep -q 'per call again from call [0-9]* (call 83 was not as predicted)' "$glog" &&
+        [ "$(grep -c 'MPI_COMM_WORLD, world rank 0' "$glog")" -ge 2 ]; then
+        pass online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -1)"
+    else
+        fail online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -3)"
+    fi
     # one rule per shape: the halves' shapes once (the first communicator's decision)
     check online/$lib/file-written holds \
         "[ \"\$(grep -c '\"kernel\": ' '$OD/$lib.json')\" = $((np == 4 ? 12 : 6)) ]"
@@ -40,10 +60,32 @@ for lib in openmpi mpich; do
     run online/$lib/read-back 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_FILE="$OD/$lib.json" $prog --repeat 3 - $ONLINE_SIZES
     rlog="$WORK/online_${lib}_read-back.log"
-    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep -q "a2a: online" "$rlog"; then
+    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep "a2a: online" "$rlog" | grep -qv "agreement on S"; then
         pass online/$lib/file-obeyed "$(echo "$out" | tail -1)"
     else
         fail online/$lib/file-obeyed "$(echo "$out" | tail -3)"
+    fi
+    # partial exploration kept in the file and resumed by the next run
+    run online/$lib/partial 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
+        A2A_TUNING_OUT="$OD/$lib-p1.json" $prog --repeat 12 - 16
+    run online/$lib/resume 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-p1.json" A2A_TUNING_OUT="$OD/$lib-p2.json" \
+        $prog --repeat 12 - 16
+    rlog="$WORK/online_${lib}_resume.log"
+    if out=$(MIN=1 $EXPECT resume "$OD/$lib-p1.json" "$OD/$lib-p2.json") &&
+        grep -q 'exploring resumed from the tuning file' "$rlog" && MIN=0 $EXPECT online "$rlog" > /dev/null; then
+        pass online/$lib/partial-resumed "$(echo "$out" | tail -1)"
+    else
+        fail online/$lib/partial-resumed "$(echo "$out" | tail -3)"
+    fi
+    run online/$lib/partial-file-mode 60 $launch $np env $pre A2A_VERBOSE=1 \
+        A2A_TUNING_FILE="$OD/$lib-p1.json" $prog - 16
+    plog="$WORK/online_${lib}_partial-file-mode.log"
+    if out=$(MIN=3 $EXPECT a2a "$OD/$lib-p1.json" "$plog") && grep -q online_partial "$OD/$lib-p1.json" &&
+        ! grep -q 'not used' "$plog"; then
+        pass online/$lib/partial-file-read "$(echo "$out" | tail -1)"
+    else
+        fail online/$lib/partial-file-read "$(echo "$out" | tail -3)"
     fi
     # check mode: spread_out (a candidate of every shape) made to give wrong bytes
     run online/$lib/check-drops 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \

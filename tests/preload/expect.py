@@ -13,12 +13,22 @@ compares its choice for every call in a log with what the log shows was run:
   expect.py a2a JSON VERBOSE_LOG
       a2a tuning file vs the dispatcher's A2A_VERBOSE=1 lines ("a2a: MPI_Alltoall P=4
       S=1024 -> tra radix=2 [...]").
+  expect.py resume OLD_FILE NEW_FILE
+      an online run that read OLD_FILE (written by one that ended with shapes still
+      exploring: its "online_partial" list) and wrote NEW_FILE went on with each of them:
+      NEW_FILE has a rule for the shape or its record with more calls explored ("calls"
+      counts OLD_FILE's partial records).
   expect.py force PROBE_LOG
       tests/preload/force_check's "force:" lines vs the probe line of the call after each.
   expect.py online VERBOSE_LOG
       the online tuner's decision lines (A2A_VERBOSE=2: every rank) agree: per
       communicator and shape, one line from each of its P ranks, all naming the same
       kernel and the same call to switch at (here "calls" counts the decisions).
+  expect.py agreement VERBOSE_LOG
+      the dispatcher's deferred alltoallv agreement (A2A_VERBOSE=2): per communicator,
+      every one of its P ranks logs the same sequence of "agreement on S deferred from
+      call N" / "per call again from call N" lines ("calls" counts the sequences'
+      lines, of one rank each).
 
 Prints one line per mismatch and a summary; exit 0 only if nothing mismatched and at
 least MIN calls (environment variable, default 4) were checked.
@@ -271,6 +281,55 @@ def check_online(log):
     return len(groups), bad
 
 
+AGREEMENT = re.compile(r"^a2a: online MPI_Alltoallv P=(\d+): agreement on S (.*) from call (\d+) "
+                       r"\((.*)\) \[comm (\S+), world rank (\d+)\]$")
+
+
+def check_agreement(log):
+    """(lines of one rank, summed over communicators; mismatches): per communicator, the
+    same sequence of deferral lines on each of its P ranks."""
+    seqs = {}
+    with open(log) as f:
+        for line in f:
+            m = AGREEMENT.match(line.strip())
+            if m:
+                P, what, call, why, comm, rank = m.groups()
+                seqs.setdefault((comm, int(P)), {}).setdefault(rank, []).append((what, call, why))
+    bad, n = [], 0
+    for (comm, P), ranks in sorted(seqs.items()):
+        distinct = {tuple(v) for v in ranks.values()}
+        if len(ranks) != P:
+            bad.append("%s P=%d: deferral lines from %d ranks, expected %d" % (comm, P, len(ranks), P))
+        if len(distinct) != 1:
+            bad.append("%s P=%d: ranks switch at different calls: %s" % (comm, P, sorted(distinct)))
+        n += min(len(v) for v in ranks.values())
+    return n, bad
+
+
+def check_resume(old_path, new_path):
+    """(partial records of old_path, mismatches): each went on in new_path."""
+    with open(old_path) as f:
+        old = json.load(f)
+    with open(new_path) as f:
+        new = json.load(f)
+    bad, n = [], 0
+    for rec in old.get("online_partial", []):
+        n += 1
+        key = (rec["collective"], rec["P"], rec["S"][0])
+        for cand in rec["candidates"]:
+            if set(cand) != {"candidate", "state", "median_s", "noise_s", "samples_s"}:
+                bad.append("%s P=%d S=%d: a candidate record with keys %s" % (key + (sorted(cand),)))
+        rules = [r for r in new.get(rec["collective"], [])
+                 if r["P"] == [rec["P"], rec["P"]] and r["S"][0] == rec["S"][0]]
+        again = [r for r in new.get("online_partial", [])
+                 if (r["collective"], r["P"], r["S"][0]) == key]
+        if not rules and not (again and again[0]["explore_calls"] > rec["explore_calls"]):
+            bad.append("%s P=%d S=%d: neither decided nor explored further (%d calls before, "
+                       "%s after)" % (key + (rec["explore_calls"],
+                                             again[0]["explore_calls"] if again else "none")))
+    return n, bad
+
+
 def main(argv):
     """Runs one check; exit status 0 only if it found no mismatch in enough calls."""
     if len(argv) < 3:
@@ -285,6 +344,10 @@ def main(argv):
         n, bad = check_a2a(argv[2], argv[3])
     elif kind == "online" and len(argv) == 3:
         n, bad = check_online(argv[2])
+    elif kind == "agreement" and len(argv) == 3:
+        n, bad = check_agreement(argv[2])
+    elif kind == "resume" and len(argv) == 4:
+        n, bad = check_resume(argv[2], argv[3])
     elif kind == "force" and len(argv) == 3:
         n, bad = check_force(argv[2])
     else:

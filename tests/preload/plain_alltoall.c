@@ -3,10 +3,14 @@
  * tests: MPI_Alltoall and MPI_Alltoallv at the block sizes given, on MPI_COMM_WORLD and
  * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
  *
- *   mpirun -n 4 plain_alltoall [--repeat N] OUT BYTES...    e.g. plain_alltoall /tmp/out 16 1024
+ *   mpirun -n 4 plain_alltoall [--repeat N [--cycle]] OUT BYTES...    e.g. plain_alltoall /tmp/out 16 1024
  *
  * --repeat N makes every call N times in a row (a loop of calls at each size, for the
- * online tuner's tests); the halves are named "half0" and "half1" (MPI_Comm_set_name).
+ * online tuner's tests); with --cycle the loop goes round the sizes N times instead (the
+ * calls' S repeat with a period of the number of sizes), then N times round the sizes and
+ * one more, twice the largest (the pattern changes). Non-uniform blocks are up to S bytes
+ * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
+ * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
  * when OUT is not "-" writes all its receive buffers, in call order, to OUT/rank<r>.bin,
  * so two runs (plain and under LD_PRELOAD=liba2a_preload.so) can be compared byte for
@@ -123,6 +127,38 @@ static void nonuniform(run *r, MPI_Comm comm, long long S)
     free(displs);
 }
 
+/* Every call of one size on comm: bytes, ints (when S % 4 == 0), non-uniform; only bytes
+ * and non-uniform on a half. */
+static void calls_at(run *r, MPI_Comm comm, long long S)
+{
+    uniform(r, comm, S, 0);
+    if (comm == MPI_COMM_WORLD && S % 4 == 0)
+        uniform(r, comm, S, 1);
+    nonuniform(r, comm, S);
+}
+
+/* The loop of calls on comm: each size `repeat` times in a row, or (cycle) `repeat` times
+ * round the sizes, then `repeat` times round them and twice the largest. */
+static void loop(run *r, MPI_Comm comm, const long long *sizes, int nsizes, int repeat, int cycle)
+{
+    if (!cycle) {
+        for (int i = 0; i < nsizes; i++)
+            for (int n = 0; n < repeat; n++)
+                calls_at(r, comm, sizes[i]);
+        return;
+    }
+    long long largest = 0;
+    for (int i = 0; i < nsizes; i++)
+        largest = sizes[i] > largest ? sizes[i] : largest;
+    for (int phase = 0; phase < 2; phase++)
+        for (int n = 0; n < repeat; n++) {
+            for (int i = 0; i < nsizes; i++)
+                calls_at(r, comm, sizes[i]);
+            if (phase == 1)
+                calls_at(r, comm, 2 * largest);
+        }
+}
+
 /* Every size on MPI_COMM_WORLD (bytes, ints, non-uniform), then on the two halves. */
 int main(int argc, char **argv)
 {
@@ -131,15 +167,20 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    int repeat = 1;
+    int repeat = 1, cycle = 0;
     if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
         repeat = atoi(argv[2]);
         argv += 2;
         argc -= 2;
+        if (argc > 1 && strcmp(argv[1], "--cycle") == 0) {
+            cycle = 1;
+            argv++;
+            argc--;
+        }
     }
     if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
-            fprintf(stderr, "usage: plain_alltoall [--repeat N] OUT|- BYTES...\n");
+            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle]] OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -168,19 +209,9 @@ int main(int argc, char **argv)
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, r.rank % 2, r.rank, &half);
     MPI_Comm_set_name(half, r.rank % 2 ? "half1" : "half0");
-    for (int i = 0; i < nsizes; i++)
-        for (int n = 0; n < repeat; n++) {
-            uniform(&r, MPI_COMM_WORLD, sizes[i], 0);
-            if (sizes[i] % 4 == 0)
-                uniform(&r, MPI_COMM_WORLD, sizes[i], 1);
-            nonuniform(&r, MPI_COMM_WORLD, sizes[i]);
-        }
+    loop(&r, MPI_COMM_WORLD, sizes, nsizes, repeat, cycle);
     if (P >= 4)
-        for (int i = 0; i < nsizes; i++)
-            for (int n = 0; n < repeat; n++) {
-                uniform(&r, half, sizes[i], 0);
-                nonuniform(&r, half, sizes[i]);
-            }
+        loop(&r, half, sizes, nsizes, repeat, cycle);
     MPI_Comm_free(&half);
     if (r.out)
         fclose(r.out);

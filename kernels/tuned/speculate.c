@@ -1,0 +1,213 @@
+/*
+ * speculate.c — deferred agreement on S for MPI_Alltoallv under online tuning: the
+ * dispatcher's choice for call n is predicted from the choices already agreed on, the
+ * call runs without its MPI_Allreduce, and the prediction is checked afterwards, one
+ * MPI_Allreduce for a window of calls.
+ *
+ * Why the ranks must agree. An alltoallv call's shape is keyed by S, the largest block of
+ * any rank; each rank knows only its own blocks, so ranks whose local largest blocks fall
+ * in different buckets would pick different kernels (a deadlock or wrong bytes). The
+ * dispatcher therefore agrees on S with one MPI_Allreduce before each call: ~5 us of a
+ * ~25 us call at P = 64, S = 16 B under SimGrid, ~9 us of ~19 us in the transitive
+ * closure. What every rank needs, though, is the same kernel, not the same S.
+ *
+ * Why deferring it is safe. Every rank keeps the same history: the dispatcher's choice
+ * (kernel and parameters) for every call whose S is agreed on, computed from agreed S
+ * only (a tuning file's rule, or the winner of a decided online shape). When the last
+ * choices (max(ENTER_CALLS, 2 L) of them) were all settled (none exploring) and repeat
+ * with a period L of at most MAX_PERIOD calls, every rank enters speculation at the same
+ * call, with the same L.
+ * There, call n runs the choice of call n - L (agreed, or itself predicted the same way):
+ * a function of the shared history alone, so every rank runs the same kernel at every
+ * call, and every kernel candidate returns MPI's bytes for any S (a refusal, MPI_ERR_COUNT,
+ * is alike on every rank and goes to the MPI library). Each rank keeps its local S and
+ * time of each call; the window's last call reduces them (MAX: the agreed S and the
+ * max-over-ranks time of every call of the window), and every rank then compares each
+ * call's true choice with the predicted one, in call order, from the same data: the same
+ * verdict on every rank at the same call. A wrong prediction costs time only (the call
+ * ran another correct kernel); it ends speculation from the next call, which agrees per
+ * call again. So the choice never depends on a rank's local S, and no call ever waits for
+ * an agreement while the history keeps its period. The calls of the window are then
+ * accounted to their shapes (online.c counts them and feeds the winner's monitoring
+ * windows with their times), late by at most a window.
+ *
+ * The window. Its check costs more than one per-call agreement (2 x window integers):
+ * under SimGrid at P = 64, S = 16 B (a 24.8 us alltoallv call) it added 0.70, 0.40, 0.26 us
+ * a call with windows of 16, 32, 64 calls. But a new S (the application's next phase) runs
+ * the old prediction until the window ends: those calls are lost to its exploration. So
+ * the first window after entering is WINDOW_MIN calls, and each window of right
+ * predictions doubles the next, up to WINDOW_MAX: the calls lost to a change are never
+ * more than the calls speculated right before it, plus WINDOW_MIN.
+ *
+ * A lagged non-blocking MPI_Iallreduce (call n decided by the S agreed from call n - 1)
+ * was not taken: it keys call n by the S of call n - 1, wrong whenever S changes from call
+ * to call (the transitive closure's six calls a closure span five buckets), its wait still
+ * sits in every call, and SMPI's non-blocking collectives would need checking first (its
+ * Ibarrier completes early: kernels/common/mpi_compat.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "online.h"
+
+#define WINDOW_MIN 8     /* speculated calls per agreement: the first window after entering */
+#define WINDOW_MAX 64    /* and, doubled after each window of right predictions, at most this */
+#define MAX_PERIOD 8     /* the longest repeating pattern of choices recognised */
+#define ENTER_CALLS 8    /* settled choices in a row, periodic, before speculating (at */
+                         /* least two periods) */
+#define HISTORY 128      /* choices remembered (>= 3 MAX_PERIOD + WINDOW_MAX) */
+
+typedef struct entry {
+    a2a_choice choice;
+    int settled;
+} entry;
+
+struct a2a_speculation {
+    entry hist[HISTORY];       /* ring: the choice of call k at hist[k % HISTORY] */
+    long long calls;           /* alltoallv calls through the dispatcher on the comm */
+    long long known;           /* calls whose choice is in hist (agreed or predicted) */
+    int period;                /* 0: agreeing per call; else speculating with this period */
+    int window;                /* calls of the current window */
+    int pending;               /* speculated calls since the last window's agreement */
+    long long S[WINDOW_MAX];   /* this rank's S of the window's calls */
+    long long ns[WINDOW_MAX];  /* this rank's time of each, in ns */
+};
+
+/* Guarantees: 1 when the two choices run the same code: the same kernel with the same
+ * parameters, or both the MPI library. */
+int a2a_choice_equal(const a2a_choice *a, const a2a_choice *b)
+{
+    return a->kernel == b->kernel && memcmp(a->params, b->params, sizeof a->params) == 0;
+}
+
+/* Guarantees: the choice of kernel k with params, the MPI library's own call (the
+ * baseline without an algorithm number) written as kernel NULL and zero parameters. */
+void a2a_choice_set(a2a_choice *c, const a2a_kernel *k, const int *params)
+{
+    memset(c, 0, sizeof *c);
+    if (!k || (k->is_baseline && !params[A2A_PARAM_VENDOR_ALGORITHM]))
+        return;
+    c->kernel = k;
+    memcpy(c->params, params, sizeof c->params);
+}
+
+/* Guarantees: a new state (agreeing per call), or NULL when out of memory. */
+a2a_speculation *a2a_speculation_new(void)
+{
+    return calloc(1, sizeof(a2a_speculation));
+}
+
+/* Guarantees: frees sp (NULL allowed). */
+void a2a_speculation_free(a2a_speculation *sp)
+{
+    free(sp);
+}
+
+/* Guarantees: the smallest period L <= MAX_PERIOD with which the last n = max(ENTER_CALLS,
+ * 2 L) choices and the L before them are all settled and each of the n equals the one L
+ * calls before; 0 if none. */
+static int find_period(const a2a_speculation *sp)
+{
+    for (int L = 1; L <= MAX_PERIOD; L++) {
+        long long n = ENTER_CALLS > 2 * L ? ENTER_CALLS : 2 * L, k = sp->known - n;
+        if (sp->known < n + L)
+            return 0;
+        int settled = 1;
+        for (long long j = k - L; j < sp->known; j++)
+            settled &= sp->hist[j % HISTORY].settled;
+        if (!settled)
+            return 0; /* the longer periods look further back */
+        while (k < sp->known && a2a_choice_equal(&sp->hist[k % HISTORY].choice,
+                                                 &sp->hist[(k - L) % HISTORY].choice))
+            k++;
+        if (k == sp->known)
+            return L;
+    }
+    return 0;
+}
+
+/* Guarantees: 1 when the call now beginning runs on a prediction: *out is the choice of
+ * the call `period` calls before (the same on every rank); 0 when the caller must agree
+ * on S first. Counts the call. */
+int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call)
+{
+    *call = ++sp->calls;
+    if (!sp->period)
+        return 0;
+    entry *e = &sp->hist[sp->known % HISTORY];
+    *e = sp->hist[(sp->known - sp->period) % HISTORY];
+    sp->known++;
+    *out = e->choice;
+    return 1;
+}
+
+/* Guarantees: (agreeing per call) appends the call's choice, computed from the agreed S
+ * after the call; returns the period when speculation begins with the next call, else 0. */
+int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled)
+{
+    entry *e = &sp->hist[sp->known % HISTORY];
+    e->choice = *choice;
+    e->settled = settled;
+    sp->known++;
+    sp->period = find_period(sp);
+    sp->pending = 0;
+    sp->window = WINDOW_MIN;
+    return sp->period;
+}
+
+/* Guarantees: (a speculated call) keeps this rank's S and time of the call; returns 1
+ * when the window is full (the caller then calls a2a_speculation_check). */
+int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds)
+{
+    sp->S[sp->pending] = S;
+    sp->ns[sp->pending] = (long long)(seconds * 1e9);
+    return ++sp->pending == sp->window;
+}
+
+/* Guarantees: the calls run on a prediction whose window is not checked yet (they are
+ * in no shape's count so far). */
+int a2a_speculation_unchecked(const a2a_speculation *sp)
+{
+    return sp ? sp->pending : 0;
+}
+
+/* Guarantees: (the window is full) one MPI_Allreduce(MAX) over the window's S and times
+ * on comm; then, for each call i of the window in call order, judge(i, agreed S, max time
+ * in seconds, predicted choice, arg) says whether the dispatcher's choice for that S is
+ * settled and the one predicted (judge accounts the call for its shape). The first call
+ * judged otherwise ends speculation (the rest are still judged, for their accounting);
+ * its history entry takes the true choice. Returns the reduction's error or MPI_SUCCESS;
+ * *ended_at is the call that broke the prediction, or 0. */
+int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
+                          void *arg, long long *ended_at)
+{
+    const int w = sp->window;
+    long long buf[2 * WINDOW_MAX];
+    memcpy(buf, sp->S, (size_t)w * sizeof *buf);
+    memcpy(buf + w, sp->ns, (size_t)w * sizeof *buf);
+    *ended_at = 0;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, buf, 2 * w, MPI_LONG_LONG, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) { /* alike on every rank: agree per call again */
+        sp->period = 0;
+        sp->pending = 0;
+        return rc;
+    }
+    for (int i = 0; i < w; i++) {
+        long long k = sp->known - w + i;
+        entry *e = &sp->hist[k % HISTORY];
+        a2a_choice truth;
+        int settled = 0;
+        if (!judge(buf[i], (double)buf[w + i] * 1e-9, &e->choice, &truth, &settled, arg)) {
+            e->choice = truth;
+            e->settled = settled;
+            if (!*ended_at)
+                *ended_at = sp->calls - w + i + 1;
+        }
+    }
+    sp->pending = 0;
+    if (*ended_at)
+        sp->period = 0;
+    else if (sp->window < WINDOW_MAX)
+        sp->window *= 2;
+    return MPI_SUCCESS;
+}
