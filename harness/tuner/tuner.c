@@ -18,18 +18,13 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_MEDIAN_SE 0.005
-#define AS_INFORMATIVE 0.5    /* the cost rule: a measurement with at least half the expected
-                               * improvement of the most informative one tells as much */
 
 /* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
 static const char *const rule_names[TUNER_RULE_COUNT] = {
     [TUNER_RULE_DESIGN] = "design",
-    [TUNER_RULE_EXPLORE] = "explore",
     [TUNER_RULE_NEIGHBOURS] = "neighbours",
     [TUNER_RULE_BRACKET] = "bracket",
-    [TUNER_RULE_REOPEN] = "reopen",
     [TUNER_RULE_CELL_EFFECT] = "cell_effect",
-    [TUNER_RULE_COST] = "cost",
 };
 
 /* Guarantees: see tuner.h. */
@@ -694,42 +689,6 @@ static void refresh(tuner *t)
     }
 }
 
-/* What measuring candidate c costs, as the time budget counts it (tuner_spend): its
- * timed and warm-up calls at its median, measured or predicted (exp mu); a sweep that
- * sizes its iterations by time spends its time_budget plus the warm-up calls. */
-static double predicted_cost(const tuner *t, const candidate *c)
-{
-    const config *cf = &t->configs[c->config];
-    double call = exp(c->ok ? c->y : c->mu), warmup = cf->warmup > 0 ? cf->warmup : 0;
-    if (cf->iterations == SWEEP_ITERATIONS_AUTO)
-        return cf->time_budget + warmup * call;
-    return call * ((cf->iterations > 0 ? cf->iterations : 1) + warmup);
-}
-
-/* With the cost rule, the cheapest of the candidates list[0..n) whose expected
- * improvement ei[i] is at least AS_INFORMATIVE of `chosen`'s (the largest): a cheaper
- * measurement that tells nearly as much goes first. Without the rule, or when none is
- * cheaper, `chosen`. */
-static int cheapest_as_informative(const tuner *t, const int *list, const double *ei, int n, int chosen)
-{
-    if (chosen < 0 || !rule_on(t, TUNER_RULE_COST))
-        return chosen;
-    double top = 0, pick_cost = 0;
-    for (int i = 0; i < n; i++)
-        if (list[i] == chosen)
-            top = ei[i];
-    int pick = chosen;
-    pick_cost = predicted_cost(t, &t->cand[chosen]);
-    for (int i = 0; i < n; i++) {
-        double cost = predicted_cost(t, &t->cand[list[i]]);
-        if (ei[i] >= AS_INFORMATIVE * top && cost < pick_cost) {
-            pick = list[i];
-            pick_cost = cost;
-        }
-    }
-    return pick;
-}
-
 /* Expected improvement (log scale) of measuring candidate c over `best` by more than margin. */
 static double expected_improvement(const candidate *c, double best, double margin)
 {
@@ -894,48 +853,14 @@ static int next_cover(const tuner *t)
     return best;
 }
 
-/* The explore step: for the first kernel (with its context) not yet measured anywhere, its
- * candidate with the largest expected improvement over its cell's winner; -1 when every
- * kernel has a measurement. Its model is borrowed from the other kernels until then, and a
- * kernel the borrowed model misjudges everywhere would otherwise never be tried. */
-static int next_explore(const tuner *t, double margin)
-{
-    int *list = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *list), pick = -1;
-    double *eis = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *eis);
-    for (int g = 0; g < t->ngroups && pick < 0; g++) {
-        const group *gr = &t->groups[g];
-        int tried = 0, best = -1, n = 0;
-        double best_ei = 0;
-        for (int m = 0; m < gr->count; m++)
-            tried |= t->cand[gr->members[m]].measured;
-        for (int m = 0; m < gr->count && !tried; m++) {
-            const candidate *c = &t->cand[gr->members[m]];
-            const cell *ce = &t->cells[c->cell];
-            if (ce->state.winner < 0 || c->measured)
-                continue;
-            double ei = expected_improvement(c, log(ce->state.winner_s), margin);
-            list[n] = gr->members[m];
-            eis[n++] = ei;
-            if (best < 0 || ei > best_ei) {
-                best_ei = ei;
-                best = gr->members[m];
-            }
-        }
-        pick = cheapest_as_informative(t, list, eis, n, best);
-    }
-    free(list);
-    free(eis);
-    return pick;
-}
-
-/* The improve step: in the first cell by (contested first, fewest measurements, least
- * confident) that is contested or not final: its bracket's pick unless the candidate with
+/* The improve step: in the first cell not final by (contested first, fewest measurements,
+ * least confident): its bracket's pick unless the candidate with
  * the most votes wins two neighbouring cells or more (*step = "bracket": the bracket reads
  * the kernel's own radix curve, so one neighbour weighs less); else the unmeasured candidate that
  * wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
  * else the one with the largest expected improvement over the cell's fastest measured
- * median by more than `margin` (*step = "improve"). -1 when every
- * cell is final and uncontested, or nothing is left. */
+ * median by more than `margin` (*step = "improve"). -1 when every cell is final, or
+ * nothing is left. */
 static int next_improve(const tuner *t, double margin, const char **step)
 {
     int *votes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *votes);
@@ -947,11 +872,9 @@ static int next_improve(const tuner *t, double margin, const char **step)
     }
     for (int ci = 0; ci < t->ncells; ci++) {
         const tuner_cell_state *s = &t->cells[ci].state;
-        if (s->winner < 0 || s->measured == s->candidates)
+        if (s->winner < 0 || s->final)
             continue;
         int is_contested = contested(t, ci, votes);
-        if (s->final && (!is_contested || !rule_on(t, TUNER_RULE_REOPEN)))
-            continue; /* the model's confidence yields to a neighbour's winner (reopen) */
         const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
         if (!p || is_contested > pick_contested ||
             (is_contested == pick_contested &&
@@ -961,42 +884,33 @@ static int next_improve(const tuner *t, double margin, const char **step)
             pick_contested = is_contested;
         }
     }
-    int best = -1, best_votes = 0, best_ei_at = -1, fallback = -1, n = 0;
+    int best = -1, best_votes = 0, best_ei_at = -1;
     double best_ei = 0;
     const cell *ce = pick >= 0 ? &t->cells[pick] : NULL;
-    int *list = malloc((size_t)(ce ? ce->count : 1) * sizeof *list);
-    double *eis = malloc((size_t)(ce ? ce->count : 1) * sizeof *eis);
     for (int m = 0; ce && m < ce->count; m++) {
         int k = ce->members[m];
         const candidate *c = &t->cand[k];
         if (c->measured)
             continue;
-        if (fallback < 0)
-            fallback = k;
         if (votes[k] > 0 && (best < 0 || votes[k] > best_votes ||
                              (votes[k] == best_votes && c->mu < t->cand[best].mu))) {
             best = k;
             best_votes = votes[k];
         }
         double ei = expected_improvement(c, log(ce->state.winner_s), margin);
-        list[n] = k;
-        eis[n++] = ei;
         if (best_ei_at < 0 || ei > best_ei) {
             best_ei = ei;
             best_ei_at = k;
         }
     }
-    best_ei_at = cheapest_as_informative(t, list, eis, n, best_ei_at);
     free(votes);
-    free(list);
-    free(eis);
     int bracket = ce ? bracket_pick(t, pick) : -1;
     if (bracket >= 0 && (best < 0 || best_votes <= 1)) {
         *step = "bracket";
         return bracket;
     }
     *step = best >= 0 ? "neighbours" : "improve";
-    return best >= 0 ? best : best_ei_at >= 0 ? best_ei_at : fallback;
+    return best >= 0 ? best : best_ei_at;
 }
 
 /* Guarantees: see tuner.h. */
@@ -1014,8 +928,6 @@ int tuner_next(tuner *t, const char **phase)
             k = t->design[d];
     if (k < 0 && (k = next_cover(t)) >= 0)
         step = "cover";
-    if (k < 0 && rule_on(t, TUNER_RULE_EXPLORE) && (k = next_explore(t, margin)) >= 0)
-        step = "explore";
     if (k < 0)
         k = next_improve(t, margin, &step);
     if (k < 0)

@@ -20,11 +20,9 @@
  *      fifth of the budget;
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
- *   3. for every kernel still measured nowhere (its model is borrowed from the others),
- *      its candidate with the largest expected improvement over that cell's winner;
- *   4. then, in a cell not final or contested (contested cells first, then the fewest
- *      measurements, then the least confident): the pick of its bracket (below) unless the
- *      most voted candidate wins two neighbouring cells or more; else
+ *   3. then, in a cell not final (contested cells first, then the fewest measurements,
+ *      then the least confident): the pick of its bracket (below) unless the most voted
+ *      candidate wins two neighbouring cells or more; else
  *      the unmeasured candidate that is the current winner of the most neighbouring cells,
  *      the fastest predicted among equals; when no neighbour's winner is left, the
  *      candidate with the largest expected improvement over the cell's fastest measured
@@ -37,14 +35,9 @@
  *      their geometric middle is the pick. A cell is contested while an unmeasured
  *      candidate wins at least as many neighbours as its winner does (one at least), or
  *      while it has a bracket.
- * Where steps 3 and 4 choose by expected improvement, the cost rule takes the cheapest
- * candidate (predicted median times its timed and warm-up calls) whose expected improvement
- * is at least half the largest: cheap measurements first where they tell nearly as much.
- * A cell is final when the probability that no unmeasured candidate beats its winner by
- * more than the margin reaches `confidence`. A final cell is still measured while it is
- * contested: a neighbour's winner left untried outranks the model's confidence (which
- * a slow outlier measured nearby can make wrongly sure). The tuner stops when every cell
- * is final and uncontested, or the budget is spent. Every decision is a function of the
+ * A cell is final when every candidate is measured or the probability that no unmeasured
+ * candidate beats its winner by more than the margin reaches `confidence`. The tuner stops
+ * when every cell is final, or the budget is spent. Every decision is a function of the
  * measured set alone, so an interrupted run that reloads its measurements continues
  * exactly as it would have. */
 #ifndef A2A_TUNER_H
@@ -61,19 +54,14 @@ typedef struct tuner tuner;
  * tuner_rule_name; the numbering is the bit in tuner_options.without. */
 typedef enum tuner_rule {
     TUNER_RULE_DESIGN,        /* step 1: design points to fit alpha and beta */
-    TUNER_RULE_EXPLORE,       /* step 3: every kernel measured somewhere */
-    TUNER_RULE_NEIGHBOURS,    /* step 4: a neighbour's winner left untried is measured, and
+    TUNER_RULE_NEIGHBOURS,    /* step 3: a neighbour's winner left untried is measured, and
                                * contests the cell */
     TUNER_RULE_BRACKET,       /* the radix between the winners one size below and above */
-    TUNER_RULE_REOPEN,        /* a final cell is measured again while it is contested */
     TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
-    TUNER_RULE_COST,          /* where the search chooses by expected improvement, the
-                               * cheapest candidate that tells nearly as much (half the largest
-                               * expected improvement) in predicted time: median x calls */
     TUNER_RULE_COUNT
 } tuner_rule;
 
-/* "design", "explore", ...: the name of a rule; NULL outside 0..TUNER_RULE_COUNT-1. */
+/* "design", "neighbours", ...: the name of a rule; NULL outside 0..TUNER_RULE_COUNT-1. */
 const char *tuner_rule_name(int rule);
 /* The rule of that name, -1 when there is none. */
 int tuner_rule_by_name(const char *name);
@@ -117,9 +105,9 @@ int tuner_record(tuner *t, int index, int ok, double median, double q1, double q
 void tuner_spend(tuner *t, double seconds);
 double tuner_spent(const tuner *t);
 
-/* The configuration to measure next, or -1 when every cell is final and uncontested or
- * the budget is spent. *phase (may be NULL) gets the step (tuner.h, top): "design",
- * "cover", "explore", or in step 4 "bracket" (between the winners one size below and
+/* The configuration to measure next, or -1 when every cell is final or the budget is
+ * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", or in
+ * step 3 "bracket" (between the winners one size below and
  * above), "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
 int tuner_next(tuner *t, const char **phase);
 

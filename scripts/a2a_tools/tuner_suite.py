@@ -26,7 +26,8 @@ elimination, least useful alone first, so that rules that only work together are
 together): a rule goes when, with the removals so far, it buys at most EPSILON on average
 and at most HARM on every data set, and saves at most EPSILON of the exhaustive time on
 average at the budgets in configurations (a rule may earn its place by the time it saves,
-as the cost rule is meant to); the search with the rules kept is then judged on d.
+as a rule that prefers cheap measurements would); the search with the rules kept is then
+judged on d.
 The same test over every data set says which rules earn their place in the search. (The
 stricter test "a rule that helps one data set and hurts another goes" removed every rule
 but one or none in the folds it was tried on, and the held-out share within 5 % fell from
