@@ -528,7 +528,12 @@ typedef struct mail {
     int dest, source, tag, context;
 } mail;
 
-enum { MAIL_BUCKETS = 1 << 20, WORLD_STACK = 256 * 1024, MAIL_SLAB = 4096 };
+enum { WORLD_STACK = 256 * 1024, MAIL_SLAB = 4096 };
+
+/* The mail of one hash chain, oldest first. */
+typedef struct mail_chain {
+    mail *head, *tail;
+} mail_chain;
 
 /* What a rank of a world is doing between two turns: queued to run, waiting for a
  * message of an envelope (source, tag, context), waiting for the reduction, finished. */
@@ -553,7 +558,8 @@ static struct {
     int *reduce_waiting, reduce_waiters;  /* ranks in MPI_Allreduce waiting for the others */
     trace_rank_body body;
     void *arg;
-    mail **head, **tail;              /* MAIL_BUCKETS chains, oldest first */
+    mail_chain *chains;               /* bucket_mask + 1 chains: 16 per rank, a power of two */
+    unsigned bucket_mask;
     mail *spare;                      /* received mail, reused for the next sends */
     mail **slabs;                     /* every mail allocation, MAIL_SLAB mails each */
     int slab_count, slab_room;
@@ -568,7 +574,7 @@ static unsigned mail_bucket(int dest, int source, int tag, int context)
                            (unsigned long long)source * 0xc2b2ae3d27d4eb4full ^
                            (unsigned long long)tag * 0x165667b19e3779f9ull ^ (unsigned)context;
     h ^= h >> 29;
-    return (unsigned)(h % MAIL_BUCKETS);
+    return (unsigned)h & world.bucket_mask;
 }
 
 /* Guarantees: rank r (not queued, not finished) is queued to run after those queued. */
@@ -665,12 +671,12 @@ static int world_post_send(const void *buf, long long bytes, MPI_Datatype type, 
         }
         memcpy(m->data, buf, (size_t)bytes);
     }
-    unsigned b = mail_bucket(m->dest, m->source, m->tag, m->context);
-    if (world.tail[b])
-        world.tail[b]->next = m;
+    mail_chain *c = &world.chains[mail_bucket(m->dest, m->source, m->tag, m->context)];
+    if (c->tail)
+        c->tail->next = m;
     else
-        world.head[b] = m;
-    world.tail[b] = m;
+        c->head = m;
+    c->tail = m;
     rank_turn *t = &world.turns[dest];
     if (t->state == RANK_WAITS_MAIL && t->source == m->source && t->tag == tag &&
         t->context == m->context)
@@ -683,8 +689,8 @@ static int world_post_send(const void *buf, long long bytes, MPI_Datatype type, 
 static int world_match(posted_recv *r, int *err)
 {
     int me = world.running;
-    unsigned b = mail_bucket(me, r->source, r->tag, r->context);
-    mail *prev = NULL, *m = world.head[b];
+    mail_chain *c = &world.chains[mail_bucket(me, r->source, r->tag, r->context)];
+    mail *prev = NULL, *m = c->head;
     while (m && !(m->dest == me && m->source == r->source && m->tag == r->tag &&
                   m->context == r->context)) {
         prev = m;
@@ -695,9 +701,9 @@ static int world_match(posted_recv *r, int *err)
     if (prev)
         prev->next = m->next;
     else
-        world.head[b] = m->next;
-    if (world.tail[b] == m)
-        world.tail[b] = prev;
+        c->head = m->next;
+    if (c->tail == m)
+        c->tail = prev;
     if (m->bytes > r->bytes)
         *err = MPI_ERR_TRUNCATE;
     else if (m->data)
@@ -762,12 +768,14 @@ int trace_world_run(int size, int node_size, int traced, trace_rank_body body, v
     world.errors = calloc((size_t)size, sizeof *world.errors);
     world.ready = calloc((size_t)size, sizeof *world.ready);
     world.reduce_waiting = calloc((size_t)size, sizeof *world.reduce_waiting);
-    world.head = calloc(MAIL_BUCKETS, sizeof *world.head);
-    world.tail = calloc(MAIL_BUCKETS, sizeof *world.tail);
+    world.bucket_mask = 1023;
+    while (world.bucket_mask < 16u * (unsigned)size - 1)
+        world.bucket_mask = 2 * world.bucket_mask + 1;
+    world.chains = calloc((size_t)world.bucket_mask + 1, sizeof *world.chains);
     if (world.stacks == MAP_FAILED)
         world.stacks = NULL;
     if (!world.ranks || !world.comm_tables || !world.turns || !world.stacks ||
-        !world.errors || !world.ready || !world.reduce_waiting || !world.head || !world.tail)
+        !world.errors || !world.ready || !world.reduce_waiting || !world.chains)
         return MPI_ERR_NO_MEM;
     rank_state single = T;
     for (int r = 0; r < size; r++) {
@@ -816,8 +824,8 @@ void trace_world_free(void)
         free(world.ranks[r].copy_seconds);
         free(world.ranks[r].posted);
     }
-    for (int b = 0; world.head && b < MAIL_BUCKETS; b++)
-        for (mail *m = world.head[b]; m; m = m->next)
+    for (unsigned b = 0; world.chains && b <= world.bucket_mask; b++)
+        for (mail *m = world.chains[b].head; m; m = m->next)
             free(m->data);
     for (int i = 0; i < world.slab_count; i++)
         free(world.slabs[i]);
@@ -829,8 +837,7 @@ void trace_world_free(void)
     free(world.errors);
     free(world.ready);
     free(world.reduce_waiting);
-    free(world.head);
-    free(world.tail);
+    free(world.chains);
     free(world.slabs);
     memset(&world, 0, sizeof world);
     T = (rank_state){ .comms = single_comms, .keep = 1 };
