@@ -242,37 +242,77 @@ static int trace_node(uniform_call call, int P, int S, int Q, int node, const ke
 }
 
 /* What every rank of a traced world runs: the workload's blocks of (seed, P, S, dist),
- * one shared pair of buffers (payload bytes are never read), the kernel's stats kept. */
+ * built once for all ranks, and the kernel's stats kept. Payload bytes are never read
+ * and the copies never made (A2A_SIM_COPY_SKIP), so the layout of the blocks in the
+ * buffers decides nothing a trace records: every rank's blocks all start at offset 0 of
+ * one shared pair of buffers as large as the largest block (one array of zero
+ * displacements, shared by all ranks), and only the counts are each rank's own. */
 typedef struct world_job {
     nonuniform_call call;
     const kernel_params *kp;
-    wl_spec spec;
+    int P;
+    int *send_counts, *recv_counts; /* row r: rank r's send and receive counts */
+    int *zero_displs;               /* P zeros */
     char *sbuf, *rbuf;
     a2a_stats *stats;
 } world_job;
 
-/* Guarantees: rank `rank`'s counts and displacements of the job's workload, then the
- * kernel on them; its stats in job->stats[rank]. An MPI error code. */
+/* Guarantees: the kernel on rank `rank`'s counts of the job's workload (all displacements
+ * 0: see world_job); its stats in job->stats[rank]. An MPI error code. */
 static int run_world_rank(MPI_Comm comm, int rank, void *arg)
 {
     world_job *job = arg;
-    int P = job->spec.P;
-    int *counts = malloc(4 * (size_t)P * sizeof *counts);
-    if (!counts)
-        return MPI_ERR_NO_MEM;
-    int *sc = counts, *sd = counts + P, *rc = counts + 2 * P, *rd = counts + 3 * P;
-    long long sat = 0, rat = 0;
-    for (int j = 0; j < P; j++) {
-        sc[j] = (int)wl_block_bytes(&job->spec, rank, j);
-        rc[j] = (int)wl_block_bytes(&job->spec, j, rank);
-        sd[j] = (int)sat;
-        rd[j] = (int)rat;
-        sat += sc[j];
-        rat += rc[j];
+    size_t row = (size_t)rank * (size_t)job->P;
+    return job->call(job->sbuf, job->send_counts + row, job->zero_displs, job->rbuf,
+                     job->recv_counts + row, job->zero_displs, comm, job->kp,
+                     &job->stats[rank]);
+}
+
+/* Guarantees: job->send_counts (rank r's blocks to each j in row r) and its transpose
+ * job->recv_counts from the workload; 0, 1 when out of memory (said on stderr), or 2 when
+ * a rank's blocks exceed what MPI's int displacements reach (bad input, said on stderr).
+ * *largest the largest block. */
+static int build_counts(world_job *job, const wl_spec *spec, long long *largest)
+{
+    int P = job->P;
+    size_t cells = (size_t)P * (size_t)P;
+    job->send_counts = malloc(cells * sizeof(int));
+    job->recv_counts = malloc(cells * sizeof(int));
+    long long *in = calloc((size_t)P, sizeof *in);
+    if (!job->send_counts || !job->recv_counts || !in) {
+        free(in);
+        fprintf(stderr, "a2atrace: out of memory\n");
+        return 1;
     }
-    int err = job->call(job->sbuf, sc, sd, job->rbuf, rc, rd, comm, job->kp, &job->stats[rank]);
-    free(counts);
-    return err;
+    long long most_out = 0;
+    *largest = 0;
+    for (int r = 0; r < P; r++) {
+        long long out = 0;
+        int *row = job->send_counts + (size_t)r * P;
+        for (int j = 0; j < P; j++) {
+            long long b = wl_block_bytes(spec, r, j);
+            row[j] = (int)b;
+            out += b;
+            in[j] += b;
+            *largest = b > *largest ? b : *largest;
+        }
+        most_out = out > most_out ? out : most_out;
+    }
+    long long most_in = 0;
+    for (int j = 0; j < P; j++)
+        most_in = in[j] > most_in ? in[j] : most_in;
+    free(in);
+    if (most_out > 2147483647LL || most_in > 2147483647LL) {
+        fprintf(stderr, "a2atrace: a rank's blocks exceed 2^31 bytes (MPI int displacements)\n");
+        return 2;
+    }
+    enum { TILE = 64 }; /* the transpose tile by tile: both sides stay in cache */
+    for (int r0 = 0; r0 < P; r0 += TILE)
+        for (int j0 = 0; j0 < P; j0 += TILE)
+            for (int r = r0; r < r0 + TILE && r < P; r++)
+                for (int j = j0; j < j0 + TILE && j < P; j++)
+                    job->recv_counts[(size_t)j * P + r] = job->send_counts[(size_t)r * P + j];
+    return 0;
 }
 
 /* Guarantees: the traced world of a non-uniform kernel: every rank's stats line, node 0's
@@ -288,36 +328,27 @@ static int trace_world(nonuniform_call call, int P, long long S, int Q, const ke
                 dist);
         return 2;
     }
-    world_job job = { call, kp, { (wl_dist)d, WL_PAYLOAD_PATTERN, S, P, seed,
-                                  { NAN, NAN, NAN, NULL } }, NULL, NULL, NULL };
-    job.spec.params = wl_params_effective(S, job.spec.params);
-    long long most_out = 1, most_in = 1;
-    for (int r = 0; r < P; r++) {
-        long long out = 0, in = 0;
-        for (int j = 0; j < P; j++) {
-            out += wl_block_bytes(&job.spec, r, j);
-            in += wl_block_bytes(&job.spec, j, r);
+    wl_spec spec = { (wl_dist)d, WL_PAYLOAD_PATTERN, S, P, seed, { NAN, NAN, NAN, NULL } };
+    spec.params = wl_params_effective(S, spec.params);
+    world_job job = { call, kp, P, NULL, NULL, NULL, NULL, NULL, NULL };
+    long long largest = 0;
+    int rc = build_counts(&job, &spec, &largest);
+    if (rc == 0) {
+        job.zero_displs = calloc((size_t)P, sizeof *job.zero_displs);
+        job.sbuf = malloc((size_t)(largest > 0 ? largest : 1));
+        job.rbuf = malloc((size_t)(largest > 0 ? largest : 1));
+        job.stats = calloc((size_t)P, sizeof *job.stats);
+        rc = 1;
+        if (!job.zero_displs || !job.sbuf || !job.rbuf || !job.stats) {
+            fprintf(stderr, "a2atrace: out of memory\n");
+        } else {
+            int err = trace_world_run(P, Q, Q, run_world_rank, &job);
+            if (err != MPI_SUCCESS)
+                fprintf(stderr, "a2atrace: the traced world failed (MPI error %d%s)\n", err,
+                        err == MPI_ERR_PENDING ? ": every rank waits" : "");
+            else
+                rc = 0;
         }
-        most_out = out > most_out ? out : most_out;
-        most_in = in > most_in ? in : most_in;
-    }
-    if (most_out > 2147483647LL || most_in > 2147483647LL) {
-        fprintf(stderr, "a2atrace: a rank's blocks exceed 2^31 bytes (MPI int displacements)\n");
-        return 2;
-    }
-    job.sbuf = malloc((size_t)most_out);
-    job.rbuf = malloc((size_t)most_in);
-    job.stats = calloc((size_t)P, sizeof *job.stats);
-    int rc = 1;
-    if (!job.sbuf || !job.rbuf || !job.stats) {
-        fprintf(stderr, "a2atrace: out of memory\n");
-    } else {
-        int err = trace_world_run(P, Q, Q, run_world_rank, &job);
-        if (err != MPI_SUCCESS)
-            fprintf(stderr, "a2atrace: the traced world failed (MPI error %d%s)\n", err,
-                    err == MPI_ERR_PENDING ? ": every rank waits" : "");
-        else
-            rc = 0;
     }
     for (int rank = 0; rc == 0 && rank < P; rank++) {
         long long sends, send_bytes;
@@ -334,6 +365,9 @@ static int trace_world(nonuniform_call call, int P, long long S, int Q, const ke
     if (rc == 0)
         qsort(t->flows, (size_t)t->flow_count, sizeof(flow), flow_order);
     trace_world_free();
+    free(job.send_counts);
+    free(job.recv_counts);
+    free(job.zero_displs);
     free(job.sbuf);
     free(job.rbuf);
     free(job.stats);

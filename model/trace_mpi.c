@@ -1,5 +1,9 @@
 /* trace_mpi.c — the tracing MPI layer (see trace_mpi.h): the MPI calls liba2a's uniform
  * kernels make, for one rank of a virtual communicator, recording every message. */
+/* a traced world's ranks switch stacks with _setjmp/_longjmp; the fortified longjmp would
+ * take a jump to another coroutine's stack for stack corruption */
+#undef _FORTIFY_SOURCE
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -179,7 +183,13 @@ void trace_cpu_threshold(double seconds)
  * smpi_execute charges only a duration >= smpi/cpu-threshold and discards shorter ones. */
 void smpi_execute(double duration)
 {
-    if (duration > 0 && duration >= cpu_threshold && reserve_epoch(T.epochs)) {
+    if (duration <= 0 || duration < cpu_threshold)
+        return;
+    if (!T.keep) { /* a rank of a world whose trace is not read: the epoch only opens */
+        T.epoch_open = 1;
+        return;
+    }
+    if (reserve_epoch(T.epochs)) {
         T.copy_seconds[T.epochs] += duration;
         T.epoch_open = 1;
     }
@@ -528,19 +538,41 @@ typedef struct mail {
     int dest, source, tag, context;
 } mail;
 
-enum { MAIL_BUCKETS = 1 << 20, WORLD_STACK = 256 * 1024 };
+enum { WORLD_STACK = 256 * 1024, MAIL_SLAB = 4096 };
+
+/* The mail of one hash chain, oldest first. */
+typedef struct mail_chain {
+    mail *head, *tail;
+} mail_chain;
+
+/* What a rank of a world is doing between two turns: queued to run, waiting for a
+ * message of an envelope (source, tag, context), waiting for the reduction, finished. */
+enum { RANK_READY, RANK_WAITS_MAIL, RANK_WAITS_REDUCE, RANK_FINISHED };
+
+typedef struct rank_turn {
+    jmp_buf resume;              /* where the rank continues when it runs again */
+    int state, started;
+    int source, tag, context;    /* the envelope a RANK_WAITS_MAIL rank needs */
+} rank_turn;
 
 static struct {
     int size, node_size, running;
     rank_state *ranks;
     virtual_comm *comm_tables;
-    ucontext_t scheduler, *contexts;
+    rank_turn *turns;
+    jmp_buf scheduler;                /* where a rank's turn ends */
+    ucontext_t start;                 /* a rank's first turn: its entry on its stack */
     char *stacks;
-    int *finished, *errors;
+    int *errors;
+    int *ready, ready_first, ready_count; /* ranks due to run, in order (a ring of size) */
+    int *reduce_waiting, reduce_waiters;  /* ranks in MPI_Allreduce waiting for the others */
     trace_rank_body body;
     void *arg;
-    unsigned long long progress;      /* bumped by anything that can unblock a rank */
-    mail **head, **tail;              /* MAIL_BUCKETS chains, oldest first */
+    mail_chain *chains;               /* bucket_mask + 1 chains: 16 per rank, a power of two */
+    unsigned bucket_mask;
+    mail *spare;                      /* received mail, reused for the next sends */
+    mail **slabs;                     /* every mail allocation, MAIL_SLAB mails each */
+    int slab_count, slab_room;
     long long reduce[8];              /* the reduction in progress */
     int reduce_arrived, reduce_left, reduce_complete;
 } world;
@@ -552,13 +584,49 @@ static unsigned mail_bucket(int dest, int source, int tag, int context)
                            (unsigned long long)source * 0xc2b2ae3d27d4eb4full ^
                            (unsigned long long)tag * 0x165667b19e3779f9ull ^ (unsigned)context;
     h ^= h >> 29;
-    return (unsigned)(h % MAIL_BUCKETS);
+    return (unsigned)h & world.bucket_mask;
 }
 
-/* Guarantees: the running rank waits (its coroutine yields to the scheduler). */
+/* Guarantees: rank r (not queued, not finished) is queued to run after those queued. */
+static void world_wake(int r)
+{
+    world.turns[r].state = RANK_READY;
+    world.ready[(world.ready_first + world.ready_count++) % world.size] = r;
+}
+
+/* Guarantees: the running rank's turn ends; it continues here when the scheduler runs it
+ * again (once woken: see world_wait_mail, world_wait_reduce). */
 static void world_yield(void)
 {
-    swapcontext(&world.contexts[world.running], &world.scheduler);
+    if (_setjmp(world.turns[world.running].resume) == 0)
+        _longjmp(world.scheduler, 1);
+}
+
+/* Guarantees: the running rank waits until a message of the envelope is sent to it. */
+static void world_wait_mail(int source, int tag, int context)
+{
+    rank_turn *t = &world.turns[world.running];
+    t->state = RANK_WAITS_MAIL;
+    t->source = source;
+    t->tag = tag;
+    t->context = context;
+    world_yield();
+}
+
+/* Guarantees: the running rank waits until the reduction's state changes. */
+static void world_wait_reduce(void)
+{
+    world.turns[world.running].state = RANK_WAITS_REDUCE;
+    world.reduce_waiting[world.reduce_waiters++] = world.running;
+    world_yield();
+}
+
+/* Guarantees: every rank waiting for the reduction is queued to run. */
+static void world_wake_reducers(void)
+{
+    for (int i = 0; i < world.reduce_waiters; i++)
+        world_wake(world.reduce_waiting[i]);
+    world.reduce_waiters = 0;
 }
 
 /* Guarantees: the context number of a communicator handle (the same on every rank: they
@@ -568,30 +636,61 @@ static int context_of(MPI_Comm comm)
     return comm == MPI_COMM_SELF ? -1 : (int)((unsigned)comm - COMM_HANDLE_BASE);
 }
 
+/* Guarantees: an unused mail (from the spares, else a new slab), NULL when out of memory. */
+static mail *mail_new(void)
+{
+    if (!world.spare) {
+        if (world.slab_count == world.slab_room) {
+            int room = world.slab_room ? 2 * world.slab_room : 64;
+            mail **grown = realloc(world.slabs, (size_t)room * sizeof *grown);
+            if (!grown)
+                return NULL;
+            world.slabs = grown;
+            world.slab_room = room;
+        }
+        mail *slab = malloc(MAIL_SLAB * sizeof *slab);
+        if (!slab)
+            return NULL;
+        world.slabs[world.slab_count++] = slab;
+        for (int i = 0; i < MAIL_SLAB; i++) {
+            slab[i].next = world.spare;
+            world.spare = &slab[i];
+        }
+    }
+    mail *m = world.spare;
+    world.spare = m->next;
+    return m;
+}
+
 /* Guarantees: the message queued for its receiver, its values copied when the receiver
- * reads them (predefined types wider than a byte: sizes, counts), never payload bytes. */
+ * reads them (predefined types wider than a byte: sizes, counts), never payload bytes;
+ * the receiver queued to run when it waits for this envelope. */
 static int world_post_send(const void *buf, long long bytes, MPI_Datatype type, int dest,
                            int tag, MPI_Comm comm)
 {
-    mail *m = calloc(1, sizeof *m);
+    mail *m = mail_new();
     if (!m)
         return MPI_ERR_NO_MEM;
     *m = (mail){ NULL, NULL, bytes, dest, comm_of(comm)->rank, tag, context_of(comm) };
     if (builtin_size(type) > 1 && bytes > 0) {
         m->data = malloc((size_t)bytes);
         if (!m->data) {
-            free(m);
+            m->next = world.spare;
+            world.spare = m;
             return MPI_ERR_NO_MEM;
         }
         memcpy(m->data, buf, (size_t)bytes);
     }
-    unsigned b = mail_bucket(m->dest, m->source, m->tag, m->context);
-    if (world.tail[b])
-        world.tail[b]->next = m;
+    mail_chain *c = &world.chains[mail_bucket(m->dest, m->source, m->tag, m->context)];
+    if (c->tail)
+        c->tail->next = m;
     else
-        world.head[b] = m;
-    world.tail[b] = m;
-    world.progress++;
+        c->head = m;
+    c->tail = m;
+    rank_turn *t = &world.turns[dest];
+    if (t->state == RANK_WAITS_MAIL && t->source == m->source && t->tag == tag &&
+        t->context == m->context)
+        world_wake(dest);
     return MPI_SUCCESS;
 }
 
@@ -599,9 +698,9 @@ static int world_post_send(const void *buf, long long bytes, MPI_Datatype type, 
  * copied into its buffer, MPI_ERR_TRUNCATE when longer), else 0. */
 static int world_match(posted_recv *r, int *err)
 {
-    int me = world.ranks ? world.running : 0;
-    unsigned b = mail_bucket(me, r->source, r->tag, r->context);
-    mail *prev = NULL, *m = world.head[b];
+    int me = world.running;
+    mail_chain *c = &world.chains[mail_bucket(me, r->source, r->tag, r->context)];
+    mail *prev = NULL, *m = c->head;
     while (m && !(m->dest == me && m->source == r->source && m->tag == r->tag &&
                   m->context == r->context)) {
         prev = m;
@@ -612,21 +711,22 @@ static int world_match(posted_recv *r, int *err)
     if (prev)
         prev->next = m->next;
     else
-        world.head[b] = m->next;
-    if (world.tail[b] == m)
-        world.tail[b] = prev;
+        c->head = m->next;
+    if (c->tail == m)
+        c->tail = prev;
     if (m->bytes > r->bytes)
         *err = MPI_ERR_TRUNCATE;
     else if (m->data)
         memcpy(r->buf, m->data, (size_t)m->bytes);
     free(m->data);
-    free(m);
+    m->next = world.spare;
+    world.spare = m;
     r->done = 1;
-    world.progress++;
     return 1;
 }
 
-/* Guarantees: the running coroutine's rank runs the body, then is marked finished. */
+/* Guarantees: the running rank runs the body, is marked finished, and its turn ends for
+ * good (its stack is left as it is). */
 static void world_entry(void)
 {
     int rank = world.running;
@@ -635,11 +735,34 @@ static void world_entry(void)
                                                 : world.body(comm, rank, world.arg);
     if (comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
-    world.finished[rank] = 1;
-    world.progress++;
+    world.turns[rank].state = RANK_FINISHED;
+    _longjmp(world.scheduler, 1);
 }
 
-/* Guarantees: see trace_mpi.h. */
+/* Guarantees: rank r has had one more turn: from its entry the first time, else from
+ * where its last turn ended; T is the rank's state meanwhile. */
+static void world_turn(int r)
+{
+    world.running = r;
+    T = world.ranks[r];
+    if (_setjmp(world.scheduler) == 0) {
+        rank_turn *t = &world.turns[r];
+        if (t->started)
+            _longjmp(t->resume, 1);
+        t->started = 1;
+        getcontext(&world.start);
+        world.start.uc_stack.ss_sp = world.stacks + (size_t)r * WORLD_STACK;
+        world.start.uc_stack.ss_size = WORLD_STACK;
+        world.start.uc_link = NULL;
+        makecontext(&world.start, world_entry, 0);
+        setcontext(&world.start);
+    }
+    world.ranks[r] = T;
+}
+
+/* Guarantees: see trace_mpi.h. Ranks take turns in the order they become ready (all at
+ * first, in rank order); a waiting rank is queued again only when what it waits for has
+ * happened, so no turn is spent on a rank that cannot go on. */
 int trace_world_run(int size, int node_size, int traced, trace_rank_body body, void *arg)
 {
     trace_world_free();
@@ -649,47 +772,41 @@ int trace_world_run(int size, int node_size, int traced, trace_rank_body body, v
     world.arg = arg;
     world.ranks = calloc((size_t)size, sizeof *world.ranks);
     world.comm_tables = calloc((size_t)size * MAX_COMMS, sizeof *world.comm_tables);
-    world.contexts = calloc((size_t)size, sizeof *world.contexts);
+    world.turns = calloc((size_t)size, sizeof *world.turns);
     world.stacks = mmap(NULL, (size_t)size * WORLD_STACK, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    world.finished = calloc((size_t)size, sizeof *world.finished);
     world.errors = calloc((size_t)size, sizeof *world.errors);
-    world.head = calloc(MAIL_BUCKETS, sizeof *world.head);
-    world.tail = calloc(MAIL_BUCKETS, sizeof *world.tail);
+    world.ready = calloc((size_t)size, sizeof *world.ready);
+    world.reduce_waiting = calloc((size_t)size, sizeof *world.reduce_waiting);
+    world.bucket_mask = 1023;
+    while (world.bucket_mask < 16u * (unsigned)size - 1)
+        world.bucket_mask = 2 * world.bucket_mask + 1;
+    world.chains = calloc((size_t)world.bucket_mask + 1, sizeof *world.chains);
     if (world.stacks == MAP_FAILED)
         world.stacks = NULL;
-    if (!world.ranks || !world.comm_tables || !world.contexts || !world.stacks ||
-        !world.finished || !world.errors || !world.head || !world.tail)
+    if (!world.ranks || !world.comm_tables || !world.turns || !world.stacks ||
+        !world.errors || !world.ready || !world.reduce_waiting || !world.chains)
         return MPI_ERR_NO_MEM;
     rank_state single = T;
     for (int r = 0; r < size; r++) {
         world.ranks[r] = (rank_state){ .comms = world.comm_tables + (size_t)r * MAX_COMMS,
                                        .keep = r < traced };
-        getcontext(&world.contexts[r]);
-        world.contexts[r].uc_stack.ss_sp = world.stacks + (size_t)r * WORLD_STACK;
-        world.contexts[r].uc_stack.ss_size = WORLD_STACK;
-        world.contexts[r].uc_link = &world.scheduler;
-        makecontext(&world.contexts[r], world_entry, 0);
+        world_wake(r);
     }
     int left = size, err = MPI_SUCCESS;
     while (left > 0) {
-        unsigned long long before = world.progress;
-        for (int r = 0; r < size; r++) {
-            if (world.finished[r])
-                continue;
-            world.running = r;
-            T = world.ranks[r];
-            swapcontext(&world.scheduler, &world.contexts[r]);
-            world.ranks[r] = T;
-            if (world.finished[r]) {
-                left--;
-                if (world.errors[r] != MPI_SUCCESS && err == MPI_SUCCESS)
-                    err = world.errors[r];
-            }
-        }
-        if (left > 0 && world.progress == before) {
+        if (world.ready_count == 0) {
             err = MPI_ERR_PENDING; /* every rank waits for a message nobody sends */
             break;
+        }
+        int r = world.ready[world.ready_first];
+        world.ready_first = (world.ready_first + 1) % size;
+        world.ready_count--;
+        world_turn(r);
+        if (world.turns[r].state == RANK_FINISHED) {
+            left--;
+            if (world.errors[r] != MPI_SUCCESS && err == MPI_SUCCESS)
+                err = world.errors[r];
         }
     }
     T = single;
@@ -717,21 +834,21 @@ void trace_world_free(void)
         free(world.ranks[r].copy_seconds);
         free(world.ranks[r].posted);
     }
-    for (int b = 0; world.head && b < MAIL_BUCKETS; b++)
-        for (mail *m = world.head[b], *next; m; m = next) {
-            next = m->next;
+    for (unsigned b = 0; world.chains && b <= world.bucket_mask; b++)
+        for (mail *m = world.chains[b].head; m; m = m->next)
             free(m->data);
-            free(m);
-        }
+    for (int i = 0; i < world.slab_count; i++)
+        free(world.slabs[i]);
     if (world.stacks)
         munmap(world.stacks, (size_t)world.size * WORLD_STACK);
     free(world.ranks);
     free(world.comm_tables);
-    free(world.contexts);
-    free(world.finished);
+    free(world.turns);
     free(world.errors);
-    free(world.head);
-    free(world.tail);
+    free(world.ready);
+    free(world.reduce_waiting);
+    free(world.chains);
+    free(world.slabs);
     memset(&world, 0, sizeof world);
     T = (rank_state){ .comms = single_comms, .keep = 1 };
 }
@@ -753,7 +870,7 @@ int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_O
         (op != MPI_MAX && op != MPI_MIN && op != MPI_SUM))
         return MPI_ERR_UNSUPPORTED_OPERATION;
     while (world.reduce_complete) /* the previous reduction is still being read */
-        world_yield();
+        world_wait_reduce();
     for (int i = 0; i < count; i++) {
         long long v = s == 8 ? ((const long long *)in)[i] : ((const int *)in)[i];
         long long *acc = &world.reduce[i];
@@ -762,20 +879,22 @@ int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_O
                : op == MPI_MIN          ? (v < *acc ? v : *acc)
                                         : *acc + v;
     }
-    world.progress++;
-    if (++world.reduce_arrived == world.size)
+    if (++world.reduce_arrived == world.size) {
         world.reduce_complete = 1;
+        world_wake_reducers();
+    }
     while (!world.reduce_complete)
-        world_yield();
+        world_wait_reduce();
     for (int i = 0; i < count; i++) {
         if (s == 8)
             ((long long *)out)[i] = world.reduce[i];
         else
             ((int *)out)[i] = (int)world.reduce[i];
     }
-    world.progress++;
-    if (++world.reduce_left == world.size)
+    if (++world.reduce_left == world.size) {
         world.reduce_arrived = world.reduce_left = world.reduce_complete = 0;
+        world_wake_reducers();
+    }
     return MPI_SUCCESS;
 }
 
@@ -853,7 +972,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
             index < (unsigned)T.posted_count) {
             posted_recv *r = &T.posted[index];
             while (!r->done && !world_match(r, &err)) {
-                world_yield();
+                world_wait_mail(r->source, r->tag, r->context);
                 r = &T.posted[index];
             }
             T.posted_open--;

@@ -375,9 +375,13 @@ def cost_note(d):
     radices = ", ".join(str(r) for r in d.radices(MACHINES[0][1], "tuna_fig8", 8192))
     r16 = d.conn.execute("SELECT count(*), min(trace_s), max(trace_s), max(trace_peak_mb) "
                          "FROM results WHERE P = 16384").fetchone()
-    at16k = ("P = 16,384 (Fugaku, 16 KiB; TuNA at sqrt P and P, radix 2 left out for its "
-             "memory): %d traces of %.0f to %.0f s and up to %.1f GB. " % (
-                 r16[0], r16[1], r16[2], r16[3] / 1024) if r16[0] else "")
+    names = ["sqrt P" if r == 128 else "P" if r == 16384 else "radix %d" % r
+             for r in d.radices("fugaku.xml", "tuna_16k", 16384)]
+    sampled = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+    at16k = ("P = 16,384 (Fugaku, 16 KiB; TuNA at %s%s): %d traces of %.0f to %.0f s and up "
+             "to %.1f GB. " % (sampled, "" if "radix 2" in names else
+                               ", radix 2 left out for its memory", r16[0], r16[1], r16[2],
+                               r16[3] / 1024) if r16[0] else "")
     return ("3. **The TuNA rows** (%s, `%s`). TuNA's schedule and MPI_Alltoallv's depend on "
             "the block sizes each rank receives: the model tier runs every rank of the kernel's "
             "own code as a coroutine of one process (sizes delivered, payloads as sizes only), "
