@@ -16,6 +16,8 @@
  *   send E LOCAL OFFSET BYTES COUNT   COUNT sends of epoch E from rank LOCAL of node 0 to
  *                                     rank LOCAL + OFFSET (mod P), of BYTES each; LOCAL is
  *                                     '*' when every rank of the node sends alike
+ *   allreduce RANKS BYTES   an MPI_Allreduce over RANKS ranks of BYTES per rank that a
+ *                           non-uniform kernel makes (its own collective, in call order)
  * Exit 0, 1 (a kernel failed or the symmetry check failed), 2 (bad input). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,6 +364,10 @@ static int trace_world(nonuniform_call call, int P, long long S, int Q, const ke
         printf("stats %d %lld %lld %lld %lld %lld %lld %lld\n", rank, st->rounds, st->blocks,
                st->bytes, st->messages, sends, send_bytes, st->meta_bytes);
     }
+    int reductions = 0;
+    const long long *reduced = trace_world_reductions(&reductions);
+    for (int i = 0; rc == 0 && i < reductions; i++)
+        printf("allreduce %d %lld\n", P, reduced[i]);
     if (rc == 0)
         qsort(t->flows, (size_t)t->flow_count, sizeof(flow), flow_order);
     trace_world_free();

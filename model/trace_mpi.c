@@ -575,6 +575,8 @@ static struct {
     int slab_count, slab_room;
     long long reduce[8];              /* the reduction in progress */
     int reduce_arrived, reduce_left, reduce_complete;
+    long long *reductions;            /* each completed reduction's payload bytes, in order */
+    int reduction_count, reduction_room;
 } world;
 
 /* Guarantees: the chain of an envelope. */
@@ -827,6 +829,13 @@ void trace_world_sends(int rank, long long *sends, long long *bytes)
 }
 
 /* Guarantees: see trace_mpi.h. */
+const long long *trace_world_reductions(int *n)
+{
+    *n = world.reduction_count;
+    return world.reductions;
+}
+
+/* Guarantees: see trace_mpi.h. */
 void trace_world_free(void)
 {
     for (int r = 0; world.ranks && r < world.size; r++) {
@@ -849,13 +858,15 @@ void trace_world_free(void)
     free(world.reduce_waiting);
     free(world.chains);
     free(world.slabs);
+    free(world.reductions);
     memset(&world, 0, sizeof world);
     T = (rank_state){ .comms = single_comms, .keep = 1 };
 }
 
 /* Guarantees: in a traced world, the reduction (MAX, MIN or SUM of up to 8 integers of a
  * predefined type of 4 or 8 bytes) over every rank of a communicator of all P ranks, once
- * all have contributed. Refused outside a world: one rank is traced (the model passes ppn
+ * all have contributed; the call and its payload bytes recorded once for the world
+ * (trace_world_reductions: the model prices the collective SMPI runs for it). Refused outside a world: one rank is traced (the model passes ppn
  * explicitly, so node grouping never reduces). */
 int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
@@ -878,6 +889,17 @@ int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_O
                : op == MPI_MAX          ? (v > *acc ? v : *acc)
                : op == MPI_MIN          ? (v < *acc ? v : *acc)
                                         : *acc + v;
+    }
+    if (world.reduce_arrived == 0) { /* the first rank in: the call is recorded once */
+        if (world.reduction_count == world.reduction_room) {
+            int room = world.reduction_room ? 2 * world.reduction_room : 4;
+            long long *grown = realloc(world.reductions, (size_t)room * sizeof *grown);
+            if (!grown)
+                return MPI_ERR_NO_MEM;
+            world.reductions = grown;
+            world.reduction_room = room;
+        }
+        world.reductions[world.reduction_count++] = (long long)count * s;
     }
     if (++world.reduce_arrived == world.size) {
         world.reduce_complete = 1;

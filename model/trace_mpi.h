@@ -70,6 +70,10 @@ void trace_world_select(int rank);
 /* Guarantees: the sends to other ranks of rank `rank` of the last world, and their bytes. */
 void trace_world_sends(int rank, long long *sends, long long *bytes);
 
+/* Guarantees: the MPI_Allreduce calls the last world completed, in call order: *n of them,
+ * each its payload bytes per rank (count x type size). Valid until trace_world_free. */
+const long long *trace_world_reductions(int *n);
+
 /* Guarantees: everything the last world held is released; the layer traces one rank. */
 void trace_world_free(void);
 

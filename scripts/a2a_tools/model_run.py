@@ -11,19 +11,23 @@ node-circulant (rank n*Q + j does what rank j does, n*Q ranks further on; `a2atr
 --all-nodes` checks it), so node 0 stands for every node.
 
 The cost of an epoch (bulk-synchronous: the next starts when the slowest rank is done):
-  copies + messages x smpi/os + messages x smpi/or
+  copies + sends x smpi/ois + receives x smpi/or (below smpi/send-is-detached-thresh only:
+    SMPI's charges for liba2a's non-blocking sends; smpi/os is a blocking send's)
   + the longer of: the slowest intra-node message (loopback latency x lat-factor + bytes /
     (loopback bandwidth x bw-factor): SMPI's loopback is not shared between flows), and the
     inter-node traffic: the longest route latency x lat-factor, over every node sending
     at that node distance, + the time of the most loaded link: the node's own link (its
     ranks' bytes to other nodes / bandwidth) or the busiest shared link of the topology
     (every node's routes at once), bytes counted as bytes / bw-factor.
-The sum over epochs is the configuration's time. Nothing is fitted: every number comes
-from the platform file (platform_model.py) and SimGrid's documented defaults; what the
-model leaves out (ranks running ahead into the next epoch, SMPI's max-min sharing details)
-is what `a2a model-check` measures against SimGrid. (Carrying every rank's clock through
-the epochs instead, with SMPI's rule that a message moves once both sides have posted it,
-gave the same error on the checked-in dragonfly rows at 10x the cost at P = 16,384.)
+The sum over epochs is the configuration's time, plus each MPI_Allreduce the kernel made
+(TuNA, two-phase Bruck: `allreduce` records of a traced world) as the steps of SMPI's rdb
+algorithm, the one `a2a simulate` runs it with, each priced as an epoch. Nothing is
+fitted: every number comes from the platform file (platform_model.py) and SimGrid's
+documented defaults; what the model leaves out (ranks running ahead into the next epoch,
+SMPI's max-min sharing details) is what `a2a model-check` measures against SimGrid.
+(Carrying every rank's clock through the epochs instead, with SMPI's rule that a message
+moves once both sides have posted it, gave the same error on the checked-in dragonfly rows
+at 10x the cost at P = 16,384.)
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
@@ -47,6 +51,7 @@ from . import netmodel, vlist
 from .common import A2AError
 from .db import param_columns
 from .platform_model import Platform
+from .simulate import ALLREDUCE
 from .sweepfile import Sweep
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -115,17 +120,19 @@ def trace(kernel, P, S, node_size, params, copy_model, threshold=CPU_THRESHOLD_D
     cost = {"seconds": time.time() - t0, "peak_mb": usage.ru_maxrss / 1024.0}
     if child.returncode != 0:
         return None, (stderr.strip().splitlines() or ["a2atrace failed"])[0]
-    epochs, stats = [], None
+    epochs, stats, reductions = [], None, []
     for line in stdout.splitlines():
         f = line.split()
-        if f[0] == "epoch":
+        if f[0] == "allreduce":
+            reductions.append((int(f[1]), int(f[2])))
+        elif f[0] == "epoch":
             epochs.append((int(f[2]), int(f[3]), float(f[4]), []))
         elif f[0] == "send":
             epochs[int(f[1])][3].append((None if f[2] == "*" else int(f[2]), int(f[3]),
                                          int(f[4]), int(f[5])))
         elif f[0] == "stats" and stats is None:
             stats = tuple(int(x) for x in f[2:6])
-    return {"epochs": epochs, "stats": stats, "cost": cost}, None
+    return {"epochs": epochs, "stats": stats, "reductions": reductions, "cost": cost}, None
 
 
 def trace_cost(traced):
@@ -207,35 +214,83 @@ class CostModel:
         """The longest route latency from a node n to node n + d, over every n."""
         return self.offset(nodes, d)[0]
 
+    def overhead(self, sends, recvs, size, blocking=False):
+        """Seconds a rank spends in SMPI's per-message software costs for `sends` sends and
+        `recvs` receives of `size` bytes: a non-blocking send (MPI_Isend, the send half
+        of MPI_Sendrecv: every liba2a message) smpi/ois, a blocking one smpi/os below
+        smpi/send-is-detached-thresh and nothing from it on; a receive smpi/or below that
+        threshold only (SMPI charges `or` for a detached sender's message)."""
+        p = self.p
+        small = size < p.detached_below
+        send = ((p.send_overhead(size, True) if small else 0.0) if blocking
+                else p.isend_overhead(size, True))
+        return sends * send + (recvs * p.recv_overhead(size, True) if small else 0.0)
+
+    def reduction_steps(self, P, size):
+        """SMPI's `rdb` MPI_Allreduce of `size` bytes over P ranks, as the steps node 0's
+        ranks take: [(blocking, flows)], flows as a2atrace's (local rank, offset, bytes,
+        count). Below the largest power of two p2 <= P, ranks under 2 (P - p2) pair up:
+        the even one sends its value to the odd one first and gets the result back last
+        (blocking MPI_Send / MPI_Recv); the p2 remaining ranks exchange with the partner
+        whose index differs in one bit, lowest bit first (MPI_Sendrecv), log2 p2 steps."""
+        Q = self.node_size(P)
+        p2 = 1 << (P.bit_length() - 1)
+        rem = P - p2
+        real = lambda n: 2 * n + 1 if n < rem else n + rem   # the rank of index n
+        index = lambda r: r // 2 if r < 2 * rem else r - rem  # the index of an active rank
+        steps = []
+        if rem:
+            steps.append((True, [(j, 1, size, 1) for j in range(min(Q, 2 * rem)) if j % 2 == 0]))
+        mask = 1
+        while mask < p2:
+            flows = [(j, (real(index(j) ^ mask) - j) % P, size, 1) for j in range(Q)
+                     if not (j < 2 * rem and j % 2 == 0)]
+            steps.append((False, flows))
+            mask <<= 1
+        if rem:
+            steps.append((True, [(j, P - 1, size, 1) for j in range(min(Q, 2 * rem)) if j % 2]))
+        return [(blocking, flows) for blocking, flows in steps if flows]
+
     def seconds(self, traced, P):
         """(seconds, {term: seconds}) of a traced configuration, epoch by epoch (see the
-        module's description)."""
-        p, Q = self.p, self.node_size(P)
+        module's description), then the kernel's own MPI_Allreduce calls, each as the
+        steps of SMPI's rdb algorithm (reduction_steps), priced as epochs of one message
+        each way."""
+        Q = self.node_size(P)
         nodes = max(1, P // Q)
         terms = {"copy": 0.0, "overhead": 0.0, "intra": 0.0, "inter": 0.0}
-        for sends, recvs, copy, flows in traced["epochs"]:
-            largest = max((b for _, _, b, _ in flows), default=0)
-            terms["copy"] += copy
-            terms["overhead"] += (sends * p.send_overhead(largest, True) +
-                                  recvs * p.recv_overhead(largest, True))
-            intra = inter_lat = 0.0
-            for local, offset, size, count in flows:
-                wire = count * size / p.bw_factor(size)
-                for d in {((j + offset) // Q) % nodes for j in (range(Q) if local is None else (local,))}:
-                    if d == 0:
-                        intra = max(intra, p.lat_factor(size) * p.loop_lat + wire / p.loop_bw)
-                    else:
-                        inter_lat = max(inter_lat,
-                                        p.lat_factor(size) * self.worst_latency(nodes, d))
-            loads = self.node_loads(flows, Q, nodes)
-            if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages
-                intra = max(intra, p.loop_lat + loads[0] / p.loop_bw)
-            inter = {d: w for d, w in loads.items() if d != 0}
-            if inter:
-                own = sum(inter.values()) / p.link_bw if p.link_bw else 0.0
-                inter_lat += max(own, self.busiest_link(nodes, inter))
-            terms["inter" if inter_lat > intra else "intra"] += max(intra, inter_lat)
+        epochs = [(sends, recvs, copy, flows, False)
+                  for sends, recvs, copy, flows in traced["epochs"]]
+        for ranks, size in traced.get("reductions", ()):
+            epochs += [(1, 1, 0.0, flows, blocking)
+                       for blocking, flows in self.reduction_steps(ranks, size)]
+        for sends, recvs, copy, flows, blocking in epochs:
+            self.epoch(terms, sends, recvs, copy, flows, blocking, Q, nodes)
         return sum(terms.values()), terms
+
+    def epoch(self, terms, sends, recvs, copy, flows, blocking, Q, nodes):
+        """Adds one epoch's seconds to terms (see the module's description)."""
+        p = self.p
+        largest = max((b for _, _, b, _ in flows), default=0)
+        terms["copy"] += copy
+        terms["overhead"] += self.overhead(sends, recvs, largest, blocking)
+        intra = inter_lat = 0.0
+        for local, offset, size, count in flows:
+            wire = count * size / p.bw_factor(size)
+            for d in {((j + offset) // Q) % nodes for j in (range(Q) if local is None else (local,))}:
+                if d == 0:
+                    intra = max(intra, p.lat_factor(size) * p.loop_lat + wire / p.loop_bw)
+                else:
+                    inter_lat = max(inter_lat,
+                                    p.lat_factor(size) * self.worst_latency(nodes, d))
+        loads = self.node_loads(flows, Q, nodes)
+        if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages
+            intra = max(intra, p.loop_lat + loads[0] / p.loop_bw)
+        inter = {d: w for d, w in loads.items() if d != 0}
+        if inter:
+            own = sum(inter.values()) / p.link_bw if p.link_bw else 0.0
+            inter_lat += max(own, self.busiest_link(nodes, inter))
+        terms["inter" if inter_lat > intra else "intra"] += max(intra, inter_lat)
 
 
 def _expand(text, env, where):
@@ -456,8 +511,8 @@ def run(args, db):
     # that model rows and simulated rows of one network model are known as such
     network = netmodel.effective(args.platform, [])
     model = CostModel(platform, args.ranks_per_node)
-    options = "model: a2atrace + cost model; %s%s; copy-model=%s%s%s" % (
-        platform.describe(),
+    options = "model: a2atrace + cost model; %s allreduce=%s%s; copy-model=%s%s%s" % (
+        platform.describe(), ALLREDUCE,
         " ranks-per-node=%d" % args.ranks_per_node if args.ranks_per_node else "",
         copies or "none",
         " cpu-threshold=%g" % threshold if copies else "",
@@ -578,7 +633,7 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
            ", ".join("'%s'" % k for k in sorted(NONUNIFORM)))).fetchall()
     conn.close()
     files = platform_files((platforms,) + ARCHIVES)
-    cells, models, missing = [], {}, {}
+    cells, models, missing, other_reduction = [], {}, {}, {}
     for row in rows:
         run_id, kernel, P, S = row["run_id"], row["kernel"], row["P"], row["S"]
         sim, family, dist, seed = row["median_s"], row["family"], row["dist"], row["seed"]
@@ -592,6 +647,11 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
                              if o.startswith("--cfg=smpi/alltoall:")), "")
             schedule = VENDOR_SCHEDULES.get(selector)
         if schedule not in KERNEL_PARAMS:
+            continue
+        reduce_with = next((o.split(":")[1] for o in options.split()
+                            if o.startswith("--cfg=smpi/allreduce:")), None)
+        if schedule in NONUNIFORM and reduce_with != ALLREDUCE:
+            other_reduction.setdefault(run_id, [reduce_with or "its selector's", 0])[1] += 1
             continue
         sha = run["platform_sha256"]
         if sha not in files:
@@ -622,6 +682,10 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
                   % (path, run_id, count, runs[run_id]["platform"],
                      (runs[run_id]["platform_sha256"] or "none")[:12],
                      ", ".join((platforms,) + ARCHIVES)))
+    for run_id, (algorithm, count) in sorted(other_reduction.items()):
+        err.write("a2a model-check: %s: run %d's %d row(s) refused: their kernels' MPI_Allreduce "
+                  "ran as %s, the model prices SMPI's %s\n"
+                  % (path, run_id, count, algorithm, ALLREDUCE))
     return cells
 
 

@@ -40,7 +40,7 @@ def add_parser(sub, common):
                     "Theta) and on %s (%s: TuNA Fig. 7 and 8 on Polaris and Fugaku), writes "
                     "their rows to %s and %s and the table to %s, printing each "
                     "configuration as it is priced and each step's wall time and peak memory. "
-                    "About two hours on a shared 2-core machine (docs/results/"
+                    "About an hour on a shared 2-core machine (docs/results/"
                     "model_tier.md)." % (paper_table.SWEEP, paper_table.PLATFORM,
                                          paper_tuna.SWEEP, " and ".join(TUNA_PLATFORMS),
                                          paper_table.DATA, paper_tuna.DATA,

@@ -206,7 +206,7 @@ def tra2_rows(m):
                  "trend reproduced" if ok else "missed",
                  "within a factor 2 of sqrt Q" if ok else
                  "intra-node rounds: the model prices them by the node's shared memory link "
-                 "(bandwidth-bound: r1 = Q moves fewest bytes) and smpi/os + or per message; "
+                 "(bandwidth-bound: r1 = Q moves fewest bytes) and smpi/ois + or per message; "
                  "real KNL cores' per-message costs weigh more (note 2)"))
     return rows
 
@@ -263,7 +263,7 @@ def trend_why(best, P, start, beyond):
     if beyond:
         why.append("radix P (outside the paper's 2 .. P/2) is faster still from %s: in the "
                    "model, bandwidth-bound, the exchange that moves fewest bytes wins; its P - 1 "
-                   "messages a rank cost only smpi/os + or each, with no NIC message-rate limit "
+                   "messages a rank cost only smpi/ois + or each, with no NIC message-rate limit "
                    "or congestion of P - 1 flows (note 2)" % size(min(beyond)))
     return "; ".join(why)
 
@@ -304,9 +304,9 @@ def table(m, tuna):
            "model's error against SimGrid (`a2a model-check` on the checked-in dragonfly rows "
            "of the modelled kernels, recorded with each run): **%s** (TRA rows); **%s** (TuNA "
            "rows). `scripts/a2a paper-night` (`make paper-night`) re-runs the model for every "
-           "row and rewrites both data files (about two hours on a shared 2-core machine, "
+           "row and rewrites both data files (about an hour on a shared 2-core machine, "
            "docs/results/model_tier.md); "
-           "`scripts/a2a paper-table --remodel` the TRA rows only (about 2 minutes); "
+           "`scripts/a2a paper-table --remodel` the TRA rows only (under a minute); "
            "tests/parts/paperfigs.sh regenerates this file from the data and part of the data "
            "from the platform files."
            % (DATA, paper_tuna.DATA, SWEEP, PLATFORM, paper_tuna.SWEEP,
@@ -330,7 +330,8 @@ def table(m, tuna):
             "(kernels/uniform/mpich_selection.c). At P = 2048, S = 32 B that is `bruck`, "
             "modelled as such.",
             "2. **What the model is** (docs/results/model_tier.md): the kernel's own schedule, "
-            "epoch by epoch, bulk-synchronous; per message smpi/os + smpi/or; each node's link "
+            "epoch by epoch, bulk-synchronous; per message smpi/ois + smpi/or (SMPI's charges "
+            "for a non-blocking send and a detached receive); each node's link "
             "shared by its ranks; the busiest link of the dragonfly's routes; theta.xml's "
             "figures are Aries' published link rates and latencies, not fitted. Its error "
             "against SimGrid is largest at S <= 256 B (median about 10 %, worst 40 %), where "

@@ -50,7 +50,7 @@ BYTES_WHY = {
 MEMORY_LIMIT_GB = 10.0
 # why the model's MPI_Alltoallv is far faster than the machines' (note 5 of the table)
 A2AV_WHY = ("the baseline's cost per message: the model charges each of a rank's %d messages "
-            "smpi/os + smpi/or (%s) and its bytes on shared links, and its matching queue is "
+            "smpi/ois + smpi/or (%s) and its bytes on shared links, and its matching queue is "
             "at most MPICH's batch of 32 posted receives; the measured time is %.1f us per "
             "message a rank, which the model has no term for (a NIC's message rate shared by "
             "the node's %d ranks, skew between the 256 batches' waits) and that is not fitted "
@@ -100,18 +100,19 @@ class TunaData:
         return opts.split("error vs simgrid", 1)[1].split(": ", 1)[1] \
             if "error vs simgrid" in opts else "not measured"
 
-    def os_or(self, platform):
-        """smpi/os and smpi/or as the run's smpi_options records them ('os=0:3e-07:0'), in
-        microseconds."""
+    def overheads(self, platform):
+        """smpi/ois and smpi/or (what SMPI charges each of the kernels' non-blocking sends
+        and each receive below the detached threshold) as the run's smpi_options records
+        them ('ois=0:2e-07:0'), in microseconds."""
         opts = self.runs.get(platform, (0, ""))[1]
         got = {}
         for token in opts.replace(";", " ").split():
             name, _, value = token.partition("=")
-            if name in ("os", "or") and value.count(":") == 2:
+            if name in ("ois", "or") and value.count(":") == 2:
                 got[name] = float(value.split(":")[1]) * 1e6
-        if set(got) != {"os", "or"}:
-            raise A2AError("the TuNA run on %s does not record smpi/os and smpi/or" % platform)
-        return "%.2g + %.2g us" % (got["os"], got["or"])
+        if set(got) != {"ois", "or"}:
+            raise A2AError("the TuNA run on %s does not record smpi/ois and smpi/or" % platform)
+        return "%.2g + %.2g us" % (got["ois"], got["or"])
 
     def node_size(self, platform):
         return self.conn.execute("SELECT max(Q) FROM results WHERE run_id = ?",
@@ -176,7 +177,7 @@ def fig8_rows(d, platform, machine):
                  "%.5g ms" % pub["a2av_16"], "%s (%s)" % (ms(base16), backend), "%.3f" % ratio,
                  "within 2x" if within_2x(ratio) else "missed",
                  "" if within_2x(ratio) else
-                 A2AV_WHY % (P - 1, d.os_or(platform), per_msg, node_size)))
+                 A2AV_WHY % (P - 1, d.overheads(platform), per_msg, node_size)))
     r, t = best16
     ratio = t / (pub["tuna_16"] * 1e-3)
     rows.append((SOURCE + ", Fig. 8", machine, P, "16 B", "tuna, best radix",
@@ -408,11 +409,11 @@ def baseline_note(d):
     for machine, platform in MACHINES:
         base = d.time(platform, BASELINE, P, 16)
         per.append("%s: %s modelled against %.5g ms measured (%.1f us per message of a rank; "
-                   "smpi/os + or %s)" % (machine, ms(base), PUBLISHED[machine]["a2av_16"],
+                   "smpi/ois + or %s)" % (machine, ms(base), PUBLISHED[machine]["a2av_16"],
                                          PUBLISHED[machine]["a2av_16"] * 1e3 / (P - 1),
-                                         d.os_or(platform)))
+                                         d.overheads(platform)))
     return ("5. **MPI_Alltoallv's gap, and no extra receive cost.** At P = 8192, 16 B: %s. "
-            "The model already charges every message smpi/os on its sender and smpi/or on its "
+            "The model already charges every message smpi/ois on its sender and smpi/or on its "
             "receiver, so the P - 1 receives a rank posts are paid for; and the matching queue "
             "those messages search is short: MPICH's MPI_Alltoallv posts its receives in "
             "batches of 32 (the scattered exchange, kernels/nonuniform/mpich_selection_v.c), "

@@ -8,8 +8,9 @@ FAT_TREE, DRAGONFLY or TORUS and its topo_parameters; bw, lat, loopback_bw, loop
 bb_bw, bb_lat, core, radical), or else its <host>s, <router>s, <link>s and
 <route>/<zoneRoute>s as a graph (GraphNetwork: each host one node), and
 the network model as netmodel.py reads it (the <config> block's smpi/bw-factor,
-smpi/lat-factor, smpi/os, smpi/or; other SimGrid options, e.g. network/weight-S, are
-recorded but not modelled). Options given with the run (--cfg=smpi/os:...) override the
+smpi/lat-factor, smpi/os, smpi/or, smpi/ois, smpi/send-is-detached-thresh; other SimGrid
+options, e.g. network/weight-S, are recorded but not modelled). Options given with the
+run (--cfg=smpi/os:...) override the
 file, and a run's recorded model (runs.network_model) overrides both. What nobody set is
 SimGrid 3.32's default: its SMPI bandwidth and latency factors (fitted on Ethernet) and
 zero overheads."""
@@ -20,7 +21,8 @@ from . import netmodel
 from .common import A2AError
 from .simulate import _radical
 
-NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or")
+NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or", "smpi/ois",
+                 "smpi/send-is-detached-thresh")
 
 _UNITS_BW = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 2 ** 10, "mi": 2 ** 20,
              "gi": 2 ** 30, "ti": 2 ** 40}
@@ -193,6 +195,14 @@ class Platform:
         self.lat_factor = Piecewise(props.get("smpi/lat-factor", netmodel.DEFAULTS["smpi/lat-factor"]), path)
         self.send_overhead = Piecewise(props.get("smpi/os", ""), path)
         self.recv_overhead = Piecewise(props.get("smpi/or", ""), path)
+        self.isend_overhead = Piecewise(props.get("smpi/ois", ""), path)
+        thresh = props.get("smpi/send-is-detached-thresh",
+                           netmodel.DEFAULTS["smpi/send-is-detached-thresh"])
+        try:
+            self.detached_below = int(thresh)
+        except ValueError:
+            raise A2AError("%s: smpi/send-is-detached-thresh '%s' is not a number of bytes"
+                           % (path, thresh))
         clusters = list(root.iter("cluster"))
         if clusters:
             self._cluster(clusters[0], path)
@@ -259,12 +269,13 @@ class Platform:
         link = ("link=%.4gGB/s,%.3gus" % (self.link_bw / 1e9, self.link_lat * 1e6)
                 if self.topology else "links=%d" % len(self.graph.links))
         return ("nodes=%d cores=%d %s loopback=%.4gGB/s,%.3gus%s topology=%s "
-                "bw-factor=%s lat-factor=%s os=%s or=%s"
+                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d"
                 % (self.nodes, self.cores, link, self.loop_bw / 1e9, self.loop_lat * 1e6,
                    " shared" if self.loop_shared else "",
                    self.topology.kind if self.topology else "routes",
                    self.bw_factor.text, self.lat_factor.text, self.send_overhead.text or "0",
-                   self.recv_overhead.text or "0"))
+                   self.recv_overhead.text or "0", self.isend_overhead.text or "0",
+                   self.detached_below))
 
 
 class GraphNetwork:

@@ -149,6 +149,11 @@ def sha256(path):
     return h.hexdigest()
 
 
+# the algorithm SMPI runs the driver's and the kernels' MPI_Allreduce with (smpi_options;
+# the model tier prices the non-uniform kernels' own reductions as it)
+ALLREDUCE = "rdb"
+
+
 def smpi_options(P, args, selector):
     """The SimGrid options of one launch (recorded with its run)."""
     alltoall, alltoallv = VENDORS[selector]
@@ -159,7 +164,7 @@ def smpi_options(P, args, selector):
     # maps ranks to nodes at ~P^3 simulation work (2 s at P = 512, 16 s at P = 1024, and
     # one split, one duplicate and the provenance allgather each paid it once)
     opts = ["smpi/coll-selector:mvapich2",
-            "smpi/allgather:bruck", "smpi/allreduce:rdb", "smpi/bcast:binomial_tree",
+            "smpi/allgather:bruck", "smpi/allreduce:%s" % ALLREDUCE, "smpi/bcast:binomial_tree",
             "smpi/reduce:binomial", "smpi/gather:ompi_binomial",
             "smpi/alltoall:%s" % alltoall, "smpi/alltoallv:%s" % alltoallv,
             "smpi/simulate-computation:no",

@@ -136,12 +136,15 @@ for path in sys.argv[1:]:
 PY
 }
 
-# ---- the platform's per-message overhead is read: tests/data/model_os.xml is
-# model_routes.xml with smpi/os = 1 us, pairwise at P = 4 in nodes of 2 sends one message
-# in each of 4 epochs: 4 us more (model_routes.xml alone: 6.52 us, checked below) ---------
+# ---- the platform's per-message overheads are read and charged as SMPI charges liba2a's
+# non-blocking sends: tests/data/model_os.xml is model_routes.xml with smpi/os 1 us,
+# smpi/ois 2 us, smpi/or 0.5 us and a detached threshold of 1000 B; pairwise at P = 4 in
+# nodes of 2, 1000 B, sends one message in each of 4 epochs: ois only, 8 us more
+# (model_routes.xml alone: 6.52 us, checked below; os + or per message, the rule before
+# ois, gave 12.52 us) -----------------------------------------------------------------------
 printf '[t]\nfamily = uniform\nkernels = pairwise\nP = 4\nS = 1000\n' > "$M/routes.ini"
 scripts/a2a model-run "$M/routes.ini" --platform tests/data/model_os.xml --db "$M/os.db" > /dev/null 2>&1
-check model/platform-os-read [ "$(sql "$M/os.db" "SELECT round(median_s * 1e12) FROM results")" = "10520000.0" ]
+check model/platform-overheads-read [ "$(sql "$M/os.db" "SELECT round(median_s * 1e12) FROM results")" = "14520000.0" ]
 netmodel_ids "$M/big.db" tests/data/sim-hierarchical-256.sql "$M/os.db" > "$M/ids.txt" 2>&1
 check model/run-records-network-model holds '[ $(wc -l < "$M/ids.txt") -eq 3 ] && [ "$(sed -n 1p "$M/ids.txt")" = "$(sed -n 2p "$M/ids.txt")" ] && [ "$(sed -n 1p "$M/ids.txt")" != "$(sed -n 3p "$M/ids.txt")" ] && grep -q "smpi/os" "$M/ids.txt"'
 
@@ -149,11 +152,13 @@ check model/run-records-network-model holds '[ $(wc -l < "$M/ids.txt") -eq 3 ] &
 # uniform blocks (seed 1) and SMPI's ring, P = 128..512, 300 cells; nothing fitted), each
 # priced with the platform file its run recorded the sha256 of
 # (platforms/archive/dragonfly-169a4a35.xml, SMPI's implicit defaults: network_model NULL):
-# the stated error, median 3.9 % and worst 36.4 % over all; TuNA's 132 cells (node 0's traced schedule standing for every node):
-# median 4.5 %, worst 33.8 % -------------------------------------------------------------
+# the stated error, median 4.5 % and worst 35.2 % over all; TuNA's 132 cells (node 0's
+# traced schedule standing for every node): median 7.0 %, worst 33.8 % (4.4 % before the
+# model priced TuNA's own MPI_Allreduce, which moved its cells at S <= 256 B from under to
+# over SimGrid's time on this platform's zero overheads) -----------------------------------
 scripts/a2a model-check --db tests/data/tuner-dragonfly.sql --quiet > "$M/check.txt" 2>&1
 check model/agrees-with-simgrid holds 'awk "\$1 == \"all\" && \$8 == \"(300\" && \$3 <= 5 && \$6 <= 40 {ok = 1} END {exit !ok}" "$M/check.txt"'
-check model/tuna-agrees-with-simgrid holds 'awk "\$1 == \"tuna\" && \$8 == \"(132\" && \$3 <= 5 && \$6 <= 35 {ok = 1} END {exit !ok}" "$M/check.txt"'
+check model/tuna-agrees-with-simgrid holds 'awk "\$1 == \"tuna\" && \$8 == \"(132\" && \$3 <= 7.5 && \$6 <= 35 {ok = 1} END {exit !ok}" "$M/check.txt"'
 [ -s "$M/check.txt" ] && sed 's/^/    /' "$M/check.txt"
 
 # ---- a P = 2048 TuNA model run of two radices (a traced world of 2048 ranks each, about
@@ -186,14 +191,15 @@ scripts/a2a model-check --db tests/data/model-fattree-512.sql --quiet > "$M/fatt
 check model/agrees-with-simgrid-fattree holds 'awk "\$1 == \"all\" && \$8 == \"(10\" && \$3 <= 12 && \$6 <= 25 {ok = 1} END {exit !ok}" "$M/fattree.txt"'
 # ---- and one node of a torus (tests/data/tuner-torus-nonuniform.sql: TuNA and two-phase
 # Bruck at P = 36 and 48 on torus_tofud.xml, 138 cells, all traffic intra-node, copy model
-# 1024:4,65536:10,16777216:8): the stated error there, median 12.3 %, worst 79.3 %. SMPI
+# 1024:4,65536:10,16777216:8): the stated error there, median 2.8 %, worst 56.8 % (with
+# os + or per message and no price for the kernels' MPI_Allreduce: 12.3 %, 79.3 %). SMPI
 # discards a computation shorter than smpi/cpu-threshold (1 us), so TuNA's per-block
 # copies below ~6.7 KB cost nothing simulated; charging them all (the tracer before it
 # applied the threshold) gave median 40.3 %, worst 360.6 %, and routing a torus node's
 # messages to itself out and back through its link (a fat tree's route) median 619 %:
 # this check rejects both
 scripts/a2a model-check --db tests/data/tuner-torus-nonuniform.sql --quiet > "$M/torus.txt" 2>&1
-check model/agrees-with-simgrid-torus holds 'awk "\$1 == \"all\" && \$8 == \"(138\" && \$3 <= 14 && \$6 <= 85 {ok = 1} END {exit !ok}" "$M/torus.txt"'
+check model/agrees-with-simgrid-torus holds 'awk "\$1 == \"all\" && \$8 == \"(138\" && \$3 <= 3.5 && \$6 <= 60 {ok = 1} END {exit !ok}" "$M/torus.txt"'
 # and a fat tree whose last leaf switch is partly filled (tests/data/tuner-fattree-npot.sql,
 # 72 cells, re-simulated on platforms/fattree_ib.xml, copy model 1024:4,...): median 6.4 %,
 # worst 19.2 % (every copy charged: 18.8 %, 75.5 %)
@@ -202,14 +208,35 @@ check model/agrees-with-simgrid-fattree-npot holds 'awk "\$1 == \"all\" && \$8 =
 # the tracer applies SimGrid's smpi/cpu-threshold to each copy: bruck's 16-byte copies at
 # 4 GB/s (4 ns each) are discarded by default and charged with --cpu-threshold 0, and a
 # model run on a platform whose <config> sets smpi/cpu-threshold 0 charges bruck's copies
-# of 1000-3000 B (0.25-0.75 us each): 11.1 us, where the default 1 us frees them (7.6 us
+# of 1000-3000 B (0.25-0.75 us each): 13.1 us, where the default 1 us frees them (8.6 us
 # on model_os.xml itself), and records the threshold
 copies_of() { A2A_SIM_COPY_MODEL=1024:4 "$TRACE" bruck 8 16 --node-size 8 "$@" | awk '$1 == "epoch" {s += $5} END {printf "%.0f", s * 1e12}'; }
 check model/copy-below-cpu-threshold-free holds '[ "$(copies_of)" = 0 ] && [ "$(copies_of --cpu-threshold 0)" -gt 0 ] && [ "$(copies_of --cpu-threshold 1e-9)" = "$(copies_of --cpu-threshold 0)" ]'
 sed 's|<prop id="smpi/os"|<prop id="smpi/cpu-threshold" value="0"/>\n    &|' tests/data/model_os.xml > "$M/threshold.xml"
 printf '[t]\nfamily = uniform\nkernels = bruck\nP = 4\nS = 1000\n' > "$M/bruck.ini"
 scripts/a2a model-run "$M/bruck.ini" --platform "$M/threshold.xml" --copy-model 1024:4 --db "$M/threshold.db" > /dev/null 2>&1
-check model/cpu-threshold-from-platform holds '[ "$(sql "$M/threshold.db" "SELECT round(median_s * 1e9) FROM results")" = "11100.0" ] && sql "$M/threshold.db" "SELECT smpi_options FROM runs" | grep -Eq "copy-model=1024:4 cpu-threshold=0(;|$)"'
+check model/cpu-threshold-from-platform holds '[ "$(sql "$M/threshold.db" "SELECT round(median_s * 1e9) FROM results")" = "13100.0" ] && sql "$M/threshold.db" "SELECT smpi_options FROM runs" | grep -Eq "copy-model=1024:4 cpu-threshold=0(;|$)"'
+# TuNA below radix P and two-phase Bruck make one MPI_Allreduce of 8 B (the largest
+# block): the traced world records it, and the cost model prices it as SMPI's rdb: at P = 12
+# (8 below, 4 over) a blocking send to the odd neighbour, 3 exchanges with the partner
+# whose index differs in one bit (each rank's partner's partner the rank itself), a
+# blocking send back; at P = 32, 5 exchanges
+reductions() { "$TRACE" "$@" --dist uniform --seed 1 | grep "^allreduce" | tr '\n' ' '; }
+check model/tracer-records-allreduce holds '[ "$(reductions tuna 32 16 --node-size 32 --radix 2)" = "allreduce 32 8 " ] && [ "$(reductions twophase_bruck 12 16 --node-size 4)" = "allreduce 12 8 " ] && [ -z "$(reductions tuna 32 16 --node-size 32 --radix 32)" ]'
+check model/allreduce-priced-as-rdb holds '/usr/bin/python3 - <<PY
+import sys
+sys.path.insert(0, "scripts")
+from a2a_tools.model_run import CostModel
+from a2a_tools.platform_model import Platform
+m = CostModel(Platform("tests/data/model_os.xml"), 12)
+steps = m.reduction_steps(12, 8)
+assert [b for b, _ in steps] == [True, False, False, False, True], steps
+assert steps[0][1] == [(j, 1, 8, 1) for j in (0, 2, 4, 6)] and steps[-1][1] == [(j, 11, 8, 1) for j in (1, 3, 5, 7)]
+for _, flows in steps[1:-1]:
+    partner = {j: (j + off) % 12 for j, off, _, _ in flows}
+    assert sorted(partner) == [1, 3, 5, 7, 8, 9, 10, 11] and all(partner[partner[j]] == j for j in partner), flows
+assert len(CostModel(Platform("tests/data/model_os.xml"), 32).reduction_steps(32, 8)) == 5
+PY'
 # a row whose platform file is nowhere (its run's sha256 changed) is refused, never priced
 # with the file of the same name
 sed 's/65ffcbe513750fc6573c47b78899e7a7aa59a83e0524e83949bff03b41fb6bd7/00/' \
