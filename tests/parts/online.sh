@@ -42,12 +42,17 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
     fi
-    # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every rank
+    # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every
+    # rank. The new size first comes at call 2R + 3 of 5R; the break shows at the end of a
+    # check window (up to 64 calls), then the new shape's exploration and re-entry take
+    # 80-100 calls (timing decides the candidates' cuts): at R = 80 deferral came back at
+    # calls 259-274 of 400, where R = 40 left 0-50 calls of slack (it missed once in CI)
+    R=80
     run online/$lib/cycle 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
-        A2A_TUNING_EXPLORE=30 $prog --repeat 40 --cycle - 16 1024
+        A2A_TUNING_EXPLORE=30 $prog --repeat $R --cycle - 16 1024
     glog="$WORK/online_${lib}_cycle.log"
     if out=$(MIN=3 $EXPECT agreement "$glog") &&
-        grep -q 'per call again from call [0-9]* (call 83 was not as predicted)' "$glog" &&
+        grep -q "per call again from call [0-9]* (call $((2 * R + 3)) was not as predicted)" "$glog" &&
         [ "$(grep -c 'MPI_COMM_WORLD, world rank 0' "$glog")" -ge 2 ]; then
         pass online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -1)"
     else
