@@ -89,7 +89,9 @@ simulation got 5-10 % of a core while this was made):
 - P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
   had taken 140 s CPU and not ended after 18 min wall,
   and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
-  online run of a shape needs ~150 such calls. Not run in this session.
+  online run of a shape needs ~150 such calls. Not run in this session. On
+  torus_tofud.xml at 1 KiB, 2 calls of the MPI library alone (2070 us a call, simulated)
+  took 3.5 min wall beside another simulation: the online run's 200 calls, hours.
 - torus_tofud.xml at P = 256 ran at 16 B only (the table): with maxmin/precision 1e-3
   spread_out crashed SimGrid there (signal 11: the online run, which explores it, 3 times
   of 3); with `a2a simulate`'s 1e-2, which online_bench.py now gives an smpirun launch
