@@ -22,6 +22,8 @@ for an online run of the calls from its decision on (ONLINE_LOOP_TIMES; they inc
 monitoring windows that fell in them). Prints a markdown table per S;
 --record appends one JSON line per S to FILE (the figures of the table, the CPU time of
 each launch's simulation, --label naming the platform and selector) for sweeps/bench/online_table.py.
+An smpirun launch that sets no maxmin/precision gets `a2a simulate`'s (1e-2); --record
+keeps the launch's --cfg options (give smpirun its options, not a script wrapping it).
 --alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
 """
 import argparse
@@ -39,6 +41,24 @@ LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+
 DECISION = re.compile(r"a2a: online MPI_Alltoallv? P=\d+ S=\S+ -> (.*) from call (\d+) .*?"
                       r"(\d+) calls exploring")
 CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
+# the max-min solver precision of `a2a simulate` (scripts/a2a_tools/simulate.py, smpi_options):
+# SimGrid 3.32's default and 1e-3 segfault with spread_out at P = 256 on torus_tofud.xml
+SOLVER_PRECISION = "maxmin/precision:1e-2"
+
+
+def launch_words(text):
+    """The words of the launch command; an smpirun launch that sets no max-min solver
+    precision gets SOLVER_PRECISION, so that it simulates as `a2a simulate` does."""
+    words = shlex.split(text)
+    if (words and os.path.basename(words[0]) == "smpirun" and
+            not any("maxmin/precision" in w for w in words)):
+        words[1:1] = ["--cfg=" + SOLVER_PRECISION]
+    return words
+
+
+def simgrid_options(words):
+    """The --cfg options of an smpirun launch ('maxmin/precision:1e-2', ...), for --record."""
+    return [w[len("--cfg="):] for w in words if w.startswith("--cfg=")]
 
 
 def launch(args, S, env_extra, calls=None, after_decision=False):
@@ -55,7 +75,7 @@ def launch(args, S, env_extra, calls=None, after_decision=False):
             env.pop(k, None)
     t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     for attempt in range(3):
-        p = subprocess.run(shlex.split(args.launch) + [args.binary, str(S), str(calls)] +
+        p = subprocess.run(launch_words(args.launch) + [args.binary, str(S), str(calls)] +
                            (["v"] if args.alltoallv else []), env=env, capture_output=True,
                            text=True)
         # SimGrid 3.32 segfaults now and then on torus_tofud.xml at P = 256 (signal 11 in
@@ -193,7 +213,8 @@ def main():
                        "online": [round(tot, 9), first[0], first[1], first[5],
                                   round(first[3][3], 1), first[3][4]],
                        "candidates": first[6].strip(),
-                       "again": [round(again, 9), round(first[4][3], 1)]}
+                       "again": [round(again, 9), round(first[4][3], 1)],
+                       "simgrid": simgrid_options(launch_words(args.launch))}
                 with open(args.record, "a") as f:
                     f.write(json.dumps(rec, sort_keys=True) + "\n")
         sys.stdout.flush()

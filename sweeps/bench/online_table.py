@@ -89,12 +89,17 @@ simulation got 5-10 % of a core while this was made):
 - P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
   had taken 140 s CPU and not ended after 18 min wall,
   and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
-  online run of a shape needs ~150 such calls. Not run in this session.
-- torus_tofud.xml at P = 256: spread_out at 16 B crashes SimGrid (signal 11) with
-  maxmin/precision 1e-3: the online run, which explores it, 3 times of 3, fixed spread_out
-  1 of 1; `a2a simulate` now passes 1e-2, with which spread_out alone there ends (one
-  configuration: 100 s of one core, docs/simulation.md), but the online runs at P = 256 on the
-  torus were not repeated. The MPI library alone (16 calls, 63.7 us a call) runs.
+  online run of a shape needs ~150 such calls. Not run in this session. On
+  torus_tofud.xml at 1 KiB, 2 calls of the MPI library alone (2070 us a call, simulated)
+  took 3.5 min wall beside another simulation: the online run's 200 calls, hours.
+- torus_tofud.xml at P = 256 ran at 16 B only (the table): with maxmin/precision 1e-3
+  spread_out crashed SimGrid there (signal 11: the online run, which explores it, 3 times
+  of 3); with `a2a simulate`'s 1e-2, which online_bench.py now gives an smpirun launch
+  that sets none, every launch ended. CPU: the online run 617 s (spread_out and scattered
+  ran their probes there, both out after them), fixed spread_out 138 s and scattered 20 s for 2 calls, every
+  other launch 1-2 s. Its online / best fixed 0.983 is below 1: the online run's calls
+  after its decision average 61.20 us, the fixed tra radix=4 run's per-call median is
+  62.42 us (16 calls; both extrapolated to 1,000 calls, not simulated so long).
 - The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml only (the
   table), not at P = 256 nor on torus_tofud.xml. At 1 KiB the choice missed: while
   exploring, linear measured 47.4 us a call (39.7 us fixed from the start) and spread_out
@@ -232,6 +237,16 @@ def judge(rec):
     return cells, ok
 
 
+def solver_precision(rec):
+    """The maxmin/precision of the record's launch: its recorded SimGrid options say it;
+    the records made before they were kept ran with 1e-3 (alltoall) and 1e-2 (alltoallv,
+    re-run later), as their launches said."""
+    for option in rec.get("simgrid", []):
+        if option.startswith("maxmin/precision:"):
+            return option.split(":", 1)[1]
+    return "1e-2" if rec["coll"] == "alltoallv" else "1e-3"
+
+
 def read_records(path):
     """The JSON lines of path (exit 2 with path:line on one that is not JSON)."""
     recs = []
@@ -266,6 +281,11 @@ def main():
           "of:\n")
     for c in calls:
         print("- %s, P = %d: %d; %d; %d -> %d" % c)
+    print("\nSimGrid's max-min solver precision (`maxmin/precision`; 1e-2 and 1e-3 gave the "
+          "same simulated times at P = 64 on both platforms):\n")
+    for label, P, coll, precision in sorted({(r["label"], r["P"], r["coll"], solver_precision(r))
+                                             for r in recs}):
+        print("- %s, P = %d, %s: %s" % (label, P, coll, precision))
     print(OUTRO, end="")
     if len(sys.argv) == 3:
         apps_rows(read_records(sys.argv[2]))
