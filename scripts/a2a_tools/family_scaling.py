@@ -68,11 +68,12 @@ def precisions(db, family):
     """'max-min solver precision 1e-3 at P = 256/512, 1e-2 at P = 1024': which
     maxmin/precision the family's standing rows were simulated with, when not all the same
     (the value moves a link's saturation point: simulated times differ by up to about 1 %
-    between them); '' when one value covers every row."""
+    between them); '' when one value covers every row. A run given the option twice (a
+    --cfg after `a2a simulate`'s own) ran with the last: SimGrid applies them in order."""
     at = {}
     for r in standing(db, family).values():
-        m = re.search(r"maxmin/precision:(\S+)", r[5] or "")
-        at.setdefault(m.group(1) if m else "SimGrid's default", set()).add(r[1])
+        given = re.findall(r"maxmin/precision:(\S+)", r[5] or "")
+        at.setdefault(given[-1] if given else "SimGrid's default", set()).add(r[1])
     if len(at) < 2:
         return ""
     return "max-min solver precision " + ", ".join(
