@@ -97,8 +97,8 @@ def dump_rows(db, path):
 
 def load(path):
     """The rows of the .sql file in an in-memory database."""
-    return load_sql(path, "SELECT platform, smpi_options FROM runs",
-                    "SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS,
+    return load_sql(path, ("SELECT platform, smpi_options FROM runs",
+                           "SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS),
                     "a2a paper-table --remodel writes it", "the model rows paper-table reads")
 
 

@@ -57,10 +57,9 @@ A2AV_WHY = ("the baseline's cost per message: the model charges each of a rank's
             "here (note 5)")
 
 
-def load_sql(path, *probes_then_hints):
+def load_sql(path, probes, writer, what):
     """The SQL file at path in an in-memory database, checked by running each probe query;
-    the last two arguments say what writes it and what it should be (A2AError otherwise)."""
-    probes, writer, what = probes_then_hints[:-2], probes_then_hints[-2], probes_then_hints[-1]
+    writer and what say what writes it and what it should be (A2AError otherwise)."""
     conn = sqlite3.connect(":memory:")
     try:
         with open(path) as f:
@@ -76,8 +75,8 @@ def load_sql(path, *probes_then_hints):
 
 def load(path):
     """The rows of the TuNA data file in an in-memory database (A2AError if unreadable)."""
-    return load_sql(path, "SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS,
-                    "SELECT platform FROM runs", "a2a paper-night writes it",
+    return load_sql(path, ("SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS,
+                           "SELECT platform FROM runs"), "a2a paper-night writes it",
                     "the TuNA model rows paper-table reads")
 
 
