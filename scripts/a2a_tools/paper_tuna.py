@@ -137,8 +137,7 @@ class TunaData:
         rows = self.rows(platform, "tuna", P, S, section)
         if not rows:
             return None
-        r, t = min(((r, t) for r, t, _, _ in rows), key=lambda rt: (rt[1], rt[0]))
-        return r, t
+        return min(((r, t) for r, t, _, _ in rows), key=lambda rt: (rt[1], rt[0]))
 
     def sizes(self, platform, section, P):
         return [s for (s,) in self.conn.execute(
