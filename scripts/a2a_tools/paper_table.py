@@ -17,8 +17,8 @@ import sys
 import tempfile
 
 from . import paper_tuna
-from .paper_tuna import load_sql, ms, size, within_2x
-from .common import A2AError
+from .paper_tuna import load_sql, ms, within_2x
+from .common import A2AError, fmt_size
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join("tests", "data", "papers-theta-model.sql")
@@ -198,7 +198,7 @@ def tra2_rows(m):
                  "", "trend reproduced" if ok else "missed",
                  "r2 = N: one round of node-aggregated exchanges; 34 > N is not a radix liba2a's "
                  "tra2 takes (2 .. N)" if ok else "the inter-node rounds' cost (note 2)"))
-    r1s = ", ".join("%d at %s" % (best[S][0], size(S)) for S in (32, 256))
+    r1s = ", ".join("%d at %s" % (best[S][0], fmt_size(S)) for S in (32, 256))
     ok = all(4 <= best[S][0] <= 16 for S in best)
     rows.append((TRA + ", Sec. V-B", "Theta", 2048, "32 B, 256 B",
                  "tra2, best r1 (Q = 64)", "r1 = 8 (sqrt Q) \"for most runs\"",
@@ -219,7 +219,7 @@ def trend_rows(m):
     for P in TREND_P:
         sizes = m.sizes("tra_trend", P)
         best = {S: m.best("tra", P, S, "tra_trend", P // 2)[0] for S in sizes}
-        per_s = ", ".join("%s: %d" % (size(S), best[S]) for S in sizes)
+        per_s = ", ".join("%s: %d" % (fmt_size(S), best[S]) for S in sizes)
         # the smallest S from which every larger S has its best radix near sqrt(P)
         start = None
         for S in reversed(sizes):
@@ -231,7 +231,7 @@ def trend_rows(m):
         rows.append((TRA + ", Sec. V-A, Fig. 8", "Theta", P, ">= 512 B",
                      "tra, best radix in 2 .. P/2 (sqrt P = %.1f)" % math.sqrt(P),
                      "approx sqrt P for S >= 512 B",
-                     "near sqrt P from %s; best by S: %s" % (size(start) if start else "no S",
+                     "near sqrt P from %s; best by S: %s" % (fmt_size(start) if start else "no S",
                                                              per_s),
                      "", "trend reproduced" if ok else "missed",
                      trend_why(best, P, start, beyond)))
@@ -242,8 +242,8 @@ def trend_rows(m):
         rows.append((TRA + ", Sec. V-A, Fig. 8", "Theta", P, "< 512 B",
                      "tra, best radix in 2 .. P/2", "smaller than sqrt P, not 2",
                      "smaller and not 2 at %s; 2 at %s" % (
-                         ", ".join(size(S) for S in lower) or "no S",
-                         ", ".join(size(S) for S in two) or "no S"),
+                         ", ".join(fmt_size(S) for S in lower) or "no S",
+                         ", ".join(fmt_size(S) for S in two) or "no S"),
                      "", "trend reproduced" if ok else "missed",
                      "" if ok else small_why(m, best, P, small)))
     return rows
@@ -257,14 +257,14 @@ def trend_why(best, P, start, beyond):
     if far:
         why.append("best radix leaves sqrt P at %s: the model's bandwidth term (shared node "
                    "links, bw-factor) favours a larger radix there (fewer bytes)"
-                   % ", ".join(size(S) for S in far))
+                   % ", ".join(fmt_size(S) for S in far))
     elif start and start > 512:
-        why.append("from %s: within one step of S of 512 B" % size(start))
+        why.append("from %s: within one step of S of 512 B" % fmt_size(start))
     if beyond:
         why.append("radix P (outside the paper's 2 .. P/2) is faster still from %s: in the "
                    "model, bandwidth-bound, the exchange that moves fewest bytes wins; its P - 1 "
                    "messages a rank cost only smpi/ois + or each, with no NIC message-rate limit "
-                   "or congestion of P - 1 flows (note 2)" % size(min(beyond)))
+                   "or congestion of P - 1 flows (note 2)" % fmt_size(min(beyond)))
     return "; ".join(why)
 
 
@@ -279,8 +279,9 @@ def small_why(m, best, P, small):
                 "16 B (radix %d: %s takes %.2fx the time of %s): the %d ranks of a node share "
                 "its link, and radix 2's extra bytes cost more than its extra rounds; on Theta, "
                 "per-round costs weigh more against bytes than in theta.xml (0.3 us os/or, "
-                "1.3 us node to node)" % (", ".join(size(S) for S in near), r, size(small[1]),
-                                          growth, size(small[0]), m.node_size(P)))
+                "1.3 us node to node)" % (", ".join(fmt_size(S) for S in near), r,
+                                          fmt_size(small[1]), growth, fmt_size(small[0]),
+                                          m.node_size(P)))
     return "best radix 2 at some S: the model's per-message overheads are too small (note 2)"
 
 

@@ -12,7 +12,7 @@ the scattered exchange in batches of 32, empty blocks skipped)."""
 import math
 import sqlite3
 
-from .common import A2AError
+from .common import A2AError, fmt_size
 
 DATA = "tests/data/papers-tuna-model.sql"
 SWEEP = "sweeps/paper/papers_tuna.ini"
@@ -154,10 +154,6 @@ def ms(seconds):
     return "%.4g ms" % (seconds * 1e3)
 
 
-def size(S):
-    return "%d KiB" % (S // 1024) if S >= 1024 and S % 1024 == 0 else "%d B" % S
-
-
 def within_2x(ratio):
     return 0.5 <= ratio <= 2.0
 
@@ -191,7 +187,7 @@ def fig8_rows(d, platform, machine):
         base, (r, t) = d.time(platform, BASELINE, P, S), d.best(platform, P, S, "tuna_fig8")
         ours = base / t
         ratio = ours / published
-        rows.append((SOURCE + ", Fig. 8", machine, P, size(S),
+        rows.append((SOURCE + ", Fig. 8", machine, P, fmt_size(S),
                      "tuna (best radix) against MPI_Alltoallv", "%.3gx" % published,
                      "%.2fx (%s; tuna radix %d %s, mpich_selection %s)"
                      % (ours, backend, r, ms(t), ms(base)), "%.2f" % ratio,
@@ -260,15 +256,15 @@ def crossover_rows(d, platform, machine):
             break
         up_to = S
     ok = up_to is not None and pub["crossover"] / 2 <= up_to <= pub["crossover"] * 2
-    at8192 = ", ".join("%s %.2fx" % (size(S), d.time(platform, BASELINE, 8192, S) /
+    at8192 = ", ".join("%s %.2fx" % (fmt_size(S), d.time(platform, BASELINE, 8192, S) /
                                       d.best(platform, 8192, S, "tuna_fig8")[1])
                        for S in (16, 1024))
-    beats = "up to S = %s" % size(up_to) if up_to else "at no S"
+    beats = "up to S = %s" % fmt_size(up_to) if up_to else "at no S"
     if up_to == sizes[-1]:
-        beats = "at every S to %s" % size(up_to)
+        beats = "at every S to %s" % fmt_size(up_to)
     ours = ("%s at P = 2048 (speedup by S: %s; at P = 8192: %s)"
-            % (beats, ", ".join("%s %.2fx" % (size(S), ratios[S]) for S in sizes if S in ratios),
-               at8192))
+            % (beats, ", ".join("%s %.2fx" % (fmt_size(S), ratios[S])
+                                for S in sizes if S in ratios), at8192))
     if ok:
         why = "at P = 2048: the S curve of the baseline at P = 8192 was not traced (note 3)"
     elif up_to is None or up_to < pub["crossover"] / 2:
@@ -278,7 +274,7 @@ def crossover_rows(d, platform, machine):
         why = ("at P = 2048; TuNA still wins past the paper's crossover: the model's large-S "
                "TuNA (radix P) is priced bandwidth-bound, as the baseline is (note 2)")
     return [(SOURCE + ", Fig. 8", machine, 2048, "16 B .. 16 KiB",
-             "crossover: tuna beats MPI_Alltoallv", "up to S = %s" % size(pub["crossover"]),
+             "crossover: tuna beats MPI_Alltoallv", "up to S = %s" % fmt_size(pub["crossover"]),
              ours, "", "trend reproduced" if ok else "missed", why)]
 
 
@@ -296,14 +292,14 @@ def regime_rows(d, platform, machine):
     small = [S for S in sizes if S <= 256]
     off = [S for S in small if best[S] > 4]
     rows.append(where + ("16 B .. 512 B", "tuna, best radix (small blocks)", "approx 2",
-                         "best by S: %s" % ", ".join("%s: %d" % (size(S), best[S])
+                         "best by S: %s" % ", ".join("%s: %d" % (fmt_size(S), best[S])
                                                      for S in sizes if S <= 512), "",
                          "trend reproduced" if not off else "missed",
                          "" if not off else
                          "larger radices at %s: in the model a round costs its epoch's "
                          "slowest rank and the route latency (bulk-synchronous), and the "
                          "bytes each extra round forwards weigh more than on %s (note 2)"
-                         % (", ".join(size(S) for S in off), machine)))
+                         % (", ".join(fmt_size(S) for S in off), machine)))
     # medium: a U around sqrt P (a factor 2) from 1 KiB to 4 KiB, the minimum inside the range
     root = math.sqrt(P)
     medium = [S for S in sizes if 1024 <= S <= 4096]
@@ -311,35 +307,38 @@ def regime_rows(d, platform, machine):
            or best[S] in (radices[0], radices[-1])]
     rows.append(where + ("512 B .. 8 KiB", "tuna, best radix (medium blocks; sqrt P = %.1f)"
                          % root, "U-shaped around sqrt P",
-                         "best by S: %s" % ", ".join("%s: %d" % (size(S), best[S])
+                         "best by S: %s" % ", ".join("%s: %d" % (fmt_size(S), best[S])
                                                      for S in sizes if 512 <= S <= 8192), "",
                          "trend reproduced" if not off else "missed",
                          "" if not off else "best radix leaves sqrt P at %s: %s"
-                         % (", ".join("%s (%d)" % (size(S), best[S]) for S in off),
+                         % (", ".join("%s (%d)" % (fmt_size(S), best[S]) for S in off),
                             BYTES_WHY[platform])))
     # large: radix >= P/2 above the boundary (Polaris: 16 KiB); on Fugaku the boundary,
     # 32 KiB, is past Fig. 7's sizes: radix P must not win two steps of S before it
     if pub["large_from"] < sizes[-1] + 1:
         large = [S for S in sizes if S > pub["large_from"]]
         off = [S for S in large if best[S] < P // 2]
-        rows.append(where + ("> %s" % size(pub["large_from"]), "tuna, best radix (large blocks)",
+        rows.append(where + ("> %s" % fmt_size(pub["large_from"]),
+                             "tuna, best radix (large blocks)",
                              "approx P", "best by S: %s" % ", ".join(
-                                 "%s: %d" % (size(S), best[S]) for S in large), "",
+                                 "%s: %d" % (fmt_size(S), best[S]) for S in large), "",
                              "trend reproduced" if not off else "missed",
                              "" if not off else "radix P not yet fastest at %s (note 2)"
-                             % ", ".join(size(S) for S in off)))
+                             % ", ".join(fmt_size(S) for S in off)))
     else:
         early = [S for S in sizes if S <= pub["large_from"] // 4 and best[S] >= P // 2]
-        rows.append(where + ("> %s" % size(pub["large_from"]), "tuna, best radix (large blocks)",
+        rows.append(where + ("> %s" % fmt_size(pub["large_from"]),
+                             "tuna, best radix (large blocks)",
                              "approx P (above Fig. 7's 16 KiB)",
                              "best by S: %s; radix P first fastest at %s" % (
-                                 ", ".join("%s: %d" % (size(S), best[S]) for S in sizes
+                                 ", ".join("%s: %d" % (fmt_size(S), best[S]) for S in sizes
                                            if S >= 4096),
-                                 next((size(S) for S in sizes if best[S] >= P // 2), "no S")),
+                                 next((fmt_size(S) for S in sizes if best[S] >= P // 2), "no S")),
                              "", "trend reproduced" if not early else "missed",
                              "" if not early else
                              "radix P fastest from %s, more than one step of S before %s: %s"
-                             % (size(early[0]), size(pub["large_from"]), BYTES_WHY[platform])))
+                             % (fmt_size(early[0]), fmt_size(pub["large_from"]),
+                                BYTES_WHY[platform])))
     return rows
 
 
