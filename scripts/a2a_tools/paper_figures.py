@@ -17,6 +17,7 @@ markdown files are byte-identical from one run to the next (the PNGs may differ 
 tests/parts/paperfigs.sh checks the checked-in ones. --numbers-only writes the numbers and
 draws nothing (what the test compares)."""
 import argparse
+import contextlib
 import io
 import os
 import shutil
@@ -93,6 +94,21 @@ def load_data(path, data=DATA):
                 raise A2AError("%s: %s" % (src, e))
     finally:
         conn.close()
+
+
+@contextlib.contextmanager
+def loaded(work, name, data=DATA):
+    """The checked-in SQL files data (in order) loaded into work/name and open as a Database
+    that names them (the figures name the checked-in data, not the temporary file); closed
+    on leaving."""
+    path = os.path.join(work, name)
+    load_data(path, data)
+    db = open_db(path)
+    db.path = "+".join(os.path.basename(src) for src in data)
+    try:
+        yield db
+    finally:
+        db.conn.close()
 
 
 def one_output(paths, ext):
@@ -191,28 +207,16 @@ def hierarchical_table(db, out):
 
 def hierarchical(work, out, figures):
     """The curves of the two-level kernels and HIER_TABLE, from HIER_DATA."""
-    path = os.path.join(work, "hierarchical.db")
-    load_data(path, HIER_DATA)
-    db = open_db(path)
-    db.path = "+".join(os.path.basename(name) for name in HIER_DATA)
-    try:
+    with loaded(work, "hierarchical.db", HIER_DATA) as db:
         written = draw_radix_figures(db, work, out, figures, HIER_FIGURES)
         written.append(hierarchical_table(db, out))
-    finally:
-        db.conn.close()
     return written
 
 
 def scaling(work, out, figures):
     """The in-place and SDDE families against P (family_scaling), from its data."""
-    path = os.path.join(work, "scaling.db")
-    load_data(path, family_scaling.DATA)
-    db = open_db(path)
-    db.path = os.path.basename(family_scaling.DATA[0])
-    try:
+    with loaded(work, "scaling.db", family_scaling.DATA) as db:
         return family_scaling.make(db, work, out, figures)
-    finally:
-        db.conn.close()
 
 
 def run(args, _db=None):
@@ -222,15 +226,8 @@ def run(args, _db=None):
     except OSError as e:
         raise A2AError("--out %s: %s" % (args.out, e.strerror or e))
     with tempfile.TemporaryDirectory(prefix="a2a-paper-figures.") as work:
-        path = os.path.join(work, DATA_NAME)
-        load_data(path)
-        db = open_db(path)
-        # the figures name the checked-in data, not the temporary file
-        db.path = "+".join(os.path.basename(name) for name in DATA)
-        try:
+        with loaded(work, DATA_NAME) as db:
             written = draw_radix_figures(db, work, args.out, not args.numbers_only)
-        finally:
-            db.conn.close()
         written += regret_figures(work, args.out, not args.numbers_only)
         written += hierarchical(work, args.out, not args.numbers_only)
         written += scaling(work, args.out, not args.numbers_only)
