@@ -174,25 +174,16 @@ static void model_features(const config *c, double *K, double *DS)
     *DS = (blocks > 0 ? (double)blocks : 1.0) * (double)(c->S > 0 ? c->S : 1);
 }
 
-/* The parameters kernel k takes, one bit per a2a_param (the set a2a_kernel_takes tests). */
-static unsigned params_taken(const a2a_kernel *k)
-{
-    unsigned taken = 0;
-    for (int i = 0; i < k->nparams; i++)
-        taken |= 1u << k->params[i].param;
-    return taken;
-}
-
 /* Parameters other than the radix in which two configurations differ (those a's kernel
  * takes). Called for every pair of a cell's neighbours: one pass over the kernel's
  * parameters, not one registry search per parameter. */
 static int other_params_differ(const config *a, const config *b)
 {
-    unsigned taken = params_taken(a->kernel) & ~(1u << A2A_PARAM_RADIX);
     int n = 0;
-    for (int p = 0; p < A2A_PARAM_COUNT; p++)
-        if ((taken >> p & 1u) && a->params[p] != b->params[p])
-            n++;
+    for (int i = 0; i < a->kernel->nparams; i++) {
+        a2a_param p = a->kernel->params[i].param;
+        n += p != A2A_PARAM_RADIX && a->params[p] != b->params[p];
+    }
     return n;
 }
 

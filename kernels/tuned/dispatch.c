@@ -495,15 +495,15 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 
 /* Guarantees: *out is the dispatcher's choice for an alltoallv call whose S is agreed on
  * (call->S): a tuning file's rule (or the MPI library where the rule cannot run), or the
- * winner of its online shape; returns 1 when that choice is settled, 0 when the call
- * would explore (its online shape undecided or new). The same on every rank. */
-static int settled_choice(const a2a_call *call, a2a_choice *out)
+ * winner of its online shape; *ch is the decision it came from (ch->online: the online
+ * shape's); returns 1 when that choice is settled, 0 when the call would explore (its
+ * online shape undecided or new). The same on every rank. */
+static int settled_choice(const a2a_call *call, a2a_choice *out, choice *ch)
 {
-    choice ch;
-    decide(COLL_ALLTOALLV, call->comm, call->P, call->S, 1, NULL, &ch);
+    decide(COLL_ALLTOALLV, call->comm, call->P, call->S, 1, NULL, ch);
     memset(out, 0, sizeof *out);
-    if (!ch.online) {
-        a2a_choice_set(out, ch.kernel, ch.params);
+    if (!ch->online) {
+        a2a_choice_set(out, ch->kernel, ch->params);
         return 1;
     }
     return a2a_online_winner(call, out);
@@ -525,18 +525,13 @@ static int judge_call(long long S, double seconds, const a2a_choice *predicted,
     judging *j = arg;
     j->call.S = S;
     choice ch;
-    decide(COLL_ALLTOALLV, j->call.comm, j->call.P, S, 1, NULL, &ch);
+    *settled = settled_choice(&j->call, truth, &ch);
+    int hit = *settled && a2a_choice_equal(truth, predicted);
     if (!ch.online) {
-        a2a_choice_set(truth, ch.kernel, ch.params);
-        *settled = 1;
-        int hit = a2a_choice_equal(truth, predicted);
         if (hit && ch.kernel)
             a2a_online_note_rule(&j->call, ch.kernel, ch.params);
         return hit;
     }
-    memset(truth, 0, sizeof *truth);
-    *settled = a2a_online_winner(&j->call, truth);
-    int hit = *settled && a2a_choice_equal(truth, predicted);
     int rc = a2a_online_replay(&j->call, seconds, hit);
     j->rc = j->rc != MPI_SUCCESS ? j->rc : rc;
     return hit;
@@ -570,7 +565,8 @@ static void tell_agreement(const a2a_call *call, long long from, int period, lon
 static void after_agreed_call(a2a_speculation *sp, const a2a_call *call, long long callno)
 {
     a2a_choice c;
-    int settled = settled_choice(call, &c);
+    choice ch;
+    int settled = settled_choice(call, &c, &ch);
     int period = a2a_speculation_agreed(sp, &c, settled);
     if (period)
         tell_agreement(call, callno + 1, period, 0);

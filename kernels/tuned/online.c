@@ -1254,7 +1254,7 @@ static void write_file(const learned *all, int n)
         for (int i = 0; i < n; i++)
             if (all[i].coll == c && !all[i].partial && first_of_shape(all, i))
                 json_array_append_new(list, rule_json(&all[i]));
-        json_object_set_new(root, c == A2A_COLL_ALLTOALL ? "alltoall" : "alltoallv", list);
+        json_object_set_new(root, coll_names[c], list);
     }
     for (int i = 0; i < n; i++)
         if (all[i].partial && first_of_shape(all, i))
