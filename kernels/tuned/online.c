@@ -1212,11 +1212,19 @@ static json_t *partial_json(const learned *l)
                      "candidates", cands);
 }
 
-/* Guarantees: 1 when record i is the first of all[0..i] of its shape. */
-static int first_of_shape(const learned *all, int i)
+/* Guarantees: 1 when records a and b are of one shape (collective, P, S bucket). */
+static int same_shape(const learned *a, const learned *b)
 {
-    for (int j = 0; j < i; j++)
-        if (all[j].coll == all[i].coll && all[j].P == all[i].P && all[j].bucket == all[i].bucket)
+    return a->coll == b->coll && a->P == b->P && a->bucket == b->bucket;
+}
+
+/* Guarantees: 1 when record i of all[0..n) goes into the file: a decision when it is the
+ * first decision of its shape; a partial record when no record decided its shape and it is
+ * the first partial one (communicators of one shape may have decided it or not). */
+static int written(const learned *all, int n, int i)
+{
+    for (int j = 0; j < (all[i].partial ? n : i); j++)
+        if (same_shape(&all[j], &all[i]) && (!all[j].partial || (all[i].partial && j < i)))
             return 0;
     return 1;
 }
@@ -1252,12 +1260,12 @@ static void write_file(const learned *all, int n)
         json_t *file = a2a_tuned_file_rules(c);
         json_t *list = file ? json_deep_copy(file) : json_array();
         for (int i = 0; i < n; i++)
-            if (all[i].coll == c && !all[i].partial && first_of_shape(all, i))
+            if (all[i].coll == c && !all[i].partial && written(all, n, i))
                 json_array_append_new(list, rule_json(&all[i]));
         json_object_set_new(root, coll_names[c], list);
     }
     for (int i = 0; i < n; i++)
-        if (all[i].partial && first_of_shape(all, i))
+        if (all[i].partial && written(all, n, i))
             json_array_append_new(partial, partial_json(&all[i]));
     const json_t *old = a2a_tuned_file_partial();
     for (size_t i = 0; i < json_array_size(old); i++)
