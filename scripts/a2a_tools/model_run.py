@@ -64,10 +64,12 @@ TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
 # the kernels a2atrace runs and the a2atrace options of the parameters each takes
 KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
                  "spread_out": (), "pairwise": (), "scattered": ("block_count",),
-                 "tuna": ("radix", "block_count"), "twophase_bruck": (), "mpich_selection": ()}
+                 "tuna": ("radix", "block_count"), "twophase_bruck": (), "mpich_selection": (),
+                 "tuna_staggered": ("ppn", "radix", "block_count"),
+                 "tuna_coalesced": ("ppn", "radix", "block_count")}
 # the non-uniform ones: a2atrace runs every rank (a traced world) on the seeded blocks of
 # a distribution of workloads/workload.h, and prices node 0's schedule (see trace)
-NONUNIFORM = {"tuna", "twophase_bruck", "mpich_selection"}
+NONUNIFORM = {"tuna", "tuna_staggered", "tuna_coalesced", "twophase_bruck", "mpich_selection"}
 SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
@@ -517,6 +519,14 @@ def _valid(kernel, P, params, cores):
         return "block_count outside [1, P]"
     if kernel == "tuna" and not (2 <= r <= max(2, P) and 1 <= params["block_count"] <= r - 1):
         return "radix outside [2, max(2, P)] or block_count outside [1, radix - 1]"
+    if kernel in ("tuna_staggered", "tuna_coalesced"):
+        Q = params.get("ppn") or min(P, cores)
+        if P % Q:
+            return "P %% ppn != 0"
+        # inter-node exchanges a batch may hold: (N - 1) * Q one-block ones, or N - 1 rounds
+        most = (P // Q - 1) * (Q if kernel == "tuna_staggered" else 1)
+        if not (2 <= r <= max(2, Q) and 1 <= params["block_count"] <= max(1, most)):
+            return "radix outside [2, max(2, Q)] or block_count outside [1, %d]" % max(1, most)
     return None
 
 

@@ -59,7 +59,9 @@ check model/trace-equals-real-schedule holds '[ $rc -eq 0 ] && [ $compared -ge 4
 # ---- TuNA's, two-phase Bruck's and MPICH's alltoallv's traced world is the real schedule: every rank of the virtual communicator
 # runs (coroutines), the sizes a rank receives are the real ones, so the data messages
 # are; against Open MPI (P = 5, 8, 12; uniform, normal and power-law blocks; one launch),
-# (twophase_bruck and mpich_selection: 36 more), the maximum over ranks of rounds, blocks, payload bytes, size bytes and messages (what
+# (twophase_bruck and mpich_selection: 36 more; TuNA_l^g, staggered and coalesced, in
+# virtual nodes of 4 at P = 8 and 12, radix 2 and Q, block_count 1 and 2: 56 more, the
+# intra-node TuNA then the inter-node exchange), the maximum over ranks of rounds, blocks, payload bytes, size bytes and messages (what
 # results stores), and on every rank the layer's sends = the kernel's messages and their
 # bytes = payload + size bytes -------------------------------------------------------------
 cat > "$M/nonuniform.ini" <<'INI'
@@ -78,22 +80,31 @@ block_count = 1
 family = nonuniform
 kernels = twophase_bruck, mpich_selection
 dist = uniform, normal, powerlaw
+[hier]
+family = nonuniform
+kernels = tuna_staggered, tuna_coalesced
+dist = uniform, powerlaw
+P = 8, 12
+ppn = 4
+radix = 2, Q
+block_count = 1, 2
 INI
 mpirun_openmpi 12 ./a2atune run "$M/nonuniform.ini" --db "$M/nonuniform.db" --quiet > "$M/nonuniform.log" 2>&1; rc=$?
-mismatch=0 compared=0
-while IFS='|' read -r k P S d r b rounds blocks bytes meta messages; do
-    got=$("$TRACE" "$k" "$P" "$S" --node-size "$P" --dist "$d" --seed 3 ${r:+--radix $r} ${b:+--block-count $b} |
+mismatch=0 compared=0 hier=0
+while IFS='|' read -r k P S d r b ppn rounds blocks bytes meta messages; do
+    got=$("$TRACE" "$k" "$P" "$S" --node-size "$P" --dist "$d" --seed 3 ${r:+--radix $r} ${b:+--block-count $b} ${ppn:+--ppn $ppn} |
           awk '$1 == "stats" { for (i = 3; i <= 6; i++) if ($i > m[i]) m[i] = $i; if ($9 > m[9]) m[9] = $9
                                if ($7 != $6 || $8 != $5 + $9) bad = 1 }
                END { print m[3] + 0, m[4] + 0, m[5] + 0, m[9] + 0, m[6] + 0, bad ? "layer-differs" : "" }')
     want="$rounds $blocks $bytes $meta $messages "
     compared=$((compared + 1))
     if [ "$got" != "$want" ]; then
-        mismatch=$((mismatch + 1)); echo "$k P=$P S=$S $d r=$r: traced '$got', real '$want'" >> "$M/nu-mismatch.txt"
+        mismatch=$((mismatch + 1)); echo "$k P=$P S=$S $d r=$r ppn=$ppn: traced '$got', real '$want'" >> "$M/nu-mismatch.txt"
     fi
-done < <(sql "$M/nonuniform.db" "SELECT kernel, P, S, dist, IFNULL(radix, ''), IFNULL(block_count, ''), rounds, blocks,
-    bytes_sent, meta_bytes, messages FROM results WHERE status = 'ok'")
-check model/world-equals-real-schedule holds '[ $rc -eq 0 ] && [ $compared -ge 90 ] && [ $mismatch -eq 0 ]'
+    case $k in tuna_staggered|tuna_coalesced) hier=$((hier + 1)) ;; esac
+done < <(sql "$M/nonuniform.db" "SELECT kernel, P, S, dist, IFNULL(radix, ''), IFNULL(block_count, ''), IFNULL(ppn, ''),
+    rounds, blocks, bytes_sent, meta_bytes, messages FROM results WHERE status = 'ok'")
+check model/world-equals-real-schedule holds '[ $rc -eq 0 ] && [ $compared -ge 146 ] && [ $hier -ge 56 ] && [ $mismatch -eq 0 ]'
 [ -f "$M/nu-mismatch.txt" ] && head -5 "$M/nu-mismatch.txt" | sed 's/^/    /'
 # the check can fail: traced with another seed, the sizes (and so the bytes) differ
 "$TRACE" tuna 12 300 --node-size 12 --dist uniform --seed 4 --radix 3 > "$M/seed4.txt"
