@@ -25,9 +25,14 @@ algorithm, the one `a2a simulate` runs it with, each priced as an epoch. Nothing
 fitted: every number comes from the platform file (platform_model.py) and SimGrid's
 documented defaults; what the model leaves out (ranks running ahead into the next epoch,
 SMPI's max-min sharing details) is what `a2a model-check` measures against SimGrid.
-(Carrying every rank's clock through the epochs instead, with SMPI's rule that a message
-moves once both sides have posted it, gave the same error on the checked-in dragonfly rows
-at 10x the cost at P = 16,384.)
+With --clocks, every rank's clock is carried through its epochs instead, as SMPI runs
+ranks: a rank goes on to its next epoch once its own receives are in (a send below
+smpi/send-is-detached-thresh completes at once), a message moves once both its ranks have
+posted it, and the messages in flight on a node's link share it equally whatever epoch they
+belong to (CostModel.clocked_seconds). A kernel whose ranks wait on unequal latencies
+(TuNA's and tra's rounds at small blocks, where some ranks' partners are on their own node)
+then runs ahead as in SimGrid; the error of both timings on the checked-in comparisons is in
+docs/results/model_tier.md.
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
@@ -59,10 +64,12 @@ TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
 # the kernels a2atrace runs and the a2atrace options of the parameters each takes
 KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
                  "spread_out": (), "pairwise": (), "scattered": ("block_count",),
-                 "tuna": ("radix", "block_count"), "twophase_bruck": (), "mpich_selection": ()}
+                 "tuna": ("radix", "block_count"), "twophase_bruck": (), "mpich_selection": (),
+                 "tuna_staggered": ("ppn", "radix", "block_count"),
+                 "tuna_coalesced": ("ppn", "radix", "block_count")}
 # the non-uniform ones: a2atrace runs every rank (a traced world) on the seeded blocks of
 # a distribution of workloads/workload.h, and prices node 0's schedule (see trace)
-NONUNIFORM = {"tuna", "twophase_bruck", "mpich_selection"}
+NONUNIFORM = {"tuna", "tuna_staggered", "tuna_coalesced", "twophase_bruck", "mpich_selection"}
 SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
@@ -149,9 +156,10 @@ TRACE_COST = re.compile(r"a2atrace ([0-9.]+) s, peak ([0-9]+) MB")
 class CostModel:
     """The cost of a traced schedule on a platform (see the module's description)."""
 
-    def __init__(self, platform, ranks_per_node=None):
+    def __init__(self, platform, ranks_per_node=None, clocks=False):
         self.p = platform
         self.ranks_per_node = ranks_per_node or platform.cores
+        self.clocks = clocks  # every rank's clock instead of bulk-synchronous epochs
         self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
         self._links = {}     # (nodes) -> {link id: index}
         self._capacity = {}  # (nodes) -> [bytes/s of each link]
@@ -255,7 +263,10 @@ class CostModel:
         """(seconds, {term: seconds}) of a traced configuration, epoch by epoch (see the
         module's description), then the kernel's own MPI_Allreduce calls, each as the
         steps of SMPI's rdb algorithm (reduction_steps), priced as epochs of one message
-        each way."""
+        each way. With clocks: (seconds, {'clocks': seconds}) of clocked_seconds."""
+        if self.clocks:
+            total = self.clocked_seconds(traced, P)
+            return total, {"clocks": total}
         Q = self.node_size(P)
         nodes = max(1, P // Q)
         terms = {"copy": 0.0, "overhead": 0.0, "intra": 0.0, "inter": 0.0}
@@ -267,6 +278,138 @@ class CostModel:
         for sends, recvs, copy, flows, blocking in epochs:
             self.epoch(terms, sends, recvs, copy, flows, blocking, Q, nodes)
         return sum(terms.values()), terms
+
+    def clocked_seconds(self, traced, P):
+        """Seconds of a traced configuration with every rank's clock carried through its
+        epochs, as SMPI runs ranks (see the module's description): node 0's ranks (rank
+        n*Q + j keeps rank j's clock), the kernel's MPI_Allreduce first (rdb's steps), then
+        its epochs; a rank starts an epoch when it has finished the one before (copies and
+        overheads first) and finishes it when its receives have arrived (and its sends, from
+        smpi/send-is-detached-thresh on: a detached send completes at once); a message
+        moves once both ranks have posted it, after its latency, through the node's network
+        link (for other nodes) or its memory link (when shared; else the loopback alone),
+        the messages in flight on a link sharing it equally, each link's rate the epoch's
+        (the node link's bandwidth or, when it is busier, the topology's busiest link's
+        share). Returns the latest rank's end."""
+        import heapq
+        p = self.p
+        Q = self.node_size(P)
+        nodes = max(1, P // Q)
+        steps = [(1, 1, 0.0, flows, blocking)
+                 for ranks, size in traced.get("reductions", ())
+                 for blocking, flows in self.reduction_steps(ranks, size)]
+        steps += [(sends, recvs, copy, flows, False)
+                  for sends, recvs, copy, flows in traced["epochs"]]
+        # per step: its messages (sender, receiver, latency, link, work seconds at the
+        # link's full rate, sender waits), what each rank waits for, its start cost
+        plans = []
+        for sends, recvs, copy, flows, blocking in steps:
+            largest = max((b for _, _, b, _ in flows), default=0)
+            msgs, loads = [], {}
+            for local, offset, size, count in flows:
+                wire = count * size / p.bw_factor(size)
+                waits = size >= p.detached_below
+                for j in range(Q) if local is None else (local,):
+                    to = j + offset
+                    d = (to // Q) % nodes
+                    if d:
+                        loads[d] = loads.get(d, 0.0) + wire
+                        msgs.append([j, to % Q, p.lat_factor(size) * self.worst_latency(nodes, d),
+                                     1, wire, waits])
+                    else:
+                        msgs.append([j, to % Q, p.lat_factor(size) * p.loop_lat,
+                                     0 if p.loop_shared else None,
+                                     wire / p.loop_bw, waits])
+            if loads:
+                total = sum(loads.values())
+                own = total / p.link_bw if p.link_bw else 0.0
+                busy = max(own, self.busiest_link(nodes, loads))
+                for m in msgs:
+                    if m[3] == 1:
+                        m[4] = m[4] * busy / total
+            need = [0] * Q
+            touches = [[] for _ in range(Q)]
+            for i, m in enumerate(msgs):
+                need[m[1]] += 1
+                if m[5]:
+                    need[m[0]] += 1
+                touches[m[0]].append(i)
+                if m[1] != m[0]:
+                    touches[m[1]].append(i)
+            plans.append((copy + self.overhead(sends, recvs, largest, blocking), msgs, need,
+                          touches, [0] * len(msgs), [0.0] * len(msgs)))
+        links = [[0.0, 0.0, []], [0.0, 0.0, []]]   # [virtual time, real time, heap]
+        events, seq, end = [], 0, [0.0] * Q
+
+        def advance(link, t):
+            """Moves a link's virtual time to real time t (its messages share it equally)."""
+            n = len(link[2])
+            if n:
+                link[0] += (t - link[1]) / n
+            link[1] = t
+
+        def post(j, e, t):
+            nonlocal seq
+            if e == len(plans):
+                end[j] = t
+                return
+            cost, msgs, need, touches, posted, when = plans[e]
+            t += cost
+            if need[j] == 0:
+                seq += 1
+                heapq.heappush(events, (t, seq, "post", (j, e + 1)))
+            for i in touches[j]:
+                posted[i] += 1 if msgs[i][0] != msgs[i][1] else 2
+                when[i] = max(when[i], t)
+                if posted[i] == 2:
+                    seq += 1
+                    heapq.heappush(events, (when[i] + msgs[i][2], seq, "ready", (e, i)))
+
+        def deliver(e, i, t):
+            nonlocal seq
+            _, msgs, need, _, _, _ = plans[e]
+            m = msgs[i]
+            for r in ((m[1], m[0]) if m[5] else (m[1],)):
+                need[r] -= 1
+                if need[r] == 0:
+                    seq += 1
+                    heapq.heappush(events, (t, seq, "post", (r, e + 1)))
+
+        for j in range(Q):
+            post(j, 0, 0.0)
+        while True:
+            t_event = events[0][0] if events else None
+            t_done, which = None, None
+            for k, link in enumerate(links):
+                if link[2]:
+                    t = link[1] + (link[2][0][0] - link[0]) * len(link[2])
+                    if t_done is None or t < t_done:
+                        t_done, which = t, k
+            if t_event is None and t_done is None:
+                break
+            if t_done is not None and (t_event is None or t_done <= t_event):
+                link = links[which]
+                advance(link, t_done)
+                _, _, e, i = heapq.heappop(link[2])
+                deliver(e, i, t_done)
+                continue
+            t, _, kind, data = heapq.heappop(events)
+            if kind == "post":
+                post(data[0], data[1], t)
+                continue
+            e, i = data
+            m = plans[e][1][i]
+            if kind == "done":
+                deliver(e, i, t)
+            elif m[3] is None:   # a loopback no other message shares
+                seq += 1
+                heapq.heappush(events, (t + m[4], seq, "done", (e, i)))
+            else:
+                link = links[m[3]]
+                advance(link, t)
+                seq += 1
+                heapq.heappush(link[2], (link[0] + m[4], seq, e, i))
+        return max(end)
 
     def epoch(self, terms, sends, recvs, copy, flows, blocking, Q, nodes):
         """Adds one epoch's seconds to terms (see the module's description)."""
@@ -376,6 +519,14 @@ def _valid(kernel, P, params, cores):
         return "block_count outside [1, P]"
     if kernel == "tuna" and not (2 <= r <= max(2, P) and 1 <= params["block_count"] <= r - 1):
         return "radix outside [2, max(2, P)] or block_count outside [1, radix - 1]"
+    if kernel in ("tuna_staggered", "tuna_coalesced"):
+        Q = params.get("ppn") or min(P, cores)
+        if P % Q:
+            return "P %% ppn != 0"
+        # inter-node exchanges a batch may hold: (N - 1) * Q one-block ones, or N - 1 rounds
+        most = (P // Q - 1) * (Q if kernel == "tuna_staggered" else 1)
+        if not (2 <= r <= max(2, Q) and 1 <= params["block_count"] <= max(1, most)):
+            return "radix outside [2, max(2, Q)] or block_count outside [1, %d]" % max(1, most)
     return None
 
 
@@ -422,6 +573,11 @@ def open_target(path):
     return conn
 
 
+CLOCKS_HELP = ("carry every rank's clock through its epochs (a rank goes on when its own "
+               "messages are in, as in SMPI; node links shared by the messages in flight) "
+               "instead of bulk-synchronous epochs; recorded with the run")
+
+
 def add_parser(sub, common):
     """Registers `a2a model-run` and `a2a model-check`."""
     p = sub.add_parser(
@@ -452,6 +608,7 @@ def add_parser(sub, common):
     p.add_argument("--check", metavar="SIMDB",
                    help="a simulated database: the model's error against it (model-check on "
                         "the same platform) is stored with every row and printed")
+    p.add_argument("--clocks", action="store_true", help=CLOCKS_HELP)
     p.set_defaults(func=run, needs_db=False)
     c = sub.add_parser(
         "model-check", help="the model tier's error against SimGrid, per cell",
@@ -470,6 +627,7 @@ def add_parser(sub, common):
                         "platforms/archive and tests/data (default: %(default)s)")
     c.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
     c.add_argument("--quiet", action="store_true", help="only the summary lines")
+    c.add_argument("--clocks", action="store_true", help=CLOCKS_HELP)
     c.set_defaults(func=check, needs_db=False)
     return p
 
@@ -504,16 +662,17 @@ def run(args, db):
         # every simulated cell of the modelled kernels, each on its own run's platform
         kernels = {k for _, k, _, _, _ in configs}
         cells = check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)),
-                            kernels=kernels)
+                            kernels=kernels, clocks=args.clocks)
         error = summarize(cells, sys.stdout, quiet=True)
     conn = open_target(args.db)
     # recorded as a2a simulate records a launch on the platform without --cfg options, so
     # that model rows and simulated rows of one network model are known as such
     network = netmodel.effective(args.platform, [])
-    model = CostModel(platform, args.ranks_per_node)
-    options = "model: a2atrace + cost model; %s allreduce=%s%s; copy-model=%s%s%s" % (
+    model = CostModel(platform, args.ranks_per_node, args.clocks)
+    options = "model: a2atrace + cost model; %s allreduce=%s%s%s; copy-model=%s%s%s" % (
         platform.describe(), ALLREDUCE,
         " ranks-per-node=%d" % args.ranks_per_node if args.ranks_per_node else "",
+        " timing=clocks" if args.clocks else "",
         copies or "none",
         " cpu-threshold=%g" % threshold if copies else "",
         "; error vs simgrid (%s): %s" % (args.check, error) if error else "")
@@ -610,13 +769,13 @@ def platform_files(dirs):
     return found
 
 
-def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
+def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None, clocks=False):
     """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
     of path the model covers (of these kernels only, when given), each priced with exactly the platform its run was simulated
     on (the file in `platforms` or ARCHIVES whose sha256 the run recorded) and the network
     model its run recorded (runs.network_model; SMPI 3.32's defaults under the run's SMPI
-    options when NULL). A run whose platform file is not found: one line on err, its
-    rows left out."""
+    options when NULL); clocks: CostModel's clocks. A run whose platform file is not
+    found: one line on err, its rows left out."""
     conn = _open_any(path)
     conn.row_factory = sqlite3.Row
     runs = {r["id"]: r for r in conn.execute("SELECT * FROM runs WHERE backend = 'simgrid'")}
@@ -662,7 +821,8 @@ def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None):
             recorded = netmodel.recorded(run)
             key = (files[sha], netmodel.identity(recorded))
             found = next((m for k, m, _ in models.values() if k == key), None)
-            models[run_id] = (key, found or CostModel(Platform(files[sha], options, recorded)),
+            models[run_id] = (key, found or CostModel(Platform(files[sha], options, recorded),
+                                                        clocks=clocks),
                               cpu_threshold(files[sha], options))
         model, threshold = models[run_id][1:]
         copies = next((o.split("=", 1)[1] for o in options.split()
@@ -727,6 +887,6 @@ def summarize(cells, out, quiet=False):
 def check(args, db):
     """`a2a model-check`: exit 0 (the error is a measurement, not a verdict)."""
     del db
-    cells = check_cells(args.db, args.platforms, _ints(args.only_P))
+    cells = check_cells(args.db, args.platforms, _ints(args.only_P), clocks=args.clocks)
     summarize(cells, sys.stdout, args.quiet)
     return 0
