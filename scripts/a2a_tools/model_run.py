@@ -192,18 +192,31 @@ class CostModel:
         return self._offsets[key]
 
     def busiest_link(self, nodes, loads):
-        """Seconds the most loaded shared link needs for {offset: wire bytes per node}."""
+        """Seconds the most loaded shared link needs for {offset: wire bytes per node}, each
+        node's messages to node n + d also loading the links of the route back from n + d to
+        n (offset -d) by the platform's cross-traffic share (SimGrid's network/crosstraffic;
+        platform_model.CROSSTRAFFIC_SHARE)."""
         import numpy
-        for d in loads:
+        cross = self.p.cross_share
+        weighted = [(d, wire) for d, wire in loads.items()]
+        if cross:
+            weighted += [((nodes - d) % nodes, cross * wire) for d, wire in loads.items()]
+        for d, _ in weighted:
             self.offset(nodes, d)
         capacity = numpy.array(self._capacity.get(nodes, []), dtype=float)
         if not len(capacity):
             return 0.0
         total = numpy.zeros(len(capacity))
-        for d, wire in loads.items():
+        for d, wire in weighted:
             _, idx, cnt = self._offsets[(nodes, d)]
             total += numpy.bincount(idx, weights=cnt * wire, minlength=len(capacity))
         return float((total / capacity).max())
+
+    def own_link(self, wire):
+        """Seconds a node's own link needs for `wire` bytes it sends to other nodes: it also
+        carries the cross-traffic share of what the node receives, which is as much (every
+        node sends what node 0 sends, node-circulant)."""
+        return wire * (1.0 + self.p.cross_share) / self.p.link_bw if self.p.link_bw else 0.0
 
     def node_loads(self, flows, Q, nodes):
         """{node offset: bytes on the wire} node 0 sends in an epoch's flows (offset 0: its
@@ -316,14 +329,14 @@ class CostModel:
                         loads[d] = loads.get(d, 0.0) + wire
                         msgs.append([j, to % Q, p.lat_factor(size) * self.worst_latency(nodes, d),
                                      1, wire, waits])
-                    else:
+                    else:   # a shared memory link is the route both ways: cross-traffic
                         msgs.append([j, to % Q, p.lat_factor(size) * p.loop_lat,
                                      0 if p.loop_shared else None,
-                                     wire / p.loop_bw, waits])
+                                     wire * (1.0 + p.cross_share if p.loop_shared else 1.0)
+                                     / p.loop_bw, waits])
             if loads:
                 total = sum(loads.values())
-                own = total / p.link_bw if p.link_bw else 0.0
-                busy = max(own, self.busiest_link(nodes, loads))
+                busy = max(self.own_link(total), self.busiest_link(nodes, loads))
                 for m in msgs:
                     if m[3] == 1:
                         m[4] = m[4] * busy / total
@@ -427,12 +440,12 @@ class CostModel:
                     inter_lat = max(inter_lat,
                                     p.lat_factor(size) * self.worst_latency(nodes, d))
         loads = self.node_loads(flows, Q, nodes)
-        if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages
-            intra = max(intra, p.loop_lat + loads[0] / p.loop_bw)
+        if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages,
+            # the route back included (cross-traffic)
+            intra = max(intra, p.loop_lat + loads[0] * (1.0 + p.cross_share) / p.loop_bw)
         inter = {d: w for d, w in loads.items() if d != 0}
         if inter:
-            own = sum(inter.values()) / p.link_bw if p.link_bw else 0.0
-            inter_lat += max(own, self.busiest_link(nodes, inter))
+            inter_lat += max(self.own_link(sum(inter.values())), self.busiest_link(nodes, inter))
         terms["inter" if inter_lat > intra else "intra"] += max(intra, inter_lat)
 
 

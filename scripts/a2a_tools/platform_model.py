@@ -8,8 +8,9 @@ FAT_TREE, DRAGONFLY or TORUS and its topo_parameters; bw, lat, loopback_bw, loop
 bb_bw, bb_lat, core, radical), or else its <host>s, <router>s, <link>s and
 <route>/<zoneRoute>s as a graph (GraphNetwork: each host one node), and
 the network model as netmodel.py reads it (the <config> block's smpi/bw-factor,
-smpi/lat-factor, smpi/os, smpi/or, smpi/ois, smpi/send-is-detached-thresh; other SimGrid
-options, e.g. network/weight-S, are recorded but not modelled). Options given with the
+smpi/lat-factor, smpi/os, smpi/or, smpi/ois, smpi/send-is-detached-thresh, and
+network/crosstraffic: CROSSTRAFFIC_SHARE below; other SimGrid options, e.g.
+network/weight-S, are recorded but not modelled). Options given with the
 run (--cfg=smpi/os:...) override the
 file, and a run's recorded model (runs.network_model) overrides both. What nobody set is
 SimGrid 3.32's default: its SMPI bandwidth and latency factors (fitted on Ethernet) and
@@ -22,7 +23,16 @@ from .common import A2AError
 from .simulate import _radical
 
 NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or", "smpi/ois",
-                 "smpi/send-is-detached-thresh")
+                 "smpi/send-is-detached-thresh", "network/crosstraffic")
+
+# SimGrid 3.32's cross-traffic (network/crosstraffic, on by default): a flow from a to b also
+# consumes this fraction of its rate on every link of b's route back to a, as TCP's
+# acknowledgements would (src/surf/network_cm02.cpp, NetworkCm02Model::
+# comm_action_expand_constraints: each back-route link is expanded with weight .05; on one
+# SHARED link the two weights add). Measured with SimGrid 3.32, 10 MB over a 1 GB/s link,
+# factors 1: alone 10.0 ms on a SPLITDUPLEX link, 10.5 ms on a SHARED one; against a flow the
+# other way 10.5 ms on SPLITDUPLEX (20.0 ms without cross-traffic: 10.0)
+CROSSTRAFFIC_SHARE = 0.05
 
 _UNITS_BW = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 2 ** 10, "mi": 2 ** 20,
              "gi": 2 ** 30, "ti": 2 ** 40}
@@ -196,6 +206,10 @@ class Platform:
         self.send_overhead = Piecewise(props.get("smpi/os", ""), path)
         self.recv_overhead = Piecewise(props.get("smpi/or", ""), path)
         self.isend_overhead = Piecewise(props.get("smpi/ois", ""), path)
+        cross = props.get("network/crosstraffic", netmodel.DEFAULTS["network/crosstraffic"])
+        # what each message also puts on its reverse route's links, as a share of its bytes
+        self.cross_share = (CROSSTRAFFIC_SHARE if str(cross).strip().lower() in
+                            ("yes", "1", "true", "on") else 0.0)
         thresh = props.get("smpi/send-is-detached-thresh",
                            netmodel.DEFAULTS["smpi/send-is-detached-thresh"])
         try:
@@ -269,13 +283,14 @@ class Platform:
         link = ("link=%.4gGB/s,%.3gus" % (self.link_bw / 1e9, self.link_lat * 1e6)
                 if self.topology else "links=%d" % len(self.graph.links))
         return ("nodes=%d cores=%d %s loopback=%.4gGB/s,%.3gus%s topology=%s "
-                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d"
+                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d%s"
                 % (self.nodes, self.cores, link, self.loop_bw / 1e9, self.loop_lat * 1e6,
                    " shared" if self.loop_shared else "",
                    self.topology.kind if self.topology else "routes",
                    self.bw_factor.text, self.lat_factor.text, self.send_overhead.text or "0",
                    self.recv_overhead.text or "0", self.isend_overhead.text or "0",
-                   self.detached_below))
+                   self.detached_below,
+                   " crosstraffic=%g" % self.cross_share if self.cross_share else ""))
 
 
 class GraphNetwork:
