@@ -29,7 +29,10 @@ With --clocks, every rank's clock is carried through its epochs instead, as SMPI
 ranks: a rank goes on to its next epoch once its own receives are in (a send below
 smpi/send-is-detached-thresh completes at once), a message moves once both its ranks have
 posted it, and the messages in flight on a node's link share it equally whatever epoch they
-belong to (CostModel.clocked_seconds). A kernel whose ranks wait on unequal latencies
+belong to (CostModel.clocked_seconds); where the run's network model has SimGrid's
+cross-traffic on (network/crosstraffic, SimGrid 3.32's default), each message also loads
+the links of its route back by 5 % (platform_model.CROSSTRAFFIC_SHARE), as SimGrid's flows
+do: the node's link, the topology's links, a shared memory link. A kernel whose ranks wait on unequal latencies
 (TuNA's and tra's rounds at small blocks, where some ranks' partners are on their own node)
 then runs ahead as in SimGrid; the error of both timings on the checked-in comparisons is in
 docs/results/model_tier.md.
@@ -160,6 +163,11 @@ class CostModel:
         self.p = platform
         self.ranks_per_node = ranks_per_node or platform.cores
         self.clocks = clocks  # every rank's clock instead of bulk-synchronous epochs
+        # SimGrid's cross-traffic share (platform_model.CROSSTRAFFIC_SHARE), with the clocks
+        # only: added to the epochs it made every checked-in comparison it moved worse but
+        # the fat tree's (their over-count of a round's simultaneity at small blocks grew by
+        # it: docs/results/model_tier.md)
+        self.cross = platform.cross_share if clocks else 0.0
         self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
         self._links = {}     # (nodes) -> {link id: index}
         self._capacity = {}  # (nodes) -> [bytes/s of each link]
@@ -194,10 +202,9 @@ class CostModel:
     def busiest_link(self, nodes, loads):
         """Seconds the most loaded shared link needs for {offset: wire bytes per node}, each
         node's messages to node n + d also loading the links of the route back from n + d to
-        n (offset -d) by the platform's cross-traffic share (SimGrid's network/crosstraffic;
-        platform_model.CROSSTRAFFIC_SHARE)."""
+        n (offset -d) by the cross-traffic share (self.cross)."""
         import numpy
-        cross = self.p.cross_share
+        cross = self.cross
         weighted = [(d, wire) for d, wire in loads.items()]
         if cross:
             weighted += [((nodes - d) % nodes, cross * wire) for d, wire in loads.items()]
@@ -216,7 +223,7 @@ class CostModel:
         """Seconds a node's own link needs for `wire` bytes it sends to other nodes: it also
         carries the cross-traffic share of what the node receives, which is as much (every
         node sends what node 0 sends, node-circulant)."""
-        return wire * (1.0 + self.p.cross_share) / self.p.link_bw if self.p.link_bw else 0.0
+        return wire * (1.0 + self.cross) / self.p.link_bw if self.p.link_bw else 0.0
 
     def node_loads(self, flows, Q, nodes):
         """{node offset: bytes on the wire} node 0 sends in an epoch's flows (offset 0: its
@@ -332,7 +339,7 @@ class CostModel:
                     else:   # a shared memory link is the route both ways: cross-traffic
                         msgs.append([j, to % Q, p.lat_factor(size) * p.loop_lat,
                                      0 if p.loop_shared else None,
-                                     wire * (1.0 + p.cross_share if p.loop_shared else 1.0)
+                                     wire * (1.0 + self.cross if p.loop_shared else 1.0)
                                      / p.loop_bw, waits])
             if loads:
                 total = sum(loads.values())
@@ -440,9 +447,8 @@ class CostModel:
                     inter_lat = max(inter_lat,
                                     p.lat_factor(size) * self.worst_latency(nodes, d))
         loads = self.node_loads(flows, Q, nodes)
-        if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages,
-            # the route back included (cross-traffic)
-            intra = max(intra, p.loop_lat + loads[0] * (1.0 + p.cross_share) / p.loop_bw)
+        if p.loop_shared and loads.get(0):   # one memory link for all of a node's messages
+            intra = max(intra, p.loop_lat + loads[0] / p.loop_bw)
         inter = {d: w for d, w in loads.items() if d != 0}
         if inter:
             inter_lat += max(self.own_link(sum(inter.values())), self.busiest_link(nodes, inter))
@@ -587,7 +593,8 @@ def open_target(path):
 
 
 CLOCKS_HELP = ("carry every rank's clock through its epochs (a rank goes on when its own "
-               "messages are in, as in SMPI; node links shared by the messages in flight) "
+               "messages are in, as in SMPI; node links shared by the messages in flight; "
+               "SimGrid's cross-traffic where the run's network model has it) "
                "instead of bulk-synchronous epochs; recorded with the run")
 
 

@@ -283,14 +283,13 @@ class Platform:
         link = ("link=%.4gGB/s,%.3gus" % (self.link_bw / 1e9, self.link_lat * 1e6)
                 if self.topology else "links=%d" % len(self.graph.links))
         return ("nodes=%d cores=%d %s loopback=%.4gGB/s,%.3gus%s topology=%s "
-                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d%s"
+                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d"
                 % (self.nodes, self.cores, link, self.loop_bw / 1e9, self.loop_lat * 1e6,
                    " shared" if self.loop_shared else "",
                    self.topology.kind if self.topology else "routes",
                    self.bw_factor.text, self.lat_factor.text, self.send_overhead.text or "0",
                    self.recv_overhead.text or "0", self.isend_overhead.text or "0",
-                   self.detached_below,
-                   " crosstraffic=%g" % self.cross_share if self.cross_share else ""))
+                   self.detached_below))
 
 
 class GraphNetwork:
