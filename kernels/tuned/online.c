@@ -45,8 +45,8 @@
  * allocated at its first call, nothing after. Every choice must stay alike on every rank,
  * so each allocation is agreed on (one MPI_Allreduce when a communicator's or a shape's
  * state is made): a shape some rank could not make runs the MPI library on every rank for
- * good (no_memory); a communicator's, on every rank until every rank has one (state_of). A freed communicator's decisions are kept
- * for the file (attribute delete callback).
+ * good (no_memory); a communicator's, on every rank until every rank has one (state_of).
+ * A freed communicator's decisions are kept for the file (attribute delete callback).
  * The file: a decided shape is a rule; a shape still exploring (some candidate measured)
  * is a record of the "online_partial" list: each candidate's state, median, noise and the
  * samples reduced so far, the round and the candidate whose calls come next. A run reading
