@@ -92,8 +92,10 @@ simulation got 5-10 % of a core while this was made):
   212 s, MPI library 68 s, the other fixed candidates' 2 calls 45 s, the second run and
   tuna radix=4's 64 calls 21 s: 346 s CPU) become ~4.6 h, ~1.5 h, ~1.0 h and ~0.5 h: ~7.5 h
   CPU for one shape, ~15 h of wall time at the half core a simulation gets on this shared
-  machine; ~P^4 for the candidates with P - 1 messages in flight (above) makes it ~25 h CPU.
-  Not run.
+  machine. The candidates with P - 1 messages in flight grow faster: 2 calls of fixed
+  spread_out at P = 1024 had not ended after 25 min of wall time alone under the benchmark
+  lock (~24 min CPU; ~4 s a call at P = 256): over 12 min CPU a call, x 180 or more for 4x
+  the ranks (~P^3.75 and up); at ~P^4 for those candidates one shape is ~25 h CPU. Not run.
 - P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
   had taken 140 s CPU and not ended after 18 min wall,
   and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
