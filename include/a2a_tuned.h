@@ -54,6 +54,13 @@
  *                         what exploring cost (2: every rank)
  *   A2A_TUNING_TEST_CORRUPT=KERNEL  for tests only: the last rank flips a received byte
  *                         after each call of KERNEL (A2A_TUNING_CHECK must catch it)
+ *   A2A_TUNING_TEST_NOMEM=state|shape  for tests only: the last rank of each communicator
+ *                         fails to allocate the tuner's state of every shape, or (state)
+ *                         its first 2 states of a communicator (a count of the process)
+ * Out of memory on some ranks only: a communicator's state and each shape's are agreed
+ * on when made (one MPI_Allreduce then); while some rank lacks its own, every rank runs
+ * the MPI library at the same calls (a shape: for good; a communicator: until every rank
+ * has its state, agreeing at each call meanwhile).
  *
  * vendor_algorithm: 0 is the library's own choice; n > 0 forces the library's algorithm
  * n (names below, per library). Open MPI (coll/tuned): the algorithm is written to
@@ -117,10 +124,13 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                   MPI_Comm comm);
 
-/* Under A2A_TUNING=online with A2A_TUNING_OUT set: writes the tuning file (see above).
- * Collective over MPI_COMM_WORLD: call it on every rank before MPI_Finalize
- * (liba2a_preload.so does, in its MPI_Finalize). Otherwise does nothing and sends nothing.
- * Returns an MPI error code. */
+/* Under A2A_TUNING=online: checks the alltoallv calls of each live communicator's
+ * deferred-agreement window still open (one MPI_Allreduce on it), so that every call is
+ * accounted to its shape (A2A_Tuning_summary counts them all after it; A2A_VERBOSE logs
+ * each communicator's summary then); with A2A_TUNING_OUT set, then writes the tuning file
+ * (see above). Collective over MPI_COMM_WORLD and those communicators: call it on every
+ * rank before MPI_Finalize (liba2a_preload.so does, in its MPI_Finalize). Otherwise does
+ * nothing and sends nothing. Returns an MPI error code. */
 int A2A_Tuning_finalize(void);
 
 /* Under A2A_TUNING=online: this rank's record of what the dispatcher ran on comm so far,

@@ -537,6 +537,17 @@ static int judge_call(long long S, double seconds, const a2a_choice *predicted,
     return hit;
 }
 
+/* Guarantees: the calls of sp's window so far (the same on every rank of call->comm) are
+ * checked (one MPI_Allreduce) and accounted to their shapes with the dispatcher's judge;
+ * *broke is the call that broke the prediction, or 0. Returns the first MPI error of the
+ * check and the accounting, or MPI_SUCCESS. */
+static int check_window(a2a_speculation *sp, const a2a_call *call, long long *broke)
+{
+    judging j = { *call, MPI_SUCCESS };
+    int rc = a2a_speculation_check(sp, call->comm, judge_call, &j, broke);
+    return rc != MPI_SUCCESS ? rc : j.rc;
+}
+
 /* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says from
  * which alltoallv call on the communicator the agreement on S is deferred (period > 0)
  * or made per call again. */
@@ -588,12 +599,29 @@ static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_
     double t = MPI_Wtime() - t0;
     if (!a2a_speculation_record(sp, call->S, t))
         return rc;
-    judging j = { *call, MPI_SUCCESS };
     long long broke;
-    int crc = a2a_speculation_check(sp, call->comm, judge_call, &j, &broke);
+    int crc = check_window(sp, call, &broke);
     if (broke || crc != MPI_SUCCESS)
         tell_agreement(call, callno + 1, 0, broke ? broke : callno);
-    return rc != MPI_SUCCESS ? rc : crc != MPI_SUCCESS ? crc : j.rc;
+    return rc != MPI_SUCCESS ? rc : crc;
+}
+
+/* Guarantees: see online.h. Under A2A_VERBOSE rank 0 of comm says how many calls it
+ * checked. */
+int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp)
+{
+    int pending = a2a_speculation_unchecked(sp), rank;
+    if (!pending)
+        return MPI_SUCCESS;
+    a2a_call call = { COLL_ALLTOALLV, comm, 0, 0, { NULL, MPI_BYTE, NULL, NULL, 0 },
+                      { NULL, MPI_BYTE, NULL, NULL, 0 } };
+    MPI_Comm_size(comm, &call.P);
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && tuning.verbose)
+        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: the last window's %d calls checked at "
+                "the end\n", call.P, pending);
+    long long broke;
+    return check_window(sp, &call, &broke);
 }
 
 /* Guarantees: the result of MPI_Alltoallv, computed by the kernel the tuning file names

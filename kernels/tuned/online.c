@@ -42,8 +42,11 @@
  *
  * Storage: a list of communicator states keyed by (communicator, rank in MPI_COMM_WORLD:
  * SimGrid runs every rank in one process) with a slot per shape; a shape's memory is
- * allocated at its first call, nothing after. A freed communicator's decisions are kept
- * for the file (attribute delete callback).
+ * allocated at its first call, nothing after. Every choice must stay alike on every rank,
+ * so each allocation is agreed on (one MPI_Allreduce when a communicator's or a shape's
+ * state is made): a shape some rank could not make runs the MPI library on every rank for
+ * good (no_memory); a communicator's, on every rank until every rank has one (state_of).
+ * A freed communicator's decisions are kept for the file (attribute delete callback).
  * The file: a decided shape is a rule; a shape still exploring (some candidate measured)
  * is a record of the "online_partial" list: each candidate's state, median, noise and the
  * samples reduced so far, the round and the candidate whose calls come next. A run reading
@@ -93,7 +96,11 @@ static struct {
     int check;            /* A2A_TUNING_CHECK */
     const char *out;      /* A2A_TUNING_OUT, or NULL */
     const char *corrupt;  /* A2A_TUNING_TEST_CORRUPT: a kernel name, or NULL */
-} settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL };
+    int no_memory;        /* A2A_TUNING_TEST_NOMEM: 0, NOMEM_STATE or NOMEM_SHAPE */
+} settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0 };
+
+enum { NOMEM_STATE = 1, NOMEM_SHAPE = 2 };
+#define NOMEM_STATE_FAILS 2   /* A2A_TUNING_TEST_NOMEM=state: allocations failed per process */
 
 typedef struct candidate {
     const a2a_kernel *kernel;
@@ -129,6 +136,10 @@ typedef struct shape {
     int drifted, restarts;
 } shape;
 
+/* The shape of a communicator whose state some rank could not allocate (shape_of): every
+ * rank's slot of it points here and its calls run the MPI library. Never written. */
+static shape no_memory;
+
 /* Calls of one shape that a tuning file's rule took (online mode; A2A_Tuning_summary). */
 typedef struct ruled {
     const a2a_kernel *kernel;
@@ -142,7 +153,8 @@ typedef struct comm_state {
     int world_rank, rank;
     shape *shapes[2][BUCKETS];
     ruled *ruled[2][BUCKETS];
-    a2a_speculation *speculation; /* deferred alltoallv agreement (speculate.c), or NULL */
+    a2a_speculation *speculation; /* deferred alltoallv agreement (speculate.c) */
+    int agreed;                   /* every rank of comm has its state (see state_of) */
     struct comm_state *next;
 } comm_state;
 
@@ -221,6 +233,14 @@ int a2a_online_configure(char *error, size_t len)
             return -1;
         }
         settings.corrupt = v;
+    }
+    v = getenv("A2A_TUNING_TEST_NOMEM");
+    if (v && *v) {
+        if (strcmp(v, "state") != 0 && strcmp(v, "shape") != 0) {
+            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state' or 'shape'", v);
+            return -1;
+        }
+        settings.no_memory = v[1] == 't' ? NOMEM_STATE : NOMEM_SHAPE;
     }
     settings.online = 1;
     return 1;
@@ -409,7 +429,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
             for (int b = 0; b < BUCKETS; b++) {
                 shape *sh = cs->shapes[c][b];
                 retired *r = NULL;
-                if (!sh)
+                if (!sh || sh == &no_memory)
                     continue;
                 if (cs->rank == 0 && (r = malloc(sizeof *r)) && learned_of(sh, &r->what)) {
                     r->world_rank = cs->world_rank;
@@ -432,9 +452,9 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-/* Guarantees: this rank's state of comm, made at its first call (the attribute that
- * releases it when comm is freed is set then); NULL when out of memory. */
-static comm_state *state_of(MPI_Comm comm)
+/* Guarantees: this rank's state of comm (agreed on or not), or NULL when it has none.
+ * Local. */
+static comm_state *find_state(MPI_Comm comm)
 {
     int world_rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -443,10 +463,39 @@ static comm_state *state_of(MPI_Comm comm)
     while (cs && !(cs->comm == comm && cs->world_rank == world_rank))
         cs = cs->next;
     pthread_mutex_unlock(&lists);
-    if (cs || !(cs = calloc(1, sizeof *cs)))
-        return cs;
+    return cs;
+}
+
+/* Guarantees: 1 when the test hook A2A_TUNING_TEST_NOMEM=`what` makes this allocation
+ * fail: on the last rank of comm only; for "state" the first NOMEM_STATE_FAILS of this
+ * process (a counter of the process: for the tests under Open MPI and MPICH). */
+static int fail_for_test(MPI_Comm comm, int what)
+{
+    static int state_fails;
+    int rank, size;
+    if (settings.no_memory != what)
+        return 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank != size - 1)
+        return 0;
+    return what == NOMEM_SHAPE || state_fails++ < NOMEM_STATE_FAILS;
+}
+
+/* Guarantees: a new state of comm for this rank (its deferred-agreement state too), in
+ * the list and released when comm is freed (attribute), not agreed on yet; NULL when out
+ * of memory. Local. */
+static comm_state *new_state(MPI_Comm comm)
+{
+    comm_state *cs = fail_for_test(comm, NOMEM_STATE) ? NULL : calloc(1, sizeof *cs);
+    if (cs && !(cs->speculation = a2a_speculation_new())) {
+        free(cs);
+        cs = NULL;
+    }
+    if (!cs)
+        return NULL;
     cs->comm = comm;
-    cs->world_rank = world_rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &cs->world_rank);
     MPI_Comm_rank(comm, &cs->rank);
     if (state_keyval == MPI_KEYVAL_INVALID)
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL);
@@ -457,6 +506,33 @@ static comm_state *state_of(MPI_Comm comm)
     states = cs;
     pthread_mutex_unlock(&lists);
     return cs;
+}
+
+/* Guarantees: this rank's state of comm once every rank of comm has one; NULL (the caller
+ * runs the MPI library) while some rank could not allocate its own. Until then every
+ * rank makes the same MPI_Allreduce at the same call (a rank without a state tries
+ * again, then all agree on whether each has one); once agreed, nothing is sent. So every
+ * rank of comm returns a state, or NULL, at the same call: their choices stay alike. */
+static comm_state *state_of(MPI_Comm comm)
+{
+    comm_state *cs = find_state(comm);
+    if (cs && cs->agreed)
+        return cs;
+    if (!cs)
+        cs = new_state(comm);
+    int all = cs != NULL;
+    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all)
+        return NULL;
+    cs->agreed = 1;
+    return cs;
+}
+
+/* Guarantees: this rank's state of comm when every rank has one (state_of agreed on it),
+ * else NULL. Local: for the calls that only read or count. */
+static comm_state *agreed_state(MPI_Comm comm)
+{
+    comm_state *cs = find_state(comm);
+    return cs && cs->agreed ? cs : NULL;
 }
 
 /* Guarantees: the bucket of S: 0 for S = 0, else 1 + floor(log2 S). */
@@ -556,16 +632,11 @@ static void resume(const comm_state *cs, shape *sh)
         }
 }
 
-/* Guarantees: the call's shape on cs, made (candidates, block, buffers) at its first
- * call; NULL when out of memory. The same on every rank: P, the bucket and the
- * candidates depend only on values agreed on. */
-static shape *shape_of(comm_state *cs, const a2a_call *call)
+/* Guarantees: a new shape of the call (candidates, block, buffers), exploring or resumed
+ * from the tuning file; NULL when out of memory. Local. */
+static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
 {
-    int b = bucket_of(call->S);
-    shape **slot = &cs->shapes[call->coll][b];
-    if (*slot)
-        return *slot;
-    shape *sh = calloc(1, sizeof *sh);
+    shape *sh = fail_for_test(cs->comm, NOMEM_SHAPE) ? NULL : calloc(1, sizeof *sh);
     if (!sh)
         return NULL;
     sh->coll = call->coll;
@@ -591,6 +662,47 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
     sh->warmup_left = sh->probe;
     if (sh->winner < 0)
         resume(cs, sh);
+    return sh;
+}
+
+/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says that
+ * the shape of the call runs the MPI library because some rank had no memory for it. */
+static void tell_no_memory(const comm_state *cs, const a2a_call *call)
+{
+    int verbose = a2a_tuned_verbose(), len = 0;
+    char comm_name[MPI_MAX_OBJECT_NAME] = "";
+    long long lo, hi;
+    if (!verbose || (cs->rank != 0 && verbose < 2))
+        return;
+    bucket_range(bucket_of(call->S), &lo, &hi);
+    MPI_Comm_get_name(cs->comm, comm_name, &len);
+    fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> MPI library from call 1 (a rank had "
+            "no memory for the shape's state) [comm %s, world rank %d]\n",
+            call_names[call->coll], call->P, lo, hi, len > 0 ? comm_name : "unnamed",
+            cs->world_rank);
+}
+
+/* Guarantees: the call's shape on cs, made at its first call (new_shape) when every rank
+ * of the communicator could make it (one MPI_Allreduce, at that call only); else, on
+ * every rank alike, &no_memory: the shape's calls run the MPI library from then on. The
+ * same on every rank: P, the bucket and the candidates depend only on values agreed on. */
+static shape *shape_of(comm_state *cs, const a2a_call *call)
+{
+    int b = bucket_of(call->S);
+    shape **slot = &cs->shapes[call->coll][b];
+    if (*slot)
+        return *slot;
+    shape *sh = new_shape(cs, call, b);
+    int all = sh != NULL;
+    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, cs->comm) != MPI_SUCCESS)
+        all = 0;
+    if (!all) {
+        if (sh)
+            free(sh->samples);
+        free(sh);
+        sh = &no_memory;
+        tell_no_memory(cs, call);
+    }
     *slot = sh;
     return sh;
 }
@@ -960,7 +1072,7 @@ int a2a_online_call(const a2a_call *call)
 {
     comm_state *cs = state_of(call->comm);
     shape *sh = cs ? shape_of(cs, call) : NULL;
-    if (!sh)
+    if (!sh || sh == &no_memory)
         return a2a_call_library(call, call->recv.buf);
     sh->calls++;
     if (sh->warmup_left > 0) {
@@ -1012,16 +1124,18 @@ int a2a_online_call(const a2a_call *call)
 a2a_speculation *a2a_online_speculation(MPI_Comm comm)
 {
     comm_state *cs = settings.online ? state_of(comm) : NULL;
-    if (cs && !cs->speculation)
-        cs->speculation = a2a_speculation_new();
     return cs ? cs->speculation : NULL;
 }
 
 /* Guarantees: see online.h. */
 int a2a_online_winner(const a2a_call *call, a2a_choice *out)
 {
-    comm_state *cs = state_of(call->comm);
+    comm_state *cs = agreed_state(call->comm);
     const shape *sh = cs ? cs->shapes[call->coll][bucket_of(call->S)] : NULL;
+    if (sh == &no_memory) { /* the MPI library on every rank, for good */
+        a2a_choice_set(out, NULL, NULL);
+        return 1;
+    }
     if (!sh || sh->winner < 0 || (sh->warmup_left > 0 && sh->winner != 0))
         return 0; /* a warm-up runs the MPI library: settled only when that is the winner */
     a2a_choice_set(out, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
@@ -1031,9 +1145,9 @@ int a2a_online_winner(const a2a_call *call, a2a_choice *out)
 /* Guarantees: see online.h. Out of memory: the call is not counted. */
 int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner)
 {
-    comm_state *cs = state_of(call->comm);
+    comm_state *cs = agreed_state(call->comm);
     shape *sh = cs ? shape_of(cs, call) : NULL;
-    if (!sh)
+    if (!sh || sh == &no_memory)
         return MPI_SUCCESS;
     sh->calls++;
     if (sh->warmup_left > 0) {
@@ -1093,13 +1207,14 @@ static void summarize_shape(const shape *sh, char *text, size_t len, size_t *use
 /* Guarantees: see a2a_tuned.h. */
 int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
 {
-    int shapes = 0, world_rank;
+    int shapes = 0, world_rank, P = 0;
     size_t used = 0;
     if (len)
         text[0] = '\0';
     if (!settings.online || comm == MPI_COMM_NULL)
         return 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(comm, &P);
     pthread_mutex_lock(&lists);
     const comm_state *cs = states;
     while (cs && !(cs->comm == comm && cs->world_rank == world_rank))
@@ -1107,7 +1222,14 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
     for (int c = 0; cs && c < 2; c++)
         for (int b = 0; b < BUCKETS; b++) {
             const ruled *r = cs->ruled[c][b];
-            if (cs->shapes[c][b]) {
+            if (cs->shapes[c][b] == &no_memory && used < len) {
+                long long lo, hi;
+                bucket_range(b, &lo, &hi);
+                used += (size_t)snprintf(text + used, len - used, "%s%s P=%d S=%lld..%lld: MPI "
+                                         "library (a rank had no memory for the shape's state)",
+                                         used ? "; " : "", coll_names[c], P, lo, hi);
+                shapes++;
+            } else if (cs->shapes[c][b]) {
                 summarize_shape(cs->shapes[c][b], text, len, &used);
                 shapes++;
             }
@@ -1126,8 +1248,7 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
                 shapes++;
             }
         }
-    int unchecked = cs ? a2a_speculation_unchecked(cs->speculation) : 0, P = 0;
-    MPI_Comm_size(comm, &P);
+    int unchecked = cs ? a2a_speculation_unchecked(cs->speculation) : 0;
     if (unchecked && used < len) /* the deferred agreement's last window (speculate.c) */
         used += (size_t)snprintf(text + used, len - used, "%salltoallv P=%d: %d calls on a "
                                  "prediction, not checked yet", used ? "; " : "", P, unchecked);
@@ -1147,7 +1268,7 @@ static learned *my_decisions(int world_rank, int *n)
     for (comm_state *cs = states; cs; cs = cs->next)
         for (int c = 0; c < 2 && cs->world_rank == world_rank && cs->rank == 0; c++)
             for (int b = 0; b < BUCKETS; b++)
-                count += cs->shapes[c][b] != NULL;
+                count += cs->shapes[c][b] != NULL && cs->shapes[c][b] != &no_memory;
     for (retired *r = retired_list; r; r = r->next)
         count += r->world_rank == world_rank;
     learned *out = count ? malloc((size_t)count * sizeof *out) : NULL;
@@ -1159,7 +1280,8 @@ static learned *my_decisions(int world_rank, int *n)
     for (comm_state *cs = states; cs; cs = cs->next)
         for (int c = 0; c < 2 && cs->world_rank == world_rank && cs->rank == 0; c++)
             for (int b = 0; b < BUCKETS; b++)
-                if (cs->shapes[c][b] && learned_of(cs->shapes[c][b], &out[*n]))
+                if (cs->shapes[c][b] && cs->shapes[c][b] != &no_memory &&
+                    learned_of(cs->shapes[c][b], &out[*n]))
                     (*n)++;
     for (retired *r = retired_list; r; r = r->next)
         if (r->world_rank == world_rank)
@@ -1284,15 +1406,56 @@ static void write_file(const learned *all, int n)
     json_decref(root);
 }
 
+/* Guarantees: the live communicator state of world_rank after `after` in the list (from
+ * the first when after is NULL), or NULL. The list only grows at its head and loses other
+ * ranks' states meanwhile (SimGrid), so the walk of one rank goes on from its own state. */
+static comm_state *next_state(const comm_state *after, int world_rank)
+{
+    pthread_mutex_lock(&lists);
+    comm_state *cs = after ? after->next : states;
+    while (cs && cs->world_rank != world_rank)
+        cs = cs->next;
+    pthread_mutex_unlock(&lists);
+    return cs;
+}
+
+/* Guarantees: (collective over each communicator of this rank still alive, as
+ * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
+ * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
+ * that every call is counted; the communicators in the order they were first seen, newest
+ * first (the order of a correct program's collectives on them, on every rank alike). Under
+ * A2A_VERBOSE rank 0 of each then logs its summary. Returns the first MPI error, or
+ * MPI_SUCCESS. */
+static int close_windows(int world_rank)
+{
+    int rc = MPI_SUCCESS, verbose = a2a_tuned_verbose();
+    for (comm_state *cs = next_state(NULL, world_rank); cs; cs = next_state(cs, world_rank)) {
+        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation)
+                                  : MPI_SUCCESS;
+        rc = rc != MPI_SUCCESS ? rc : crc;
+        char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
+        int len = 0;
+        if (!verbose || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
+            continue;
+        MPI_Comm_get_name(cs->comm, comm_name, &len);
+        fprintf(stderr, "a2a: online at the end [comm %s, world rank %d]: %s\n",
+                len > 0 ? comm_name : "unnamed", world_rank, text);
+    }
+    return rc;
+}
+
 /* Guarantees: see a2a_tuned.h. */
 int A2A_Tuning_finalize(void)
 {
     a2a_tuned_verbose(); /* reads the settings if no call did */
-    if (!settings.online || !settings.out)
+    if (!settings.online)
         return MPI_SUCCESS;
     int world_rank, size, n, bytes;
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int closed = close_windows(world_rank);
+    if (!settings.out)
+        return closed;
     learned *mine = my_decisions(world_rank, &n);
     bytes = n * (int)sizeof(learned);
     int *counts = world_rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
@@ -1320,5 +1483,5 @@ int A2A_Tuning_finalize(void)
     free(counts);
     free(displs);
     free(mine);
-    return rc;
+    return closed != MPI_SUCCESS ? closed : rc;
 }

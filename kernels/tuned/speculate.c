@@ -29,7 +29,8 @@
  * call again. So the choice never depends on a rank's local S, and no call ever waits for
  * an agreement while the history keeps its period. The calls of the window are then
  * accounted to their shapes (online.c counts them and feeds the winner's monitoring
- * windows with their times), late by at most a window.
+ * windows with their times), late by at most a window; the window still open at the end is
+ * checked by A2A_Tuning_finalize (a2a_tuned_close_window), so every call is accounted.
  *
  * The window. Its check costs more than one per-call agreement (2 x window integers):
  * under SimGrid at P = 64, S = 16 B (a 24.8 us alltoallv call) it added 0.70, 0.40, 0.26 us
@@ -171,17 +172,18 @@ int a2a_speculation_unchecked(const a2a_speculation *sp)
     return sp ? sp->pending : 0;
 }
 
-/* Guarantees: (the window is full) one MPI_Allreduce(MAX) over the window's S and times
- * on comm; then, for each call i of the window in call order, judge(i, agreed S, max time
- * in seconds, predicted choice, arg) says whether the dispatcher's choice for that S is
- * settled and the one predicted (judge accounts the call for its shape). The first call
- * judged otherwise ends speculation (the rest are still judged, for their accounting);
- * its history entry takes the true choice. Returns the reduction's error or MPI_SUCCESS;
- * *ended_at is the call that broke the prediction, or 0. */
+/* Guarantees: (the window is full, or closed early at the end of the run: every rank
+ * has the same calls pending) one MPI_Allreduce(MAX) over the S and times of the window's
+ * calls so far on comm; then, for each call i of them in call order, judge(i, agreed S,
+ * max time in seconds, predicted choice, arg) says whether the dispatcher's choice for
+ * that S is settled and the one predicted (judge accounts the call for its shape). The
+ * first call judged otherwise ends speculation (the rest are still judged, for their
+ * accounting); its history entry takes the true choice. Returns the reduction's error or
+ * MPI_SUCCESS; *ended_at is the call that broke the prediction, or 0. */
 int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
                           void *arg, long long *ended_at)
 {
-    const int w = sp->window;
+    const int w = sp->pending;
     long long buf[2 * WINDOW_MAX];
     memcpy(buf, sp->S, (size_t)w * sizeof *buf);
     memcpy(buf + w, sp->ns, (size_t)w * sizeof *buf);

@@ -85,7 +85,17 @@ simulation got 5-10 % of a core while this was made):
   the exhaustive comparison 2 more. The cheap candidates at P = 1024 (dragonfly, 16 B,
   4 calls, whole run with start-up): bruck 6.8 s, tra radix 2 7.2 s, tra radix 4 9.1 s,
   the MPI library 7.4 s CPU; there tra radix 4 (190 us a call, mean of 4) beats the MPI
-  library (250 us).
+  library (250 us). Alltoallv at P = 1024, 16 B on dragonfly.xml: 2 calls of the MPI
+  library alone took 162 s CPU (397 s wall beside other simulations; 918.6 us a call
+  simulated), ~78 s CPU a call against ~1.0 s at P = 256 (its 64 calls: 68 s): x 78 for
+  4x the ranks, ~P^3.1. At that ratio the P = 256 alltoallv row's launches (online run
+  212 s, MPI library 68 s, the other fixed candidates' 2 calls 45 s, the second run and
+  tuna radix=4's 64 calls 21 s: 346 s CPU) become ~4.6 h, ~1.5 h, ~1.0 h and ~0.5 h: ~7.5 h
+  CPU for one shape, ~15 h of wall time at the half core a simulation gets on this shared
+  machine. The candidates with P - 1 messages in flight grow faster: 2 calls of fixed
+  spread_out at P = 1024 had not ended after 25 min of wall time alone under the benchmark
+  lock (~24 min CPU; ~4 s a call at P = 256): over 12 min CPU a call, x 180 or more for 4x
+  the ranks (~P^3.75 and up); at ~P^4 for those candidates one shape is ~25 h CPU. Not run.
 - P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
   had taken 140 s CPU and not ended after 18 min wall,
   and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
@@ -100,11 +110,29 @@ simulation got 5-10 % of a core while this was made):
   other launch 1-2 s. Its online / best fixed 0.983 is below 1: the online run's calls
   after its decision average 61.20 us, the fixed tra radix=4 run's per-call median is
   62.42 us (16 calls; both extrapolated to 1,000 calls, not simulated so long).
-- The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml only (the
-  table), not at P = 256 nor on torus_tofud.xml. At 1 KiB the choice missed: while
-  exploring, linear measured 47.4 us a call (39.7 us fixed from the start) and spread_out
-  42.7 us, so spread_out won; a candidate's calls start in the arrival skew its
-  predecessor left.
+- The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml and at
+  P = 256, 16 B on dragonfly.xml (the table), not on torus_tofud.xml. At P = 64, 1 KiB the
+  choice missed: while exploring, linear measured 47.4 us a call (39.7 us fixed from the
+  start) and spread_out 42.7 us, so spread_out won; a candidate's calls start in the
+  arrival skew its predecessor left.
+
+**Alltoallv at P = 256 on dragonfly.xml, 16 B** (maxmin/precision 1e-2, as `a2a
+simulate`; the same launch as the torus P = 256 row, with `--alltoallv --calls-best 64`):
+the online run chose tuna radix=4 block_count=3 from call 73, the exhaustive best (31.59 us
+a call fixed), 6.0x faster than the MPI library (190.6 us); its second run is 1.018x the
+best fixed, but the online run is 1.201x: exploring costs what the 1,000 calls cannot
+repay. Its first 72 calls (5 of warm-up, 67 exploring) took 7.69 ms, 106.8 us a call, where
+the best would take 2.28 ms: the MPI library's warm-up and probe alone (10 calls of ~200 us)
+are 5.4 % of the best run's 31.6 ms, and spread_out, linear and scattered (~137 us) and
+pairwise (2 calls of ~570 us, cut after its first sample) the rest; those calls also agree
+on S per call (+9.3 us each at P = 256: 40.9 against 31.6 us). After the decision the calls
+average 32.72 us (the first ~8 still agree per call, then the windows' checks), 1.036x the
+fixed run's median. The totals are extrapolated from 200 calls (online) and 64 (the MPI
+library, the second run, tuna radix=4): the extrapolation of the dragonfly P = 256 alltoall
+row was checked against a simulated 1,000-call run (above). CPU: the online run 212 s,
+the MPI library's 64 calls 68 s, fixed linear 22 s and spread_out, scattered and tuna
+radix=4 (64 calls) 8-10 s each, the rest under 3 s; the whole benchmark 11 min of wall time
+on the shared machine.
 """
 
 APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | later runs / best fixed | targets met |

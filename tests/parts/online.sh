@@ -18,6 +18,10 @@
 #     (its rules; the partial records ignored);
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
+#   - the calls of the deferred agreement's last window are checked at MPI_Finalize: the
+#     summary logged there (A2A_VERBOSE) counts every alltoallv call;
+#   - a rank without memory for the tuner's state (A2A_TUNING_TEST_NOMEM) leaves every rank
+#     on the MPI library at the same calls, the choices agreed (expect.py online);
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -65,7 +69,7 @@ for lib in openmpi mpich; do
     run online/$lib/read-back 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_FILE="$OD/$lib.json" $prog --repeat 3 - $ONLINE_SIZES
     rlog="$WORK/online_${lib}_read-back.log"
-    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep "a2a: online" "$rlog" | grep -qv "agreement on S"; then
+    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep "a2a: online" "$rlog" | grep -v -e "agreement on S" -e " at the end" | grep -q .; then
         pass online/$lib/file-obeyed "$(echo "$out" | tail -1)"
     else
         fail online/$lib/file-obeyed "$(echo "$out" | tail -3)"
@@ -91,6 +95,41 @@ for lib in openmpi mpich; do
         pass online/$lib/partial-file-read "$(echo "$out" | tail -1)"
     else
         fail online/$lib/partial-file-read "$(echo "$out" | tail -3)"
+    fi
+    # every call accounted: the deferred agreement's window still open at MPI_Finalize is
+    # checked there (deferral from call ~23 here: windows end at calls ~30 and ~46 of 60), so
+    # the summary A2A_VERBOSE logs at the end counts all 60 alltoallv calls of the world
+    run online/$lib/last-window 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+        A2A_TUNING_EXPLORE=30 $prog --repeat 60 - 16
+    wlog="$WORK/online_${lib}_last-window.log"
+    if grep -q "at the end \[comm MPI_COMM_WORLD, world rank 0\]: .*alltoallv P=$np S=16\.\.31: [^;]* of 60 (" "$wlog" &&
+        ! grep -q 'not checked yet' "$wlog"; then
+        pass online/$lib/last-window-accounted "($(grep -o "the last window's [0-9]* calls" "$wlog" | head -1) checked at the end)"
+    else
+        fail online/$lib/last-window-accounted "$(grep 'at the end' "$wlog" | head -2)"
+    fi
+    # the last rank of each communicator has no memory for the tuner's state of a shape
+    # (every one) or of the communicator (its first 2 tries): every rank runs the MPI
+    # library at the same calls and the choices stay agreed, bytes right (exit 0); without
+    # the agreement the other ranks explored alone (a hang or wrong bytes)
+    shapes16=$([ $lib = openmpi ] && echo 6 || echo 2)
+    for what in shape state; do
+        run online/$lib/no-memory-$what 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+            A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_NOMEM=$what $prog --repeat 40 - 16
+    done
+    mlog="$WORK/online_${lib}_no-memory-shape.log"
+    if out=$(MIN=$shapes16 $EXPECT online "$mlog") && echo "$out" | grep -q "^online: $shapes16 calls" &&
+        [ "$(grep -c -- '-> MPI library from call 1 (a rank had no memory' "$mlog")" = "$(grep -c -- ' -> .* from call ' "$mlog")" ]; then
+        pass online/$lib/no-memory-shape-agreed "($shapes16 shapes on the MPI library on every rank)"
+    else
+        fail online/$lib/no-memory-shape-agreed "$(echo "$out" | tail -3)"
+    fi
+    mlog="$WORK/online_${lib}_no-memory-state.log"
+    if out=$(MIN=$shapes16 $EXPECT online "$mlog") && echo "$out" | grep -q "^online: $shapes16 calls" &&
+        grep -q "at the end \[comm MPI_COMM_WORLD, world rank 0\]: alltoall P=$np S=16\.\.31: [^;]* of 78 (" "$mlog"; then
+        pass online/$lib/no-memory-state-agreed "(the world's first 2 calls on the MPI library, then $shapes16 shapes decided alike)"
+    else
+        fail online/$lib/no-memory-state-agreed "$(echo "$out" | tail -3; grep 'at the end' "$mlog" | head -1)"
     fi
     # check mode: spread_out (a candidate of every shape) made to give wrong bytes
     run online/$lib/check-drops 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
@@ -128,6 +167,7 @@ bad_online explore-small A2A_TUNING=online A2A_TUNING_EXPLORE=5
 bad_online explore-text A2A_TUNING=online A2A_TUNING_EXPLORE=12x
 bad_online check A2A_TUNING=online A2A_TUNING_CHECK=yes
 bad_online corrupt A2A_TUNING=online A2A_TUNING_TEST_CORRUPT=no_such_kernel
+bad_online nomem A2A_TUNING=online A2A_TUNING_TEST_NOMEM=everything
 timeout -k 10 60 mpirun_openmpi 2 env LD_PRELOAD="$PWD/build/openmpi/liba2a_preload.so" A2A_TUNING=online \
     A2A_TUNING_OUT=/nonexistent/dir/out.json build/openmpi/tests/preload/plain_alltoall --repeat 40 - 16 \
     > "$OD/out.out" 2> "$OD/out.err"; rc=$?
