@@ -527,10 +527,11 @@ def _valid(kernel, P, params, cores):
     r = params.get("radix")
     if kernel == "tra" and not 2 <= r <= max(2, P):
         return "radix %d outside [2, max(2, P)]" % r
-    if kernel == "tra2":
-        Q = params.get("ppn") or min(P, cores)
+    if "ppn" in KERNEL_PARAMS.get(kernel, ()):
+        Q = params.get("ppn") or min(P, cores)   # the ranks of a node (ppn 0: the platform's)
         if P % Q:
-            return "P %% ppn != 0"
+            return "P = %d not a multiple of ppn %d" % (P, Q)
+    if kernel == "tra2":
         N = P // Q
         if not (2 <= r <= max(2, Q) and 2 <= params["radix2"] <= max(2, N)):
             return "radix outside [2, Q] or radix2 outside [2, N]"
@@ -539,9 +540,6 @@ def _valid(kernel, P, params, cores):
     if kernel == "tuna" and not (2 <= r <= max(2, P) and 1 <= params["block_count"] <= r - 1):
         return "radix outside [2, max(2, P)] or block_count outside [1, radix - 1]"
     if kernel in ("tuna_staggered", "tuna_coalesced"):
-        Q = params.get("ppn") or min(P, cores)
-        if P % Q:
-            return "P %% ppn != 0"
         # inter-node exchanges a batch may hold: (N - 1) * Q one-block ones, or N - 1 rounds
         most = (P // Q - 1) * (Q if kernel == "tuna_staggered" else 1)
         if not (2 <= r <= max(2, Q) and 1 <= params["block_count"] <= max(1, most)):
