@@ -205,7 +205,7 @@ class CostModel:
         n (offset -d) by the cross-traffic share (self.cross)."""
         import numpy
         cross = self.cross
-        weighted = [(d, wire) for d, wire in loads.items()]
+        weighted = list(loads.items())
         if cross:
             weighted += [((nodes - d) % nodes, cross * wire) for d, wire in loads.items()]
         for d, _ in weighted:
@@ -320,8 +320,10 @@ class CostModel:
                  for blocking, flows in self.reduction_steps(ranks, size)]
         steps += [(sends, recvs, copy, flows, False)
                   for sends, recvs, copy, flows in traced["epochs"]]
-        # per step: its messages (sender, receiver, latency, link, work seconds at the
-        # link's full rate, sender waits), what each rank waits for, its start cost
+        # per step: its messages [sender, receiver, latency, link (MEMORY, NETWORK or None:
+        # a loopback of its own), work seconds at the link's full rate, sender waits], what
+        # each rank waits for, its start cost
+        MEMORY, NETWORK = 0, 1   # the links of node 0 that its messages share
         plans = []
         for sends, recvs, copy, flows, blocking in steps:
             largest = max((b for _, _, b, _ in flows), default=0)
@@ -335,30 +337,32 @@ class CostModel:
                     if d:
                         loads[d] = loads.get(d, 0.0) + wire
                         msgs.append([j, to % Q, p.lat_factor(size) * self.worst_latency(nodes, d),
-                                     1, wire, waits])
+                                     NETWORK, wire, waits])
                     else:   # a shared memory link is the route both ways: cross-traffic
                         msgs.append([j, to % Q, p.lat_factor(size) * p.loop_lat,
-                                     0 if p.loop_shared else None,
+                                     MEMORY if p.loop_shared else None,
                                      wire * (1.0 + self.cross if p.loop_shared else 1.0)
                                      / p.loop_bw, waits])
             if loads:
                 total = sum(loads.values())
                 busy = max(self.own_link(total), self.busiest_link(nodes, loads))
-                for m in msgs:
-                    if m[3] == 1:
+                for m in msgs:   # the node link's work at the epoch's rate
+                    if m[3] == NETWORK:
                         m[4] = m[4] * busy / total
             need = [0] * Q
             touches = [[] for _ in range(Q)]
-            for i, m in enumerate(msgs):
-                need[m[1]] += 1
-                if m[5]:
-                    need[m[0]] += 1
-                touches[m[0]].append(i)
-                if m[1] != m[0]:
-                    touches[m[1]].append(i)
+            for i, (sender, receiver, _, _, _, sender_waits) in enumerate(msgs):
+                need[receiver] += 1
+                if sender_waits:
+                    need[sender] += 1
+                touches[sender].append(i)
+                if receiver != sender:
+                    touches[receiver].append(i)
             plans.append((copy + self.overhead(sends, recvs, largest, blocking), msgs, need,
                           touches, [0] * len(msgs), [0.0] * len(msgs)))
-        links = [[0.0, 0.0, []], [0.0, 0.0, []]]   # [virtual time, real time, heap]
+        # MEMORY's and NETWORK's [virtual time, real time, heap of (virtual end, seq, step,
+        # message)]: a link's virtual time runs at 1 / (its messages in flight)
+        links = [[0.0, 0.0, []], [0.0, 0.0, []]]
         events, seq, end = [], 0, [0.0] * Q
 
         def advance(link, t):
@@ -369,6 +373,9 @@ class CostModel:
             link[1] = t
 
         def post(j, e, t):
+            """Rank j starts step e at time t (past the last step: its end is t): after the
+            step's start cost it posts its messages, each ready its latency after both its
+            ranks have posted it; with nothing to wait for it starts step e + 1 at once."""
             nonlocal seq
             if e == len(plans):
                 end[j] = t
@@ -386,10 +393,13 @@ class CostModel:
                     heapq.heappush(events, (when[i] + msgs[i][2], seq, "ready", (e, i)))
 
         def deliver(e, i, t):
+            """Message i of step e has arrived at time t: its receiver (and its sender, when
+            the send is not detached) waits for one message fewer; a rank that waits for
+            none starts step e + 1 at t."""
             nonlocal seq
             _, msgs, need, _, _, _ = plans[e]
-            m = msgs[i]
-            for r in ((m[1], m[0]) if m[5] else (m[1],)):
+            sender, receiver, _, _, _, sender_waits = msgs[i]
+            for r in ((receiver, sender) if sender_waits else (receiver,)):
                 need[r] -= 1
                 if need[r] == 0:
                     seq += 1
@@ -418,17 +428,17 @@ class CostModel:
                 post(data[0], data[1], t)
                 continue
             e, i = data
-            m = plans[e][1][i]
+            _, _, _, link_id, work, _ = plans[e][1][i]
             if kind == "done":
                 deliver(e, i, t)
-            elif m[3] is None:   # a loopback no other message shares
+            elif link_id is None:   # a loopback no other message shares
                 seq += 1
-                heapq.heappush(events, (t + m[4], seq, "done", (e, i)))
-            else:
-                link = links[m[3]]
+                heapq.heappush(events, (t + work, seq, "done", (e, i)))
+            else:   # "ready": the message joins its link's sharing
+                link = links[link_id]
                 advance(link, t)
                 seq += 1
-                heapq.heappush(link[2], (link[0] + m[4], seq, e, i))
+                heapq.heappush(link[2], (link[0] + work, seq, e, i))
         return max(end)
 
     def epoch(self, terms, sends, recvs, copy, flows, blocking, Q, nodes):
