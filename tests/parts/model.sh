@@ -167,9 +167,12 @@ check model/run-records-network-model holds '[ $(wc -l < "$M/ids.txt") -eq 3 ] &
 # traced schedule standing for every node): median 7.0 %, worst 33.8 % (4.4 % before the
 # model priced TuNA's own MPI_Allreduce, which moved its cells at S <= 256 B from under to
 # over SimGrid's time on this platform's zero overheads) -----------------------------------
+# within FILE KERNEL CELLS MEDIAN WORST: model-check's summary line of KERNEL (all: every
+# cell) in FILE covers CELLS cells, its median error at most MEDIAN %, its worst at most WORST %
+within() { awk -v k="$2" -v n="$3" -v m="$4" -v w="$5" '$1 == k && $8 == "(" n && $3 <= m && $6 <= w {ok = 1} END {exit !ok}' "$1"; }
 scripts/a2a model-check --db tests/data/tuner-dragonfly.sql --quiet > "$M/check.txt" 2>&1
-check model/agrees-with-simgrid holds 'awk "\$1 == \"all\" && \$8 == \"(300\" && \$3 <= 5 && \$6 <= 40 {ok = 1} END {exit !ok}" "$M/check.txt"'
-check model/tuna-agrees-with-simgrid holds 'awk "\$1 == \"tuna\" && \$8 == \"(132\" && \$3 <= 7.5 && \$6 <= 35 {ok = 1} END {exit !ok}" "$M/check.txt"'
+check model/agrees-with-simgrid holds 'within "$M/check.txt" all 300 5 40'
+check model/tuna-agrees-with-simgrid holds 'within "$M/check.txt" tuna 132 7.5 35'
 [ -s "$M/check.txt" ] && sed 's/^/    /' "$M/check.txt"
 
 # ---- a P = 2048 TuNA model run of two radices (a traced world of 2048 ranks each, about
@@ -199,7 +202,7 @@ check model/explicit-routes-platform [ "$(sql "$M/routes.db" "SELECT round(media
 # P = 512 on platforms/archive/fattree_ib-65ffcbe5.xml, 10 cells): the stated error there,
 # median 10.0 %, worst 21.2 %
 scripts/a2a model-check --db tests/data/model-fattree-512.sql --quiet > "$M/fattree.txt" 2>&1
-check model/agrees-with-simgrid-fattree holds 'awk "\$1 == \"all\" && \$8 == \"(10\" && \$3 <= 12 && \$6 <= 25 {ok = 1} END {exit !ok}" "$M/fattree.txt"'
+check model/agrees-with-simgrid-fattree holds 'within "$M/fattree.txt" all 10 12 25'
 # ---- and one node of a torus (tests/data/tuner-torus-nonuniform.sql: TuNA and two-phase
 # Bruck at P = 36 and 48 on torus_tofud.xml, 138 cells, all traffic intra-node, copy model
 # 1024:4,65536:10,16777216:8): the stated error there, median 2.8 %, worst 56.8 % (with
@@ -210,12 +213,12 @@ check model/agrees-with-simgrid-fattree holds 'awk "\$1 == \"all\" && \$8 == \"(
 # messages to itself out and back through its link (a fat tree's route) median 619 %:
 # this check rejects both
 scripts/a2a model-check --db tests/data/tuner-torus-nonuniform.sql --quiet > "$M/torus.txt" 2>&1
-check model/agrees-with-simgrid-torus holds 'awk "\$1 == \"all\" && \$8 == \"(138\" && \$3 <= 3.5 && \$6 <= 60 {ok = 1} END {exit !ok}" "$M/torus.txt"'
+check model/agrees-with-simgrid-torus holds 'within "$M/torus.txt" all 138 3.5 60'
 # and a fat tree whose last leaf switch is partly filled (tests/data/tuner-fattree-npot.sql,
 # 72 cells, re-simulated on platforms/fattree_ib.xml, copy model 1024:4,...): median 4.0 %,
 # worst 14.4 % (without the ois/or rule 6.4 %, 19.2 %; every copy charged 18.8 %, 75.5 %)
 scripts/a2a model-check --db tests/data/tuner-fattree-npot.sql --quiet > "$M/npot.txt" 2>&1
-check model/agrees-with-simgrid-fattree-npot holds 'awk "\$1 == \"all\" && \$8 == \"(72\" && \$3 <= 5 && \$6 <= 16 {ok = 1} END {exit !ok}" "$M/npot.txt"'
+check model/agrees-with-simgrid-fattree-npot holds 'within "$M/npot.txt" all 72 5 16'
 # the tracer applies SimGrid's smpi/cpu-threshold to each copy: bruck's 16-byte copies at
 # 4 GB/s (4 ns each) are discarded by default and charged with --cpu-threshold 0, and a
 # model run on a platform whose <config> sets smpi/cpu-threshold 0 charges bruck's copies
@@ -277,9 +280,8 @@ check model/clocks-rank-runs-ahead holds '[ "$(sql "$M/clocks.db" "SELECT round(
 # low) and with the bulk-synchronous epochs (check.txt: TuNA 7.0 %, 33.8 %) these bounds
 # fail.
 scripts/a2a model-check --db tests/data/tuner-dragonfly.sql --quiet --clocks > "$M/clocks.txt" 2>&1
-tuna_within() { awk -v m="$2" -v w="$3" '$1 == "tuna" && $8 == "(132" && $3 <= m && $6 <= w {ok = 1} END {exit !ok}' "$1"; }
-check model/clocks-tuna-agrees-with-simgrid holds 'tuna_within "$M/clocks.txt" 3.5 23 && awk "\$1 == \"all\" && \$8 == \"(300\" && \$3 <= 2.5 && \$6 <= 23 {ok = 1} END {exit !ok}" "$M/clocks.txt"'
-check model/clocks-bounds-reject-epochs holds '! tuna_within "$M/check.txt" 3.5 23'
+check model/clocks-tuna-agrees-with-simgrid holds 'within "$M/clocks.txt" tuna 132 3.5 23 && within "$M/clocks.txt" all 300 2.5 23'
+check model/clocks-bounds-reject-epochs holds '! within "$M/check.txt" tuna 132 3.5 23'
 [ -s "$M/clocks.txt" ] && sed 's/^/    /' "$M/clocks.txt"
 
 # ---- TuNA_l^g against SimGrid (tests/data/model-tuna-hier.sql: tuna_staggered and
@@ -289,9 +291,8 @@ check model/clocks-bounds-reject-epochs holds '! tuna_within "$M/check.txt" 3.5 
 # with --clocks median 1.6 %, worst 5.7 %, bounds the epochs miss
 scripts/a2a model-check --db tests/data/model-tuna-hier.sql --quiet > "$M/hier.txt" 2>&1
 scripts/a2a model-check --db tests/data/model-tuna-hier.sql --quiet --clocks > "$M/hier-clocks.txt" 2>&1
-all_within() { awk -v n="$2" -v m="$3" -v w="$4" '$1 == "all" && $8 == "(" n && $3 <= m && $6 <= w {ok = 1} END {exit !ok}' "$1"; }
-check model/tuna-hier-agrees-with-simgrid holds 'all_within "$M/hier.txt" 36 8.5 45 && grep -q "^tuna_staggered " "$M/hier.txt" && grep -q "^tuna_coalesced " "$M/hier.txt"'
-check model/tuna-hier-clocks-agree-with-simgrid holds 'all_within "$M/hier-clocks.txt" 36 2.0 6 && ! all_within "$M/hier.txt" 36 2.0 6'
+check model/tuna-hier-agrees-with-simgrid holds 'within "$M/hier.txt" all 36 8.5 45 && grep -q "^tuna_staggered " "$M/hier.txt" && grep -q "^tuna_coalesced " "$M/hier.txt"'
+check model/tuna-hier-clocks-agree-with-simgrid holds 'within "$M/hier-clocks.txt" all 36 2.0 6 && ! within "$M/hier.txt" all 36 2.0 6'
 
 # ---- the fat tree at P = 512 without SimGrid's cross-traffic (each flow's share of its
 # reverse route, on by default, which the model leaves out; about 1 s): the same 10 cells
@@ -300,10 +301,10 @@ check model/tuna-hier-clocks-agree-with-simgrid holds 'all_within "$M/hier-clock
 # are 10-21 % low at 4 KiB, and the clocks at 64 B as well)
 scripts/a2a model-check --db tests/data/model-fattree-512-nocross.sql --quiet > "$M/nocross.txt" 2>&1
 scripts/a2a model-check --db tests/data/model-fattree-512-nocross.sql --quiet --clocks > "$M/nocross-clocks.txt" 2>&1
-check model/clocks-agree-fattree-without-crosstraffic holds 'all_within "$M/nocross-clocks.txt" 10 2.0 21 && all_within "$M/nocross.txt" 10 9.5 40 && ! all_within "$M/nocross.txt" 10 2.0 21'
+check model/clocks-agree-fattree-without-crosstraffic holds 'within "$M/nocross-clocks.txt" all 10 2.0 21 && within "$M/nocross.txt" all 10 9.5 40 && ! within "$M/nocross.txt" all 10 2.0 21'
 # and with it (model-fattree-512.sql, simulated with SimGrid's default cross-traffic; about
 # 1 s): --clocks with the rule, median 14.6 %, worst 17.8 % (without it 18.3 %, 21.2 %):
 # every cell still low, by SimGrid's max-min freezing a flow at its route back's fair share
 # (docs/results/model_tier.md), which the model leaves out
 scripts/a2a model-check --db tests/data/model-fattree-512.sql --quiet --clocks > "$M/fattree-clocks.txt" 2>&1
-check model/clocks-fattree-with-crosstraffic holds 'all_within "$M/fattree-clocks.txt" 10 15.0 18.5'
+check model/clocks-fattree-with-crosstraffic holds 'within "$M/fattree-clocks.txt" all 10 15.0 18.5'
