@@ -207,9 +207,13 @@ class Platform:
         self.recv_overhead = Piecewise(props.get("smpi/or", ""), path)
         self.isend_overhead = Piecewise(props.get("smpi/ois", ""), path)
         cross = props.get("network/crosstraffic", netmodel.DEFAULTS["network/crosstraffic"])
+        cross_on = {"yes": True, "on": True, "true": True, "1": True,
+                    "no": False, "off": False, "false": False, "0": False}.get(
+                        str(cross).strip().lower())   # SimGrid's boolean spellings
+        if cross_on is None:
+            raise A2AError("%s: network/crosstraffic '%s' is not yes or no" % (path, cross))
         # what each message also puts on its reverse route's links, as a share of its bytes
-        self.cross_share = (CROSSTRAFFIC_SHARE if str(cross).strip().lower() in
-                            ("yes", "1", "true", "on") else 0.0)
+        self.cross_share = CROSSTRAFFIC_SHARE if cross_on else 0.0
         thresh = props.get("smpi/send-is-detached-thresh",
                            netmodel.DEFAULTS["smpi/send-is-detached-thresh"])
         try:

@@ -272,6 +272,11 @@ scripts/a2a model-run "$M/routes.ini" --platform tests/data/model_routes.xml --d
 sed 's|<prop id="smpi/lat-factor" value="0:1"/>|&\n    <prop id="network/crosstraffic" value="no"/>|' tests/data/model_routes.xml > "$M/routes-nocross.xml"
 scripts/a2a model-run "$M/routes.ini" --platform "$M/routes-nocross.xml" --db "$M/clocks-nocross.db" --clocks > /dev/null 2>&1
 check model/clocks-rank-runs-ahead holds '[ "$(sql "$M/clocks.db" "SELECT round(median_s * 1e12) FROM results")" = "6436000.0" ] && [ "$(sql "$M/clocks-nocross.db" "SELECT round(median_s * 1e12) FROM results")" = "6420000.0" ] && sql "$M/clocks.db" "SELECT smpi_options FROM runs" | grep -q " timing=clocks;"'
+# a value of network/crosstraffic that is none of SimGrid's yes/no spellings: one line,
+# exit 2 (about 0.5 s)
+sed 's|<prop id="smpi/lat-factor" value="0:1"/>|&\n    <prop id="network/crosstraffic" value="maybe"/>|' tests/data/model_routes.xml > "$M/routes-badcross.xml"
+scripts/a2a model-run "$M/routes.ini" --platform "$M/routes-badcross.xml" --db "$M/badcross.db" --clocks > "$M/badcross.txt" 2>&1; rc=$?
+check model/crosstraffic-bad-value-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$M/badcross.txt")" = 1 ] && grep -q "network/crosstraffic .maybe. is not yes or no" "$M/badcross.txt"'
 # on the checked-in dragonfly rows (about 14 s; simulated with SimGrid's cross-traffic on):
 # TuNA's 132 cells median 3.0 %, worst 22.2 % (SimGrid's ranks whose partners share their
 # node run ahead of those waiting on another node, so a node's messages of one round do not
