@@ -3,7 +3,9 @@
 # radices leaves rows that say backend = model and validated = 0, the platform's overheads
 # are read, the rows record their network model, and the model agrees with SimGrid within
 # its stated error on the checked-in simulated rows, each priced with the platform file its
-# run recorded; TuNA traced as a world of every rank, its counts against Open MPI's.
+# run recorded; TuNA (and TuNA_l^g, two-phase Bruck, MPICH's alltoallv) traced as a world
+# of every rank, its counts against Open MPI's; every rank's clock (--clocks), by hand and
+# within tighter bounds than the epochs' on the same rows.
 # Sourced by tests/run.sh (run, check, holds, sql, $WORK, mpirun_openmpi). About 35 s.
 M="$WORK/model"
 mkdir -p "$M"
