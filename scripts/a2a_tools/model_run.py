@@ -32,10 +32,10 @@ posted it, and the messages in flight on a node's link share it equally whatever
 belong to (CostModel.clocked_seconds); where the run's network model has SimGrid's
 cross-traffic on (network/crosstraffic, SimGrid 3.32's default), each message also loads
 the links of its route back by 5 % (platform_model.CROSSTRAFFIC_SHARE), as SimGrid's flows
-do: the node's link, the topology's links, a shared memory link. A kernel whose ranks wait on unequal latencies
-(TuNA's and tra's rounds at small blocks, where some ranks' partners are on their own node)
-then runs ahead as in SimGrid; the error of both timings on the checked-in comparisons is in
-docs/results/model_tier.md.
+do: the node's link, the topology's links, a shared memory link. A kernel whose ranks wait
+on unequal latencies (TuNA's and tra's rounds at small blocks, where some ranks' partners
+are on their own node) then runs ahead as in SimGrid; the error of both timings on the
+checked-in comparisons is in docs/results/model_tier.md.
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
