@@ -164,9 +164,9 @@ class CostModel:
         self.ranks_per_node = ranks_per_node or platform.cores
         self.clocks = clocks  # every rank's clock instead of bulk-synchronous epochs
         # SimGrid's cross-traffic share (platform_model.CROSSTRAFFIC_SHARE), with the clocks
-        # only: added to the epochs it made every checked-in comparison it moved worse but
-        # the fat tree's (their over-count of a round's simultaneity at small blocks grew by
-        # it: docs/results/model_tier.md)
+        # only: the epochs already over-count a round's simultaneity at small blocks, and
+        # with the share they are further from SimGrid on the dragonfly comparisons
+        # (docs/results/model_tier.md)
         self.cross = platform.cross_share if clocks else 0.0
         self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
         self._links = {}     # (nodes) -> {link id: index}
