@@ -136,7 +136,7 @@ typedef struct shape {
     int drifted, restarts;
 } shape;
 
-/* The shape of a communicator whose state some rank could not allocate (shape_of): every
+/* A shape whose state some rank of the communicator could not allocate (shape_of): every
  * rank's slot of it points here and its calls run the MPI library. Never written. */
 static shape no_memory;
 
