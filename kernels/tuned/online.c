@@ -508,11 +508,28 @@ static comm_state *new_state(MPI_Comm comm)
     return cs;
 }
 
+/* Guarantees: cs is first in the list. */
+static void move_to_front(comm_state *cs)
+{
+    pthread_mutex_lock(&lists);
+    comm_state **p = &states;
+    while (*p && *p != cs)
+        p = &(*p)->next;
+    if (*p) {
+        *p = cs->next;
+        cs->next = states;
+        states = cs;
+    }
+    pthread_mutex_unlock(&lists);
+}
+
 /* Guarantees: this rank's state of comm once every rank of comm has one; NULL (the caller
  * runs the MPI library) while some rank could not allocate its own. Until then every
  * rank makes the same MPI_Allreduce at the same call (a rank without a state tries
  * again, then all agree on whether each has one); once agreed, nothing is sent. So every
- * rank of comm returns a state, or NULL, at the same call: their choices stay alike. */
+ * rank of comm returns a state, or NULL, at the same call: their choices stay alike. The
+ * agreed state goes first in the list: the list's order is the order of those calls
+ * (close_windows relies on it), alike on every rank whenever its state was made. */
 static comm_state *state_of(MPI_Comm comm)
 {
     comm_state *cs = find_state(comm);
@@ -524,6 +541,7 @@ static comm_state *state_of(MPI_Comm comm)
     if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all)
         return NULL;
     cs->agreed = 1;
+    move_to_front(cs);
     return cs;
 }
 
@@ -1407,8 +1425,8 @@ static void write_file(const learned *all, int n)
 }
 
 /* Guarantees: the live communicator state of world_rank after `after` in the list (from
- * the first when after is NULL), or NULL. The list only grows at its head and loses other
- * ranks' states meanwhile (SimGrid), so the walk of one rank goes on from its own state. */
+ * the first when after is NULL), or NULL. Meanwhile (SimGrid) only other ranks' states
+ * join, move to the head or leave, so the walk of one rank goes on from its own state. */
 static comm_state *next_state(const comm_state *after, int world_rank)
 {
     pthread_mutex_lock(&lists);
@@ -1422,10 +1440,11 @@ static comm_state *next_state(const comm_state *after, int world_rank)
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
  * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
- * that every call is counted; the communicators in the order they were first seen, newest
- * first (the order of a correct program's collectives on them, on every rank alike). Under
- * A2A_VERBOSE rank 0 of each then logs its summary. Returns the first MPI error, or
- * MPI_SUCCESS. */
+ * that every call is counted; the communicators in the order their states were agreed
+ * on, newest first (state_of: the reverse order of the collectives that agreed, an order
+ * a correct program allows on every rank, so no rank waits in another communicator's
+ * check than the others). Under A2A_VERBOSE rank 0 of each then logs its summary.
+ * Returns the first MPI error, or MPI_SUCCESS. */
 static int close_windows(int world_rank)
 {
     int rc = MPI_SUCCESS, verbose = a2a_tuned_verbose();
