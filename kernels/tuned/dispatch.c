@@ -621,8 +621,8 @@ int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp)
     if (rank == 0 && tuning.verbose) {
         MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
         MPI_Comm_get_name(comm, comm_name, &len);
-        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: the last window's %d calls checked "
-                "at the end [comm %s, world rank %d]\n", call.P, pending,
+        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: the last window's %d calls "
+                "checked at the end [comm %s, world rank %d]\n", call.P, pending,
                 len > 0 ? comm_name : "unnamed", world_rank);
     }
     long long broke;

@@ -100,7 +100,7 @@ static struct {
 } settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0 };
 
 enum { NOMEM_STATE = 1, NOMEM_SHAPE = 2 };
-#define NOMEM_STATE_FAILS 2   /* A2A_TUNING_TEST_NOMEM=state: allocations failed per process */
+#define NOMEM_STATE_FAILS 2 /* A2A_TUNING_TEST_NOMEM=state: the failures of a process */
 
 typedef struct candidate {
     const a2a_kernel *kernel;
@@ -538,7 +538,8 @@ static comm_state *state_of(MPI_Comm comm)
     if (!cs)
         cs = new_state(comm);
     int all = cs != NULL;
-    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all)
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS || !all)
         return NULL;
     cs->agreed = 1;
     move_to_front(cs);
@@ -694,8 +695,8 @@ static void tell_no_memory(const comm_state *cs, const a2a_call *call)
         return;
     bucket_range(bucket_of(call->S), &lo, &hi);
     MPI_Comm_get_name(cs->comm, comm_name, &len);
-    fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> MPI library from call 1 (a rank had "
-            "no memory for the shape's state) [comm %s, world rank %d]\n",
+    fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> MPI library from call 1 (a rank "
+            "had no memory for the shape's state) [comm %s, world rank %d]\n",
             call_names[call->coll], call->P, lo, hi, len > 0 ? comm_name : "unnamed",
             cs->world_rank);
 }
@@ -703,7 +704,8 @@ static void tell_no_memory(const comm_state *cs, const a2a_call *call)
 /* Guarantees: the call's shape on cs, made at its first call (new_shape) when every rank
  * of the communicator could make it (one MPI_Allreduce, at that call only); else, on
  * every rank alike, &no_memory: the shape's calls run the MPI library from then on. The
- * same on every rank: P, the bucket and the candidates depend only on values agreed on. */
+ * same on every rank: P, the bucket and the candidates depend only on values agreed
+ * on. */
 static shape *shape_of(comm_state *cs, const a2a_call *call)
 {
     int b = bucket_of(call->S);
@@ -1243,8 +1245,9 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
             if (cs->shapes[c][b] == &no_memory && used < len) {
                 long long lo, hi;
                 bucket_range(b, &lo, &hi);
-                used += (size_t)snprintf(text + used, len - used, "%s%s P=%d S=%lld..%lld: MPI "
-                                         "library (a rank had no memory for the shape's state)",
+                used += (size_t)snprintf(text + used, len - used,
+                                         "%s%s P=%d S=%lld..%lld: MPI library (a rank "
+                                         "had no memory for the shape's state)",
                                          used ? "; " : "", coll_names[c], P, lo, hi);
                 shapes++;
             } else if (cs->shapes[c][b]) {
@@ -1448,7 +1451,8 @@ static comm_state *next_state(const comm_state *after, int world_rank)
 static int close_windows(int world_rank)
 {
     int rc = MPI_SUCCESS, verbose = a2a_tuned_verbose();
-    for (comm_state *cs = next_state(NULL, world_rank); cs; cs = next_state(cs, world_rank)) {
+    for (comm_state *cs = next_state(NULL, world_rank); cs;
+         cs = next_state(cs, world_rank)) {
         int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation)
                                   : MPI_SUCCESS;
         rc = rc != MPI_SUCCESS ? rc : crc;

@@ -9,10 +9,10 @@
  * --repeat N makes every call N times in a row (a loop of calls at each size, for the
  * online tuner's tests); with --cycle the loop goes round the sizes N times instead (the
  * calls' S repeat with a period of the number of sizes), then N times round the sizes and
- * one more, twice the largest (the pattern changes); with --dup each size's calls go N times
- * to MPI_COMM_WORLD and to a duplicate of it (named "dup", alive until MPI_Finalize), kind
- * by kind, the two in turn: world first, then dup first (calls W D D W W D ...), instead
- * of the world then the halves. Non-uniform blocks are up to S bytes
+ * one more, twice the largest (the pattern changes); with --dup each size's calls go N
+ * times to MPI_COMM_WORLD and to a duplicate of it (named "dup", alive until
+ * MPI_Finalize), kind by kind, the two in turn: world first, then dup first (calls W D D
+ * W W D ...), instead of the world then the halves. Non-uniform blocks are up to S bytes
  * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
  * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
         repeat = atoi(argv[2]);
         argv += 2;
         argc -= 2;
-        if (argc > 1 && (strcmp(argv[1], "--cycle") == 0 || strcmp(argv[1], "--dup") == 0)) {
+        if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup"))) {
             cycle = argv[1][2] == 'c';
             dup = !cycle;
             argv++;
@@ -206,7 +206,8 @@ int main(int argc, char **argv)
     }
     if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
-            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup]] OUT|- BYTES...\n");
+            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup]] "
+                            "OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -254,6 +255,6 @@ int main(int argc, char **argv)
     if (r.rank == 0)
         printf("plain_alltoall: %d calls on %d ranks, %s\n", r.call, P,
                wrong ? "WRONG results" : "all results right");
-    MPI_Finalize(); /* dup still alive: under liba2a_preload.so the tuner checks its calls */
+    MPI_Finalize(); /* dup alive: under liba2a_preload.so the tuner checks its calls */
     return wrong ? 1 : 0;
 }
