@@ -240,7 +240,7 @@ int a2a_online_configure(char *error, size_t len)
             snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state' or 'shape'", v);
             return -1;
         }
-        settings.no_memory = v[1] == 't' ? NOMEM_STATE : NOMEM_SHAPE;
+        settings.no_memory = strcmp(v, "state") == 0 ? NOMEM_STATE : NOMEM_SHAPE;
     }
     settings.online = 1;
     return 1;

@@ -198,7 +198,7 @@ int main(int argc, char **argv)
         argv += 2;
         argc -= 2;
         if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup"))) {
-            cycle = argv[1][2] == 'c';
+            cycle = !strcmp(argv[1], "--cycle");
             dup = !cycle;
             argv++;
             argc--;
