@@ -24,8 +24,7 @@
 #     on the MPI library at the same calls, the choices agreed (expect.py online); with two
 #     live communicators met in turn (--dup: W D D W ...), the last rank, whose states are
 #     made later and in the other order, still checks their last windows at MPI_Finalize
-#     in the order the others do (the run ends; it hung when that order was the order the
-#     states were made);
+#     in the order the others do (else the run hangs there: 1 s each when right);
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
