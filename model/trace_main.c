@@ -98,18 +98,19 @@ static int call_tuna_staggered(const void *s, const int *sc, const int *sd, void
                                const int *rc, const int *rd, MPI_Comm c,
                                const kernel_params *p, a2a_stats *st)
 {
-    return A2A_Alltoallv_tuna_staggered(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, p->radix,
-                                        p->block_count, p->ppn, st);
+    return A2A_Alltoallv_tuna_staggered(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c,
+                                        p->radix, p->block_count, p->ppn, st);
 }
 
-/* Guarantees: coalesced TuNA_l^g (as staggered, Q blocks an inter-node message, block_count
- * rounds in flight) on MPI_BYTE blocks in nodes of ppn ranks (0: as staggered). */
+/* Guarantees: coalesced TuNA_l^g (as staggered, Q blocks an inter-node message,
+ * block_count rounds in flight) on MPI_BYTE blocks in nodes of ppn ranks (0: as
+ * staggered). */
 static int call_tuna_coalesced(const void *s, const int *sc, const int *sd, void *r,
                                const int *rc, const int *rd, MPI_Comm c,
                                const kernel_params *p, a2a_stats *st)
 {
-    return A2A_Alltoallv_tuna_coalesced(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, p->radix,
-                                        p->block_count, p->ppn, st);
+    return A2A_Alltoallv_tuna_coalesced(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c,
+                                        p->radix, p->block_count, p->ppn, st);
 }
 
 /* Guarantees: two-phase Bruck (radix 2) on MPI_BYTE blocks. */
@@ -502,7 +503,8 @@ int main(int argc, char **argv)
             world_call = NONUNIFORM[k].call;
     if (!call && !world_call)
         return usage("unknown kernel (tra, tra2, bruck, spread_out, pairwise, scattered; "
-                     "non-uniform: tuna, tuna_staggered, tuna_coalesced, twophase_bruck, mpich_selection)");
+                     "non-uniform: tuna, tuna_staggered, tuna_coalesced, twophase_bruck, "
+                     "mpich_selection)");
     int P, S, Q = 0, all_nodes = 0, seed = 1;
     const char *dist = "uniform";
     kernel_params kp = { 2, 2, 0, 1 };

@@ -57,8 +57,9 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     return rc;
 }
 
-/* Guarantees: MPI_Finalize, after the online tuner's file is written (A2A_Tuning_finalize:
- * nothing unless A2A_TUNING=online and A2A_TUNING_OUT are set). */
+/* Guarantees: MPI_Finalize, after the online tuner has checked its last windows and
+ * written its file (A2A_Tuning_finalize: nothing unless A2A_TUNING=online; the file only
+ * with A2A_TUNING_OUT). */
 int MPI_Finalize(void)
 {
     A2A_Tuning_finalize();

@@ -610,16 +610,21 @@ static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_
  * checked. */
 int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp)
 {
-    int pending = a2a_speculation_unchecked(sp), rank;
+    int pending = a2a_speculation_unchecked(sp), rank, world_rank, len = 0;
     if (!pending)
         return MPI_SUCCESS;
     a2a_call call = { COLL_ALLTOALLV, comm, 0, 0, { NULL, MPI_BYTE, NULL, NULL, 0 },
                       { NULL, MPI_BYTE, NULL, NULL, 0 } };
+    char comm_name[MPI_MAX_OBJECT_NAME] = "";
     MPI_Comm_size(comm, &call.P);
     MPI_Comm_rank(comm, &rank);
-    if (rank == 0 && tuning.verbose)
-        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: the last window's %d calls checked at "
-                "the end\n", call.P, pending);
+    if (rank == 0 && tuning.verbose) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        MPI_Comm_get_name(comm, comm_name, &len);
+        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: the last window's %d calls "
+                "checked at the end [comm %s, world rank %d]\n", call.P, pending,
+                len > 0 ? comm_name : "unnamed", world_rank);
+    }
     long long broke;
     return check_window(sp, &call, &broke);
 }

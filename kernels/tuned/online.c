@@ -100,7 +100,7 @@ static struct {
 } settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0 };
 
 enum { NOMEM_STATE = 1, NOMEM_SHAPE = 2 };
-#define NOMEM_STATE_FAILS 2   /* A2A_TUNING_TEST_NOMEM=state: allocations failed per process */
+#define NOMEM_STATE_FAILS 2 /* A2A_TUNING_TEST_NOMEM=state: the failures of a process */
 
 typedef struct candidate {
     const a2a_kernel *kernel;
@@ -136,7 +136,7 @@ typedef struct shape {
     int drifted, restarts;
 } shape;
 
-/* The shape of a communicator whose state some rank could not allocate (shape_of): every
+/* A shape whose state some rank of the communicator could not allocate (shape_of): every
  * rank's slot of it points here and its calls run the MPI library. Never written. */
 static shape no_memory;
 
@@ -240,7 +240,7 @@ int a2a_online_configure(char *error, size_t len)
             snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state' or 'shape'", v);
             return -1;
         }
-        settings.no_memory = v[1] == 't' ? NOMEM_STATE : NOMEM_SHAPE;
+        settings.no_memory = strcmp(v, "state") == 0 ? NOMEM_STATE : NOMEM_SHAPE;
     }
     settings.online = 1;
     return 1;
@@ -508,11 +508,28 @@ static comm_state *new_state(MPI_Comm comm)
     return cs;
 }
 
+/* Guarantees: cs is first in the list. */
+static void move_to_front(comm_state *cs)
+{
+    pthread_mutex_lock(&lists);
+    comm_state **p = &states;
+    while (*p && *p != cs)
+        p = &(*p)->next;
+    if (*p) {
+        *p = cs->next;
+        cs->next = states;
+        states = cs;
+    }
+    pthread_mutex_unlock(&lists);
+}
+
 /* Guarantees: this rank's state of comm once every rank of comm has one; NULL (the caller
  * runs the MPI library) while some rank could not allocate its own. Until then every
  * rank makes the same MPI_Allreduce at the same call (a rank without a state tries
  * again, then all agree on whether each has one); once agreed, nothing is sent. So every
- * rank of comm returns a state, or NULL, at the same call: their choices stay alike. */
+ * rank of comm returns a state, or NULL, at the same call: their choices stay alike. The
+ * agreed state goes first in the list: the list's order is the order of those calls
+ * (close_windows relies on it), alike on every rank whenever its state was made. */
 static comm_state *state_of(MPI_Comm comm)
 {
     comm_state *cs = find_state(comm);
@@ -521,9 +538,11 @@ static comm_state *state_of(MPI_Comm comm)
     if (!cs)
         cs = new_state(comm);
     int all = cs != NULL;
-    if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all)
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS || !all)
         return NULL;
     cs->agreed = 1;
+    move_to_front(cs);
     return cs;
 }
 
@@ -676,8 +695,8 @@ static void tell_no_memory(const comm_state *cs, const a2a_call *call)
         return;
     bucket_range(bucket_of(call->S), &lo, &hi);
     MPI_Comm_get_name(cs->comm, comm_name, &len);
-    fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> MPI library from call 1 (a rank had "
-            "no memory for the shape's state) [comm %s, world rank %d]\n",
+    fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> MPI library from call 1 (a rank "
+            "had no memory for the shape's state) [comm %s, world rank %d]\n",
             call_names[call->coll], call->P, lo, hi, len > 0 ? comm_name : "unnamed",
             cs->world_rank);
 }
@@ -685,7 +704,8 @@ static void tell_no_memory(const comm_state *cs, const a2a_call *call)
 /* Guarantees: the call's shape on cs, made at its first call (new_shape) when every rank
  * of the communicator could make it (one MPI_Allreduce, at that call only); else, on
  * every rank alike, &no_memory: the shape's calls run the MPI library from then on. The
- * same on every rank: P, the bucket and the candidates depend only on values agreed on. */
+ * same on every rank: P, the bucket and the candidates depend only on values agreed
+ * on. */
 static shape *shape_of(comm_state *cs, const a2a_call *call)
 {
     int b = bucket_of(call->S);
@@ -1225,8 +1245,9 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
             if (cs->shapes[c][b] == &no_memory && used < len) {
                 long long lo, hi;
                 bucket_range(b, &lo, &hi);
-                used += (size_t)snprintf(text + used, len - used, "%s%s P=%d S=%lld..%lld: MPI "
-                                         "library (a rank had no memory for the shape's state)",
+                used += (size_t)snprintf(text + used, len - used,
+                                         "%s%s P=%d S=%lld..%lld: MPI library (a rank "
+                                         "had no memory for the shape's state)",
                                          used ? "; " : "", coll_names[c], P, lo, hi);
                 shapes++;
             } else if (cs->shapes[c][b]) {
@@ -1407,8 +1428,8 @@ static void write_file(const learned *all, int n)
 }
 
 /* Guarantees: the live communicator state of world_rank after `after` in the list (from
- * the first when after is NULL), or NULL. The list only grows at its head and loses other
- * ranks' states meanwhile (SimGrid), so the walk of one rank goes on from its own state. */
+ * the first when after is NULL), or NULL. Meanwhile (SimGrid) only other ranks' states
+ * join, move to the head or leave, so the walk of one rank goes on from its own state. */
 static comm_state *next_state(const comm_state *after, int world_rank)
 {
     pthread_mutex_lock(&lists);
@@ -1422,14 +1443,16 @@ static comm_state *next_state(const comm_state *after, int world_rank)
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
  * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
- * that every call is counted; the communicators in the order they were first seen, newest
- * first (the order of a correct program's collectives on them, on every rank alike). Under
- * A2A_VERBOSE rank 0 of each then logs its summary. Returns the first MPI error, or
- * MPI_SUCCESS. */
+ * that every call is counted; the communicators in the order their states were agreed
+ * on, newest first (state_of: the reverse order of the collectives that agreed, an order
+ * a correct program allows on every rank, so no rank waits in another communicator's
+ * check than the others). Under A2A_VERBOSE rank 0 of each then logs its summary.
+ * Returns the first MPI error, or MPI_SUCCESS. */
 static int close_windows(int world_rank)
 {
     int rc = MPI_SUCCESS, verbose = a2a_tuned_verbose();
-    for (comm_state *cs = next_state(NULL, world_rank); cs; cs = next_state(cs, world_rank)) {
+    for (comm_state *cs = next_state(NULL, world_rank); cs;
+         cs = next_state(cs, world_rank)) {
         int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation)
                                   : MPI_SUCCESS;
         rc = rc != MPI_SUCCESS ? rc : crc;

@@ -49,8 +49,9 @@ int a2a_call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *p
                     int *refused);
 
 /* (Collective over comm, at the end of the run: A2A_Tuning_finalize) the alltoallv calls
- * of sp's deferred-agreement window not checked yet are checked now and accounted to their
- * shapes, as at the window's end; nothing when there are none (alike on every rank). */
+ * of sp's deferred-agreement window not checked yet are checked now and accounted to
+ * their shapes, as at the window's end; nothing when there are none (alike on every
+ * rank). */
 struct a2a_speculation;
 int a2a_tuned_close_window(MPI_Comm comm, struct a2a_speculation *sp);
 
@@ -69,9 +70,10 @@ json_t *a2a_tuned_file_partial(void);
 /* ---- provided by online.c ----------------------------------------------------------- */
 
 /* Reads A2A_TUNING and, under "online", A2A_TUNING_EXPLORE, A2A_TUNING_CHECK,
- * A2A_TUNING_OUT and A2A_TUNING_TEST_CORRUPT. Returns 1 for online tuning, 0 when
- * A2A_TUNING is unset or "file" (today's dispatcher), -1 for a bad value: then `error`
- * holds one line saying which and why, and every call goes to the MPI library. */
+ * A2A_TUNING_OUT, A2A_TUNING_TEST_CORRUPT and A2A_TUNING_TEST_NOMEM. Returns 1 for online
+ * tuning, 0 when A2A_TUNING is unset or "file" (today's dispatcher), -1 for a bad value:
+ * then `error` holds one line saying which and why, and every call goes to the MPI
+ * library. */
 int a2a_online_configure(char *error, size_t len);
 
 /* The result of `call`, computed by the candidate the online tuner picks for the call's
@@ -81,15 +83,19 @@ int a2a_online_configure(char *error, size_t len);
 int a2a_online_call(const a2a_call *call);
 
 /* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
- * rule names), for A2A_Tuning_summary. */
+ * rule names), for A2A_Tuning_summary. Every rank of the communicator calls it at the
+ * same call: until every rank has its state of the communicator, it reduces on it. */
 void a2a_online_note_rule(const a2a_call *call, const a2a_kernel *kernel, const int *params);
 
 /* This rank's state of comm for deferred alltoallv agreement (speculate.c), made at the
- * first call; NULL when out of memory or not online. Freed with the communicator. */
+ * first call; NULL when not online, or, on every rank alike, while some rank of comm has
+ * no memory for its state (then one MPI_Allreduce on comm each call: every rank calls it
+ * at the same call). Freed with the communicator. */
 struct a2a_speculation *a2a_online_speculation(MPI_Comm comm);
 
 /* 1 when the shape of `call` (its S agreed) on its communicator is decided: *out is its
- * winner; 0 while it explores, warms up, or was never seen (nothing is made). */
+ * winner (the MPI library for good when some rank had no memory for the shape); 0 while
+ * it explores, warms up, or was never seen (nothing is made, nothing sent). */
 int a2a_online_winner(const a2a_call *call, a2a_choice *out);
 
 /* Accounts a call of agreed shape `call` that ran without a2a_online_call (deferred

@@ -29,8 +29,8 @@
  * call again. So the choice never depends on a rank's local S, and no call ever waits for
  * an agreement while the history keeps its period. The calls of the window are then
  * accounted to their shapes (online.c counts them and feeds the winner's monitoring
- * windows with their times), late by at most a window; the window still open at the end is
- * checked by A2A_Tuning_finalize (a2a_tuned_close_window), so every call is accounted.
+ * windows with their times), late by at most a window; the window still open at the end
+ * is checked by A2A_Tuning_finalize (a2a_tuned_close_window), so every call is accounted.
  *
  * The window. Its check costs more than one per-call agreement (2 x window integers):
  * under SimGrid at P = 64, S = 16 B (a 24.8 us alltoallv call) it added 0.70, 0.40, 0.26 us

@@ -21,7 +21,10 @@
 #   - the calls of the deferred agreement's last window are checked at MPI_Finalize: the
 #     summary logged there (A2A_VERBOSE) counts every alltoallv call;
 #   - a rank without memory for the tuner's state (A2A_TUNING_TEST_NOMEM) leaves every rank
-#     on the MPI library at the same calls, the choices agreed (expect.py online);
+#     on the MPI library at the same calls, the choices agreed (expect.py online); with two
+#     live communicators met in turn (--dup: W D D W ...), the last rank, whose states are
+#     made later and in the other order, still checks their last windows at MPI_Finalize
+#     in the order the others do (else the run hangs there: 1 s each when right);
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -131,6 +134,11 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/no-memory-state-agreed "$(echo "$out" | tail -3; grep 'at the end' "$mlog" | head -1)"
     fi
+    run online/$lib/no-memory-two-comms 30 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_NOMEM=state $prog --repeat 100 --dup - 16
+    dlog="$WORK/online_${lib}_no-memory-two-comms.log"
+    check online/$lib/no-memory-two-comms-closed holds \
+        "grep -q 'at the end \[comm dup, ' '$dlog' && grep -q 'at the end \[comm MPI_COMM_WORLD, ' '$dlog'"
     # check mode: spread_out (a candidate of every shape) made to give wrong bytes
     run online/$lib/check-drops 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_EXPLORE=30 A2A_TUNING_CHECK=1 A2A_TUNING_TEST_CORRUPT=spread_out \

@@ -3,12 +3,16 @@
  * tests: MPI_Alltoall and MPI_Alltoallv at the block sizes given, on MPI_COMM_WORLD and
  * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
  *
- *   mpirun -n 4 plain_alltoall [--repeat N [--cycle]] OUT BYTES...    e.g. plain_alltoall /tmp/out 16 1024
+ *   mpirun -n 4 plain_alltoall [--repeat N [--cycle | --dup]] OUT BYTES...
+ *   e.g. plain_alltoall /tmp/out 16 1024
  *
  * --repeat N makes every call N times in a row (a loop of calls at each size, for the
  * online tuner's tests); with --cycle the loop goes round the sizes N times instead (the
  * calls' S repeat with a period of the number of sizes), then N times round the sizes and
- * one more, twice the largest (the pattern changes). Non-uniform blocks are up to S bytes
+ * one more, twice the largest (the pattern changes); with --dup each size's calls go N
+ * times to MPI_COMM_WORLD and to a duplicate of it (named "dup", alive until
+ * MPI_Finalize), kind by kind, the two in turn: world first, then dup first (calls W D D
+ * W W D ...), instead of the world then the halves. Non-uniform blocks are up to S bytes
  * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
  * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
@@ -137,6 +141,27 @@ static void calls_at(run *r, MPI_Comm comm, long long S)
     nonuniform(r, comm, S);
 }
 
+/* Every call of one size on MPI_COMM_WORLD and on dup, kind by kind (bytes, ints when
+ * S % 4 == 0, non-uniform), each kind's pair of calls in the other order than the pair
+ * before: W D, D W, W D ... over the whole run. */
+static void calls_on_both(run *r, MPI_Comm dup, long long S)
+{
+    static int pairs;
+    for (int kind = 0; kind < 3; kind++) {
+        if (kind == 1 && S % 4)
+            continue;
+        MPI_Comm first = pairs % 2 ? dup : MPI_COMM_WORLD;
+        MPI_Comm second = pairs++ % 2 ? MPI_COMM_WORLD : dup;
+        for (int i = 0; i < 2; i++) {
+            MPI_Comm comm = i ? second : first;
+            if (kind == 2)
+                nonuniform(r, comm, S);
+            else
+                uniform(r, comm, S, kind);
+        }
+    }
+}
+
 /* The loop of calls on comm: each size `repeat` times in a row, or (cycle) `repeat` times
  * round the sizes, then `repeat` times round them and twice the largest. */
 static void loop(run *r, MPI_Comm comm, const long long *sizes, int nsizes, int repeat, int cycle)
@@ -167,20 +192,22 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    int repeat = 1, cycle = 0;
+    int repeat = 1, cycle = 0, dup = 0;
     if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
         repeat = atoi(argv[2]);
         argv += 2;
         argc -= 2;
-        if (argc > 1 && strcmp(argv[1], "--cycle") == 0) {
-            cycle = 1;
+        if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup"))) {
+            cycle = !strcmp(argv[1], "--cycle");
+            dup = !cycle;
             argv++;
             argc--;
         }
     }
     if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
-            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle]] OUT|- BYTES...\n");
+            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup]] "
+                            "OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -206,13 +233,21 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    MPI_Comm half;
-    MPI_Comm_split(MPI_COMM_WORLD, r.rank % 2, r.rank, &half);
-    MPI_Comm_set_name(half, r.rank % 2 ? "half1" : "half0");
-    loop(&r, MPI_COMM_WORLD, sizes, nsizes, repeat, cycle);
-    if (P >= 4)
-        loop(&r, half, sizes, nsizes, repeat, cycle);
-    MPI_Comm_free(&half);
+    MPI_Comm half, world_dup;
+    if (dup) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &world_dup);
+        MPI_Comm_set_name(world_dup, "dup");
+        for (int i = 0; i < nsizes; i++)
+            for (int n = 0; n < repeat; n++)
+                calls_on_both(&r, world_dup, sizes[i]);
+    } else {
+        MPI_Comm_split(MPI_COMM_WORLD, r.rank % 2, r.rank, &half);
+        MPI_Comm_set_name(half, r.rank % 2 ? "half1" : "half0");
+        loop(&r, MPI_COMM_WORLD, sizes, nsizes, repeat, cycle);
+        if (P >= 4)
+            loop(&r, half, sizes, nsizes, repeat, cycle);
+        MPI_Comm_free(&half);
+    }
     if (r.out)
         fclose(r.out);
     int wrong = 0;
@@ -220,6 +255,6 @@ int main(int argc, char **argv)
     if (r.rank == 0)
         printf("plain_alltoall: %d calls on %d ranks, %s\n", r.call, P,
                wrong ? "WRONG results" : "all results right");
-    MPI_Finalize();
+    MPI_Finalize(); /* dup alive: under liba2a_preload.so the tuner checks its calls */
     return wrong ? 1 : 0;
 }
