@@ -142,7 +142,9 @@ static void record_traffic(const run *r, result_record *out)
 
 /* The warm-up calls (iterations = auto: the calibration, which chooses the count), stored
  * in out->iterations and out->warmup; returns the iterations to time, *rc the first
- * failing call's code (MPI_SUCCESS if none). */
+ * failing call's code (MPI_SUCCESS if none). With a fixed count above the validation limit
+ * the first call (validate: the kernel alone, its bytes counted) is the first of the
+ * `warmup` calls: one call fewer, the same number of exchanges before the timed ones. */
 static int warm_up(run *r, result_record *out, int *rc)
 {
     const config *c = r->c;
@@ -153,7 +155,8 @@ static int warm_up(run *r, result_record *out, int *rc)
         iterations = choose_iterations(c, r->comm, call_counted, r, &warmup);
         *rc = r->rc;
     } else {
-        for (int i = 0; i < warmup && *rc == MPI_SUCCESS; i++)
+        int counted_first = r->load.unvalidated && warmup > 0;
+        for (int i = counted_first; i < warmup && *rc == MPI_SUCCESS; i++)
             *rc = call_once(r, NULL);
     }
     out->iterations = iterations;

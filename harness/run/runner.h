@@ -16,6 +16,9 @@
  *     the result again. iterations = 0 validates only.
  *  4. if c->counters: `iterations` more calls with the events counted around each call
  *     on every rank (max, sum and rank 0's value land in out->counted).
+ * Under SimGrid above the validation limit step 2 is one kernel call whose count of the
+ * bytes it sent is checked; with a fixed iterations it is the first of the `warmup`
+ * calls of step 3 (one exchange fewer to simulate).
  * On rank 0 of comm fills *out (status, message, summary, stats = per-rank max,
  * bytes moved) and samples[0..iterations) (the caller allocates them). */
 void run_config(const config *c, MPI_Comm comm, result_record *out, double *samples);

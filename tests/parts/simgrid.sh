@@ -37,6 +37,21 @@ for i in 1 2 3 4 5; do echo ib-0; done > "$SG/hosts5"
 run simgrid/world-comm 120 smpirun -no-privatize -platform $FT -hostfile "$SG/hosts5" -np 5 \
     --log=root.thresh:warning build/simgrid/tests/test_world_comm
 
+# ---- above the validation limit the counted first call is the first warm-up call: a launch
+# with warmup = 1 ends at the simulated time of one with warmup = 0 (two exchanges each);
+# below the limit the validated first call comes on top of the warm-up --------------------
+for i in 1 2 3 4 5 6 7 8; do echo ib-0; done > "$SG/hosts8"
+# sim_end LIMIT WARMUP: SMPI's clock at the end of a launch of tra radix 2, P = 8, 1 KiB
+sim_end() {
+    printf 'iterations = 1\nwarmup = %s\nP = 8\nS = 1K\n[u]\nfamily = uniform\nkernels = tra\nradix = 2\n' "$2" > "$SG/warm.ini"
+    rm -f "$SG/warm.db"
+    A2A_SIM_VALIDATE_UP_TO=$1 smpirun -no-privatize -platform $FT -hostfile "$SG/hosts8" -np 8 \
+        --cfg=smpi/simulate-computation:no --cfg=smpi/display-timing:yes build/simgrid/a2atune \
+        run "$SG/warm.ini" --db "$SG/warm.db" --quiet 2>&1 | sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p'
+}
+above0=$(sim_end 1 0) above1=$(sim_end 1 1) below0=$(sim_end 64 0) below1=$(sim_end 64 1)
+check simgrid/unvalidated-first-call-warms-up holds '[ -n "$above0" ] && [ "$above0" = "$above1" ] && awk -v w0="$below0" -v w1="$below1" "BEGIN { exit !(w0 > 0 && w1 > w0) }"'
+
 # ---- P = 256 above the validation limit: shared payloads, validated = 0 -----------------
 run simgrid/p256 300 $SIM tests/sweeps/simgrid_p256.ini --platform $FT --db "$SG/p256.db" --copy-model none
 check simgrid/p256/rows [ "$(sgsql p256.db "SELECT group_concat(radix || ':' || status || ':' || validated || ':' || (median_s > 0), ',') FROM (SELECT * FROM results WHERE kernel = 'tra' ORDER BY radix)")" = "2:ok:0:1,16:ok:0:1" ]
