@@ -39,9 +39,12 @@ for lib in openmpi mpich; do
     np=$([ $lib = openmpi ] && echo 4 || echo 2)
     pre="LD_PRELOAD=$PWD/$B/liba2a_preload.so"
     prog="$B/tests/preload/plain_alltoall"
-    # exploring 30 calls per shape: 5 to 7 candidates, 4 to 6 calls each; 40 loops decide all
+    # exploring 30 calls per shape: 5 to 7 candidates, 4 to 6 calls each, after the shape's
+    # warm-up; an alltoallv shape's calls under deferred agreement count only when their
+    # window is checked (up to 64 calls of the communicator later), so 60 loops decide all
+    # (at 40 a loaded machine once left one of 18 undecided)
     run online/$lib/loop 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
-        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 40 - $ONLINE_SIZES
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 60 - $ONLINE_SIZES
     log="$WORK/online_${lib}_loop.log"
     shapes=$([ $lib = openmpi ] && echo 18 || echo 6)
     if out=$($EXPECT online "$log") && [ "$(echo "$out" | sed -n 's/^online: \([0-9]*\) calls.*/\1/p')" = $shapes ]; then
