@@ -23,7 +23,6 @@
 static const char *const rule_names[TUNER_RULE_COUNT] = {
     [TUNER_RULE_DESIGN] = "design",
     [TUNER_RULE_NEIGHBOURS] = "neighbours",
-    [TUNER_RULE_BRACKET] = "bracket",
     [TUNER_RULE_CELL_EFFECT] = "cell_effect",
 };
 
@@ -742,58 +741,9 @@ static int neighbour_votes(const tuner *t, int k)
     return votes;
 }
 
-/* The bracket of cell ci. When the cells one size below and one size above it (the same P
- * and context) are won by one kernel at two different radices, the K/D model puts the
- * best radix at this size between them (a larger S shifts the optimum from rounds to
- * bytes: towards larger radices). If ci's winner is that kernel at one end of the bracket
- * and no radix strictly inside has been measured in ci, returns the unmeasured candidate
- * whose radix is nearest the bracket's geometric middle (one bisection step); else -1. */
-static int bracket_pick(const tuner *t, int ci)
-{
-    const cell *ce = &t->cells[ci];
-    const config *lo = NULL, *hi = NULL;
-    if (ce->state.winner < 0 || !rule_on(t, TUNER_RULE_BRACKET))
-        return -1;
-    for (int o = 0; o < t->ncells; o++) {
-        const cell *other = &t->cells[o];
-        if (other->context != ce->context || other->log_p != ce->log_p || other->state.winner < 0)
-            continue;
-        if (other->s_rank == ce->s_rank - 1)
-            lo = &t->configs[other->state.winner];
-        else if (other->s_rank == ce->s_rank + 1)
-            hi = &t->configs[other->state.winner];
-    }
-    const config *w = &t->configs[ce->state.winner];
-    if (!lo || !hi || lo->kernel != hi->kernel || other_params_differ(lo, hi) ||
-        radix_of(lo) <= 0 || radix_of(hi) <= 0 || radix_of(lo) == radix_of(hi) ||
-        w->kernel != lo->kernel || other_params_differ(w, lo) ||
-        (radix_of(w) != radix_of(lo) && radix_of(w) != radix_of(hi)))
-        return -1;
-    double a = log((double)radix_of(lo)), b = log((double)radix_of(hi));
-    double low = fmin(a, b), high = fmax(a, b), middle = (a + b) / 2;
-    int pick = -1;
-    double pick_distance = 0;
-    for (int m = 0; m < ce->count; m++) {
-        int k = ce->members[m];
-        const config *c = &t->configs[t->cand[k].config];
-        if (c->kernel != lo->kernel || other_params_differ(c, lo) || radix_of(c) <= 0)
-            continue;
-        double r = log((double)radix_of(c));
-        if (r <= low + 1e-9 || r >= high - 1e-9)
-            continue;
-        if (t->cand[k].measured)
-            return -1;
-        if (pick < 0 || fabs(r - middle) < pick_distance) {
-            pick = k;
-            pick_distance = fabs(r - middle);
-        }
-    }
-    return pick;
-}
-
 /* Whether cell ci is contested: an unmeasured candidate wins at least as many neighbouring
- * cells as the cell's current winner does, and at least one; or the cell has a bracket
- * (bracket_pick). votes[k]: neighbour_votes of candidate k. */
+ * cells as the cell's current winner does, and at least one. votes[k]: neighbour_votes of
+ * candidate k. */
 static int contested(const tuner *t, int ci, const int *votes)
 {
     const cell *ce = &t->cells[ci];
@@ -806,7 +756,7 @@ static int contested(const tuner *t, int ci, const int *votes)
         if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1))
             return 1;
     }
-    return bracket_pick(t, ci) >= 0;
+    return 0;
 }
 
 /* The cover step: in the unmeasured cell farthest from every measured cell of its context,
@@ -845,10 +795,7 @@ static int next_cover(const tuner *t)
 }
 
 /* The improve step: in the first cell not final by (contested first, fewest measurements,
- * least confident): its bracket's pick unless the candidate with
- * the most votes wins two neighbouring cells or more (*step = "bracket": the bracket reads
- * the kernel's own radix curve, so one neighbour weighs less); else the unmeasured candidate that
- * wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
+ * least confident): the unmeasured candidate that wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
  * else the one with the largest expected improvement over the cell's fastest measured
  * median by more than `margin` (*step = "improve"). -1 when every cell is final, or
  * nothing is left. */
@@ -895,11 +842,6 @@ static int next_improve(const tuner *t, double margin, const char **step)
         }
     }
     free(votes);
-    int bracket = ce ? bracket_pick(t, pick) : -1;
-    if (bracket >= 0 && (best < 0 || best_votes <= 1)) {
-        *step = "bracket";
-        return bracket;
-    }
     *step = best >= 0 ? "neighbours" : "improve";
     return best >= 0 ? best : best_ei_at;
 }

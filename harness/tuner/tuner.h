@@ -21,20 +21,13 @@
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
  *   3. then, in a cell not final (contested cells first, then the fewest measurements,
- *      then the least confident): the pick of its bracket (below) unless the most voted
- *      candidate wins two neighbouring cells or more; else
- *      the unmeasured candidate that is the current winner of the most neighbouring cells,
- *      the fastest predicted among equals; when no neighbour's winner is left, the
+ *      then the least confident): the unmeasured candidate that is the current winner of
+ *      the most neighbouring cells, the fastest predicted among equals; when no neighbour's winner is left, the
  *      candidate with the largest expected improvement over the cell's fastest measured
  *      median (by more than `margin`). Neighbours: in the same context, S and P each at
  *      most one step of the sweep away, a choice being the same kernel and parameters (a
- *      radix of sqrt(P) or P matched as such). A cell has a bracket when the cells one size
- *      below and one above (same P) are won by one kernel at two radices, its own winner is
- *      that kernel at one of them, and no radix strictly between has been measured in it:
- *      the K/D model moves the best radix up with S, so the radix between them nearest
- *      their geometric middle is the pick. A cell is contested while an unmeasured
- *      candidate wins at least as many neighbours as its winner does (one at least), or
- *      while it has a bracket.
+ *      radix of sqrt(P) or P matched as such). A cell is contested while an unmeasured
+ *      candidate wins at least as many neighbours as its winner does (one at least).
  * A cell is final when every candidate is measured or the probability that no unmeasured
  * candidate beats its winner by more than the margin reaches `confidence`. The tuner stops
  * when every cell is final, or the budget is spent. Every decision is a function of the
@@ -56,7 +49,6 @@ typedef enum tuner_rule {
     TUNER_RULE_DESIGN,        /* step 1: design points to fit alpha and beta */
     TUNER_RULE_NEIGHBOURS,    /* step 3: a neighbour's winner left untried is measured, and
                                * contests the cell */
-    TUNER_RULE_BRACKET,       /* the radix between the winners one size below and above */
     TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
     TUNER_RULE_COUNT
 } tuner_rule;
@@ -107,8 +99,7 @@ double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
  * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", or in
- * step 3 "bracket" (between the winners one size below and
- * above), "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
+ * step 3 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
 int tuner_next(tuner *t, const char **phase);
 
 /* The state of cell c (0 <= c < tuner_cells). */
