@@ -69,16 +69,21 @@ targets_on real-p2-noisy tests/data/tuner-real-p2-noisy.sql sweeps/tuner_p2.ini
 targets_on sim64 tests/data/tuner-sim64.sql sweeps/tuner_sim64.ini 25% \
     "at most 25% measured: yes (24.8%); within 5% in >= 90% of cells: yes (94.4%); within 15% in every cell: NO (max 19.3%); median regret <= random's / 3: yes (0.0% vs [0-9.]*%)"
 targets_on at-20pct tests/data/tuner-exhaustive.sql "$SWEEP" 20%
-# the issue's simulated sweep (sweeps/paper/tuner_dragonfly.ini, P = 128..512, 36 cells).
-# Without the bracket step tra at P = 512, 64 B ends on radix 2, 62.2 % slower than radix 8
-# (radix 2 wins at 16 B and 23 at 256 B; nothing else points between them)
-targets_on dragonfly tests/data/tuner-dragonfly.sql sweeps/paper/tuner_dragonfly.ini
-# with P = 1024 up to 4 KiB (40 cells). When another kernel's radix at the same P and S
-# could outvote the bracket, tra at P = 1024, 64 B measured radix 4 there (tuna won with 4)
-# instead of the bracket's 8 and ended on radix 32, 30.6 % slower than 8 (87.5 % within 5 %)
+# the issue's simulated sweep (sweeps/paper/tuner_dragonfly.ini, P = 128..512, 36 cells), the
+# archived data set (an older dragonfly platform; the suite reads tuner-dragonfly-memlink.sql).
+# Since the bracket step went (it bought nothing on the suite) two targets are missed here:
+# 86.1 % of cells within 5 % (94.4 % with it), and two cells beyond 15 %: tra at P = 512, 64 B
+# ends on radix 23, 34.5 % slower than radix 8 (radix 2 wins at 16 B and 23 at 256 B: the
+# bracket measured 8), and tra at P = 128, 1 KiB on radix 11, 17.8 % slower than 16
+targets_on dragonfly tests/data/tuner-dragonfly.sql sweeps/paper/tuner_dragonfly.ini 25% \
+    "at most 25% measured: yes (24.8%); within 5% in >= 90% of cells: NO (86.1%); within 15% in every cell: NO (max 34.5%); median regret <= random's / 3: yes (0.0% vs [0-9.]*%)"
+# with P = 1024 up to 4 KiB (40 cells, archived data too): 90.0 % within 5 % (92.5 % with the
+# bracket), one cell beyond 15 %: tra at P = 1024, 64 B ends on radix 32, 30.6 % slower than
+# radix 8 (the bracket's pick between radix 2 at 16 B and 32 at 256 B; nothing else leads there)
 sed -e 's/^P = 128, 256, 512$/P = 128, 256, 512, 1024/' -e 's/^S = 16, 64, 256, 1K, 4K, 16K$/S = 16, 64, 256, 1K, 4K/' \
     sweeps/paper/tuner_dragonfly.ini > "$TU/dragonfly-1024.ini"
-targets_on dragonfly-1024 "tests/data/tuner-dragonfly.sql tests/data/tuner-dragonfly-1024.sql" "$TU/dragonfly-1024.ini"
+targets_on dragonfly-1024 "tests/data/tuner-dragonfly.sql tests/data/tuner-dragonfly-1024.sql" "$TU/dragonfly-1024.ini" 25% \
+    "at most 25% measured: yes (25.0%); within 5% in >= 90% of cells: yes (90.0%); within 15% in every cell: NO (max 30.6%); median regret <= random's / 3: yes (0.0% vs [0-9.]*%)"
 # --candidates lists what the search chooses from (one key a line) and records nothing;
 # a tuner run of part of the sweep is judged on that part only, not on every configuration
 # of the exhaustive database
@@ -118,7 +123,7 @@ bad_tune budget-above-sweep "--budget 391, more than the 390 configurations" "$S
 bad_tune budget-negative-time "--budget -3h: give a percentage above 0" "$SWEEP" --budget -3h
 bad_tune budget-zero-time "--budget 0s: give a percentage above 0" "$SWEEP" --budget 0s
 bad_tune budget-unit "--budget 3d: give a percentage above 0" "$SWEEP" --budget 3d
-bad_tune without-unknown "--without bracket,magic: no rule 'magic'" "$SWEEP" --without bracket,magic
+bad_tune without-unknown "--without design,magic: no rule 'magic'" "$SWEEP" --without design,magic
 bad_tune evaluate-needs-replay "--noise 101%: give a percentage" "$SWEEP" --evaluate 2 --noise 101%
 printf 'iterations = 2\nwarmup = 1\n[uniform]\nfamily = uniform\nkernels = vendor\nP = 8, 16, 32\nS = 16..16K:*4\n' > "$TU/nothing.ini"
 bad_tune replay-of-another-sweep "no result for 12 of the 12 configurations that can run" tests/sweeps/tuner_real.ini
