@@ -140,6 +140,12 @@ typedef struct shape {
  * rank's slot of it points here and its calls run the MPI library. Never written. */
 static shape no_memory;
 
+/* Guarantees: 1 when sh is a shape this process holds a state of (made, not &no_memory). */
+static int has_state(const shape *sh)
+{
+    return sh && sh != &no_memory;
+}
+
 /* Calls of one shape that a tuning file's rule took (online mode; A2A_Tuning_summary). */
 typedef struct ruled {
     const a2a_kernel *kernel;
@@ -429,7 +435,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
             for (int b = 0; b < BUCKETS; b++) {
                 shape *sh = cs->shapes[c][b];
                 retired *r = NULL;
-                if (!sh || sh == &no_memory)
+                if (!has_state(sh))
                     continue;
                 if (cs->rank == 0 && (r = malloc(sizeof *r)) && learned_of(sh, &r->what)) {
                     r->world_rank = cs->world_rank;
@@ -1092,7 +1098,7 @@ int a2a_online_call(const a2a_call *call)
 {
     comm_state *cs = state_of(call->comm);
     shape *sh = cs ? shape_of(cs, call) : NULL;
-    if (!sh || sh == &no_memory)
+    if (!has_state(sh))
         return a2a_call_library(call, call->recv.buf);
     sh->calls++;
     if (sh->warmup_left > 0) {
@@ -1167,7 +1173,7 @@ int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner)
 {
     comm_state *cs = agreed_state(call->comm);
     shape *sh = cs ? shape_of(cs, call) : NULL;
-    if (!sh || sh == &no_memory)
+    if (!has_state(sh))
         return MPI_SUCCESS;
     sh->calls++;
     if (sh->warmup_left > 0) {
@@ -1289,7 +1295,7 @@ static learned *my_decisions(int world_rank, int *n)
     for (comm_state *cs = states; cs; cs = cs->next)
         for (int c = 0; c < 2 && cs->world_rank == world_rank && cs->rank == 0; c++)
             for (int b = 0; b < BUCKETS; b++)
-                count += cs->shapes[c][b] != NULL && cs->shapes[c][b] != &no_memory;
+                count += has_state(cs->shapes[c][b]);
     for (retired *r = retired_list; r; r = r->next)
         count += r->world_rank == world_rank;
     learned *out = count ? malloc((size_t)count * sizeof *out) : NULL;
@@ -1301,7 +1307,7 @@ static learned *my_decisions(int world_rank, int *n)
     for (comm_state *cs = states; cs; cs = cs->next)
         for (int c = 0; c < 2 && cs->world_rank == world_rank && cs->rank == 0; c++)
             for (int b = 0; b < BUCKETS; b++)
-                if (cs->shapes[c][b] && cs->shapes[c][b] != &no_memory &&
+                if (has_state(cs->shapes[c][b]) &&
                     learned_of(cs->shapes[c][b], &out[*n]))
                     (*n)++;
     for (retired *r = retired_list; r; r = r->next)
