@@ -1,7 +1,8 @@
 -- tests/data/tuner-dragonfly-1024.sql: P = 1024 of the exhaustive simulated sweep
 -- sweeps/paper/tuner_dragonfly.ini at S = 16 B..4 KiB (tra, tuna, two-phase Bruck and SMPI's
 -- ring; 95 configurations) for tests/parts/tuner.sh: scripts/a2a simulate
--- sweeps/paper/tuner_dragonfly_1024.ini --platform platforms/dragonfly.xml (SimGrid 3.32;
+-- sweeps/paper/tuner_dragonfly_1024.ini (as of git 2792b5a: S up to 16 KiB, warm-up 0, its text in
+-- runs.sweep_text) --platform platforms/dragonfly.xml (now platforms/archive/dragonfly-169a4a35.xml; SimGrid 3.32;
 -- 8.4 h of simulation on a 2-core KVM guest, over several resumed launches); samples left
 -- out (one timed call per configuration: the median is the sample). The runs and rows of
 -- the same database as tuner-dragonfly.sql (P = 128..512), whose ids they continue: load
