@@ -1,9 +1,10 @@
 """`a2a paper-figures`: every figure of docs/results/ from the data checked in under
 tests/data/, by one command (`make paper-figures`), each with the numbers it draws beside it.
 
-The data: tests/data/tuner-dragonfly.sql (the simulated sweep sweeps/paper/tuner_dragonfly.ini
-at P = 128..512) and tests/data/tuner-dragonfly-1024.sql (its P = 1024 part up to 4 KiB),
-loaded into a temporary database. The figures: the TRA and TuNA radix heatmaps against the
+The data: tests/data/tuner-dragonfly-memlink.sql (the simulated sweep
+sweeps/paper/tuner_dragonfly.ini at P = 128..512 on the current platforms/dragonfly.xml) and
+tests/data/tuner-dragonfly-memlink-1024.sql (its P = 1024 part up to 4 KiB,
+sweeps/paper/tuner_dragonfly_1024.ini), loaded into a temporary database. The figures: the TRA and TuNA radix heatmaps against the
 vendor baseline (CSV beside each), the time-versus-radix curves of both at P = 1024 (CSV
 beside each, the TRA model's alpha and beta fitted on the drawn points) and the tuner's
 regret maps (`a2atune tune --budget 25%` replayed on the P = 128..512 sweep, then `a2a
@@ -31,9 +32,9 @@ from .common import A2AError, fmt_size, simulated_label, write_rows
 from .db import open_db
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DATA = ("tests/data/tuner-dragonfly.sql", "tests/data/tuner-dragonfly-1024.sql")
+DATA = ("tests/data/tuner-dragonfly-memlink.sql", "tests/data/tuner-dragonfly-memlink-1024.sql")
 TUNER_SWEEP = "sweeps/paper/tuner_dragonfly.ini"
-DATA_NAME = "tuner-dragonfly.db"          # the temporary database, as figures name it
+DATA_NAME = "tuner-dragonfly-memlink.db"  # the temporary database, as figures name it
 TUNED_NAME = "tuned.db"
 DEFAULT_OUT = os.path.join("docs", "results")
 

@@ -5,7 +5,7 @@
 # the same data (every heatmap cell's median and speedup, every curves panel's star). Both
 # checks are shown to fail: on a checked-in number edited, and on data the figures were not
 # drawn from. A configuration simulated again stands as its newest run (with the older tools,
-# the fastest of both: this check fails there with x1.10).
+# the fastest of both: this check fails there with x1.02).
 PF="$WORK/paperfigs"
 mkdir -p "$PF"
 PY=/usr/bin/python3
@@ -22,28 +22,29 @@ check paperfigs/stored-equal-regenerated holds 'same_numbers "$PF/numbers"'
 cp -r "$PF/numbers" "$PF/edited"
 sed -i '3s/,0\.[0-9]*,/,0.5,/' "$PF/edited/heatmap_tra_vs_vendor.csv"
 check paperfigs/stored-check-can-fail holds '! same_numbers "$PF/edited" > /dev/null'
-cat tests/data/tuner-dragonfly.sql tests/data/tuner-dragonfly-1024.sql | sqlite3 "$PF/data.db"
+cat tests/data/tuner-dragonfly-memlink.sql tests/data/tuner-dragonfly-memlink-1024.sql | sqlite3 "$PF/data.db"
 sqlite3 "$PF/hier.db" < tests/data/sim-hierarchical-256.sql
 cp "$PF/data.db" "$PF/again.db"
 $PY tests/paperfigs/check.py "$PF/data.db" "$PF/hier.db" docs/results > "$PF/sql.txt" 2>&1
 check paperfigs/drawn-equal-sql holds 'grep -q "^cells: [1-9][0-9]*, disagreements: 0$" "$PF/sql.txt" || { tail -n 5 "$PF/sql.txt" | sed "s/^/    /"; false; }'
 # a figure drawn from other numbers than the data's: the P = 128, 16 KiB baseline of tra 9 % faster
-# (the drift the TRA heatmap once had) and the P = 1024, 4 KiB radix 1024 of tra 3 % slower
+# (the drift the TRA heatmap once had) and the P = 1024, 4 KiB radix 1024 of tra 15 % slower
+# (23.70 ms, the fastest; then 27.25 against radix 32's 26.55)
 sqlite3 "$PF/data.db" "UPDATE results SET median_s = median_s / 1.09 WHERE kernel = 'vendor' AND family = 'uniform' AND P = 128 AND S = 16384;
-                       UPDATE results SET median_s = median_s * 1.03 WHERE kernel = 'tra' AND P = 1024 AND S = 4096 AND radix = 1024"
+                       UPDATE results SET median_s = median_s * 1.15 WHERE kernel = 'tra' AND P = 1024 AND S = 4096 AND radix = 1024"
 # and in the hierarchical simulation, tra2's best at 16 KiB 1 % slower
 sqlite3 "$PF/hier.db" "UPDATE results SET median_s = median_s * 1.01 WHERE kernel = 'tra2' AND S = 16384"
 $PY tests/paperfigs/check.py "$PF/data.db" "$PF/hier.db" docs/results > "$PF/sql-drift.txt" 2>&1
 check paperfigs/sql-check-can-fail holds 'grep -q "^cells: [0-9]*, disagreements: [1-9]" "$PF/sql-drift.txt" && grep -q "curves tra P=1024 S=4096: star at \[1024\], fastest radix in the data 32" "$PF/sql-drift.txt" && grep -q "^hierarchical tra2 S=16384: 8533.04 us x0.86 drawn, 8618.37 us x0.85 in the data$" "$PF/sql-drift.txt"'
 # a configuration simulated again by a newer run of the same model (the ring at P = 128, 16 KiB
-# 9 % slower there) stands as the newer run has it: tra's radix 11 is x1.20, not x1.10 from the
+# 9 % slower there) stands as the newer run has it: tra's radix 128 is x1.11, not x1.02 from the
 # older ring (the tools took the fastest of both, one run's kernel over another's ring)
 sqlite3 "$PF/again.db" "CREATE TEMP TABLE r1 AS SELECT * FROM runs WHERE id = 1; UPDATE r1 SET id = 100;
     INSERT INTO runs SELECT * FROM r1; CREATE TEMP TABLE v AS SELECT * FROM results WHERE kernel = 'vendor'
     AND family = 'uniform' AND P = 128 AND S = 16384; UPDATE v SET id = (SELECT max(id) + 1 FROM results),
     run_id = 100, median_s = median_s * 1.09; INSERT INTO results SELECT * FROM v"
 $PY scripts/a2a best-radix --db "$PF/again.db" --kernel tra --P 128 --S 16K --format csv > "$PF/again.csv" 2>&1
-check paperfigs/simulated-again-newest-stands holds 'grep -q "^1,tra,128,16384,constant,11,,.*,vendor,3546.8563,1.2013," "$PF/again.csv" || { cat "$PF/again.csv" | sed "s/^/    /"; false; }'
+check paperfigs/simulated-again-newest-stands holds 'grep -q "^1,tra,128,16384,constant,128,,.*,vendor,3244.8257,1.1136," "$PF/again.csv" || { cat "$PF/again.csv" | sed "s/^/    /"; false; }'
 # ---- docs/results/papers.md (a2a paper-table, about 10 s): the table of the papers' published
 # numbers is regenerated from tests/data/papers-theta-model.sql byte for byte; an edited model
 # row changes it (radix 46 at P = 2048, 128 B three times slower: its row turns to missed);
