@@ -11,9 +11,11 @@ The steps, in order (each a model tier launch, `a2a model-run`, backend = model)
      configuration's tracer wall time and peak memory;
   3. docs/results/papers.md (`a2a paper-table`).
 Every model launch stores its error against the checked-in SimGrid rows of its kernels
-(--check). The SimGrid data the figures of docs/results/ draw at P <= 1024 is not re-run here
-(tests/data/tuner-dragonfly*.sql: `a2a simulate sweeps/paper/tuner_dragonfly.ini`, docs/
-simulation.md); SimGrid does not reach the papers' P on this machine. Each step prints its
+(--check: paper_table.CHECK, tests/data/tuner-dragonfly-memlink.sql and -memlink-1024.sql, the
+current platforms/dragonfly.xml). That SimGrid data, which the figures of docs/results/ draw at
+P <= 1024, is not re-run here: `a2a simulate sweeps/paper/tuner_dragonfly.ini` (P = 128..512,
+about 15 minutes) and `a2a simulate sweeps/paper/tuner_dragonfly_1024.ini` (P = 1024, about an
+hour) re-make it (docs/simulation.md); SimGrid does not reach the papers' P on this machine. Each step prints its
 wall time and the peak resident memory of its processes (wait4, as /usr/bin/time -v)."""
 import io
 import os
