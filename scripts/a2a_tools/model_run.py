@@ -25,17 +25,21 @@ algorithm, the one `a2a simulate` runs it with, each priced as an epoch. Nothing
 fitted: every number comes from the platform file (platform_model.py) and SimGrid's
 documented defaults; what the model leaves out (ranks running ahead into the next epoch,
 SMPI's max-min sharing details) is what `a2a model-check` measures against SimGrid.
-With --clocks, every rank's clock is carried through its epochs instead, as SMPI runs
-ranks: a rank goes on to its next epoch once its own receives are in (a send below
-smpi/send-is-detached-thresh completes at once), a message moves once both its ranks have
-posted it, and the messages in flight on a node's link share it equally whatever epoch they
-belong to (CostModel.clocked_seconds); where the run's network model has SimGrid's
-cross-traffic on (network/crosstraffic, SimGrid 3.32's default), each message also loads
-the links of its route back by 5 % (platform_model.CROSSTRAFFIC_SHARE), as SimGrid's flows
-do: the node's link, the topology's links, a shared memory link. A kernel whose ranks wait
-on unequal latencies (TuNA's and tra's rounds at small blocks, where some ranks' partners
-are on their own node) then runs ahead as in SimGrid; the error of both timings on the
-checked-in comparisons is in docs/results/model_tier.md.
+That is the timing of --epochs. The default timing (--clocks) carries every rank's clock
+through its epochs instead, as SMPI runs ranks: a rank goes on to its next epoch once its
+own receives are in (a send below smpi/send-is-detached-thresh completes at once), a message
+moves once both its ranks have posted it, and the messages in flight on a node's link share
+it whatever epoch they belong to, each in inverse proportion to its route's sharing penalty
+(Platform.penalty: SimGrid's latency-weighted sharing; CostModel.clocked_seconds); where the
+run's network model has SimGrid's cross-traffic on (network/crosstraffic, SimGrid 3.32's
+default), each message also loads the links of its route back by 5 %
+(platform_model.CROSSTRAFFIC_SHARE), as SimGrid's flows do: the node's link, the topology's
+links, a shared memory link; and each step's traffic of every node is shared as SimGrid's
+max-min solver shares it, which can hold a message at its route back's share
+(CostModel.held_seconds). A kernel whose ranks wait on unequal latencies (TuNA's and tra's
+rounds at small blocks, where some ranks' partners are on their own node) then runs ahead as
+in SimGrid; the error of both timings on the checked-in comparisons is in
+docs/results/model_tier.md.
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
@@ -77,8 +81,10 @@ SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
 VENDOR_SCHEDULES = {"ring": "pairwise"}
-# the most messages (node offsets x nodes) of one step CostModel.held_seconds solves SimGrid's
-# max-min sharing for; a larger step keeps the busiest link's rate
+# the most nodes, and messages (node offsets x nodes) of one step, CostModel.held_seconds
+# solves SimGrid's max-min sharing for (one solve per step: at P = 4096 in nodes of 32, tra
+# radix P's 4095 steps took 22 s); a larger one keeps the busiest link's rate
+HELD_MAX_NODES = 64
 HELD_MAX_FLOWS = 20000
 
 
@@ -169,7 +175,7 @@ class CostModel:
         # SimGrid's cross-traffic share (platform_model.CROSSTRAFFIC_SHARE), with the clocks
         # only: the epochs already over-count a round's simultaneity at small blocks, and
         # with the share they are further from SimGrid on the dragonfly comparisons
-        # (docs/results/model_tier.md)
+        # (docs/results/model_tier.md); clocks is the default timing, False the epochs
         self.cross = platform.cross_share if clocks else 0.0
         self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
         self._links = {}     # (nodes) -> {link id: index}
@@ -277,10 +283,11 @@ class CostModel:
                 penalty.append(p.penalty(n, m))
                 size.append(wire / k)
                 mult.append(k)
-                forward = [link(("up", n), p.link_bw), link(("down", m), p.link_bw)] + [
-                    link(l, bw) for l, bw in p.route(n, m)[0]]
-                back = [link(("up", m), p.link_bw), link(("down", n), p.link_bw)] + [
-                    link(l, bw) for l, bw in p.route(m, n)[0]]
+                # a cluster's node links are not in its routes' links (a graph's are)
+                ends = lambda a, b: ([link(("up", a), p.link_bw), link(("down", b), p.link_bw)]
+                                     if p.link_bw else [])
+                forward = ends(n, m) + [link(l, bw) for l, bw in p.route(n, m)[0]]
+                back = ends(m, n) + [link(l, bw) for l, bw in p.route(m, n)[0]]
                 for idx, coef in [(i, 1.0) for i in forward] + [(i, self.cross) for i in back]:
                     var_of.append(v)
                     var_link.append(idx)
@@ -403,9 +410,10 @@ class CostModel:
         smpi/send-is-detached-thresh on: a detached send completes at once); a message
         moves once both ranks have posted it, after its latency, through the node's network
         link (for other nodes) or its memory link (when shared; else the loopback alone),
-        the messages in flight on a link sharing it equally, each link's rate the epoch's
-        (the node link's bandwidth or, when it is busier, the topology's busiest link's
-        share). Returns the latest rank's end."""
+        the messages in flight on a link sharing it in proportion to their weights
+        (share_weight: equal on the memory link), each link's rate the epoch's (the node
+        link's bandwidth or, when it is slower, the topology's busiest link's share or
+        SimGrid's max-min sharing of the step, held_seconds). Returns the latest rank's end."""
         import heapq
         p = self.p
         Q = self.node_size(P)
@@ -442,7 +450,8 @@ class CostModel:
             if loads:
                 total = sum(loads.values())
                 busy = max(self.own_link(total), self.busiest_link(nodes, loads))
-                if self.cross and len(loads) * nodes <= HELD_MAX_FLOWS:
+                if (self.cross and nodes <= HELD_MAX_NODES
+                        and len(loads) * nodes <= HELD_MAX_FLOWS):
                     busy = max(busy, self.held_seconds(nodes, loads, counts))
                 for m in msgs:   # the node link's work at the epoch's rate
                     if m[3] == NETWORK:

@@ -292,15 +292,14 @@ class Platform:
     def penalty(self, a, b):
         """SimGrid 3.32's sharing penalty of a flow from node a to node b (a != b): its route's
         latency (the links' own, before smpi/lat-factor) plus network/weight-S over each
-        link's bandwidth, the two nodes' own links included (NetworkCm02Model::communicate).
-        On a saturated link, flows get rates in inverse proportion to their penalties."""
+        link's bandwidth, the two nodes' own links included (NetworkCm02Model::communicate);
+        a flow whose route has no latency starts with penalty 1 and keeps it. On a saturated
+        link, flows get rates in inverse proportion to their penalties."""
         links, latency = self.route(a, b)
+        if latency <= 0:
+            return 1.0
         ends = [self.link_bw, self.link_bw] if self.topology else []
         return latency + self.weight_s * sum(1.0 / bw for bw in [b for _, b in links] + ends)
-
-    def loop_penalty(self):
-        """The sharing penalty of a node's message to itself (its loopback or memory link)."""
-        return self.loop_lat + (self.weight_s / self.loop_bw if self.loop_bw != float("inf") else 0.0)
 
     def describe(self):
         """One line naming the network model's parameters (recorded with model rows)."""
