@@ -184,6 +184,7 @@ class CostModel:
         self.weighted = clocks
         self._weights = {}   # (nodes, offset) -> share weight of node 0's messages
         self._nearest = {}   # nodes -> the smallest sharing penalty of a route
+        self._held = {}      # (nodes, loads, counts) -> held_seconds
 
     def node_size(self, P):
         """Ranks on one node: rank r runs on node r // node_size, each node one host of the
@@ -262,7 +263,15 @@ class CostModel:
         it, forward or back, at that level over its own penalty, the next such link those
         left, and so on (progressive filling); the rates are solved again each time a
         message ends. A message held on its route back's link is what the busiest link
-        alone does not give."""
+        alone does not give. Memoised: steps of equal traffic recur across rounds and
+        kernels."""
+        key = (nodes, tuple(sorted(loads.items())), tuple(sorted(counts.items())))
+        if key not in self._held:
+            self._held[key] = self._held_solve(nodes, loads, counts)
+        return self._held[key]
+
+    def _held_solve(self, nodes, loads, counts):
+        """held_seconds, solved (see there)."""
         import numpy
         p = self.p
         links, caps = {}, []
