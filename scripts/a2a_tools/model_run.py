@@ -25,17 +25,21 @@ algorithm, the one `a2a simulate` runs it with, each priced as an epoch. Nothing
 fitted: every number comes from the platform file (platform_model.py) and SimGrid's
 documented defaults; what the model leaves out (ranks running ahead into the next epoch,
 SMPI's max-min sharing details) is what `a2a model-check` measures against SimGrid.
-With --clocks, every rank's clock is carried through its epochs instead, as SMPI runs
-ranks: a rank goes on to its next epoch once its own receives are in (a send below
-smpi/send-is-detached-thresh completes at once), a message moves once both its ranks have
-posted it, and the messages in flight on a node's link share it equally whatever epoch they
-belong to (CostModel.clocked_seconds); where the run's network model has SimGrid's
-cross-traffic on (network/crosstraffic, SimGrid 3.32's default), each message also loads
-the links of its route back by 5 % (platform_model.CROSSTRAFFIC_SHARE), as SimGrid's flows
-do: the node's link, the topology's links, a shared memory link. A kernel whose ranks wait
-on unequal latencies (TuNA's and tra's rounds at small blocks, where some ranks' partners
-are on their own node) then runs ahead as in SimGrid; the error of both timings on the
-checked-in comparisons is in docs/results/model_tier.md.
+That is the timing of --epochs. The default timing (--clocks) carries every rank's clock
+through its epochs instead, as SMPI runs ranks: a rank goes on to its next epoch once its
+own receives are in (a send below smpi/send-is-detached-thresh completes at once), a message
+moves once both its ranks have posted it, and the messages in flight on a node's link share
+it whatever epoch they belong to, each in inverse proportion to its route's sharing penalty
+(Platform.penalty: SimGrid's latency-weighted sharing; CostModel.clocked_seconds); where the
+run's network model has SimGrid's cross-traffic on (network/crosstraffic, SimGrid 3.32's
+default), each message also loads the links of its route back by 5 %
+(platform_model.CROSSTRAFFIC_SHARE), as SimGrid's flows do: the node's link, the topology's
+links, a shared memory link; and each step's traffic of every node is shared as SimGrid's
+max-min solver shares it, which can hold a message at its route back's share
+(CostModel.held_seconds). A kernel whose ranks wait on unequal latencies (TuNA's and tra's
+rounds at small blocks, where some ranks' partners are on their own node) then runs ahead as
+in SimGrid; the error of both timings on the checked-in comparisons is in
+docs/results/model_tier.md.
 
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
@@ -77,6 +81,11 @@ SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
 VENDOR_SCHEDULES = {"ring": "pairwise"}
+# the most nodes, and messages (node offsets x nodes) of one step, CostModel.held_seconds
+# solves SimGrid's max-min sharing for (one solve per step: at P = 4096 in nodes of 32, tra
+# radix P's 4095 steps took 22 s); a larger one keeps the busiest link's rate
+HELD_MAX_NODES = 64
+HELD_MAX_FLOWS = 20000
 
 
 # SimGrid 3.32's smpi/cpu-threshold: SMPI's smpi_execute discards a computation shorter than
@@ -159,18 +168,23 @@ TRACE_COST = re.compile(r"a2atrace ([0-9.]+) s, peak ([0-9]+) MB")
 class CostModel:
     """The cost of a traced schedule on a platform (see the module's description)."""
 
-    def __init__(self, platform, ranks_per_node=None, clocks=False):
+    def __init__(self, platform, ranks_per_node=None, clocks=True):
         self.p = platform
         self.ranks_per_node = ranks_per_node or platform.cores
         self.clocks = clocks  # every rank's clock instead of bulk-synchronous epochs
         # SimGrid's cross-traffic share (platform_model.CROSSTRAFFIC_SHARE), with the clocks
         # only: the epochs already over-count a round's simultaneity at small blocks, and
         # with the share they are further from SimGrid on the dragonfly comparisons
-        # (docs/results/model_tier.md)
+        # (docs/results/model_tier.md); clocks is the default timing, False the epochs
         self.cross = platform.cross_share if clocks else 0.0
         self._offsets = {}   # (nodes, offset) -> (worst latency, link indexes, counts)
         self._links = {}     # (nodes) -> {link id: index}
         self._capacity = {}  # (nodes) -> [bytes/s of each link]
+        # SimGrid's latency-weighted sharing of a node's link, with the clocks only
+        self.weighted = clocks
+        self._weights = {}   # (nodes, offset) -> share weight of node 0's messages
+        self._nearest = {}   # nodes -> the smallest sharing penalty of a route
+        self._held = {}      # (nodes, loads, counts) -> held_seconds
 
     def node_size(self, P):
         """Ranks on one node: rank r runs on node r // node_size, each node one host of the
@@ -237,6 +251,103 @@ class CostModel:
                 d = ((j + offset) // Q) % nodes
                 loads[d] = loads.get(d, 0.0) + wire
         return loads
+
+    def held_seconds(self, nodes, loads, counts):
+        """Seconds until every node's messages of one step are through, all started at once
+        ({offset: wire bytes}, {offset: messages} of node 0; node n sends node 0's, n nodes
+        on), as SimGrid 3.32's max-min solver shares the network with cross-traffic on:
+        every message a variable whose penalty is its route's (Platform.penalty), with
+        weight 1 on its route's links (the two nodes' own links and the topology's) and the
+        cross-traffic share on the links of its route back; the least loaded link (its
+        capacity over the sum of weight / penalty of its messages) fixes every message on
+        it, forward or back, at that level over its own penalty, the next such link those
+        left, and so on (progressive filling); the rates are solved again each time a
+        message ends. A message held on its route back's link is what the busiest link
+        alone does not give. Memoised: steps of equal traffic recur across rounds and
+        kernels."""
+        key = (nodes, tuple(sorted(loads.items())), tuple(sorted(counts.items())))
+        if key not in self._held:
+            self._held[key] = self._held_solve(nodes, loads, counts)
+        return self._held[key]
+
+    def _held_solve(self, nodes, loads, counts):
+        """held_seconds, solved (see there)."""
+        import numpy
+        p = self.p
+        links, caps = {}, []
+
+        def link(key, bw):
+            if key not in links:
+                links[key] = len(caps)
+                caps.append(bw)
+            return links[key]
+
+        var_of, var_link, var_coef = [], [], []
+        penalty, size, mult = [], [], []
+        for d, wire in loads.items():
+            k = counts[d]
+            for n in range(nodes):
+                m = (n + d) % nodes
+                v = len(penalty)
+                penalty.append(p.penalty(n, m))
+                size.append(wire / k)
+                mult.append(k)
+                # a cluster's node links are not in its routes' links (a graph's are)
+                ends = lambda a, b: ([link(("up", a), p.link_bw), link(("down", b), p.link_bw)]
+                                     if p.link_bw else [])
+                forward = ends(n, m) + [link(l, bw) for l, bw in p.route(n, m)[0]]
+                back = ends(m, n) + [link(l, bw) for l, bw in p.route(m, n)[0]]
+                for idx, coef in [(i, 1.0) for i in forward] + [(i, self.cross) for i in back]:
+                    var_of.append(v)
+                    var_link.append(idx)
+                    var_coef.append(coef)
+        var_of, var_link = numpy.array(var_of), numpy.array(var_link)
+        var_coef = numpy.array(var_coef)
+        penalty, mult = numpy.array(penalty), numpy.array(mult, dtype=float)
+        left = numpy.array(size)
+        caps = numpy.array(caps)
+        alive = numpy.ones(len(left), dtype=bool)
+        t = 0.0
+        while alive.any():
+            rate = numpy.zeros(len(left))
+            free = alive.copy()
+            room = caps.copy()
+            while free.any():
+                on = free[var_of]
+                usage = numpy.bincount(var_link[on], weights=(var_coef * mult[var_of]
+                                                              / penalty[var_of])[on],
+                                       minlength=len(caps))
+                used = usage > 0
+                level = numpy.full(len(caps), numpy.inf)
+                level[used] = numpy.maximum(room[used], 0.0) / usage[used]
+                low = level.min()
+                saturated = level <= low * (1 + 1e-9)
+                fixed = numpy.zeros(len(left), dtype=bool)
+                fixed[var_of[on & saturated[var_link]]] = True
+                rate[fixed] = low / penalty[fixed]
+                take = fixed[var_of]
+                room -= numpy.bincount(var_link[take], weights=(var_coef * mult[var_of]
+                                                                * rate[var_of])[take],
+                                       minlength=len(caps))
+                free &= ~fixed
+            step = (left[alive] / rate[alive]).min()
+            t += step
+            left[alive] -= rate[alive] * step
+            alive &= left > 1e-9 * numpy.maximum(numpy.array(size), 1.0)
+        return t
+
+    def share_weight(self, nodes, d):
+        """The weight of node 0's messages to node d on its network link, when the clocks
+        share it: SimGrid's inverse sharing penalty (Platform.penalty), relative to the
+        smallest penalty of any node offset (so 1 for the nearest nodes)."""
+        if not self.weighted:
+            return 1.0
+        key = (nodes, d)
+        if key not in self._weights:
+            if nodes not in self._nearest:
+                self._nearest[nodes] = min(self.p.penalty(0, e) for e in range(1, nodes))
+            self._weights[key] = self._nearest[nodes] / self.p.penalty(0, d)
+        return self._weights[key]
 
     def worst_latency(self, nodes, d):
         """The longest route latency from a node n to node n + d, over every n."""
@@ -308,9 +419,10 @@ class CostModel:
         smpi/send-is-detached-thresh on: a detached send completes at once); a message
         moves once both ranks have posted it, after its latency, through the node's network
         link (for other nodes) or its memory link (when shared; else the loopback alone),
-        the messages in flight on a link sharing it equally, each link's rate the epoch's
-        (the node link's bandwidth or, when it is busier, the topology's busiest link's
-        share). Returns the latest rank's end."""
+        the messages in flight on a link sharing it in proportion to their weights
+        (share_weight: equal on the memory link), each link's rate the epoch's (the node
+        link's bandwidth or, when it is slower, the topology's busiest link's share or
+        SimGrid's max-min sharing of the step, held_seconds). Returns the latest rank's end."""
         import heapq
         p = self.p
         Q = self.node_size(P)
@@ -327,7 +439,7 @@ class CostModel:
         plans = []
         for sends, recvs, copy, flows, blocking in steps:
             largest = max((b for _, _, b, _ in flows), default=0)
-            msgs, loads = [], {}
+            msgs, loads, counts = [], {}, {}
             for local, offset, size, count in flows:
                 wire = count * size / p.bw_factor(size)
                 waits = size >= p.detached_below
@@ -336,22 +448,26 @@ class CostModel:
                     d = (to // Q) % nodes
                     if d:
                         loads[d] = loads.get(d, 0.0) + wire
+                        counts[d] = counts.get(d, 0) + count
                         msgs.append([j, to % Q, p.lat_factor(size) * self.worst_latency(nodes, d),
-                                     NETWORK, wire, waits])
+                                     NETWORK, wire, waits, self.share_weight(nodes, d)])
                     else:   # a shared memory link is the route both ways: cross-traffic
                         msgs.append([j, to % Q, p.lat_factor(size) * p.loop_lat,
                                      MEMORY if p.loop_shared else None,
                                      wire * (1.0 + self.cross if p.loop_shared else 1.0)
-                                     / p.loop_bw, waits])
+                                     / p.loop_bw, waits, 1.0])
             if loads:
                 total = sum(loads.values())
                 busy = max(self.own_link(total), self.busiest_link(nodes, loads))
+                if (self.cross and nodes <= HELD_MAX_NODES
+                        and len(loads) * nodes <= HELD_MAX_FLOWS):
+                    busy = max(busy, self.held_seconds(nodes, loads, counts))
                 for m in msgs:   # the node link's work at the epoch's rate
                     if m[3] == NETWORK:
                         m[4] = m[4] * busy / total
             need = [0] * Q
             touches = [[] for _ in range(Q)]
-            for i, (sender, receiver, _, _, _, sender_waits) in enumerate(msgs):
+            for i, (sender, receiver, _, _, _, sender_waits, _) in enumerate(msgs):
                 need[receiver] += 1
                 if sender_waits:
                     need[sender] += 1
@@ -361,15 +477,16 @@ class CostModel:
             plans.append((copy + self.overhead(sends, recvs, largest, blocking), msgs, need,
                           touches, [0] * len(msgs), [0.0] * len(msgs)))
         # MEMORY's and NETWORK's [virtual time, real time, heap of (virtual end, seq, step,
-        # message)]: a link's virtual time runs at 1 / (its messages in flight)
-        links = [[0.0, 0.0, []], [0.0, 0.0, []]]
+        # message), the sum of its messages' weights]: a link's virtual time runs at
+        # 1 / (the weights of its messages in flight), a message's share is its weight's
+        links = [[0.0, 0.0, [], 0.0], [0.0, 0.0, [], 0.0]]
         events, seq, end = [], 0, [0.0] * Q
 
         def advance(link, t):
-            """Moves a link's virtual time to real time t (its messages share it equally)."""
-            n = len(link[2])
-            if n:
-                link[0] += (t - link[1]) / n
+            """Moves a link's virtual time to real time t (its messages share it in proportion
+            to their weights)."""
+            if link[2]:
+                link[0] += (t - link[1]) / link[3]
             link[1] = t
 
         def post(j, e, t):
@@ -398,7 +515,7 @@ class CostModel:
             none starts step e + 1 at t."""
             nonlocal seq
             _, msgs, need, _, _, _ = plans[e]
-            sender, receiver, _, _, _, sender_waits = msgs[i]
+            sender, receiver, _, _, _, sender_waits, _ = msgs[i]
             for r in ((receiver, sender) if sender_waits else (receiver,)):
                 need[r] -= 1
                 if need[r] == 0:
@@ -412,7 +529,7 @@ class CostModel:
             t_done, which = None, None
             for k, link in enumerate(links):
                 if link[2]:
-                    t = link[1] + (link[2][0][0] - link[0]) * len(link[2])
+                    t = link[1] + (link[2][0][0] - link[0]) * link[3]
                     if t_done is None or t < t_done:
                         t_done, which = t, k
             if t_event is None and t_done is None:
@@ -421,6 +538,8 @@ class CostModel:
                 link = links[which]
                 advance(link, t_done)
                 _, _, e, i = heapq.heappop(link[2])
+                # the weights left in flight (summed afresh when none: no rounding drift)
+                link[3] = link[3] - plans[e][1][i][6] if link[2] else 0.0
                 deliver(e, i, t_done)
                 continue
             t, _, kind, data = heapq.heappop(events)
@@ -428,7 +547,7 @@ class CostModel:
                 post(data[0], data[1], t)
                 continue
             e, i = data
-            _, _, _, link_id, work, _ = plans[e][1][i]
+            _, _, _, link_id, work, _, weight = plans[e][1][i]
             if kind == "done":
                 deliver(e, i, t)
             elif link_id is None:   # a loopback no other message shares
@@ -438,7 +557,8 @@ class CostModel:
                 link = links[link_id]
                 advance(link, t)
                 seq += 1
-                heapq.heappush(link[2], (link[0] + work, seq, e, i))
+                heapq.heappush(link[2], (link[0] + work / weight, seq, e, i))
+                link[3] += weight
         return max(end)
 
     def epoch(self, terms, sends, recvs, copy, flows, blocking, Q, nodes):
@@ -600,10 +720,19 @@ def open_target(path):
     return conn
 
 
-CLOCKS_HELP = ("carry every rank's clock through its epochs (a rank goes on when its own "
-               "messages are in, as in SMPI; node links shared by the messages in flight; "
-               "SimGrid's cross-traffic where the run's network model has it) "
-               "instead of bulk-synchronous epochs; recorded with the run")
+def timing_options(parser):
+    """--clocks (the default timing) and --epochs, one of them."""
+    timing = parser.add_mutually_exclusive_group()
+    timing.add_argument("--clocks", action="store_true",
+                        help="every rank's clock carried through its epochs (a rank goes on "
+                             "when its own messages are in, as in SMPI; links shared as "
+                             "SimGrid's max-min shares them: in inverse proportion to route "
+                             "latency, with its cross-traffic where the run's network model has "
+                             "it): the default; recorded with the run (timing=clocks)")
+    timing.add_argument("--epochs", action="store_true",
+                        help="bulk-synchronous epochs instead of the clocks (every rank starts "
+                             "a round when the slowest has ended the one before; links shared "
+                             "equally, no cross-traffic); recorded with the run (timing=epochs)")
 
 
 def add_parser(sub, common):
@@ -636,7 +765,7 @@ def add_parser(sub, common):
     p.add_argument("--check", metavar="SIMDB",
                    help="a simulated database: the model's error against it (model-check on "
                         "the same platform) is stored with every row and printed")
-    p.add_argument("--clocks", action="store_true", help=CLOCKS_HELP)
+    timing_options(p)
     p.set_defaults(func=run, needs_db=False)
     c = sub.add_parser(
         "model-check", help="the model tier's error against SimGrid, per cell",
@@ -655,7 +784,7 @@ def add_parser(sub, common):
                         "platforms/archive and tests/data (default: %(default)s)")
     c.add_argument("--P", dest="only_P", help="only these process counts (comma-separated)")
     c.add_argument("--quiet", action="store_true", help="only the summary lines")
-    c.add_argument("--clocks", action="store_true", help=CLOCKS_HELP)
+    timing_options(c)
     c.set_defaults(func=check, needs_db=False)
     return p
 
@@ -690,17 +819,17 @@ def run(args, db):
         # every simulated cell of the modelled kernels, each on its own run's platform
         kernels = {k for _, k, _, _, _ in configs}
         cells = check_cells(args.check, os.path.dirname(os.path.abspath(args.platform)),
-                            kernels=kernels, clocks=args.clocks)
+                            kernels=kernels, clocks=not args.epochs)
         error = summarize(cells, sys.stdout, quiet=True)
     conn = open_target(args.db)
     # recorded as a2a simulate records a launch on the platform without --cfg options, so
     # that model rows and simulated rows of one network model are known as such
     network = netmodel.effective(args.platform, [])
-    model = CostModel(platform, args.ranks_per_node, args.clocks)
+    model = CostModel(platform, args.ranks_per_node, not args.epochs)
     options = "model: a2atrace + cost model; %s allreduce=%s%s%s; copy-model=%s%s%s" % (
         platform.describe(), ALLREDUCE,
         " ranks-per-node=%d" % args.ranks_per_node if args.ranks_per_node else "",
-        " timing=clocks" if args.clocks else "",
+        " timing=%s" % ("epochs" if args.epochs else "clocks"),
         copies or "none",
         " cpu-threshold=%g" % threshold if copies else "",
         "; error vs simgrid (%s): %s" % (args.check, error) if error else "")
@@ -797,7 +926,7 @@ def platform_files(dirs):
     return found
 
 
-def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None, clocks=False):
+def check_cells(path, platforms, only_P=None, err=sys.stderr, kernels=None, clocks=True):
     """[(kernel, P, S, params, simgrid seconds, model seconds)] of every simulated ok row
     of path the model covers (of these kernels only, when given), each priced with exactly the platform its run was simulated
     on (the file in `platforms` or ARCHIVES whose sha256 the run recorded) and the network
@@ -915,6 +1044,6 @@ def summarize(cells, out, quiet=False):
 def check(args, db):
     """`a2a model-check`: exit 0 (the error is a measurement, not a verdict)."""
     del db
-    cells = check_cells(args.db, args.platforms, _ints(args.only_P), clocks=args.clocks)
+    cells = check_cells(args.db, args.platforms, _ints(args.only_P), clocks=not args.epochs)
     summarize(cells, sys.stdout, args.quiet)
     return 0

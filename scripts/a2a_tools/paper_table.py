@@ -181,8 +181,8 @@ def tra_rows(m):
                      "%s)" % (ours, backend, ms(bruck)), "%.2f" % ratio,
                      "within 2x" if within_2x(ratio) else "missed",
                      "" if within_2x(ratio) else
-                     "the baseline: Cray's MPI_Alltoall is not MPICH's Bruck, or Bruck's cost "
-                     "is overstated by bulk-synchronous rounds (note 2)"))
+                     "the baseline: Cray's MPI_Alltoall is not MPICH's Bruck, or Bruck's "
+                     "rounds at small blocks are priced high (note 2)"))
     return rows
 
 
@@ -331,14 +331,17 @@ def table(m, tuna):
             "(kernels/uniform/mpich_selection.c). At P = 2048, S = 32 B that is `bruck`, "
             "modelled as such.",
             "2. **What the model is** (docs/results/model_tier.md): the kernel's own schedule, "
-            "epoch by epoch, bulk-synchronous; per message smpi/ois + smpi/or (SMPI's charges "
-            "for a non-blocking send and a detached receive); each node's link "
-            "shared by its ranks; the busiest link of the dragonfly's routes; theta.xml's "
-            "figures are Aries' published link rates and latencies, not fitted. Its error "
-            "against SimGrid (the current dragonfly.xml's rows, P = 128 ... 1024) is largest at "
-            "S <= 256 B (TRA: median 16 %, worst 58 %; above 256 B 0.5 % and 38 %), where "
-            "it overestimates (84 of TRA's 90 cells: SimGrid lets a rank run ahead into its "
-            "next round). It has no contention from other jobs, no OS noise and no Cray MPICH "
+            "each rank's clock carried through its rounds as SMPI runs ranks (a rank starts "
+            "its next round once its own messages are in); per message smpi/ois + smpi/or "
+            "(SMPI's charges for a non-blocking send and a detached receive); each node's "
+            "link shared by its ranks' messages in inverse proportion to their route "
+            "latency, as SimGrid shares links; the busiest link of the dragonfly's routes; "
+            "theta.xml's figures are Aries' published link rates and latencies, not fitted. "
+            "Its error against SimGrid (the current dragonfly.xml's rows, P = 128 ... 1024; "
+            "TRA's 172 cells: median 1.3 %, worst 36.2 %) is largest where a round's messages "
+            "all leave at once (radix P: +36 % at P = 1024, 1 KiB) and at S <= 256 B for "
+            "small radices (up to +29 %), which it overestimates (SimGrid's ranks overlap "
+            "their rounds more). It has no contention from other jobs, no OS noise and no Cray MPICH "
             "progress engine, which a measurement on Theta includes.",
             paper_tuna.cost_note(tuna),
             "4. **The paper's radix range.** The TRA paper sampled r from 2 to P/2 (Sec. V-A); "

@@ -179,7 +179,7 @@ def fig8_rows(d, platform, machine):
                  "%s, radix %d (%s; radix sampled %s)" % (ms(t), r, backend, radices),
                  "%.2f" % ratio, "within 2x" if within_2x(ratio) else "missed",
                  "" if within_2x(ratio) else
-                 "TuNA's per-round cost: the model's bulk-synchronous rounds (note 2)"
+                 "TuNA's per-round cost: its rounds at small blocks are priced high (note 2)"
                  if ratio > 2 else
                  "the model is faster than the machine: the per-message cost it lacks (note 5) "
                  "weighs on TuNA's messages too, fewer than the baseline's"))
@@ -296,9 +296,9 @@ def regime_rows(d, platform, machine):
                                                      for S in sizes if S <= 512), "",
                          "trend reproduced" if not off else "missed",
                          "" if not off else
-                         "larger radices at %s: in the model a round costs its epoch's "
-                         "slowest rank and the route latency (bulk-synchronous), and the "
-                         "bytes each extra round forwards weigh more than on %s (note 2)"
+                         "larger radices at %s: in the model the bytes each extra round "
+                         "forwards weigh more against its per-round costs (smpi/ois + or, "
+                         "the route latency) than on %s (note 2)"
                          % (", ".join(fmt_size(S) for S in off), machine)))
     # medium: a U around sqrt P (a factor 2) from 1 KiB to 4 KiB, the minimum inside the range
     root = math.sqrt(P)

@@ -8,9 +8,9 @@ FAT_TREE, DRAGONFLY or TORUS and its topo_parameters; bw, lat, loopback_bw, loop
 bb_bw, bb_lat, core, radical), or else its <host>s, <router>s, <link>s and
 <route>/<zoneRoute>s as a graph (GraphNetwork: each host one node), and
 the network model as netmodel.py reads it (the <config> block's smpi/bw-factor,
-smpi/lat-factor, smpi/os, smpi/or, smpi/ois, smpi/send-is-detached-thresh, and
-network/crosstraffic: CROSSTRAFFIC_SHARE below; other SimGrid options, e.g.
-network/weight-S, are recorded but not modelled). Options given with the
+smpi/lat-factor, smpi/os, smpi/or, smpi/ois, smpi/send-is-detached-thresh,
+network/crosstraffic: CROSSTRAFFIC_SHARE below, and network/weight-S: Platform.penalty;
+other SimGrid options are recorded but not modelled). Options given with the
 run (--cfg=smpi/os:...) override the
 file, and a run's recorded model (runs.network_model) overrides both. What nobody set is
 SimGrid 3.32's default: its SMPI bandwidth and latency factors (fitted on Ethernet) and
@@ -23,7 +23,7 @@ from .common import A2AError
 from .simulate import _radical
 
 NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or", "smpi/ois",
-                 "smpi/send-is-detached-thresh", "network/crosstraffic")
+                 "smpi/send-is-detached-thresh", "network/crosstraffic", "network/weight-S")
 
 # SimGrid 3.32's cross-traffic (network/crosstraffic, on by default): a flow from a to b also
 # consumes this fraction of its rate on every link of b's route back to a, as TCP's
@@ -214,6 +214,13 @@ class Platform:
             raise A2AError("%s: network/crosstraffic '%s' is not yes or no" % (path, cross))
         # what each message also puts on its reverse route's links, as a share of its bytes
         self.cross_share = CROSSTRAFFIC_SHARE if cross_on else 0.0
+        weight_s = props.get("network/weight-S", netmodel.DEFAULTS["network/weight-S"])
+        try:
+            # SimGrid's network/weight-S: bytes/s x seconds added per link of a route to a
+            # flow's sharing penalty (SMPI's model: 8775 unless set)
+            self.weight_s = float(weight_s)
+        except ValueError:
+            raise A2AError("%s: network/weight-S '%s' is not a number" % (path, weight_s))
         thresh = props.get("smpi/send-is-detached-thresh",
                            netmodel.DEFAULTS["smpi/send-is-detached-thresh"])
         try:
@@ -282,18 +289,30 @@ class Platform:
             self._routes[key] = hit
         return hit
 
+    def penalty(self, a, b):
+        """SimGrid 3.32's sharing penalty of a flow from node a to node b (a != b): its route's
+        latency (the links' own, before smpi/lat-factor) plus network/weight-S over each
+        link's bandwidth, the two nodes' own links included (NetworkCm02Model::communicate);
+        a flow whose route has no latency starts with penalty 1 and keeps it. On a saturated
+        link, flows get rates in inverse proportion to their penalties."""
+        links, latency = self.route(a, b)
+        if latency <= 0:
+            return 1.0
+        ends = [self.link_bw, self.link_bw] if self.topology else []
+        return latency + self.weight_s * sum(1.0 / bw for bw in [b for _, b in links] + ends)
+
     def describe(self):
         """One line naming the network model's parameters (recorded with model rows)."""
         link = ("link=%.4gGB/s,%.3gus" % (self.link_bw / 1e9, self.link_lat * 1e6)
                 if self.topology else "links=%d" % len(self.graph.links))
         return ("nodes=%d cores=%d %s loopback=%.4gGB/s,%.3gus%s topology=%s "
-                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d"
+                "bw-factor=%s lat-factor=%s os=%s or=%s ois=%s detached-below=%d weight-S=%g"
                 % (self.nodes, self.cores, link, self.loop_bw / 1e9, self.loop_lat * 1e6,
                    " shared" if self.loop_shared else "",
                    self.topology.kind if self.topology else "routes",
                    self.bw_factor.text, self.lat_factor.text, self.send_overhead.text or "0",
                    self.recv_overhead.text or "0", self.isend_overhead.text or "0",
-                   self.detached_below))
+                   self.detached_below, self.weight_s))
 
 
 class GraphNetwork:
