@@ -18,16 +18,16 @@
  * checks it (a2a_params_valid; kernels needing node groups or shared buffers are left out).
  *
  * Exploration: each candidate has n calls (n = A2A_TUNING_EXPLORE / candidates, 3..64)
- * in two rounds, the MPI library first in each: a probe of m = max(2, n / 3) calls, the
- * first a warm-up of the kernel and dropped, then, for the candidates whose probe median
- * is within RACE_FACTOR of the best probe's (or within its noise), the other n - m calls;
- * a candidate beaten by more on its probe is out (a race: clearly slow candidates cost m
- * calls, not n). A candidate whose first sample (its second call, reduced at once) is
- * beyond CUT_FACTOR times the fastest median so far is out after those two calls (a
- * bounded loss: under SimGrid at P = 256, S = 16 B pairwise is 25x the MPI library, and
- * its m probe calls alone cost 12 % of a 1,000-call run). Before it, the shape's first m calls run the MPI library untimed (a
+ * in three rounds, a race, the MPI library first in each: round 0 gives every candidate
+ * two calls (the first a warm-up of the kernel and dropped, the second its first sample);
+ * round 1 the rest of a probe of m = max(2, n / 3) calls; round 2 the other n - m calls.
+ * After each round a candidate whose median so far is beyond RACE_FACTOR times the best
+ * one's (and beyond the noise of the two) is out: clearly slow candidates, the MPI library
+ * among them, cost two calls, not m or n (under SimGrid at P = 256, alltoallv, 16 B the
+ * MPI library is 6x tuna's time and its probe alone was 5.4 % of a 1,000-call run).
+ * Before it, the shape's first m - 2 calls (at least 1) run the MPI library untimed (a
  * warm-up of the shape: the first calls of a run pay for connections and first touches),
- * so a shape seen fewer than 2 m times never leaves the MPI library. Every rank times its
+ * so a shape seen fewer than m times never leaves the MPI library. Every rank times its
  * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
  * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
  * call. After the last round the winner is decided with the rule of `a2a tune`
@@ -79,9 +79,9 @@
 #define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
 #define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
 #define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
-#define RACE_FACTOR 1.5       /* a probe median this many times the best probe's: out */
-#define CUT_FACTOR 3.0        /* a first sample this many times the best median so far: out */
-#define CUT_CALLS 2           /* the calls judged by CUT_FACTOR: the warm-up and one sample */
+#define RACE_FACTOR 1.5       /* a first sample or probe median this many times the best: out */
+#define CUT_CALLS 2           /* the first round's calls per candidate: a warm-up and a sample */
+#define ROUNDS 3              /* first samples, the rest of the probes, the rest of the blocks */
 #define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
 #define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
 #define MAX_RESTARTS 3
@@ -107,7 +107,7 @@ typedef struct candidate {
     int params[A2A_PARAM_COUNT];
     int dropped;        /* refused the call, or gave other bytes than the MPI library */
     int eliminated;     /* its probe was too slow: not in the second round */
-    int cut;            /* its first sample was far too slow: out of the probes too */
+    int cut;            /* its first sample was too slow: out of the probes too */
     int checked;        /* A2A_TUNING_CHECK compared its first result */
     int measured;
     double median, noise; /* of its samples: median and interquartile range */
@@ -119,7 +119,8 @@ typedef struct shape {
     int ncand;
     int block;             /* calls per candidate (exploration) and per window (exploitation) */
     int probe;             /* the first round's calls per candidate */
-    int round;             /* exploring: 0 (probes) or 1 (the rest, for the fastest) */
+    int round;             /* exploring: 0 (first samples), 1 (the rest of the probes), 2 (the
+                            * rest of the blocks), each for the candidates still in */
     double *samples;       /* per candidate, its block calls: this rank's times, then the
                             * max over ranks (the probe's first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
@@ -344,17 +345,32 @@ static void candidate_list(shape *sh, long long S)
 
 static void describe(const candidate *c, char *text, size_t len);
 
+/* Guarantees: the calls of round r of a candidate are its samples [*start, *start + *len):
+ * round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its probe,
+ * round 2 the rest of its block (*len may be 0: a round with nothing left to measure). */
+static void round_span(const shape *sh, int r, int *start, int *len)
+{
+    int bounds[ROUNDS + 1] = { 0, CUT_CALLS, sh->probe, sh->block };
+    *start = bounds[r];
+    *len = bounds[r + 1] - bounds[r];
+}
+
 /* Guarantees: how many of candidate i's samples (from the first) are reduced over the
- * ranks: a measured candidate's probe (its first CUT_CALLS if cut), its whole block once
- * its second round is over; 0 for the others. */
+ * ranks: the spans of the rounds it ran to their end (a candidate out after round r
+ * keeps round r's); 0 for one not measured or dropped. */
 static int reduced_samples(const shape *sh, int i)
 {
     const candidate *c = &sh->cand[i];
+    int start, len;
     if (!c->measured || c->dropped)
         return 0;
     if (c->cut)
         return CUT_CALLS;
-    return sh->round == 1 && i < sh->current && !c->eliminated ? sh->block : sh->probe;
+    int done = c->eliminated || i >= sh->current ? sh->round - 1 : sh->round;
+    if (done < 0) /* (round 0) a candidate measured is one whose round 0 ended */
+        done = 0;
+    round_span(sh, done, &start, &len);
+    return start + len;
 }
 
 /* Guarantees: (a shape exploring, some candidate measured) the record of how far its
@@ -595,7 +611,8 @@ static int restore(shape *sh, const json_t *rec)
         json_integer_value(json_array_get(json_object_get(rec, "S"), 0)) != lo ||
         json_integer_value(json_object_get(rec, "block")) != sh->block ||
         json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
-        (round != 0 && round != 1) || next < 0 || next >= sh->ncand ||
+        json_integer_value(json_object_get(rec, "rounds")) != ROUNDS ||
+        round < 0 || round >= ROUNDS || next < 0 || next >= sh->ncand ||
         json_array_size(cands) != (size_t)sh->ncand)
         return 0;
     for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
@@ -657,6 +674,13 @@ static void resume(const comm_state *cs, shape *sh)
         }
 }
 
+/* Guarantees: the shape's first calls that run the MPI library untimed before exploring:
+ * with the MPI library's round 0 after them, as many calls as a probe (at least 1). */
+static int warmup_calls(const shape *sh)
+{
+    return sh->probe > CUT_CALLS ? sh->probe - CUT_CALLS : 1;
+}
+
 /* Guarantees: a new shape of the call (candidates, block, buffers), exploring or resumed
  * from the tuning file; NULL when out of memory. Local. */
 static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
@@ -684,7 +708,7 @@ static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
     sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
     sh->sorted = sh->times + sh->block;
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
-    sh->warmup_left = sh->probe;
+    sh->warmup_left = warmup_calls(sh);
     if (sh->winner < 0)
         resume(cs, sh);
     return sh;
@@ -867,83 +891,55 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     tell_decision(cs, sh);
 }
 
-/* Guarantees: the first round is over: every candidate whose probe median is beyond
- * RACE_FACTOR times the best probe median and beyond the noise of the two is out; the
- * second round begins with the first candidate left, or, with one left, it wins. */
-static void end_probes(const comm_state *cs, shape *sh)
+/* Guarantees: a round is over: every candidate still in whose median so far (round 0:
+ * its one sample) is beyond RACE_FACTOR times the best one's and beyond the noise of the
+ * two is out (after round 0: cut); the next round with calls to make begins with the first
+ * candidate left, or, with one left or after the last round, the winner is decided. */
+static void end_round(const comm_state *cs, shape *sh)
 {
-    int best = -1, left = 0;
-    for (int i = 0; i < sh->ncand; i++)
-        if (sh->cand[i].measured && !sh->cand[i].dropped &&
-            (best < 0 || sh->cand[i].median < sh->cand[best].median))
+    int best = -1, left = 0, start, len;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *c = &sh->cand[i];
+        if (c->measured && !c->dropped && !c->eliminated &&
+            (best < 0 || c->median < sh->cand[best].median))
             best = i;
+    }
     for (int i = 0; i < sh->ncand; i++) {
         candidate *c = &sh->cand[i], *b = &sh->cand[best < 0 ? 0 : best];
-        if (c->dropped || !c->measured)
+        if (c->dropped || !c->measured || c->eliminated)
             continue;
-        c->eliminated = c->cut || (c->median > RACE_FACTOR * b->median &&
-                                   !within_noise(b->median, b->noise, c->median, c->noise));
+        c->eliminated = c->median > RACE_FACTOR * b->median &&
+                        !within_noise(b->median, b->noise, c->median, c->noise);
+        c->cut = c->eliminated && sh->round == 0;
         left += !c->eliminated;
     }
-    sh->round = 1;
+    len = 0;
+    while (len == 0 && sh->round < ROUNDS - 1) /* the next round with calls to make */
+        round_span(sh, ++sh->round, &start, &len);
     sh->pos = 0;
     sh->current = next_candidate(sh, -1);
-    if (left <= 1 || sh->current >= sh->ncand)
+    if (left <= 1 || len == 0 || sh->current >= sh->ncand)
         finish_exploring(cs, sh);
 }
 
 /* Guarantees: the calls of the next candidate of the round begin; after the round's last
- * candidate, the probes are judged (end_probes) or the winner decided. */
+ * candidate, the round is judged (end_round). */
 static void next_calls(const comm_state *cs, shape *sh)
 {
     sh->pos = 0;
     sh->current = next_candidate(sh, sh->current);
-    if (sh->current < sh->ncand)
-        return;
-    if (sh->round == 0)
-        end_probes(cs, sh);
-    else
-        finish_exploring(cs, sh);
-}
-
-/* Guarantees: (a probe's first CUT_CALLS calls, not the MPI library's) the current
- * candidate's first sample, reduced to the max over ranks (one MPI_Allreduce, on every
- * rank at the same call), is compared with the fastest median measured so far: beyond
- * CUT_FACTOR times it and its noise, the candidate is out at once and the next one's calls
- * begin (a bounded loss: a candidate far slower than the incumbent costs CUT_CALLS calls,
- * not a probe). The reduction is idempotent (MAX), so end_block may reduce these again. */
-static int judge_first_sample(const comm_state *cs, shape *sh)
-{
-    double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, row, CUT_CALLS, MPI_DOUBLE, MPI_MAX, cs->comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const candidate *best = NULL;
-    for (int i = 0; i < sh->ncand; i++) {
-        const candidate *o = &sh->cand[i];
-        if (o->measured && !o->dropped && !o->cut && (!best || o->median < best->median))
-            best = o;
-    }
-    double first = row[CUT_CALLS - 1];
-    if (!best || first <= CUT_FACTOR * best->median + best->noise)
-        return MPI_SUCCESS;
-    candidate *c = &sh->cand[sh->current];
-    for (int i = 0; i < CUT_CALLS; i++)
-        sh->explore_seconds += row[i];
-    c->median = first;
-    c->noise = 0;
-    c->measured = c->cut = c->eliminated = 1;
-    next_calls(cs, sh);
-    return MPI_SUCCESS;
+    if (sh->current >= sh->ncand)
+        end_round(cs, sh);
 }
 
 /* Guarantees: the current candidate's calls of this round are complete: their times
  * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
- * the same call), its median and noise from all its samples so far but the probe's
- * first, and the next candidate's calls begin (or the round ends). */
+ * the same call), its median and noise from all its samples so far but the first (a
+ * warm-up), and the next candidate's calls begin (or the round ends). */
 static int end_block(const comm_state *cs, shape *sh)
 {
-    int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+    int start, len;
+    round_span(sh, sh->round, &start, &len);
     double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
     int rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX, cs->comm);
     if (rc != MPI_SUCCESS)
@@ -1131,13 +1127,11 @@ int a2a_online_call(const a2a_call *call)
             next_calls(cs, sh);
             return rc;
         }
-        int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+        int start, len;
+        round_span(sh, sh->round, &start, &len);
         sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
         if (sh->pos == len) {
             int rrc = end_block(cs, sh);
-            rc = rc != MPI_SUCCESS ? rc : rrc;
-        } else if (sh->round == 0 && sh->pos == CUT_CALLS && sh->current > 0) {
-            int rrc = judge_first_sample(cs, sh);
             rc = rc != MPI_SUCCESS ? rc : rrc;
         }
         return rc;
@@ -1220,7 +1214,7 @@ static void summarize_shape(const shape *sh, char *text, size_t len, size_t *use
                  "exploring)", name, sh->decided_at, sh->calls, sh->ncand, sh->explore_calls);
     } else if (sh->warmup_left > 0)
         snprintf(what, sizeof what, "MPI library, %lld calls (the shape's warm-up: exploring "
-                 "begins after %d)", sh->calls, sh->probe);
+                 "begins after %d)", sh->calls, warmup_calls(sh));
     else
         snprintf(what, sizeof what, "still exploring after %lld calls (%lld exploring of about "
                  "%d): the MPI library and the candidates in turn", sh->calls, sh->explore_calls,
@@ -1354,11 +1348,11 @@ static json_t *partial_json(const learned *l)
                                                "state", state, "median_s", k->median, "noise_s",
                                                k->noise, "samples_s", samples));
     }
-    return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:o}", "collective",
-                     coll_names[l->coll], "P", l->P, "S", (json_int_t)lo, (json_int_t)hi, "calls",
-                     (json_int_t)l->calls, "explore_calls", (json_int_t)l->explore_calls, "round",
-                     l->round, "next", l->current, "block", l->block, "probe", l->probe,
-                     "candidates", cands);
+    return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:o}",
+                     "collective", coll_names[l->coll], "P", l->P, "S", (json_int_t)lo,
+                     (json_int_t)hi, "calls", (json_int_t)l->calls, "explore_calls",
+                     (json_int_t)l->explore_calls, "rounds", ROUNDS, "round", l->round, "next",
+                     l->current, "block", l->block, "probe", l->probe, "candidates", cands);
 }
 
 /* Guarantees: 1 when records a and b are of one shape (collective, P, S bucket). */
