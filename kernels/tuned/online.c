@@ -96,10 +96,11 @@ static struct {
     int check;            /* A2A_TUNING_CHECK */
     const char *out;      /* A2A_TUNING_OUT, or NULL */
     const char *corrupt;  /* A2A_TUNING_TEST_CORRUPT: a kernel name, or NULL */
-    int no_memory;        /* A2A_TUNING_TEST_NOMEM: 0, NOMEM_STATE or NOMEM_SHAPE */
+    int no_memory;        /* A2A_TUNING_TEST_NOMEM: 0 or one of the NOMEM_ values */
 } settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0 };
 
-enum { NOMEM_STATE = 1, NOMEM_SHAPE = 2 };
+enum { NOMEM_STATE = 1, NOMEM_SHAPE, NOMEM_ATTR, NOMEM_GATHER };
+static const char *const nomem_names[] = { "", "state", "shape", "attr", "gather" };
 #define NOMEM_STATE_FAILS 2 /* A2A_TUNING_TEST_NOMEM=state: the failures of a process */
 
 typedef struct candidate {
@@ -243,11 +244,14 @@ int a2a_online_configure(char *error, size_t len)
     }
     v = getenv("A2A_TUNING_TEST_NOMEM");
     if (v && *v) {
-        if (strcmp(v, "state") != 0 && strcmp(v, "shape") != 0) {
-            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state' or 'shape'", v);
+        for (int i = NOMEM_STATE; i <= NOMEM_GATHER; i++)
+            if (strcmp(v, nomem_names[i]) == 0)
+                settings.no_memory = i;
+        if (!settings.no_memory) {
+            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state', 'shape', 'attr' or "
+                     "'gather'", v);
             return -1;
         }
-        settings.no_memory = strcmp(v, "state") == 0 ? NOMEM_STATE : NOMEM_SHAPE;
     }
     settings.online = 1;
     return 1;
@@ -489,8 +493,9 @@ static comm_state *find_state(MPI_Comm comm)
 }
 
 /* Guarantees: 1 when the test hook A2A_TUNING_TEST_NOMEM=`what` makes this allocation
- * fail: on the last rank of comm only; for "state" the first NOMEM_STATE_FAILS of this
- * process (a counter of the process: for the tests under Open MPI and MPICH). */
+ * (or, "attr", this MPI_Comm_set_attr) fail: on the last rank of comm only; for "state"
+ * the first NOMEM_STATE_FAILS of this process (a counter of the process: for the tests
+ * under Open MPI and MPICH). */
 static int fail_for_test(MPI_Comm comm, int what)
 {
     static int state_fails;
@@ -501,16 +506,41 @@ static int fail_for_test(MPI_Comm comm, int what)
     MPI_Comm_size(comm, &size);
     if (rank != size - 1)
         return 0;
-    return what == NOMEM_SHAPE || state_fails++ < NOMEM_STATE_FAILS;
+    return what != NOMEM_STATE || state_fails++ < NOMEM_STATE_FAILS;
+}
+
+/* Guarantees: 1 when the state of comm will be released when comm is freed: comm is
+ * MPI_COMM_WORLD or MPI_COMM_SELF (freed by MPI_Finalize only; their handles are the only
+ * ones SimGrid's ranks share), or it carries the attribute whose delete callback is
+ * forget_comm. 0 when the keyval or the attribute could not be made: a state kept then
+ * would outlive comm, and a later communicator given the same handle would find it. */
+static int released_with(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+        return 1;
+    pthread_mutex_lock(&lists); /* the keyval is made once per process */
+    if (state_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL) !=
+        MPI_SUCCESS)
+        state_keyval = MPI_KEYVAL_INVALID;
+    int keyval = state_keyval;
+    pthread_mutex_unlock(&lists);
+    return keyval != MPI_KEYVAL_INVALID && !fail_for_test(comm, NOMEM_ATTR) &&
+           MPI_Comm_set_attr(comm, keyval, NULL) == MPI_SUCCESS;
 }
 
 /* Guarantees: a new state of comm for this rank (its deferred-agreement state too), in
  * the list and released when comm is freed (attribute), not agreed on yet; NULL when out
- * of memory. Local. */
+ * of memory or when it could not be tied to comm's release (released_with). Local. */
 static comm_state *new_state(MPI_Comm comm)
 {
     comm_state *cs = fail_for_test(comm, NOMEM_STATE) ? NULL : calloc(1, sizeof *cs);
     if (cs && !(cs->speculation = a2a_speculation_new())) {
+        free(cs);
+        cs = NULL;
+    }
+    if (cs && !released_with(comm)) {
+        a2a_speculation_free(cs->speculation);
         free(cs);
         cs = NULL;
     }
@@ -519,10 +549,6 @@ static comm_state *new_state(MPI_Comm comm)
     cs->comm = comm;
     MPI_Comm_rank(MPI_COMM_WORLD, &cs->world_rank);
     MPI_Comm_rank(comm, &cs->rank);
-    if (state_keyval == MPI_KEYVAL_INVALID)
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL);
-    if (state_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
-        MPI_Comm_set_attr(comm, state_keyval, NULL);
     pthread_mutex_lock(&lists);
     cs->next = states;
     states = cs;
@@ -1440,6 +1466,19 @@ static comm_state *next_state(const comm_state *after, int world_rank)
     return cs;
 }
 
+/* Guarantees: under A2A_VERBOSE, rank 0 of cs's communicator logs its summary, saying
+ * `when` (the end of the run, or its MPI_Comm_free). */
+static void tell_summary(const comm_state *cs, const char *when)
+{
+    char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    if (!a2a_tuned_verbose() || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
+        return;
+    MPI_Comm_get_name(cs->comm, comm_name, &len);
+    fprintf(stderr, "a2a: online %s [comm %s, world rank %d]: %s\n", when,
+            len > 0 ? comm_name : "unnamed", cs->world_rank, text);
+}
+
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
  * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
@@ -1450,21 +1489,33 @@ static comm_state *next_state(const comm_state *after, int world_rank)
  * Returns the first MPI error, or MPI_SUCCESS. */
 static int close_windows(int world_rank)
 {
-    int rc = MPI_SUCCESS, verbose = a2a_tuned_verbose();
+    int rc = MPI_SUCCESS;
     for (comm_state *cs = next_state(NULL, world_rank); cs;
          cs = next_state(cs, world_rank)) {
-        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation)
+        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
                                   : MPI_SUCCESS;
         rc = rc != MPI_SUCCESS ? rc : crc;
-        char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
-        int len = 0;
-        if (!verbose || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
-            continue;
-        MPI_Comm_get_name(cs->comm, comm_name, &len);
-        fprintf(stderr, "a2a: online at the end [comm %s, world rank %d]: %s\n",
-                len > 0 ? comm_name : "unnamed", world_rank, text);
+        tell_summary(cs, "at the end");
     }
     return rc;
+}
+
+/* Guarantees: see a2a_tuned.h. The state is agreed on alike on every rank (state_of), and
+ * so is what its window holds; a state not agreed on never opened a window. */
+int A2A_Comm_free(MPI_Comm *comm)
+{
+    int inter = 0, rc = MPI_SUCCESS;
+    a2a_tuned_verbose(); /* reads the settings if no call did */
+    if (settings.online && comm && *comm != MPI_COMM_NULL &&
+        MPI_Comm_test_inter(*comm, &inter) == MPI_SUCCESS && !inter) {
+        comm_state *cs = agreed_state(*comm);
+        if (cs && cs->speculation) {
+            rc = a2a_tuned_close_window(*comm, cs->speculation, "when the communicator was freed");
+            tell_summary(cs, "at MPI_Comm_free");
+        }
+    }
+    int frc = MPI_Comm_free(comm);
+    return rc != MPI_SUCCESS ? rc : frc;
 }
 
 /* Guarantees: see a2a_tuned.h. */
@@ -1481,22 +1532,35 @@ int A2A_Tuning_finalize(void)
         return closed;
     learned *mine = my_decisions(world_rank, &n);
     bytes = n * (int)sizeof(learned);
-    int *counts = world_rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
-    int *displs = world_rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
-    int rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    /* rank 0 receives into what it allocates: it says whether it could (one MPI_Bcast
+     * before each gather), so that no rank gathers into nothing and none waits alone */
+    int *counts = NULL, *displs = NULL, total = 0;
     learned *all = NULL;
-    int total = 0;
-    if (world_rank == 0 && counts && displs) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc(total > 0 ? (size_t)total : 1);
+    int ready = 1;
+    if (world_rank == 0) {
+        int fail = fail_for_test(MPI_COMM_SELF, NOMEM_GATHER); /* rank 0: SELF's last */
+        counts = fail ? NULL : calloc((size_t)size, sizeof *counts);
+        displs = fail ? NULL : calloc((size_t)size, sizeof *displs);
+        ready = counts && displs;
     }
-    if (rc == MPI_SUCCESS)
+    int rc = MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && ready)
+        rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && ready) {
+        if (world_rank == 0) {
+            for (int r = 0; r < size; r++) {
+                displs[r] = total;
+                total += counts[r];
+            }
+            all = malloc(total > 0 ? (size_t)total : 1);
+            ready = all != NULL;
+        }
+        rc = MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (rc == MPI_SUCCESS && ready)
         rc = MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (world_rank == 0) {
-        if (rc == MPI_SUCCESS && all)
+        if (rc == MPI_SUCCESS && ready)
             write_file(all, total / (int)sizeof(learned));
         else
             fprintf(stderr, "a2a: A2A_TUNING_OUT=%s: not written (%s)\n", settings.out,
