@@ -154,8 +154,8 @@ int A2A_Comm_free(MPI_Comm *comm);
  * in text (NUL-terminated, cut at len): one entry per call shape, separated by "; ", e.g.
  *   "alltoallv P=64 S=512..1023: tuna radix=8 block_count=7 from call 46 of 60 (7
  *    candidates, 40 calls exploring)"
- *   "alltoall P=64 S=64..127: MPI library, 8 calls (the shape's warm-up: exploring begins
- *    after 5)"  (a shape seen that rarely stays on the MPI library)
+ *   "alltoall P=64 S=64..127: MPI library, 2 calls (the shape's warm-up: exploring begins
+ *    after 3)"  (a shape seen that rarely stays on the MPI library)
  *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
  *    the MPI library and the candidates in turn"
  *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"
