@@ -108,10 +108,16 @@ simulation got 5-10 % of a core while this was made):
   spread_out at P = 1024 had not ended after 25 min of wall time alone under the benchmark
   lock (~24 min CPU; ~4 s a call at P = 256): over 12 min CPU a call, x 180 or more for 4x
   the ranks (~P^3.75 and up); at ~P^4 for those candidates one shape is ~25 h CPU. Not run.
-- P = 256 at 1 KiB and 16 KiB: at 1 KiB on dragonfly, 8 calls of the MPI library alone
-  had taken 140 s CPU and not ended after 18 min wall,
-  and a 2-call run of fixed spread_out had not ended after 5 min wall (1.5 min CPU); the
-  online run of a shape needs ~150 such calls. Not run in this session. On
+- P = 256 at 1 KiB and 16 KiB on dragonfly.xml (2 calls each, measured first, under the
+  benchmark lock on the shared machine, maxmin/precision 1e-2): the MPI library 4.2 s CPU
+  at 1 KiB (521 us a call simulated) and 12.7 s at 16 KiB (7.1 ms a call); fixed scattered
+  block_count=32 at 1 KiB 132 s CPU (478.5 us a call: faster than the MPI library, so
+  among the candidates an online run keeps past its first round, ~15 calls, ~17 min CPU);
+  fixed spread_out at 1 KiB aborts SimGrid 3.32 ("The Impossible Did Happen", Model.cpp:99,
+  in its first call: after 83 s CPU at 1e-2, 416 s at 1e-3). The online run explores
+  spread_out, so the shape cannot be simulated as the others were. Not run. (An earlier
+  session's 8 calls of the MPI library at 1 KiB had taken 140 s CPU and not ended after
+  18 min wall.) On
   torus_tofud.xml at 1 KiB, 2 calls of the MPI library alone (2070 us a call, simulated)
   took 3.5 min wall beside another simulation: the online run's 200 calls, hours.
 - torus_tofud.xml at P = 256 ran at 16 B only (the table): with maxmin/precision 1e-3
