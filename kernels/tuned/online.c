@@ -917,10 +917,11 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     tell_decision(cs, sh);
 }
 
-/* Guarantees: a round is over: every candidate still in whose median so far (round 0:
- * its one sample) is beyond RACE_FACTOR times the best one's and beyond the noise of the
- * two is out (after round 0: cut); the next round with calls to make begins with the first
- * candidate left, or, with one left or after the last round, the winner is decided. */
+/* Guarantees: a round is over: but after the last, every candidate still in whose median
+ * so far (round 0: its one sample) is beyond RACE_FACTOR times the best one's and beyond
+ * the noise of the two is out (after round 0: cut); the next round with calls to make
+ * begins with the first candidate left, or, with one left or after the last round, the
+ * winner is decided. */
 static void end_round(const comm_state *cs, shape *sh)
 {
     int best = -1, left = 0, start, len;
@@ -934,7 +935,7 @@ static void end_round(const comm_state *cs, shape *sh)
         candidate *c = &sh->cand[i], *b = &sh->cand[best < 0 ? 0 : best];
         if (c->dropped || !c->measured || c->eliminated)
             continue;
-        c->eliminated = c->median > RACE_FACTOR * b->median &&
+        c->eliminated = sh->round < ROUNDS - 1 && c->median > RACE_FACTOR * b->median &&
                         !within_noise(b->median, b->noise, c->median, c->noise);
         c->cut = c->eliminated && sh->round == 0;
         left += !c->eliminated;
