@@ -30,12 +30,14 @@
  * MPI_Allreduce per window of 8 to 64 calls checks it, a wrong one restoring the per-call
  * agreement from the next call: kernels/tuned/speculate.c) a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
- * prefers) run in turn, in two rounds: a short probe each, then more calls for those
- * within 1.5x of the best probe; one MPI_Allreduce per candidate and round gives the max
- * over ranks of each call; then the winner runs, switched to on every rank at the same
+ * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the
+ * rest of their calls), a candidate beyond 1.5x the best median so far (and its noise)
+ * out after each, the MPI library too; one MPI_Allreduce per candidate and round gives the
+ * max over ranks of each call; then the winner runs, switched to on every rank at the same
  * call. A winner other than the simplest needs to be faster beyond the noise (the rule of
- * `a2a tune`); a shape's first calls (as many as a probe) run the MPI library untimed (a
- * warm-up), then its probe: a shape seen fewer times than those stays on the MPI library.
+ * `a2a tune`); a shape's first calls (a probe's length, two less, at least 1) run the MPI
+ * library untimed (a warm-up), then its first round: a shape seen fewer times than a probe
+ * stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):
@@ -54,13 +56,18 @@
  *                         what exploring cost (2: every rank)
  *   A2A_TUNING_TEST_CORRUPT=KERNEL  for tests only: the last rank flips a received byte
  *                         after each call of KERNEL (A2A_TUNING_CHECK must catch it)
- *   A2A_TUNING_TEST_NOMEM=state|shape  for tests only: the last rank of each communicator
- *                         fails to allocate the tuner's state of every shape, or (state)
- *                         its first 2 states of a communicator (a count of the process)
+ *   A2A_TUNING_TEST_NOMEM=state|shape|attr|gather  for tests only: the last rank of
+ *                         each communicator fails to allocate the tuner's state of every
+ *                         shape, or (state) its first 2 states of a communicator (a count
+ *                         of the process), or (attr) to attach a communicator's state
+ *                         (MPI_Comm_set_attr); (gather) rank 0 fails to allocate the
+ *                         end-of-run gather of the decisions
  * Out of memory on some ranks only: a communicator's state and each shape's are agreed
  * on when made (one MPI_Allreduce then); while some rank lacks its own, every rank runs
  * the MPI library at the same calls (a shape: for good; a communicator: until every rank
- * has its state, agreeing at each call meanwhile).
+ * has its state, agreeing at each call meanwhile). A rank that cannot attach a
+ * communicator's state to it (keyval or attribute failing) keeps none, likewise; rank 0
+ * without memory for the end-of-run gather says so and no rank gathers (no file).
  *
  * vendor_algorithm: 0 is the library's own choice; n > 0 forces the library's algorithm
  * n (names below, per library). Open MPI (coll/tuned): the algorithm is written to
@@ -133,12 +140,22 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
  * nothing and sends nothing. Returns an MPI error code. */
 int A2A_Tuning_finalize(void);
 
+/* MPI_Comm_free for a communicator the dispatcher may have tuned: under A2A_TUNING=online
+ * first checks the alltoallv calls of comm's deferred-agreement window still open (the one
+ * MPI_Allreduce A2A_Tuning_finalize would make; none when nothing is open, alike on every
+ * rank), so that they are accounted to their shapes before comm's state is retired
+ * (A2A_VERBOSE logs comm's summary then); nothing for an intercommunicator or a
+ * communicator never tuned. Collective, as MPI_Comm_free is: a program linked with liba2a
+ * calls it where it calls MPI_Comm_free (liba2a_preload.so routes MPI_Comm_free here).
+ * Returns MPI_Comm_free's code, or the check's error. */
+int A2A_Comm_free(MPI_Comm *comm);
+
 /* Under A2A_TUNING=online: this rank's record of what the dispatcher ran on comm so far,
  * in text (NUL-terminated, cut at len): one entry per call shape, separated by "; ", e.g.
  *   "alltoallv P=64 S=512..1023: tuna radix=8 block_count=7 from call 46 of 60 (7
  *    candidates, 40 calls exploring)"
- *   "alltoall P=64 S=64..127: MPI library, 8 calls (the shape's warm-up: exploring begins
- *    after 5)"  (a shape seen that rarely stays on the MPI library)
+ *   "alltoall P=64 S=64..127: MPI library, 2 calls (the shape's warm-up: exploring begins
+ *    after 3)"  (a shape seen that rarely stays on the MPI library)
  *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
  *    the MPI library and the candidates in turn"
  *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"

@@ -3,7 +3,8 @@
  *
  *   A2A_TUNING_FILE=tuning.json LD_PRELOAD=build/openmpi/liba2a_preload.so mpirun ... ./app
  *
- * Defines MPI_Alltoall and MPI_Alltoallv, which the dynamic linker binds ahead of the MPI
+ * Defines MPI_Alltoall and MPI_Alltoallv (and MPI_Comm_free and MPI_Finalize, where the
+ * online tuner closes its last windows), which the dynamic linker binds ahead of the MPI
  * library's, and routes each call through A2A_Alltoall / A2A_Alltoallv (kernels/tuned/
  * dispatch.c): the kernel the tuning file names, or the MPI library where the file has no
  * rule (PMPI_Alltoall(v)); A2A_VERBOSE=1 logs every choice. Inside a routed call, every
@@ -53,6 +54,19 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     inside++;
     int rc = A2A_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    inside--;
+    return rc;
+}
+
+/* Guarantees: MPI_Comm_free, after the online tuner has checked the communicator's
+ * deferred-agreement window still open (A2A_Comm_free: nothing unless A2A_TUNING=online
+ * and the communicator was tuned); inside a routed call exactly PMPI_Comm_free. */
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    if (inside)
+        return PMPI_Comm_free(comm);
+    inside++;
+    int rc = A2A_Comm_free(comm);
     inside--;
     return rc;
 }

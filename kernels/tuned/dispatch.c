@@ -608,7 +608,7 @@ static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_
 
 /* Guarantees: see online.h. Under A2A_VERBOSE rank 0 of comm says how many calls it
  * checked. */
-int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp)
+int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp, const char *when)
 {
     int pending = a2a_speculation_unchecked(sp), rank, world_rank, len = 0;
     if (!pending)
@@ -622,7 +622,7 @@ int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp)
         MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
         MPI_Comm_get_name(comm, comm_name, &len);
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: the last window's %d calls "
-                "checked at the end [comm %s, world rank %d]\n", call.P, pending,
+                "checked %s [comm %s, world rank %d]\n", call.P, pending, when,
                 len > 0 ? comm_name : "unnamed", world_rank);
     }
     long long broke;

@@ -18,16 +18,16 @@
  * checks it (a2a_params_valid; kernels needing node groups or shared buffers are left out).
  *
  * Exploration: each candidate has n calls (n = A2A_TUNING_EXPLORE / candidates, 3..64)
- * in two rounds, the MPI library first in each: a probe of m = max(2, n / 3) calls, the
- * first a warm-up of the kernel and dropped, then, for the candidates whose probe median
- * is within RACE_FACTOR of the best probe's (or within its noise), the other n - m calls;
- * a candidate beaten by more on its probe is out (a race: clearly slow candidates cost m
- * calls, not n). A candidate whose first sample (its second call, reduced at once) is
- * beyond CUT_FACTOR times the fastest median so far is out after those two calls (a
- * bounded loss: under SimGrid at P = 256, S = 16 B pairwise is 25x the MPI library, and
- * its m probe calls alone cost 12 % of a 1,000-call run). Before it, the shape's first m calls run the MPI library untimed (a
+ * in three rounds, a race, the MPI library first in each: round 0 gives every candidate
+ * two calls (the first a warm-up of the kernel and dropped, the second its first sample);
+ * round 1 the rest of a probe of m = max(2, n / 3) calls; round 2 the other n - m calls.
+ * After each round a candidate whose median so far is beyond RACE_FACTOR times the best
+ * one's (and beyond the noise of the two) is out: clearly slow candidates, the MPI library
+ * among them, cost two calls, not m or n (under SimGrid at P = 256, alltoallv, 16 B the
+ * MPI library is 6x tuna's time and its probe alone was 5.4 % of a 1,000-call run).
+ * Before it, the shape's first m - 2 calls (at least 1) run the MPI library untimed (a
  * warm-up of the shape: the first calls of a run pay for connections and first touches),
- * so a shape seen fewer than 2 m times never leaves the MPI library. Every rank times its
+ * so a shape seen fewer than m times never leaves the MPI library. Every rank times its
  * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
  * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
  * call. After the last round the winner is decided with the rule of `a2a tune`
@@ -79,9 +79,9 @@
 #define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
 #define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
 #define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
-#define RACE_FACTOR 1.5       /* a probe median this many times the best probe's: out */
-#define CUT_FACTOR 3.0        /* a first sample this many times the best median so far: out */
-#define CUT_CALLS 2           /* the calls judged by CUT_FACTOR: the warm-up and one sample */
+#define RACE_FACTOR 1.5       /* a first sample or probe median this many times the best: out */
+#define CUT_CALLS 2           /* the first round's calls per candidate: a warm-up and a sample */
+#define ROUNDS 3              /* first samples, the rest of the probes, the rest of the blocks */
 #define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
 #define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
 #define MAX_RESTARTS 3
@@ -96,10 +96,11 @@ static struct {
     int check;            /* A2A_TUNING_CHECK */
     const char *out;      /* A2A_TUNING_OUT, or NULL */
     const char *corrupt;  /* A2A_TUNING_TEST_CORRUPT: a kernel name, or NULL */
-    int no_memory;        /* A2A_TUNING_TEST_NOMEM: 0, NOMEM_STATE or NOMEM_SHAPE */
+    int no_memory;        /* A2A_TUNING_TEST_NOMEM: 0 or one of the NOMEM_ values */
 } settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0 };
 
-enum { NOMEM_STATE = 1, NOMEM_SHAPE = 2 };
+enum { NOMEM_STATE = 1, NOMEM_SHAPE, NOMEM_ATTR, NOMEM_GATHER };
+static const char *const nomem_names[] = { "", "state", "shape", "attr", "gather" };
 #define NOMEM_STATE_FAILS 2 /* A2A_TUNING_TEST_NOMEM=state: the failures of a process */
 
 typedef struct candidate {
@@ -107,7 +108,7 @@ typedef struct candidate {
     int params[A2A_PARAM_COUNT];
     int dropped;        /* refused the call, or gave other bytes than the MPI library */
     int eliminated;     /* its probe was too slow: not in the second round */
-    int cut;            /* its first sample was far too slow: out of the probes too */
+    int cut;            /* its first sample was too slow: out of the probes too */
     int checked;        /* A2A_TUNING_CHECK compared its first result */
     int measured;
     double median, noise; /* of its samples: median and interquartile range */
@@ -119,7 +120,8 @@ typedef struct shape {
     int ncand;
     int block;             /* calls per candidate (exploration) and per window (exploitation) */
     int probe;             /* the first round's calls per candidate */
-    int round;             /* exploring: 0 (probes) or 1 (the rest, for the fastest) */
+    int round;             /* exploring: 0 (first samples), 1 (the rest of the probes), 2 (the
+                            * rest of the blocks), each for the candidates still in */
     double *samples;       /* per candidate, its block calls: this rank's times, then the
                             * max over ranks (the probe's first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
@@ -242,11 +244,14 @@ int a2a_online_configure(char *error, size_t len)
     }
     v = getenv("A2A_TUNING_TEST_NOMEM");
     if (v && *v) {
-        if (strcmp(v, "state") != 0 && strcmp(v, "shape") != 0) {
-            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state' or 'shape'", v);
+        for (int i = NOMEM_STATE; i <= NOMEM_GATHER; i++)
+            if (strcmp(v, nomem_names[i]) == 0)
+                settings.no_memory = i;
+        if (!settings.no_memory) {
+            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state', 'shape', 'attr' or "
+                     "'gather'", v);
             return -1;
         }
-        settings.no_memory = strcmp(v, "state") == 0 ? NOMEM_STATE : NOMEM_SHAPE;
     }
     settings.online = 1;
     return 1;
@@ -344,17 +349,32 @@ static void candidate_list(shape *sh, long long S)
 
 static void describe(const candidate *c, char *text, size_t len);
 
+/* Guarantees: the calls of round r of a candidate are its samples [*start, *start + *len):
+ * round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its probe,
+ * round 2 the rest of its block (*len may be 0: a round with nothing left to measure). */
+static void round_span(const shape *sh, int r, int *start, int *len)
+{
+    int bounds[ROUNDS + 1] = { 0, CUT_CALLS, sh->probe, sh->block };
+    *start = bounds[r];
+    *len = bounds[r + 1] - bounds[r];
+}
+
 /* Guarantees: how many of candidate i's samples (from the first) are reduced over the
- * ranks: a measured candidate's probe (its first CUT_CALLS if cut), its whole block once
- * its second round is over; 0 for the others. */
+ * ranks: the spans of the rounds it ran to their end (a candidate out after round r
+ * keeps round r's); 0 for one not measured or dropped. */
 static int reduced_samples(const shape *sh, int i)
 {
     const candidate *c = &sh->cand[i];
+    int start, len;
     if (!c->measured || c->dropped)
         return 0;
     if (c->cut)
         return CUT_CALLS;
-    return sh->round == 1 && i < sh->current && !c->eliminated ? sh->block : sh->probe;
+    int done = c->eliminated || i >= sh->current ? sh->round - 1 : sh->round;
+    if (done < 0) /* (round 0) a candidate measured is one whose round 0 ended */
+        done = 0;
+    round_span(sh, done, &start, &len);
+    return start + len;
 }
 
 /* Guarantees: (a shape exploring, some candidate measured) the record of how far its
@@ -473,8 +493,9 @@ static comm_state *find_state(MPI_Comm comm)
 }
 
 /* Guarantees: 1 when the test hook A2A_TUNING_TEST_NOMEM=`what` makes this allocation
- * fail: on the last rank of comm only; for "state" the first NOMEM_STATE_FAILS of this
- * process (a counter of the process: for the tests under Open MPI and MPICH). */
+ * (or, "attr", this MPI_Comm_set_attr) fail: on the last rank of comm only; for "state"
+ * the first NOMEM_STATE_FAILS of this process (a counter of the process: for the tests
+ * under Open MPI and MPICH). */
 static int fail_for_test(MPI_Comm comm, int what)
 {
     static int state_fails;
@@ -485,16 +506,41 @@ static int fail_for_test(MPI_Comm comm, int what)
     MPI_Comm_size(comm, &size);
     if (rank != size - 1)
         return 0;
-    return what == NOMEM_SHAPE || state_fails++ < NOMEM_STATE_FAILS;
+    return what != NOMEM_STATE || state_fails++ < NOMEM_STATE_FAILS;
+}
+
+/* Guarantees: 1 when the state of comm will be released when comm is freed: comm is
+ * MPI_COMM_WORLD or MPI_COMM_SELF (freed by MPI_Finalize only; their handles are the only
+ * ones SimGrid's ranks share), or it carries the attribute whose delete callback is
+ * forget_comm. 0 when the keyval or the attribute could not be made: a state kept then
+ * would outlive comm, and a later communicator given the same handle would find it. */
+static int released_with(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+        return 1;
+    pthread_mutex_lock(&lists); /* the keyval is made once per process */
+    if (state_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL) !=
+        MPI_SUCCESS)
+        state_keyval = MPI_KEYVAL_INVALID;
+    int keyval = state_keyval;
+    pthread_mutex_unlock(&lists);
+    return keyval != MPI_KEYVAL_INVALID && !fail_for_test(comm, NOMEM_ATTR) &&
+           MPI_Comm_set_attr(comm, keyval, NULL) == MPI_SUCCESS;
 }
 
 /* Guarantees: a new state of comm for this rank (its deferred-agreement state too), in
  * the list and released when comm is freed (attribute), not agreed on yet; NULL when out
- * of memory. Local. */
+ * of memory or when it could not be tied to comm's release (released_with). Local. */
 static comm_state *new_state(MPI_Comm comm)
 {
     comm_state *cs = fail_for_test(comm, NOMEM_STATE) ? NULL : calloc(1, sizeof *cs);
     if (cs && !(cs->speculation = a2a_speculation_new())) {
+        free(cs);
+        cs = NULL;
+    }
+    if (cs && !released_with(comm)) {
+        a2a_speculation_free(cs->speculation);
         free(cs);
         cs = NULL;
     }
@@ -503,10 +549,6 @@ static comm_state *new_state(MPI_Comm comm)
     cs->comm = comm;
     MPI_Comm_rank(MPI_COMM_WORLD, &cs->world_rank);
     MPI_Comm_rank(comm, &cs->rank);
-    if (state_keyval == MPI_KEYVAL_INVALID)
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_comm, &state_keyval, NULL);
-    if (state_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
-        MPI_Comm_set_attr(comm, state_keyval, NULL);
     pthread_mutex_lock(&lists);
     cs->next = states;
     states = cs;
@@ -595,7 +637,8 @@ static int restore(shape *sh, const json_t *rec)
         json_integer_value(json_array_get(json_object_get(rec, "S"), 0)) != lo ||
         json_integer_value(json_object_get(rec, "block")) != sh->block ||
         json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
-        (round != 0 && round != 1) || next < 0 || next >= sh->ncand ||
+        json_integer_value(json_object_get(rec, "rounds")) != ROUNDS ||
+        round < 0 || round >= ROUNDS || next < 0 || next >= sh->ncand ||
         json_array_size(cands) != (size_t)sh->ncand)
         return 0;
     for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
@@ -657,6 +700,13 @@ static void resume(const comm_state *cs, shape *sh)
         }
 }
 
+/* Guarantees: the shape's first calls that run the MPI library untimed before exploring:
+ * with the MPI library's round 0 after them, as many calls as a probe (at least 1). */
+static int warmup_calls(const shape *sh)
+{
+    return sh->probe > CUT_CALLS ? sh->probe - CUT_CALLS : 1;
+}
+
 /* Guarantees: a new shape of the call (candidates, block, buffers), exploring or resumed
  * from the tuning file; NULL when out of memory. Local. */
 static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
@@ -684,7 +734,7 @@ static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
     sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
     sh->sorted = sh->times + sh->block;
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
-    sh->warmup_left = sh->probe;
+    sh->warmup_left = warmup_calls(sh);
     if (sh->winner < 0)
         resume(cs, sh);
     return sh;
@@ -867,83 +917,56 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     tell_decision(cs, sh);
 }
 
-/* Guarantees: the first round is over: every candidate whose probe median is beyond
- * RACE_FACTOR times the best probe median and beyond the noise of the two is out; the
- * second round begins with the first candidate left, or, with one left, it wins. */
-static void end_probes(const comm_state *cs, shape *sh)
+/* Guarantees: a round is over: but after the last, every candidate still in whose median
+ * so far (round 0: its one sample) is beyond RACE_FACTOR times the best one's and beyond
+ * the noise of the two is out (after round 0: cut); the next round with calls to make
+ * begins with the first candidate left, or, with one left or after the last round, the
+ * winner is decided. */
+static void end_round(const comm_state *cs, shape *sh)
 {
-    int best = -1, left = 0;
-    for (int i = 0; i < sh->ncand; i++)
-        if (sh->cand[i].measured && !sh->cand[i].dropped &&
-            (best < 0 || sh->cand[i].median < sh->cand[best].median))
+    int best = -1, left = 0, start, len;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *c = &sh->cand[i];
+        if (c->measured && !c->dropped && !c->eliminated &&
+            (best < 0 || c->median < sh->cand[best].median))
             best = i;
+    }
     for (int i = 0; i < sh->ncand; i++) {
         candidate *c = &sh->cand[i], *b = &sh->cand[best < 0 ? 0 : best];
-        if (c->dropped || !c->measured)
+        if (c->dropped || !c->measured || c->eliminated)
             continue;
-        c->eliminated = c->cut || (c->median > RACE_FACTOR * b->median &&
-                                   !within_noise(b->median, b->noise, c->median, c->noise));
+        c->eliminated = sh->round < ROUNDS - 1 && c->median > RACE_FACTOR * b->median &&
+                        !within_noise(b->median, b->noise, c->median, c->noise);
+        c->cut = c->eliminated && sh->round == 0;
         left += !c->eliminated;
     }
-    sh->round = 1;
+    len = 0;
+    while (len == 0 && sh->round < ROUNDS - 1) /* the next round with calls to make */
+        round_span(sh, ++sh->round, &start, &len);
     sh->pos = 0;
     sh->current = next_candidate(sh, -1);
-    if (left <= 1 || sh->current >= sh->ncand)
+    if (left <= 1 || len == 0 || sh->current >= sh->ncand)
         finish_exploring(cs, sh);
 }
 
 /* Guarantees: the calls of the next candidate of the round begin; after the round's last
- * candidate, the probes are judged (end_probes) or the winner decided. */
+ * candidate, the round is judged (end_round). */
 static void next_calls(const comm_state *cs, shape *sh)
 {
     sh->pos = 0;
     sh->current = next_candidate(sh, sh->current);
-    if (sh->current < sh->ncand)
-        return;
-    if (sh->round == 0)
-        end_probes(cs, sh);
-    else
-        finish_exploring(cs, sh);
-}
-
-/* Guarantees: (a probe's first CUT_CALLS calls, not the MPI library's) the current
- * candidate's first sample, reduced to the max over ranks (one MPI_Allreduce, on every
- * rank at the same call), is compared with the fastest median measured so far: beyond
- * CUT_FACTOR times it and its noise, the candidate is out at once and the next one's calls
- * begin (a bounded loss: a candidate far slower than the incumbent costs CUT_CALLS calls,
- * not a probe). The reduction is idempotent (MAX), so end_block may reduce these again. */
-static int judge_first_sample(const comm_state *cs, shape *sh)
-{
-    double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, row, CUT_CALLS, MPI_DOUBLE, MPI_MAX, cs->comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const candidate *best = NULL;
-    for (int i = 0; i < sh->ncand; i++) {
-        const candidate *o = &sh->cand[i];
-        if (o->measured && !o->dropped && !o->cut && (!best || o->median < best->median))
-            best = o;
-    }
-    double first = row[CUT_CALLS - 1];
-    if (!best || first <= CUT_FACTOR * best->median + best->noise)
-        return MPI_SUCCESS;
-    candidate *c = &sh->cand[sh->current];
-    for (int i = 0; i < CUT_CALLS; i++)
-        sh->explore_seconds += row[i];
-    c->median = first;
-    c->noise = 0;
-    c->measured = c->cut = c->eliminated = 1;
-    next_calls(cs, sh);
-    return MPI_SUCCESS;
+    if (sh->current >= sh->ncand)
+        end_round(cs, sh);
 }
 
 /* Guarantees: the current candidate's calls of this round are complete: their times
  * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
- * the same call), its median and noise from all its samples so far but the probe's
- * first, and the next candidate's calls begin (or the round ends). */
+ * the same call), its median and noise from all its samples so far but the first (a
+ * warm-up), and the next candidate's calls begin (or the round ends). */
 static int end_block(const comm_state *cs, shape *sh)
 {
-    int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+    int start, len;
+    round_span(sh, sh->round, &start, &len);
     double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
     int rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX, cs->comm);
     if (rc != MPI_SUCCESS)
@@ -1131,13 +1154,11 @@ int a2a_online_call(const a2a_call *call)
             next_calls(cs, sh);
             return rc;
         }
-        int start = sh->round ? sh->probe : 0, len = sh->round ? sh->block - sh->probe : sh->probe;
+        int start, len;
+        round_span(sh, sh->round, &start, &len);
         sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
         if (sh->pos == len) {
             int rrc = end_block(cs, sh);
-            rc = rc != MPI_SUCCESS ? rc : rrc;
-        } else if (sh->round == 0 && sh->pos == CUT_CALLS && sh->current > 0) {
-            int rrc = judge_first_sample(cs, sh);
             rc = rc != MPI_SUCCESS ? rc : rrc;
         }
         return rc;
@@ -1220,7 +1241,7 @@ static void summarize_shape(const shape *sh, char *text, size_t len, size_t *use
                  "exploring)", name, sh->decided_at, sh->calls, sh->ncand, sh->explore_calls);
     } else if (sh->warmup_left > 0)
         snprintf(what, sizeof what, "MPI library, %lld calls (the shape's warm-up: exploring "
-                 "begins after %d)", sh->calls, sh->probe);
+                 "begins after %d)", sh->calls, warmup_calls(sh));
     else
         snprintf(what, sizeof what, "still exploring after %lld calls (%lld exploring of about "
                  "%d): the MPI library and the candidates in turn", sh->calls, sh->explore_calls,
@@ -1354,11 +1375,11 @@ static json_t *partial_json(const learned *l)
                                                "state", state, "median_s", k->median, "noise_s",
                                                k->noise, "samples_s", samples));
     }
-    return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:o}", "collective",
-                     coll_names[l->coll], "P", l->P, "S", (json_int_t)lo, (json_int_t)hi, "calls",
-                     (json_int_t)l->calls, "explore_calls", (json_int_t)l->explore_calls, "round",
-                     l->round, "next", l->current, "block", l->block, "probe", l->probe,
-                     "candidates", cands);
+    return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:o}",
+                     "collective", coll_names[l->coll], "P", l->P, "S", (json_int_t)lo,
+                     (json_int_t)hi, "calls", (json_int_t)l->calls, "explore_calls",
+                     (json_int_t)l->explore_calls, "rounds", ROUNDS, "round", l->round, "next",
+                     l->current, "block", l->block, "probe", l->probe, "candidates", cands);
 }
 
 /* Guarantees: 1 when records a and b are of one shape (collective, P, S bucket). */
@@ -1446,6 +1467,19 @@ static comm_state *next_state(const comm_state *after, int world_rank)
     return cs;
 }
 
+/* Guarantees: under A2A_VERBOSE, rank 0 of cs's communicator logs its summary, saying
+ * `when` (the end of the run, or its MPI_Comm_free). */
+static void tell_summary(const comm_state *cs, const char *when)
+{
+    char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    if (!a2a_tuned_verbose() || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
+        return;
+    MPI_Comm_get_name(cs->comm, comm_name, &len);
+    fprintf(stderr, "a2a: online %s [comm %s, world rank %d]: %s\n", when,
+            len > 0 ? comm_name : "unnamed", cs->world_rank, text);
+}
+
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
  * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
@@ -1456,21 +1490,33 @@ static comm_state *next_state(const comm_state *after, int world_rank)
  * Returns the first MPI error, or MPI_SUCCESS. */
 static int close_windows(int world_rank)
 {
-    int rc = MPI_SUCCESS, verbose = a2a_tuned_verbose();
+    int rc = MPI_SUCCESS;
     for (comm_state *cs = next_state(NULL, world_rank); cs;
          cs = next_state(cs, world_rank)) {
-        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation)
+        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
                                   : MPI_SUCCESS;
         rc = rc != MPI_SUCCESS ? rc : crc;
-        char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
-        int len = 0;
-        if (!verbose || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
-            continue;
-        MPI_Comm_get_name(cs->comm, comm_name, &len);
-        fprintf(stderr, "a2a: online at the end [comm %s, world rank %d]: %s\n",
-                len > 0 ? comm_name : "unnamed", world_rank, text);
+        tell_summary(cs, "at the end");
     }
     return rc;
+}
+
+/* Guarantees: see a2a_tuned.h. The state is agreed on alike on every rank (state_of), and
+ * so is what its window holds; a state not agreed on never opened a window. */
+int A2A_Comm_free(MPI_Comm *comm)
+{
+    int inter = 0, rc = MPI_SUCCESS;
+    a2a_tuned_verbose(); /* reads the settings if no call did */
+    if (settings.online && comm && *comm != MPI_COMM_NULL &&
+        MPI_Comm_test_inter(*comm, &inter) == MPI_SUCCESS && !inter) {
+        comm_state *cs = agreed_state(*comm);
+        if (cs && cs->speculation) {
+            rc = a2a_tuned_close_window(*comm, cs->speculation, "when the communicator was freed");
+            tell_summary(cs, "at MPI_Comm_free");
+        }
+    }
+    int frc = MPI_Comm_free(comm);
+    return rc != MPI_SUCCESS ? rc : frc;
 }
 
 /* Guarantees: see a2a_tuned.h. */
@@ -1487,22 +1533,35 @@ int A2A_Tuning_finalize(void)
         return closed;
     learned *mine = my_decisions(world_rank, &n);
     bytes = n * (int)sizeof(learned);
-    int *counts = world_rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
-    int *displs = world_rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
-    int rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    /* rank 0 receives into what it allocates: it says whether it could (one MPI_Bcast
+     * before each gather), so that no rank gathers into nothing and none waits alone */
+    int *counts = NULL, *displs = NULL, total = 0;
     learned *all = NULL;
-    int total = 0;
-    if (world_rank == 0 && counts && displs) {
-        for (int r = 0; r < size; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc(total > 0 ? (size_t)total : 1);
+    int ready = 1;
+    if (world_rank == 0) {
+        int fail = fail_for_test(MPI_COMM_SELF, NOMEM_GATHER); /* rank 0: SELF's last */
+        counts = fail ? NULL : calloc((size_t)size, sizeof *counts);
+        displs = fail ? NULL : calloc((size_t)size, sizeof *displs);
+        ready = counts && displs;
     }
-    if (rc == MPI_SUCCESS)
+    int rc = MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && ready)
+        rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && ready) {
+        if (world_rank == 0) {
+            for (int r = 0; r < size; r++) {
+                displs[r] = total;
+                total += counts[r];
+            }
+            all = malloc(total > 0 ? (size_t)total : 1);
+            ready = all != NULL;
+        }
+        rc = MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (rc == MPI_SUCCESS && ready)
         rc = MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (world_rank == 0) {
-        if (rc == MPI_SUCCESS && all)
+        if (rc == MPI_SUCCESS && ready)
             write_file(all, total / (int)sizeof(learned));
         else
             fprintf(stderr, "a2a: A2A_TUNING_OUT=%s: not written (%s)\n", settings.out,

@@ -48,12 +48,12 @@ int a2a_call_library(const a2a_call *call, void *rbuf);
 int a2a_call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
                     int *refused);
 
-/* (Collective over comm, at the end of the run: A2A_Tuning_finalize) the alltoallv calls
- * of sp's deferred-agreement window not checked yet are checked now and accounted to
- * their shapes, as at the window's end; nothing when there are none (alike on every
- * rank). */
+/* (Collective over comm, at the end of the run, A2A_Tuning_finalize, or before comm is
+ * freed, A2A_Comm_free) the alltoallv calls of sp's deferred-agreement window not checked
+ * yet are checked now and accounted to their shapes, as at the window's end; nothing when
+ * there are none (alike on every rank). A2A_VERBOSE's line says `when`. */
 struct a2a_speculation;
-int a2a_tuned_close_window(MPI_Comm comm, struct a2a_speculation *sp);
+int a2a_tuned_close_window(MPI_Comm comm, struct a2a_speculation *sp, const char *when);
 
 /* A2A_VERBOSE: 0 off, 1 rank 0 of each communicator logs, 2 every rank logs its online
  * decisions too. */

@@ -25,6 +25,10 @@ each launch's simulation, --label naming the platform and selector) for sweeps/b
 An smpirun launch that sets no maxmin/precision gets `a2a simulate`'s (1e-2); --record
 keeps the launch's --cfg options (give smpirun its options, not a script wrapping it).
 --alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
+--reuse FILE takes the MPI library's and the fixed candidates' figures from FILE's record of
+the same label, P, collective, S and A2A_TUNING_EXPLORE (a change of the online tuner alone
+changes neither) and launches only the online run, the second run and the fixed candidates
+that record lacks; the new record says which it reused.
 """
 import argparse
 import json
@@ -133,15 +137,36 @@ def main():
     ap.add_argument("--alltoallv", action="store_true")
     ap.add_argument("--record", help="append one JSON line per S to this file")
     ap.add_argument("--label", default="", help="the platform and selector, for --record")
+    ap.add_argument("--reuse", help="take the MPI library's and the fixed runs from this "
+                    "file's record of the same shape (launch the online and second runs)")
     args = ap.parse_args()
+    words = launch_words(args.launch)
+    P = int(words[words.index("-np") + 1]) if "-np" in words else 0
+    reused = {}
+    if args.reuse:
+        with open(args.reuse) as f:
+            for line in f:
+                rec = json.loads(line)
+                key = (rec["label"], rec["P"], rec["coll"], rec["S"], rec["E"])
+                reused[key] = rec
+    coll = "alltoallv" if args.alltoallv else "alltoall"
     os.makedirs(args.out, exist_ok=True)
     med = statistics.median
     for S in [int(s) for s in args.sizes.split(",")]:
         # every repeat runs every configuration once, so that the load of a shared machine
         # falls on all of them alike
         default, online, fixed, files = [], {}, {}, {}
+        old = reused.get((args.label, P, coll, S, int(args.explore.split(",")[0])))
+        if args.reuse and not old:
+            sys.exit("online_bench: --reuse %s has no record of %s P=%d %s S=%d"
+                     % (args.reuse, args.label, P, coll, S))
         for r in range(args.repeats):
-            default.append(launch(args, S, {}, args.calls_best or args.calls_fixed))
+            if old:  # (total, median, stderr, CPU) as launch gives them
+                default.append((old["library"][0], old["library"][1], "", old["library"][2]))
+                for label, v in old["fixed"].items():
+                    fixed.setdefault(label, []).append((v[0], v[1], "", v[2]))
+            else:
+                default.append(launch(args, S, {}, args.calls_best or args.calls_fixed))
             for E in args.explore.split(","):
                 out = os.path.join(args.out, "%d-%s-%d.json" % (S, E, r))
                 res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
@@ -165,13 +190,15 @@ def main():
                                                  res[2].count("exploring again"), res, again,
                                                  int(d[0].group(3)), c[0].group(1)))
             for label, path in files.items():
-                fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
-                                                          args.calls_fixed))
+                if len(fixed.get(label, [])) <= r:
+                    fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
+                                                              args.calls_fixed))
             if args.calls_best:
                 # the candidates near the best again, longer: their means decide the ratios
+                # (a reused record's were)
                 top = min(runs[-1][1] for runs in fixed.values())
                 for label, path in files.items():
-                    if fixed[label][-1][1] <= 1.10 * top:
+                    if fixed[label][-1][1] <= 1.10 * top and label not in (old or {}).get("fixed", {}):
                         fixed[label][-1] = launch(args, S, {"A2A_TUNING_FILE": path},
                                                   args.calls_best)
         fmed = {k: (med([v[0] for v in runs]), med([v[1] for v in runs])) for k, runs in fixed.items()}
@@ -215,6 +242,8 @@ def main():
                        "candidates": first[6].strip(),
                        "again": [round(again, 9), round(first[4][3], 1)],
                        "simgrid": simgrid_options(launch_words(args.launch))}
+                if old:
+                    rec["reused"] = os.path.basename(args.reuse)
                 with open(args.record, "a") as f:
                     f.write(json.dumps(rec, sort_keys=True) + "\n")
         sys.stdout.flush()

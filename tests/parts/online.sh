@@ -25,6 +25,12 @@
 #     live communicators met in turn (--dup: W D D W ...), the last rank, whose states are
 #     made later and in the other order, still checks their last windows at MPI_Finalize
 #     in the order the others do (else the run hangs there: 1 s each when right);
+#   - a communicator freed before MPI_Finalize has its last window checked at MPI_Comm_free
+#     (the preload library's; A2A_Comm_free), so its summary counts every call;
+#   - a rank that cannot attach the tuner's state to a communicator (MPI_Comm_set_attr
+#     failing: A2A_TUNING_TEST_NOMEM=attr) keeps none, and every rank runs the MPI library
+#     on it; rank 0 without memory for the end-of-run gather (=gather) skips it on every
+#     rank: no crash, no hang, one line, no file;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -75,7 +81,7 @@ for lib in openmpi mpich; do
     run online/$lib/read-back 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_FILE="$OD/$lib.json" $prog --repeat 3 - $ONLINE_SIZES
     rlog="$WORK/online_${lib}_read-back.log"
-    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep "a2a: online" "$rlog" | grep -v -e "agreement on S" -e " at the end" | grep -q .; then
+    if out=$($EXPECT a2a "$OD/$lib.json" "$rlog") && ! grep "a2a: online" "$rlog" | grep -v -e "agreement on S" -e " at the end" -e " at MPI_Comm_free" -e "communicator was freed" | grep -q .; then
         pass online/$lib/file-obeyed "$(echo "$out" | tail -1)"
     else
         fail online/$lib/file-obeyed "$(echo "$out" | tail -3)"
@@ -114,6 +120,34 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/last-window-accounted "$(grep 'at the end' "$wlog" | head -2)"
     fi
+    # a communicator freed before MPI_Finalize (the halves, at P = 4) has its window checked
+    # at MPI_Comm_free: its summary logged there counts all 60 alltoallv calls (before, the
+    # state was retired with the window's calls unaccounted and no line said so)
+    if [ $np = 4 ]; then
+        check online/$lib/freed-comm-window-accounted holds \
+            "grep -q 'at MPI_Comm_free \[comm half0, world rank 0\]: .*alltoallv P=2 S=16\.\.31: [^;]* of 60 (' '$wlog' &&
+             grep -q 'at MPI_Comm_free \[comm half1, world rank 1\]: .*alltoallv P=2 S=16\.\.31: [^;]* of 60 (' '$wlog'"
+    fi
+    # the last rank cannot attach the tuner's state to the duplicate (MPI_Comm_set_attr
+    # fails: A2A_TUNING_TEST_NOMEM=attr): no rank keeps a state of it (it would outlive the
+    # communicator), every call on it runs the MPI library, the world is tuned alike
+    run online/$lib/no-attr 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_NOMEM=attr $prog --repeat 40 --dup - 16
+    alog="$WORK/online_${lib}_no-attr.log"
+    if out=$(MIN=2 $EXPECT online "$alog") && ! grep -q -- '-> .*\[comm dup' "$alog" &&
+        grep -q -- '-> .*\[comm MPI_COMM_WORLD, world rank 0\]' "$alog"; then
+        pass online/$lib/no-attr-no-state "(the duplicate on the MPI library on every rank)"
+    else
+        fail online/$lib/no-attr-no-state "$(echo "$out" | tail -3; grep -- '-> ' "$alog" | head -2)"
+    fi
+    # rank 0 cannot allocate the end-of-run gather's arrays (A2A_TUNING_TEST_NOMEM=gather):
+    # every rank skips the gather (rank 0 says so), no crash, no hang, no file
+    rm -f "$OD/$lib-gather.json"
+    run online/$lib/no-gather-memory 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_NOMEM=gather A2A_TUNING_OUT="$OD/$lib-gather.json" \
+        $prog --repeat 20 - 16
+    check online/$lib/no-gather-memory-skipped holds \
+        "grep -q 'A2A_TUNING_OUT=$OD/$lib-gather.json: not written (out of memory)' '$WORK/online_${lib}_no-gather-memory.log' && [ ! -e '$OD/$lib-gather.json' ]"
     # the last rank of each communicator has no memory for the tuner's state of a shape
     # (every one) or of the communicator (its first 2 tries): every rank runs the MPI
     # library at the same calls and the choices stay agreed, bytes right (exit 0); without

@@ -48,9 +48,11 @@ for lib in openmpi mpich; do
         A2A_TUNING=online A2A_TUNING_FILE="$SAFETY_FILE" A2A_VERBOSE=1 \
         $B/tests/preload/safety_program "$SD/$lib/online" $SAFETY_SIZES
     safety_same safety/$lib/online-same-bytes "$SD/$lib/plain" "$SD/$lib/online"
-    # the file's choices, call for call (online.c takes the calls without a rule, unlogged)
+    # the file's choices, call for call (online.c takes the calls without a rule, unlogged
+    # but for a decision line when such a shape is decided within the run: the race can
+    # leave the MPI library after a few calls where it is far slower)
     check safety/$lib/online-file-exploited holds \
-        "cmp -s <(grep -- '-> ' '$log' | grep -v '(no rule)' | sort) <(grep -- '-> ' '$WORK/safety_${lib}_online.log' | sort)"
+        "cmp -s <(grep -- '-> ' '$log' | grep -v '(no rule)' | sort) <(grep -- '-> ' '$WORK/safety_${lib}_online.log' | grep -v '^a2a: online ' | sort)"
     run safety/$lib/online-explore 120 $launch 5 env LD_PRELOAD="$PWD/$B/liba2a_preload.so" \
         A2A_TUNING=online A2A_TUNING_EXPLORE=6 A2A_TUNING_CHECK=1 \
         $B/tests/preload/safety_program "$SD/$lib/explore" $SAFETY_SIZES
