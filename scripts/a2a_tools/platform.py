@@ -72,6 +72,15 @@ MACHINES = {
             "1.3 us one way, the MPI latency of Aries (1.3 us on Xeon nodes, the white paper "
             "above; KNL's slower cores add to it), and one inside a node 0.7 us"),
 }
+# the figures of the generic dragonfly (Polaris' rates), cited in both of its files
+SLINGSHOT_FIGURES = """\
+   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
+     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
+     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
+     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
+   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
+     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
+     writes each byte), 0.1 us."""
 # the generic dragonfly: Polaris' rates and costs on a quarter of its nodes
 MACHINES["dragonfly"] = dict(
         MACHINES["polaris"], nodes_per_switch=2, counts=(1, 1, 2),
@@ -86,13 +95,7 @@ MACHINES["dragonfly"] = dict(
   global link, SMPI's default network model and a FATPIPE loopback; the figures in
   docs/results made before then used that file, git history has it.)
   Figures and their source:
-   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
-     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
-     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
-     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
-   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
-     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
-     writes each byte), 0.1 us.""",
+""" + SLINGSHOT_FIGURES,
         why="a small message between two nodes of one switch then costs 0.3 + 1.3 + 0.3 = "
             "1.9 us one way, about Slingshot 11 MPI latency, and one inside a node 0.7 us")
 
@@ -114,13 +117,7 @@ MACHINES["dragonfly_16k"] = dict(
   generated here, with SMPI's default network model and an unshared 10 GB/s loopback;
   git history has it.)
   Figures and their source (dragonfly.xml's):
-   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
-     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
-     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
-     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
-   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
-     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
-     writes each byte), 0.1 us.""")
+""" + SLINGSHOT_FIGURES)
 
 MODEL_NOTE = """\
    - speed 1Gf with smpi/host-speed 1Gf (set by `a2a simulate`): local computation
