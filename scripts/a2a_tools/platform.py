@@ -111,7 +111,7 @@ MACHINES["dragonfly_16k"] = dict(
   switches per group linked all to all, 2 nodes per switch, 2 global links between each
   pair of groups; switch k of group g holds the global links to groups g + 1 + k,
   g + 9 + k, g + 17 + k, g + 25 + k (modulo 32; at most 8 global ports, a Rosetta switch
-  has 64). Its first 8 groups, hosts, links and routes are dragonfly.xml's, so P <= 4096
+  has 64). Its first 8 groups are dragonfly.xml's under other names, so P <= 4096
   runs on the same network there: P = 512 is one group, P = 4096 8 groups, P = 8192 16,
   P = 16,384 all 32. (It was SimGrid's DRAGONFLY cluster "8,2;2,2;4,1;8" before it was
   generated here, with SMPI's default network model and an unshared 10 GB/s loopback;
