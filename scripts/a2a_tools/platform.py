@@ -1,5 +1,6 @@
 """`a2a platform MACHINE`: writes the SimGrid platform file of a dragonfly machine
-(platforms/polaris.xml, theta.xml, dragonfly.xml are its output, checked in).
+(platforms/polaris.xml, theta.xml, dragonfly.xml, dragonfly_16k.xml are its output,
+checked in).
 
 SimGrid 3.32's DRAGONFLY cluster cannot share a node's intra-node bandwidth: its loopback
 link is FATPIPE (every flow has it alone), and without one a message to the same node
@@ -71,6 +72,15 @@ MACHINES = {
             "1.3 us one way, the MPI latency of Aries (1.3 us on Xeon nodes, the white paper "
             "above; KNL's slower cores add to it), and one inside a node 0.7 us"),
 }
+# the figures of the generic dragonfly (Polaris' rates), cited in both of its files
+SLINGSHOT_FIGURES = """\
+   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
+     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
+     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
+     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
+   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
+     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
+     writes each byte), 0.1 us."""
 # the generic dragonfly: Polaris' rates and costs on a quarter of its nodes
 MACHINES["dragonfly"] = dict(
         MACHINES["polaris"], nodes_per_switch=2, counts=(1, 1, 2),
@@ -85,15 +95,29 @@ MACHINES["dragonfly"] = dict(
   global link, SMPI's default network model and a FATPIPE loopback; the figures in
   docs/results made before then used that file, git history has it.)
   Figures and their source:
-   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
-     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
-     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
-     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
-   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
-     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
-     writes each byte), 0.1 us.""",
+""" + SLINGSHOT_FIGURES,
         why="a small message between two nodes of one switch then costs 0.3 + 1.3 + 0.3 = "
             "1.9 us one way, about Slingshot 11 MPI latency, and one inside a node 0.7 us")
+
+# the generic dragonfly at the papers' largest P: dragonfly.xml's groups, 32 of them
+MACHINES["dragonfly_16k"] = dict(
+        MACHINES["dragonfly"], groups=32,
+        comment="""\
+  dragonfly_16k.xml: dragonfly.xml grown to the TRA and TuNA papers' largest P, for the
+  model tier (`a2a model-run`): 512 nodes x 32 cores = 16,384 ranks, 32 ranks per node in
+  order. SimGrid itself is not run at this size (hours per configuration); the model's
+  error against SimGrid is measured on dragonfly.xml.
+  Topology: dragonfly.xml's groups, 32 of them instead of 8: 16 nodes per group, 8
+  switches per group linked all to all, 2 nodes per switch, 2 global links between each
+  pair of groups; switch k of group g holds the global links to groups g + 1 + k,
+  g + 9 + k, g + 17 + k, g + 25 + k (modulo 32; at most 8 global ports, a Rosetta switch
+  has 64). Its first 8 groups are dragonfly.xml's under other names, so P <= 4096
+  runs on the same network there: P = 512 is one group, P = 4096 8 groups, P = 8192 16,
+  P = 16,384 all 32. (It was SimGrid's DRAGONFLY cluster "8,2;2,2;4,1;8" before it was
+  generated here, with SMPI's default network model and an unshared 10 GB/s loopback;
+  git history has it.)
+  Figures and their source (dragonfly.xml's):
+""" + SLINGSHOT_FIGURES)
 
 MODEL_NOTE = """\
    - speed 1Gf with smpi/host-speed 1Gf (set by `a2a simulate`): local computation
@@ -134,9 +158,6 @@ def _rate(gbps):
 def dragonfly(name, m):
     """The platform file of machine m (a MACHINES entry) as text."""
     G, R, C, n = m["groups"], m["rows"], m["columns"], m["nodes_per_switch"]
-    if G > R * C + 1:
-        raise A2AError("%s: %d groups need at least %d switches per group for their global "
-                       "links (one per other group), it has %d" % (name, G, G - 1, R * C))
     zones, links, routes = [], [], []
 
     def link(ident, bw, lat):
@@ -190,7 +211,9 @@ def dragonfly(name, m):
                               switch(g, r2, c) + "-zone", switch(g, r2, c), ident)
 
     def gateway(g, other):
-        """The switch of group g that holds its global links to group other."""
+        """The switch of group g that holds its global links to group other: the k-th
+        switch those to groups g + 1 + k, g + 1 + k + R*C, ... (one group each when
+        G <= R*C + 1; with more groups a switch holds several)."""
         k = ((other - g) % G - 1) % (R * C)
         return switch(g, k // C, k % C)
 

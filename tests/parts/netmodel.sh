@@ -5,7 +5,8 @@
 # of an older a2atune (no network_model column) counts as SimGrid's defaults; `a2a merge`
 # refuses to put two models in one database (one line, exit 2); a figure over a database
 # holding two models draws one and says so in one line; ranks of one node share its
-# intra-node link; the dragonfly platforms are `a2a platform`'s output. About 10-30 s.
+# intra-node link; the dragonfly platforms are `a2a platform`'s output, and dragonfly_16k.xml
+# routes its first 8 groups as dragonfly.xml does. About 10-30 s.
 # Needs build/simgrid/a2atune (built here when missing).
 NM="$WORK/netmodel"
 mkdir -p "$NM"
@@ -53,6 +54,25 @@ done
 check netmodel/intra-node-named-polaris holds 'nmsql intra-polaris.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"a memory link per node, 102.4GBps 0.1us, shared"'
 
 # ---- the dragonfly platforms are what `a2a platform` writes ----------------------------
-for machine in polaris theta dragonfly; do
+for machine in polaris theta dragonfly dragonfly_16k; do
     check netmodel/platform-$machine-current holds "scripts/a2a platform $machine | cmp -s - platforms/$machine.xml"
 done
+# dragonfly_16k.xml is dragonfly.xml grown: the same network model, and its first 128 nodes
+# (8 groups) reached by routes of the same links (rates) and latency as dragonfly.xml's, so
+# model rows at P <= 4096 are the same on both
+check netmodel/dragonfly-16k-grows-dragonfly holds '/usr/bin/python3 - <<PY
+import re, sys
+sys.path.insert(0, "scripts")
+from a2a_tools.platform_model import Platform
+small, big = Platform("platforms/dragonfly.xml"), Platform("platforms/dragonfly_16k.xml")
+assert (small.nodes, big.nodes, small.cores, big.cores) == (128, 512, 32, 32)
+def shape(p, a, b):
+    links, latency = p.route(a, b)
+    return [bw for _, bw in links], round(latency * 1e12)
+for a in (0, 17, 127):
+    for b in range(128):
+        if a != b:
+            assert shape(small, a, b) == shape(big, a, b), (a, b)
+model = lambda p: re.sub(r"(nodes|links)=[0-9]+ ", "", p.describe())
+assert model(small) == model(big) and "os=0:3e-07:0" in model(big), model(big)
+PY'
