@@ -4,8 +4,8 @@ tests/data/, by one command (`make paper-figures`), each with the numbers it dra
 The data: tests/data/tuner-dragonfly-memlink.sql (the simulated sweep
 sweeps/paper/tuner_dragonfly.ini at P = 128..512 on the current platforms/dragonfly.xml) and
 tests/data/tuner-dragonfly-memlink-1024.sql (its P = 1024 part up to 4 KiB,
-sweeps/paper/tuner_dragonfly_1024.ini), loaded into a temporary database. The figures: the TRA and TuNA radix heatmaps against the
-vendor baseline (CSV beside each), the time-versus-radix curves of both at P = 1024 (CSV
+sweeps/paper/tuner_dragonfly_1024.ini), loaded into a temporary database. The figures: the
+TRA and TuNA radix heatmaps against the vendor baseline (CSV beside each), the time-versus-radix curves of both at P = 1024 (CSV
 beside each, the TRA model's alpha and beta fitted on the drawn points) and the tuner's
 regret maps (`a2atune tune --budget 25%` replayed on the P = 128..512 sweep, then `a2a
 tuner-report`; its per-cell table beside them), and from

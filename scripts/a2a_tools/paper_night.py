@@ -15,8 +15,8 @@ Every model launch stores its error against the checked-in SimGrid rows of its k
 current platforms/dragonfly.xml). That SimGrid data, which the figures of docs/results/ draw at
 P <= 1024, is not re-run here: `a2a simulate sweeps/paper/tuner_dragonfly.ini` (P = 128..512,
 about 15 minutes) and `a2a simulate sweeps/paper/tuner_dragonfly_1024.ini` (P = 1024, about an
-hour) re-make it (docs/simulation.md); SimGrid does not reach the papers' P on this machine. Each step prints its
-wall time and the peak resident memory of its processes (wait4, as /usr/bin/time -v)."""
+hour) re-make it (docs/simulation.md); SimGrid does not reach the papers' P on this machine.
+Each step prints its wall time and the peak resident memory of its processes (wait4, as /usr/bin/time -v)."""
 import io
 import os
 import sqlite3
