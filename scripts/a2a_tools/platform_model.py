@@ -291,13 +291,16 @@ class Platform:
 
     def penalty(self, a, b):
         """SimGrid 3.32's sharing penalty of a flow from node a to node b (a != b): its route's
-        latency (the links' own, before smpi/lat-factor) plus network/weight-S over each
-        link's bandwidth, the two nodes' own links included (NetworkCm02Model::communicate);
-        a flow whose route has no latency starts with penalty 1 and keeps it. On a saturated
+        latency (the links' own, before smpi/lat-factor) plus, when network/weight-S is
+        above 0 (SimGrid adds nothing otherwise), weight-S over each link's bandwidth, the
+        two nodes' own links included (NetworkCm02Model::communicate); always above 0: a
+        flow whose route has no latency starts with penalty 1 and keeps it. On a saturated
         link, flows get rates in inverse proportion to their penalties."""
         links, latency = self.route(a, b)
         if latency <= 0:
             return 1.0
+        if self.weight_s <= 0:
+            return latency
         ends = [self.link_bw, self.link_bw] if self.topology else []
         return latency + self.weight_s * sum(1.0 / bw for bw in [b for _, b in links] + ends)
 

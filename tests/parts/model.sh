@@ -323,7 +323,8 @@ check model/clocks-fattree-with-crosstraffic holds 'within "$M/fattree-clocks.tx
 # node 0's messages to the other leaf get half the share of its link; on dragonfly.xml
 # (weight-S 0) the route latency alone. Every node sending 32 messages of 4 KiB to the
 # next node of a fat tree of 16 nodes on two leaves: no message is held (the links
-# between the leaves are less loaded than the nodes' own), 1.05 x 128 KiB / 25 GB/s
+# between the leaves are less loaded than the nodes' own), 1.05 x 128 KiB / 25 GB/s; a
+# negative weight-S (SimGrid adds weight-S only when it is above 0): the latency alone
 check model/sharing-penalty holds '/usr/bin/python3 - <<PY
 import sys
 sys.path.insert(0, "scripts")
@@ -331,6 +332,9 @@ from a2a_tools.model_run import CostModel
 from a2a_tools.platform_model import Platform
 p = Platform("platforms/archive/fattree_ib-65ffcbe5.xml")
 assert abs(p.penalty(0, 1) - 1.202e-6) < 1e-12 and abs(p.penalty(7, 8) - 2.404e-6) < 1e-12
+# a weight-S of 0 or below adds nothing in SimGrid (it never makes a penalty negative)
+n = Platform("platforms/archive/fattree_ib-65ffcbe5.xml", "--cfg=network/weight-S:-8775")
+assert abs(n.penalty(0, 1) - 0.5e-6) < 1e-12 and abs(n.penalty(7, 8) - 1.0e-6) < 1e-12
 m = CostModel(p)
 assert m.share_weight(16, 1) == 1.0 and abs(m.share_weight(16, 8) - 0.5) < 1e-12
 assert abs(m.held_seconds(16, {1: 32 * 4096.0}, {1: 32}) - 1.05 * 32 * 4096 / 25e9) < 1e-15
