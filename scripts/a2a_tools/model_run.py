@@ -433,8 +433,8 @@ class CostModel:
         steps += [(sends, recvs, copy, flows, False)
                   for sends, recvs, copy, flows in traced["epochs"]]
         # per step: its messages [sender, receiver, latency, link (MEMORY, NETWORK or None:
-        # a loopback of its own), work seconds at the link's full rate, sender waits], what
-        # each rank waits for, its start cost
+        # a loopback of its own), work seconds at the link's full rate, sender waits, share
+        # weight on the link (share_weight)], what each rank waits for, its start cost
         MEMORY, NETWORK = 0, 1   # the links of node 0 that its messages share
         plans = []
         for sends, recvs, copy, flows, blocking in steps:
