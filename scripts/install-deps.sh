@@ -4,7 +4,7 @@
 set -e
 PACKAGES="build-essential pkg-config git mpich libmpich-dev openmpi-bin libopenmpi-dev
 libpapi-dev papi-tools libsqlite3-dev sqlite3 libinih-dev libhwloc-dev hwloc
-libjansson-dev python3 python3-matplotlib libfftw3-dev slurm-wlm slurm-wlm-basic-plugins munge
+libjansson-dev python3 python3-matplotlib python3-numpy libfftw3-dev slurm-wlm slurm-wlm-basic-plugins munge
 libsimgrid-dev"
 missing=""
 for p in $PACKAGES; do
