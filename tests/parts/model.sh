@@ -282,6 +282,10 @@ check model/clocks-rank-runs-ahead holds '[ "$(sql "$M/clocks.db" "SELECT round(
 sed 's|<prop id="smpi/lat-factor" value="0:1"/>|&\n    <prop id="network/crosstraffic" value="maybe"/>|' tests/data/model_routes.xml > "$M/routes-badcross.xml"
 scripts/a2a model-run "$M/routes.ini" --platform "$M/routes-badcross.xml" --db "$M/badcross.db" --clocks > "$M/badcross.txt" 2>&1; rc=$?
 check model/crosstraffic-bad-value-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$M/badcross.txt")" = 1 ] && grep -q "network/crosstraffic .maybe. is not yes or no" "$M/badcross.txt"'
+# and a network/weight-S that is not a number (it sets the sharing penalty: Platform.penalty)
+sed 's|<prop id="smpi/lat-factor" value="0:1"/>|&\n    <prop id="network/weight-S" value="heavy"/>|' tests/data/model_routes.xml > "$M/routes-badweight.xml"
+scripts/a2a model-run "$M/routes.ini" --platform "$M/routes-badweight.xml" --db "$M/badweight.db" > "$M/badweight.txt" 2>&1; rc=$?
+check model/weight-s-bad-value-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$M/badweight.txt")" = 1 ] && grep -q "routes-badweight.xml: network/weight-S .heavy. is not a number" "$M/badweight.txt"'
 # on the same rows of the current platform (about 9 s), the default timing (every rank's clock,
 # links shared as SimGrid's max-min shares them): TuNA's 132 cells median 5.8 %, worst 24.9 %;
 # all 300 cells median 3.3 %, worst 28.8 %; with the bulk-synchronous epochs (check.txt: TuNA
