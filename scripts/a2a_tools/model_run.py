@@ -277,6 +277,8 @@ class CostModel:
         links, caps = {}, []
 
         def link(key, bw):
+            """The index of link `key` among the solve's constraints (added with capacity
+            bw, in bytes/s, when first seen)."""
             if key not in links:
                 links[key] = len(caps)
                 caps.append(bw)
