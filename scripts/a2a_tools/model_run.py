@@ -81,11 +81,10 @@ SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
 VENDOR_SCHEDULES = {"ring": "pairwise"}
-# the most nodes, and messages (node offsets x nodes) of one step, CostModel.held_seconds
-# solves SimGrid's max-min sharing for (one solve per step: at P = 4096 in nodes of 32, tra
-# radix P's 4095 steps took 22 s); a larger one keeps the busiest link's rate
+# the most nodes CostModel.held_seconds solves SimGrid's max-min sharing for (one solve per
+# step, at most 64 x 63 node pairs: at P = 4096 in nodes of 32, tra radix P's 4095 steps
+# took 22 s); a larger machine keeps the busiest link's rate
 HELD_MAX_NODES = 64
-HELD_MAX_FLOWS = 20000
 
 
 # SimGrid 3.32's smpi/cpu-threshold: SMPI's smpi_execute discards a computation shorter than
@@ -461,8 +460,7 @@ class CostModel:
             if loads:
                 total = sum(loads.values())
                 busy = max(self.own_link(total), self.busiest_link(nodes, loads))
-                if (self.cross and nodes <= HELD_MAX_NODES
-                        and len(loads) * nodes <= HELD_MAX_FLOWS):
+                if self.cross and nodes <= HELD_MAX_NODES:
                     busy = max(busy, self.held_seconds(nodes, loads, counts))
                 for m in msgs:   # the node link's work at the epoch's rate
                     if m[3] == NETWORK:
