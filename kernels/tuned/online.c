@@ -620,10 +620,10 @@ static void bucket_range(int b, long long *lo, long long *hi)
 
 /* Guarantees: 1 when the JSON record of A2A_TUNING_FILE's "online_partial" list is of
  * the shape sh and of its exploration as this run would make it (the same candidates in
- * the same order, the same calls per candidate and probe), with each candidate's state and
- * samples well formed; then sh continues from where the record stopped: each candidate's
- * state, median, noise and reduced samples, the round and the candidate whose calls come
- * next. Else sh is left as made. */
+ * the same order, the same calls per candidate and probe, a round with calls to make), with
+ * each candidate's state and samples well formed; then sh continues from where the record
+ * stopped: each candidate's state, median, noise and reduced samples, the round and the
+ * candidate whose calls come next. Else sh is left as made. */
 static int restore(shape *sh, const json_t *rec)
 {
     long long lo, hi;
@@ -632,13 +632,16 @@ static int restore(shape *sh, const json_t *rec)
     const json_t *cands = json_object_get(rec, "candidates");
     json_int_t round = json_integer_value(json_object_get(rec, "round"));
     json_int_t next = json_integer_value(json_object_get(rec, "next"));
-    if (!coll || strcmp(coll, coll_names[sh->coll]) != 0 ||
+    int start, len = 0;
+    if (round >= 0 && round < ROUNDS) /* a round without calls never runs (end_round) */
+        round_span(sh, (int)round, &start, &len);
+    if (len <= 0 || !coll || strcmp(coll, coll_names[sh->coll]) != 0 ||
         json_integer_value(json_object_get(rec, "P")) != sh->P ||
         json_integer_value(json_array_get(json_object_get(rec, "S"), 0)) != lo ||
         json_integer_value(json_object_get(rec, "block")) != sh->block ||
         json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
         json_integer_value(json_object_get(rec, "rounds")) != ROUNDS ||
-        round < 0 || round >= ROUNDS || next < 0 || next >= sh->ncand ||
+        next < 0 || next >= sh->ncand ||
         json_array_size(cands) != (size_t)sh->ncand)
         return 0;
     for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
