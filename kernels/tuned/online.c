@@ -21,10 +21,11 @@
  * in three rounds, a race, the MPI library first in each: round 0 gives every candidate
  * two calls (the first a warm-up of the kernel and dropped, the second its first sample);
  * round 1 the rest of a probe of m = max(2, n / 3) calls; round 2 the other n - m calls.
- * After each round a candidate whose median so far is beyond RACE_FACTOR times the best
- * one's (and beyond the noise of the two) is out: clearly slow candidates, the MPI library
- * among them, cost two calls, not m or n (under SimGrid at P = 256, alltoallv, 16 B the
- * MPI library is 6x tuna's time and its probe alone was 5.4 % of a 1,000-call run).
+ * After round 0 and round 1 a candidate whose median so far is beyond RACE_FACTOR times
+ * the best one's (and beyond the noise of the two) is out: clearly slow candidates, the
+ * MPI library among them, cost two calls, not m or n (under SimGrid at P = 256,
+ * alltoallv, 16 B the MPI library is 6x tuna's time and its probe alone was 5.4 % of a
+ * 1,000-call run).
  * Before it, the shape's first m - 2 calls (at least 1) run the MPI library untimed (a
  * warm-up of the shape: the first calls of a run pay for connections and first touches),
  * so a shape seen fewer than m times never leaves the MPI library. Every rank times its
@@ -107,8 +108,8 @@ typedef struct candidate {
     const a2a_kernel *kernel;
     int params[A2A_PARAM_COUNT];
     int dropped;        /* refused the call, or gave other bytes than the MPI library */
-    int eliminated;     /* its probe was too slow: not in the second round */
-    int cut;            /* its first sample was too slow: out of the probes too */
+    int eliminated;     /* out after round 0 or 1 (end_round): not in the later rounds */
+    int cut;            /* out after round 0, on its first sample (eliminated too) */
     int checked;        /* A2A_TUNING_CHECK compared its first result */
     int measured;
     double median, noise; /* of its samples: median and interquartile range */
@@ -119,11 +120,11 @@ typedef struct shape {
     candidate cand[MAX_CANDIDATES];
     int ncand;
     int block;             /* calls per candidate (exploration) and per window (exploitation) */
-    int probe;             /* the first round's calls per candidate */
+    int probe;             /* calls per candidate of rounds 0 and 1 together (a probe) */
     int round;             /* exploring: 0 (first samples), 1 (the rest of the probes), 2 (the
                             * rest of the blocks), each for the candidates still in */
     double *samples;       /* per candidate, its block calls: this rank's times, then the
-                            * max over ranks (the probe's first, a warm-up, is not used) */
+                            * max over ranks (the first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
     double *sorted;        /* scratch of the statistics */
     int current;           /* candidate whose calls are under way (exploring) */
