@@ -141,9 +141,9 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
 int A2A_Tuning_finalize(void);
 
 /* MPI_Comm_free for a communicator the dispatcher may have tuned: under A2A_TUNING=online
- * first checks the alltoallv calls of comm's deferred-agreement window still open (the one
- * MPI_Allreduce A2A_Tuning_finalize would make; none when nothing is open, alike on every
- * rank), so that they are accounted to their shapes before comm's state is retired
+ * first checks the alltoallv calls of comm's deferred-agreement window still open (the
+ * one MPI_Allreduce A2A_Tuning_finalize would make; none when nothing is open, alike on
+ * every rank), so that they are accounted to their shapes before comm's state is retired
  * (A2A_VERBOSE logs comm's summary then); nothing for an intercommunicator or a
  * communicator never tuned. Collective, as MPI_Comm_free is: a program linked with liba2a
  * calls it where it calls MPI_Comm_free (liba2a_preload.so routes MPI_Comm_free here).

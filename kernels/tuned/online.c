@@ -80,9 +80,9 @@
 #define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
 #define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
 #define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
-#define RACE_FACTOR 1.5       /* a first sample or probe median this many times the best: out */
-#define CUT_CALLS 2           /* the first round's calls per candidate: a warm-up and a sample */
-#define ROUNDS 3              /* first samples, the rest of the probes, the rest of the blocks */
+#define RACE_FACTOR 1.5       /* a median this many times the best (round 0, 1): out */
+#define CUT_CALLS 2           /* round 0's calls per candidate: a warm-up, a sample */
+#define ROUNDS 3              /* first samples, rest of the probes, rest of the blocks */
 #define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
 #define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
 #define MAX_RESTARTS 3
@@ -121,8 +121,8 @@ typedef struct shape {
     int ncand;
     int block;             /* calls per candidate (exploration) and per window (exploitation) */
     int probe;             /* calls per candidate of rounds 0 and 1 together (a probe) */
-    int round;             /* exploring: 0 (first samples), 1 (the rest of the probes), 2 (the
-                            * rest of the blocks), each for the candidates still in */
+    int round;             /* exploring: 0 (first samples), 1 (the rest of the probes),
+                            * 2 (the rest of the blocks), each for the candidates in */
     double *samples;       /* per candidate, its block calls: this rank's times, then the
                             * max over ranks (the first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
@@ -249,8 +249,8 @@ int a2a_online_configure(char *error, size_t len)
             if (strcmp(v, nomem_names[i]) == 0)
                 settings.no_memory = i;
         if (!settings.no_memory) {
-            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state', 'shape', 'attr' or "
-                     "'gather'", v);
+            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state', 'shape', 'attr' "
+                     "or 'gather'", v);
             return -1;
         }
     }
@@ -350,9 +350,9 @@ static void candidate_list(shape *sh, long long S)
 
 static void describe(const candidate *c, char *text, size_t len);
 
-/* Guarantees: the calls of round r of a candidate are its samples [*start, *start + *len):
- * round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its probe,
- * round 2 the rest of its block (*len may be 0: a round with nothing left to measure). */
+/* Guarantees: the calls of round r of a candidate are its samples [*start, *start +
+ * *len): round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its
+ * probe, round 2 the rest of its block (*len may be 0: a round with no calls). */
 static void round_span(const shape *sh, int r, int *start, int *len)
 {
     int bounds[ROUNDS + 1] = { 0, CUT_CALLS, sh->probe, sh->block };
@@ -621,10 +621,10 @@ static void bucket_range(int b, long long *lo, long long *hi)
 
 /* Guarantees: 1 when the JSON record of A2A_TUNING_FILE's "online_partial" list is of
  * the shape sh and of its exploration as this run would make it (the same candidates in
- * the same order, the same calls per candidate and probe, a round with calls to make), with
- * each candidate's state and samples well formed; then sh continues from where the record
- * stopped: each candidate's state, median, noise and reduced samples, the round and the
- * candidate whose calls come next. Else sh is left as made. */
+ * the same order, the same calls per candidate and probe, a round with calls to make),
+ * with each candidate's state and samples well formed; then sh continues from where the
+ * record stopped: each candidate's state, median, noise and reduced samples, the round
+ * and the candidate whose calls come next. Else sh is left as made. */
 static int restore(shape *sh, const json_t *rec)
 {
     long long lo, hi;
@@ -1382,8 +1382,9 @@ static json_t *partial_json(const learned *l)
     return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:o}",
                      "collective", coll_names[l->coll], "P", l->P, "S", (json_int_t)lo,
                      (json_int_t)hi, "calls", (json_int_t)l->calls, "explore_calls",
-                     (json_int_t)l->explore_calls, "rounds", ROUNDS, "round", l->round, "next",
-                     l->current, "block", l->block, "probe", l->probe, "candidates", cands);
+                     (json_int_t)l->explore_calls, "rounds", ROUNDS, "round", l->round,
+                     "next", l->current, "block", l->block, "probe", l->probe,
+                     "candidates", cands);
 }
 
 /* Guarantees: 1 when records a and b are of one shape (collective, P, S bucket). */
@@ -1477,7 +1478,8 @@ static void tell_summary(const comm_state *cs, const char *when)
 {
     char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
     int len = 0;
-    if (!a2a_tuned_verbose() || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
+    if (!a2a_tuned_verbose() || cs->rank != 0 ||
+        !A2A_Tuning_summary(cs->comm, text, sizeof text))
         return;
     MPI_Comm_get_name(cs->comm, comm_name, &len);
     fprintf(stderr, "a2a: online %s [comm %s, world rank %d]: %s\n", when,
@@ -1497,8 +1499,9 @@ static int close_windows(int world_rank)
     int rc = MPI_SUCCESS;
     for (comm_state *cs = next_state(NULL, world_rank); cs;
          cs = next_state(cs, world_rank)) {
-        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
-                                  : MPI_SUCCESS;
+        int crc = cs->speculation
+                      ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
+                      : MPI_SUCCESS;
         rc = rc != MPI_SUCCESS ? rc : crc;
         tell_summary(cs, "at the end");
     }
@@ -1515,7 +1518,8 @@ int A2A_Comm_free(MPI_Comm *comm)
         MPI_Comm_test_inter(*comm, &inter) == MPI_SUCCESS && !inter) {
         comm_state *cs = agreed_state(*comm);
         if (cs && cs->speculation) {
-            rc = a2a_tuned_close_window(*comm, cs->speculation, "when the communicator was freed");
+            rc = a2a_tuned_close_window(*comm, cs->speculation,
+                                        "when the communicator was freed");
             tell_summary(cs, "at MPI_Comm_free");
         }
     }
