@@ -1540,12 +1540,15 @@ int A2A_Tuning_finalize(void)
     if (!settings.out)
         return closed;
     learned *mine = my_decisions(world_rank, &n);
+    if (n > INT_MAX / (int)sizeof(learned)) /* MPI_Gatherv counts bytes in an int */
+        n = INT_MAX / (int)sizeof(learned);
     bytes = n * (int)sizeof(learned);
     /* rank 0 receives into what it allocates: it says whether it could (one MPI_Bcast
      * before each gather), so that no rank gathers into nothing and none waits alone */
     int *counts = NULL, *displs = NULL, total = 0;
     learned *all = NULL;
     int ready = 1;
+    const char *why = "out of memory";
     if (world_rank == 0) {
         int fail = fail_for_test(MPI_COMM_SELF, NOMEM_GATHER); /* rank 0: SELF's last */
         counts = fail ? NULL : calloc((size_t)size, sizeof *counts);
@@ -1557,12 +1560,16 @@ int A2A_Tuning_finalize(void)
         rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS && ready) {
         if (world_rank == 0) {
-            for (int r = 0; r < size; r++) {
-                displs[r] = total;
-                total += counts[r];
+            long long sum = 0; /* displacements are ints: at most INT_MAX bytes in all */
+            for (int r = 0; r < size && sum <= INT_MAX; r++) {
+                displs[r] = (int)sum;
+                sum += counts[r];
             }
-            all = malloc(total > 0 ? (size_t)total : 1);
+            total = sum <= INT_MAX ? (int)sum : 0;
+            all = sum <= INT_MAX ? malloc(total > 0 ? (size_t)total : 1) : NULL;
             ready = all != NULL;
+            if (sum > INT_MAX)
+                why = "the decisions of all ranks exceed 2 GiB";
         }
         rc = MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
@@ -1573,7 +1580,7 @@ int A2A_Tuning_finalize(void)
             write_file(all, total / (int)sizeof(learned));
         else
             fprintf(stderr, "a2a: A2A_TUNING_OUT=%s: not written (%s)\n", settings.out,
-                    rc == MPI_SUCCESS ? "out of memory" : "gathering the decisions failed");
+                    rc == MPI_SUCCESS ? why : "gathering the decisions failed");
     }
     free(all);
     free(counts);
