@@ -60,8 +60,9 @@
  *                         each communicator fails to allocate the tuner's state of every
  *                         shape, or (state) its first 2 states of a communicator (a count
  *                         of the process), or (attr) to attach a communicator's state
- *                         (MPI_Comm_set_attr); (gather) rank 0 fails to allocate the
- *                         end-of-run gather of the decisions
+ *                         (MPI_Comm_set_attr; MPI_COMM_WORLD and MPI_COMM_SELF have
+ *                         none); (gather) rank 0 fails to allocate the end-of-run
+ *                         gather of the decisions
  * Out of memory on some ranks only: a communicator's state and each shape's are agreed
  * on when made (one MPI_Allreduce then); while some rank lacks its own, every rank runs
  * the MPI library at the same calls (a shape: for good; a communicator: until every rank
