@@ -32,12 +32,12 @@
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the
  * rest of their calls), a candidate beyond 1.5x the best median so far (and its noise)
- * out after each, the MPI library too; one MPI_Allreduce per candidate and round gives the
- * max over ranks of each call; then the winner runs, switched to on every rank at the same
- * call. A winner other than the simplest needs to be faster beyond the noise (the rule of
- * `a2a tune`); a shape's first calls (a probe's length, two less, at least 1) run the MPI
- * library untimed (a warm-up), then its first round: a shape seen fewer times than a probe
- * stays on the MPI library.
+ * out after each of the first two, the MPI library too; one MPI_Allreduce per candidate
+ * and round gives the max over ranks of each call; then the winner runs, switched to on
+ * every rank at the same call. A winner other than the simplest needs to be faster beyond
+ * the noise (the rule of `a2a tune`); a shape's first calls (a probe's length, two less,
+ * at least 1) run the MPI library untimed (a warm-up), then its first round: a shape seen
+ * fewer times than a probe stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):
@@ -60,8 +60,9 @@
  *                         each communicator fails to allocate the tuner's state of every
  *                         shape, or (state) its first 2 states of a communicator (a count
  *                         of the process), or (attr) to attach a communicator's state
- *                         (MPI_Comm_set_attr); (gather) rank 0 fails to allocate the
- *                         end-of-run gather of the decisions
+ *                         (MPI_Comm_set_attr; MPI_COMM_WORLD and MPI_COMM_SELF have
+ *                         none); (gather) rank 0 fails to allocate the end-of-run
+ *                         gather of the decisions
  * Out of memory on some ranks only: a communicator's state and each shape's are agreed
  * on when made (one MPI_Allreduce then); while some rank lacks its own, every rank runs
  * the MPI library at the same calls (a shape: for good; a communicator: until every rank
@@ -141,9 +142,9 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
 int A2A_Tuning_finalize(void);
 
 /* MPI_Comm_free for a communicator the dispatcher may have tuned: under A2A_TUNING=online
- * first checks the alltoallv calls of comm's deferred-agreement window still open (the one
- * MPI_Allreduce A2A_Tuning_finalize would make; none when nothing is open, alike on every
- * rank), so that they are accounted to their shapes before comm's state is retired
+ * first checks the alltoallv calls of comm's deferred-agreement window still open (the
+ * one MPI_Allreduce A2A_Tuning_finalize would make; none when nothing is open, alike on
+ * every rank), so that they are accounted to their shapes before comm's state is retired
  * (A2A_VERBOSE logs comm's summary then); nothing for an intercommunicator or a
  * communicator never tuned. Collective, as MPI_Comm_free is: a program linked with liba2a
  * calls it where it calls MPI_Comm_free (liba2a_preload.so routes MPI_Comm_free here).

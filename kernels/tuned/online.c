@@ -21,10 +21,11 @@
  * in three rounds, a race, the MPI library first in each: round 0 gives every candidate
  * two calls (the first a warm-up of the kernel and dropped, the second its first sample);
  * round 1 the rest of a probe of m = max(2, n / 3) calls; round 2 the other n - m calls.
- * After each round a candidate whose median so far is beyond RACE_FACTOR times the best
- * one's (and beyond the noise of the two) is out: clearly slow candidates, the MPI library
- * among them, cost two calls, not m or n (under SimGrid at P = 256, alltoallv, 16 B the
- * MPI library is 6x tuna's time and its probe alone was 5.4 % of a 1,000-call run).
+ * After round 0 and round 1 a candidate whose median so far is beyond RACE_FACTOR times
+ * the best one's (and beyond the noise of the two) is out: clearly slow candidates, the
+ * MPI library among them, cost two calls, not m or n (under SimGrid at P = 256,
+ * alltoallv, 16 B the MPI library is 6x tuna's time and its probe alone was 5.4 % of a
+ * 1,000-call run).
  * Before it, the shape's first m - 2 calls (at least 1) run the MPI library untimed (a
  * warm-up of the shape: the first calls of a run pay for connections and first touches),
  * so a shape seen fewer than m times never leaves the MPI library. Every rank times its
@@ -79,9 +80,9 @@
 #define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
 #define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
 #define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
-#define RACE_FACTOR 1.5       /* a first sample or probe median this many times the best: out */
-#define CUT_CALLS 2           /* the first round's calls per candidate: a warm-up and a sample */
-#define ROUNDS 3              /* first samples, the rest of the probes, the rest of the blocks */
+#define RACE_FACTOR 1.5       /* a median this many times the best (round 0, 1): out */
+#define CUT_CALLS 2           /* round 0's calls per candidate: a warm-up, a sample */
+#define ROUNDS 3              /* first samples, rest of the probes, rest of the blocks */
 #define MONITOR_GAP 16        /* exploitation: a timed window of n calls every 16 n calls */
 #define DRIFT_WINDOWS 2       /* windows in a row beyond the noise before exploring again */
 #define MAX_RESTARTS 3
@@ -107,8 +108,8 @@ typedef struct candidate {
     const a2a_kernel *kernel;
     int params[A2A_PARAM_COUNT];
     int dropped;        /* refused the call, or gave other bytes than the MPI library */
-    int eliminated;     /* its probe was too slow: not in the second round */
-    int cut;            /* its first sample was too slow: out of the probes too */
+    int eliminated;     /* out after round 0 or 1 (end_round): not in the later rounds */
+    int cut;            /* out after round 0, on its first sample (eliminated too) */
     int checked;        /* A2A_TUNING_CHECK compared its first result */
     int measured;
     double median, noise; /* of its samples: median and interquartile range */
@@ -119,11 +120,11 @@ typedef struct shape {
     candidate cand[MAX_CANDIDATES];
     int ncand;
     int block;             /* calls per candidate (exploration) and per window (exploitation) */
-    int probe;             /* the first round's calls per candidate */
-    int round;             /* exploring: 0 (first samples), 1 (the rest of the probes), 2 (the
-                            * rest of the blocks), each for the candidates still in */
+    int probe;             /* calls per candidate of rounds 0 and 1 together (a probe) */
+    int round;             /* exploring: 0 (first samples), 1 (the rest of the probes),
+                            * 2 (the rest of the blocks), each for the candidates in */
     double *samples;       /* per candidate, its block calls: this rank's times, then the
-                            * max over ranks (the probe's first, a warm-up, is not used) */
+                            * max over ranks (the first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
     double *sorted;        /* scratch of the statistics */
     int current;           /* candidate whose calls are under way (exploring) */
@@ -248,8 +249,8 @@ int a2a_online_configure(char *error, size_t len)
             if (strcmp(v, nomem_names[i]) == 0)
                 settings.no_memory = i;
         if (!settings.no_memory) {
-            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state', 'shape', 'attr' or "
-                     "'gather'", v);
+            snprintf(error, len, "A2A_TUNING_TEST_NOMEM=%s: not 'state', 'shape', 'attr' "
+                     "or 'gather'", v);
             return -1;
         }
     }
@@ -349,9 +350,9 @@ static void candidate_list(shape *sh, long long S)
 
 static void describe(const candidate *c, char *text, size_t len);
 
-/* Guarantees: the calls of round r of a candidate are its samples [*start, *start + *len):
- * round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its probe,
- * round 2 the rest of its block (*len may be 0: a round with nothing left to measure). */
+/* Guarantees: the calls of round r of a candidate are its samples [*start, *start +
+ * *len): round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its
+ * probe, round 2 the rest of its block (*len may be 0: a round with no calls). */
 static void round_span(const shape *sh, int r, int *start, int *len)
 {
     int bounds[ROUNDS + 1] = { 0, CUT_CALLS, sh->probe, sh->block };
@@ -620,10 +621,10 @@ static void bucket_range(int b, long long *lo, long long *hi)
 
 /* Guarantees: 1 when the JSON record of A2A_TUNING_FILE's "online_partial" list is of
  * the shape sh and of its exploration as this run would make it (the same candidates in
- * the same order, the same calls per candidate and probe), with each candidate's state and
- * samples well formed; then sh continues from where the record stopped: each candidate's
- * state, median, noise and reduced samples, the round and the candidate whose calls come
- * next. Else sh is left as made. */
+ * the same order, the same calls per candidate and probe, a round with calls to make),
+ * with each candidate's state and samples well formed; then sh continues from where the
+ * record stopped: each candidate's state, median, noise and reduced samples, the round
+ * and the candidate whose calls come next. Else sh is left as made. */
 static int restore(shape *sh, const json_t *rec)
 {
     long long lo, hi;
@@ -632,13 +633,16 @@ static int restore(shape *sh, const json_t *rec)
     const json_t *cands = json_object_get(rec, "candidates");
     json_int_t round = json_integer_value(json_object_get(rec, "round"));
     json_int_t next = json_integer_value(json_object_get(rec, "next"));
-    if (!coll || strcmp(coll, coll_names[sh->coll]) != 0 ||
+    int start, len = 0;
+    if (round >= 0 && round < ROUNDS) /* a round without calls never runs (end_round) */
+        round_span(sh, (int)round, &start, &len);
+    if (len <= 0 || !coll || strcmp(coll, coll_names[sh->coll]) != 0 ||
         json_integer_value(json_object_get(rec, "P")) != sh->P ||
         json_integer_value(json_array_get(json_object_get(rec, "S"), 0)) != lo ||
         json_integer_value(json_object_get(rec, "block")) != sh->block ||
         json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
         json_integer_value(json_object_get(rec, "rounds")) != ROUNDS ||
-        round < 0 || round >= ROUNDS || next < 0 || next >= sh->ncand ||
+        next < 0 || next >= sh->ncand ||
         json_array_size(cands) != (size_t)sh->ncand)
         return 0;
     for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
@@ -1378,8 +1382,9 @@ static json_t *partial_json(const learned *l)
     return json_pack("{s:s, s:i, s:[I,I], s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:o}",
                      "collective", coll_names[l->coll], "P", l->P, "S", (json_int_t)lo,
                      (json_int_t)hi, "calls", (json_int_t)l->calls, "explore_calls",
-                     (json_int_t)l->explore_calls, "rounds", ROUNDS, "round", l->round, "next",
-                     l->current, "block", l->block, "probe", l->probe, "candidates", cands);
+                     (json_int_t)l->explore_calls, "rounds", ROUNDS, "round", l->round,
+                     "next", l->current, "block", l->block, "probe", l->probe,
+                     "candidates", cands);
 }
 
 /* Guarantees: 1 when records a and b are of one shape (collective, P, S bucket). */
@@ -1473,7 +1478,8 @@ static void tell_summary(const comm_state *cs, const char *when)
 {
     char text[2048], comm_name[MPI_MAX_OBJECT_NAME] = "";
     int len = 0;
-    if (!a2a_tuned_verbose() || cs->rank != 0 || !A2A_Tuning_summary(cs->comm, text, sizeof text))
+    if (!a2a_tuned_verbose() || cs->rank != 0 ||
+        !A2A_Tuning_summary(cs->comm, text, sizeof text))
         return;
     MPI_Comm_get_name(cs->comm, comm_name, &len);
     fprintf(stderr, "a2a: online %s [comm %s, world rank %d]: %s\n", when,
@@ -1493,8 +1499,9 @@ static int close_windows(int world_rank)
     int rc = MPI_SUCCESS;
     for (comm_state *cs = next_state(NULL, world_rank); cs;
          cs = next_state(cs, world_rank)) {
-        int crc = cs->speculation ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
-                                  : MPI_SUCCESS;
+        int crc = cs->speculation
+                      ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
+                      : MPI_SUCCESS;
         rc = rc != MPI_SUCCESS ? rc : crc;
         tell_summary(cs, "at the end");
     }
@@ -1511,7 +1518,8 @@ int A2A_Comm_free(MPI_Comm *comm)
         MPI_Comm_test_inter(*comm, &inter) == MPI_SUCCESS && !inter) {
         comm_state *cs = agreed_state(*comm);
         if (cs && cs->speculation) {
-            rc = a2a_tuned_close_window(*comm, cs->speculation, "when the communicator was freed");
+            rc = a2a_tuned_close_window(*comm, cs->speculation,
+                                        "when the communicator was freed");
             tell_summary(cs, "at MPI_Comm_free");
         }
     }
@@ -1532,12 +1540,15 @@ int A2A_Tuning_finalize(void)
     if (!settings.out)
         return closed;
     learned *mine = my_decisions(world_rank, &n);
+    if (n > INT_MAX / (int)sizeof(learned)) /* MPI_Gatherv counts bytes in an int */
+        n = INT_MAX / (int)sizeof(learned);
     bytes = n * (int)sizeof(learned);
     /* rank 0 receives into what it allocates: it says whether it could (one MPI_Bcast
      * before each gather), so that no rank gathers into nothing and none waits alone */
     int *counts = NULL, *displs = NULL, total = 0;
     learned *all = NULL;
     int ready = 1;
+    const char *why = "out of memory";
     if (world_rank == 0) {
         int fail = fail_for_test(MPI_COMM_SELF, NOMEM_GATHER); /* rank 0: SELF's last */
         counts = fail ? NULL : calloc((size_t)size, sizeof *counts);
@@ -1549,12 +1560,16 @@ int A2A_Tuning_finalize(void)
         rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS && ready) {
         if (world_rank == 0) {
-            for (int r = 0; r < size; r++) {
-                displs[r] = total;
-                total += counts[r];
+            long long sum = 0; /* displacements are ints: at most INT_MAX bytes in all */
+            for (int r = 0; r < size && sum <= INT_MAX; r++) {
+                displs[r] = (int)sum;
+                sum += counts[r];
             }
-            all = malloc(total > 0 ? (size_t)total : 1);
+            total = sum <= INT_MAX ? (int)sum : 0;
+            all = sum <= INT_MAX ? malloc(total > 0 ? (size_t)total : 1) : NULL;
             ready = all != NULL;
+            if (sum > INT_MAX)
+                why = "the decisions of all ranks exceed 2 GiB";
         }
         rc = MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
@@ -1565,7 +1580,7 @@ int A2A_Tuning_finalize(void)
             write_file(all, total / (int)sizeof(learned));
         else
             fprintf(stderr, "a2a: A2A_TUNING_OUT=%s: not written (%s)\n", settings.out,
-                    rc == MPI_SUCCESS ? "out of memory" : "gathering the decisions failed");
+                    rc == MPI_SUCCESS ? why : "gathering the decisions failed");
     }
     free(all);
     free(counts);

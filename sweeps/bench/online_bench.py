@@ -156,10 +156,11 @@ def main():
         # every repeat runs every configuration once, so that the load of a shared machine
         # falls on all of them alike
         default, online, fixed, files = [], {}, {}, {}
-        old = reused.get((args.label, P, coll, S, int(args.explore.split(",")[0])))
+        E0 = int(args.explore.split(",")[0])
+        old = reused.get((args.label, P, coll, S, E0))
         if args.reuse and not old:
-            sys.exit("online_bench: --reuse %s has no record of %s P=%d %s S=%d"
-                     % (args.reuse, args.label, P, coll, S))
+            sys.exit("online_bench: --reuse %s has no record of %s P=%d %s S=%d E=%d"
+                     % (args.reuse, args.label, P, coll, S, E0))
         for r in range(args.repeats):
             if old:  # (total, median, stderr, CPU) as launch gives them
                 default.append((old["library"][0], old["library"][1], "", old["library"][2]))

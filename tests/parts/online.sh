@@ -31,6 +31,7 @@
 #     failing: A2A_TUNING_TEST_NOMEM=attr) keeps none, and every rank runs the MPI library
 #     on it; rank 0 without memory for the end-of-run gather (=gather) skips it on every
 #     rank: no crash, no hang, one line, no file;
+#   - a partial record in a round without calls is not resumed (no write past the samples);
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -108,6 +109,21 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/partial-file-read "$(echo "$out" | tail -3)"
     fi
+    # a partial record in a round without calls (round 1 where the probe is the first
+    # round's 2 calls; end_round never stops there) is not resumed: before, each call of
+    # the candidate wrote one more sample past its row until the rank crashed
+    /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["online_partial"]:
+    if r["probe"] == 2:
+        r["round"], r["next"] = 1, 0
+json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-empty-round.json"
+    run online/$lib/partial-empty-round 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-empty-round.json" \
+        $prog --repeat 200 - 16
+    check online/$lib/partial-empty-round-refused holds \
+        "grep -q '\"round\": 1' '$OD/$lib-empty-round.json' &&
+         ! grep -q 'exploring resumed' '$WORK/online_${lib}_partial-empty-round.log'"
     # every call accounted: the deferred agreement's window still open at MPI_Finalize is
     # checked there (deferral from call ~23 here: windows end at calls ~30 and ~46 of 60), so
     # the summary A2A_VERBOSE logs at the end counts all 60 alltoallv calls of the world
