@@ -337,15 +337,14 @@ def table(m, tuna):
             "link shared by its ranks' messages in inverse proportion to their route "
             "latency, as SimGrid shares links; the busiest link of the dragonfly's routes; "
             "theta.xml's figures are Aries' published link rates and latencies, not fitted. "
-            "Its error against SimGrid (the current dragonfly.xml's rows, P = 128 ... 1024; "
-            "TRA's 172 cells: median 1.3 %, worst 36.2 %) is largest where a round's messages "
-            "all leave at once (radix P: +36 % at P = 1024, 1 KiB) and at S <= 256 B for "
-            "small radices (up to +29 %), which it overestimates (SimGrid's ranks overlap "
-            "their rounds more). At P = 2048 (tests/data/model-p2048.sql, tra at 16 B and "
-            "1 KiB on dragonfly_16k.xml, 8 cells) it overestimates every cell, median 16.9 %, "
-            "worst 32.5 %, and picks SimGrid's best radix at both S. It has no contention "
-            "from other jobs, no OS noise and no Cray MPICH progress engine, which a "
-            "measurement on Theta includes.",
+            "Its error against SimGrid on the current dragonfly.xml's rows, P = 128 ... 1024 "
+            "(%s, the TRA rows' figure above), is largest where a round's messages all leave "
+            "at once (radix P) and at S <= 256 B for small radices, which it overestimates "
+            "(SimGrid's ranks overlap their rounds more); at P = 2048 "
+            "(tests/data/model-p2048.sql, tra on dragonfly_16k.xml) it overestimates every "
+            "cell and picks SimGrid's best radix: the cells and their errors are in "
+            "docs/results/model_tier.md. It has no contention from other jobs, no OS noise and "
+            "no Cray MPICH progress engine, which a measurement on Theta includes." % m.error,
             paper_tuna.cost_note(tuna),
             "4. **The paper's radix range.** The TRA paper sampled r from 2 to P/2 (Sec. V-A); "
             "the best radix of the trend rows is taken over the same range, and where radix P "
