@@ -58,16 +58,24 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     return rc;
 }
 
+/* The communicator A2A_Comm_free is freeing on this thread (its own MPI_Comm_free call
+ * comes back here), or MPI_COMM_NULL. */
+static _Thread_local MPI_Comm freeing = MPI_COMM_NULL;
+
 /* Guarantees: MPI_Comm_free, after the online tuner has checked the communicator's
  * deferred-agreement window still open (A2A_Comm_free: nothing unless A2A_TUNING=online
- * and the communicator was tuned); inside a routed call exactly PMPI_Comm_free. */
+ * and the communicator was tuned); exactly PMPI_Comm_free inside a routed call and for
+ * A2A_Comm_free's own call. A communicator freed by a delete callback that MPI runs inside
+ * that PMPI_Comm_free (another communicator, of the program's attribute) goes through
+ * A2A_Comm_free too, its window checked before it is freed. */
 int MPI_Comm_free(MPI_Comm *comm)
 {
-    if (inside)
+    if (inside || !comm || *comm == MPI_COMM_NULL || *comm == freeing)
         return PMPI_Comm_free(comm);
-    inside++;
+    MPI_Comm outer = freeing;
+    freeing = *comm;
     int rc = A2A_Comm_free(comm);
-    inside--;
+    freeing = outer;
     return rc;
 }
 

@@ -26,7 +26,8 @@
 #     made later and in the other order, still checks their last windows at MPI_Finalize
 #     in the order the others do (else the run hangs there: 1 s each when right);
 #   - a communicator freed before MPI_Finalize has its last window checked at MPI_Comm_free
-#     (the preload library's; A2A_Comm_free), so its summary counts every call;
+#     (the preload library's; A2A_Comm_free), so its summary counts every call; so has one
+#     freed by the delete callback of another communicator's attribute (--free-in-callback);
 #   - a rank that cannot attach the tuner's state to a communicator (MPI_Comm_set_attr
 #     failing: A2A_TUNING_TEST_NOMEM=attr) keeps none, and every rank runs the MPI library
 #     on it; rank 0 without memory for the end-of-run gather (=gather) skips it on every
@@ -144,6 +145,18 @@ json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-empty-round.j
             "grep -q 'at MPI_Comm_free \[comm half0, world rank 0\]: .*alltoallv P=2 S=16\.\.31: [^;]* of 60 (' '$wlog' &&
              grep -q 'at MPI_Comm_free \[comm half1, world rank 1\]: .*alltoallv P=2 S=16\.\.31: [^;]* of 60 (' '$wlog'"
     fi
+    # the halves freed by the delete callback of another communicator's attribute (MPI
+    # runs it inside the program's MPI_Comm_free of that one; --free-in-callback; below 4
+    # ranks one half, the world): that nested MPI_Comm_free goes through A2A_Comm_free
+    # too, so each half's window is checked there and its summary counts all 60 alltoallv
+    # calls (before, the preload library passed it straight to PMPI_Comm_free: the window's
+    # calls never accounted, no summary), no hang, bytes right, the halves freed (exit 0)
+    run online/$lib/free-in-callback 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+        A2A_TUNING_EXPLORE=30 $prog --repeat 60 --free-in-callback - 16
+    clog="$WORK/online_${lib}_free-in-callback.log"
+    check online/$lib/freed-in-callback-window-accounted holds \
+        "grep -q 'at MPI_Comm_free \[comm half0, world rank 0\]: .*alltoallv P=2 S=16\.\.31: [^;]* of 60 (' '$clog' &&
+         { [ $np != 4 ] || grep -q 'at MPI_Comm_free \[comm half1, world rank 1\]: .*alltoallv P=2 S=16\.\.31: [^;]* of 60 (' '$clog'; }"
     # the last rank cannot attach the tuner's state to the duplicate (MPI_Comm_set_attr
     # fails: A2A_TUNING_TEST_NOMEM=attr): no rank keeps a state of it (it would outlive the
     # communicator), every call on it runs the MPI library, the world is tuned alike

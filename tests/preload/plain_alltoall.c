@@ -3,7 +3,7 @@
  * tests: MPI_Alltoall and MPI_Alltoallv at the block sizes given, on MPI_COMM_WORLD and
  * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
  *
- *   mpirun -n 4 plain_alltoall [--repeat N [--cycle | --dup]] OUT BYTES...
+ *   mpirun -n 4 plain_alltoall [--repeat N [--cycle | --dup | --free-in-callback]] OUT BYTES...
  *   e.g. plain_alltoall /tmp/out 16 1024
  *
  * --repeat N makes every call N times in a row (a loop of calls at each size, for the
@@ -12,7 +12,11 @@
  * one more, twice the largest (the pattern changes); with --dup each size's calls go N
  * times to MPI_COMM_WORLD and to a duplicate of it (named "dup", alive until
  * MPI_Finalize), kind by kind, the two in turn: world first, then dup first (calls W D D
- * W W D ...), instead of the world then the halves. Non-uniform blocks are up to S bytes
+ * W W D ...), instead of the world then the halves; with --free-in-callback the halves are
+ * freed not by the program's MPI_Comm_free but by the delete callback of an attribute of
+ * another communicator ("owner", a duplicate of the world) when the program frees that
+ * one: MPI calls the callback inside that MPI_Comm_free (below 4 ranks the one "half" is
+ * then the whole world, and is looped on too). Non-uniform blocks are up to S bytes
  * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
  * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
@@ -184,6 +188,14 @@ static void loop(run *r, MPI_Comm comm, const long long *sizes, int nsizes, int 
         }
 }
 
+/* Guarantees: (delete callback of the attribute "owner" carries) frees the communicator
+ * the attribute's value points to, and says MPI_Comm_free's result. */
+static int free_owned(MPI_Comm owner, int keyval, void *value, void *extra)
+{
+    (void)owner, (void)keyval, (void)extra;
+    return MPI_Comm_free((MPI_Comm *)value);
+}
+
 /* Every size on MPI_COMM_WORLD (bytes, ints, non-uniform), then on the two halves. */
 int main(int argc, char **argv)
 {
@@ -192,22 +204,24 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    int repeat = 1, cycle = 0, dup = 0;
+    int repeat = 1, cycle = 0, dup = 0, in_callback = 0;
     if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
         repeat = atoi(argv[2]);
         argv += 2;
         argc -= 2;
-        if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup"))) {
+        if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup") ||
+                         !strcmp(argv[1], "--free-in-callback"))) {
             cycle = !strcmp(argv[1], "--cycle");
-            dup = !cycle;
+            dup = !strcmp(argv[1], "--dup");
+            in_callback = !cycle && !dup;
             argv++;
             argc--;
         }
     }
     if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
-            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup]] "
-                            "OUT|- BYTES...\n");
+            fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup | "
+                            "--free-in-callback]] OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -241,12 +255,31 @@ int main(int argc, char **argv)
             for (int n = 0; n < repeat; n++)
                 calls_on_both(&r, world_dup, sizes[i]);
     } else {
-        MPI_Comm_split(MPI_COMM_WORLD, r.rank % 2, r.rank, &half);
-        MPI_Comm_set_name(half, r.rank % 2 ? "half1" : "half0");
+        /* below 4 ranks, --free-in-callback makes one "half", the world: a communicator
+         * of more than one rank to tune and free */
+        int color = in_callback && P < 4 ? 0 : r.rank % 2;
+        MPI_Comm_split(MPI_COMM_WORLD, color, r.rank, &half);
+        MPI_Comm_set_name(half, color ? "half1" : "half0");
         loop(&r, MPI_COMM_WORLD, sizes, nsizes, repeat, cycle);
-        if (P >= 4)
+        if (P >= 4 || in_callback)
             loop(&r, half, sizes, nsizes, repeat, cycle);
-        MPI_Comm_free(&half);
+        if (in_callback) {
+            MPI_Comm owner;
+            int keyval;
+            MPI_Comm_dup(MPI_COMM_WORLD, &owner);
+            MPI_Comm_set_name(owner, "owner");
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_owned, &keyval, NULL);
+            MPI_Comm_set_attr(owner, keyval, &half);
+            MPI_Comm_free(&owner);
+            MPI_Comm_free_keyval(&keyval);
+            if (half != MPI_COMM_NULL) {
+                fprintf(stderr, "plain_alltoall: rank %d: the half not freed by the "
+                                "callback\n", r.rank);
+                r.wrong++;
+            }
+        } else {
+            MPI_Comm_free(&half);
+        }
     }
     if (r.out)
         fclose(r.out);
