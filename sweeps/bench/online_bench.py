@@ -26,7 +26,7 @@ An smpirun launch that sets no maxmin/precision gets `a2a simulate`'s (1e-2); --
 keeps the launch's --cfg options (give smpirun its options, not a script wrapping it).
 --alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
 --reuse FILE takes the MPI library's and the fixed candidates' figures from FILE's record of
-the same label, P, collective, S and A2A_TUNING_EXPLORE (a change of the online tuner alone
+the same label, P (the launch's -n, -np, --np or srun's --ntasks), collective, S and A2A_TUNING_EXPLORE (a change of the online tuner alone
 changes neither) and launches only the online run, the second run and the fixed candidates
 that record lacks; the new record says which it reused.
 """
@@ -58,6 +58,39 @@ def launch_words(text):
             not any("maxmin/precision" in w for w in words)):
         words[1:1] = ["--cfg=" + SOLVER_PRECISION]
     return words
+
+
+# the launchers whose rank count launch_ranks reads, and how each spells it: mpirun and
+# mpiexec (Open MPI, MPICH's Hydra; with a suffix: mpirun.openmpi), smpirun, srun
+MPI_LAUNCHER = re.compile(r"^(mpirun|mpiexec|orterun|prterun|smpirun)([.-][\w.]+)?$")
+RANKS_OPTIONS = {"mpi": ("-n", "-np", "--n", "--np"), "srun": ("-n", "--ntasks")}
+
+
+def launch_ranks(words):
+    """The number of ranks the launch command asks for, from the options after its
+    launcher (the first word that is mpirun, mpiexec, smpirun or srun, so that a wrapper
+    such as flock or env may come first): -n N, -np N, --n N, --np N (mpirun, mpiexec,
+    smpirun), -n N, -nN, --ntasks N (srun), and --OPTION=N for the long ones; the last one
+    given counts, as for the launchers. None when there is no launcher or no such option."""
+    kind = None
+    ranks = None
+    for i, w in enumerate(words):
+        if kind is None:
+            base = os.path.basename(w)
+            kind = "srun" if base == "srun" else "mpi" if MPI_LAUNCHER.match(base) else None
+            continue
+        name, eq, value = w.partition("=")
+        if eq and name.startswith("--") and name in RANKS_OPTIONS[kind]:
+            pass
+        elif w in RANKS_OPTIONS[kind] and i + 1 < len(words):
+            value = words[i + 1]
+        elif kind == "srun" and w.startswith("-n") and w[2:].isdigit():
+            value = w[2:]
+        else:
+            continue
+        if value.isdigit() and int(value) > 0:
+            ranks = int(value)
+    return ranks
 
 
 def simgrid_options(words):
@@ -141,7 +174,10 @@ def main():
                     "file's record of the same shape (launch the online and second runs)")
     args = ap.parse_args()
     words = launch_words(args.launch)
-    P = int(words[words.index("-np") + 1]) if "-np" in words else 0
+    P = launch_ranks(words)
+    if args.reuse and P is None:
+        ap.exit(2, "online_bench: --launch %r: no rank count for --reuse (give the launcher's "
+                "-n/-np/--np N, or srun's -n N/--ntasks=N)\n" % args.launch)
     reused = {}
     if args.reuse:
         with open(args.reuse) as f:
@@ -178,6 +214,10 @@ def main():
                 c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
                 if not d[0] or not c[0]:
                     sys.exit("online_bench: no decision in the log: " + res[2][-800:])
+                ran = int(re.search(r"P=(\d+)", res[2]).group(1))
+                if old and ran != P:
+                    sys.exit("online_bench: the run had P=%d, --launch asked for %d: the "
+                             "reused record is of P=%d" % (ran, P, P))
                 labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip())
                           for part in c[0].group(1).split(";")]
                 for label in labels:
