@@ -19,7 +19,10 @@ BUILD    := build/$(MPI)
 CC       := mpicc.$(MPI)
 MPIRUN   := mpirun.$(MPI)
 PKGS     := inih sqlite3 hwloc jansson papi fftw3
-GIT_REV  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# the revision, with -dirty when a file the programs are built from differs from it (an
+# uncommitted edit of docs/, tests/ or data made while the data is simulated does not)
+GIT_SOURCES := Makefile include kernels harness workloads apps preload model sweeps/bench
+GIT_REV  := $(shell r=$$(git describe --always 2>/dev/null) && { git diff --quiet HEAD -- $(GIT_SOURCES) 2>/dev/null || r=$$r-dirty; echo $$r; } || echo unknown)
 SANITIZE ?=
 
 OPT      ?= -O2 -g
@@ -63,7 +66,7 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*/*
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
-# the revision (with -dirty when a tracked file was edited) in a file rewritten only when it
+# the revision (with -dirty when a source file was edited) in a file rewritten only when it
 # changes, so that what prints it is rebuilt after an edit or a commit
 REV_STAMP := $(BUILD)/git-revision
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(REV_STAMP))

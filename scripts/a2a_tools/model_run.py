@@ -682,12 +682,22 @@ def _sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+# what the model tier's figures are computed from (platforms and sweeps are recorded apart)
+MODEL_SOURCES = ("scripts", "model", "kernels", "include", "Makefile")
+
+
 def _git_revision():
-    """The tree's `git describe --always --dirty`, or 'unknown'."""
+    """The tree's `git describe --always`, with -dirty when a file of MODEL_SOURCES differs
+    from it (an uncommitted edit of docs or data does not); 'unknown' outside git."""
     try:
-        out = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+        out = subprocess.run(["git", "-C", ROOT, "describe", "--always"],
                              capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
+        rev = out.stdout.strip()
+        if not rev:
+            return "unknown"
+        diff = subprocess.run(["git", "-C", ROOT, "diff", "--quiet", "HEAD", "--"] +
+                              list(MODEL_SOURCES), capture_output=True, timeout=10)
+        return rev + ("-dirty" if diff.returncode != 0 else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
