@@ -147,8 +147,9 @@ int A2A_Tuning_finalize(void);
  * every rank), so that they are accounted to their shapes before comm's state is retired
  * (A2A_VERBOSE logs comm's summary then); nothing for an intercommunicator or a
  * communicator never tuned. Collective, as MPI_Comm_free is: a program linked with liba2a
- * calls it where it calls MPI_Comm_free (liba2a_preload.so routes MPI_Comm_free here).
- * Returns MPI_Comm_free's code, or the check's error. */
+ * calls it where it calls MPI_Comm_free, inside an attribute's delete callback too
+ * (liba2a_preload.so routes MPI_Comm_free here, a nested one as well). Returns
+ * MPI_Comm_free's code, or the check's error. */
 int A2A_Comm_free(MPI_Comm *comm);
 
 /* Under A2A_TUNING=online: this rank's record of what the dispatcher ran on comm so far,
