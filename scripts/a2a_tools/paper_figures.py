@@ -19,6 +19,7 @@ tests/parts/paperfigs.sh checks the checked-in ones. --numbers-only writes the n
 draws nothing (what the test compares)."""
 import argparse
 import contextlib
+import hashlib
 import io
 import os
 import shutil
@@ -97,15 +98,26 @@ def load_data(path, data=DATA):
         conn.close()
 
 
+def data_checksum(data):
+    """The first 12 hex digits of the sha256 of the checked-in SQL files data (their bytes,
+    in order): what a figure is drawn from, whatever the revision its runs recorded."""
+    h = hashlib.sha256()
+    for name in data:
+        with open(os.path.join(ROOT, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:12]
+
+
 @contextlib.contextmanager
 def loaded(work, name, data=DATA):
     """The checked-in SQL files data (in order) loaded into work/name and open as a Database
-    that names them (the figures name the checked-in data, not the temporary file); closed
-    on leaving."""
+    that names them and their checksum (the figures name the checked-in data, not the
+    temporary file); closed on leaving."""
     path = os.path.join(work, name)
     load_data(path, data)
     db = open_db(path)
-    db.path = "+".join(os.path.basename(src) for src in data)
+    db.path = "%s sha256 %s" % ("+".join(os.path.basename(src) for src in data),
+                                data_checksum(data))
     try:
         yield db
     finally:

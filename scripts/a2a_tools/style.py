@@ -85,10 +85,21 @@ def titles(fig, headline, details, run, oversubscribed, size=9.5):
                  fontsize=size, y=0.995)
 
 
+def revision_text(revision):
+    """A run's git revision in words: 'abc1234', or 'abc1234 + uncommitted changes' for one
+    recorded as abc1234-dirty (its sources differed from the revision when it ran)."""
+    if revision and revision.endswith("-dirty"):
+        return revision[:-len("-dirty")] + " + uncommitted changes"
+    return revision or "?"
+
+
 def footer(fig, run, oversubscribed, db_path):
+    """The line at the bottom of every figure: the run drawn (id, start), its provenance,
+    the git revision it ran (revision_text) and the database."""
     text = "a2atune run %s (%s) \u00b7 %s \u00b7 git %s \u00b7 %s" % (
         run["id"], (run["started"] or "?")[:16].replace("T", " "),
-        provenance(run, oversubscribed), run["git_revision"] or "?", os.path.basename(db_path))
+        provenance(run, oversubscribed), revision_text(run["git_revision"]),
+        os.path.basename(db_path))
     fig.text(0.005, 0.004, text, fontsize=6.5, color="0.35", ha="left", va="bottom")
 
 
