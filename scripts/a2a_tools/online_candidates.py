@@ -65,7 +65,9 @@ def add_parser(sub, common):
     p.add_argument("--binary", metavar="A2ATUNE",
                    help="the a2atune whose list is judged (default: the built one)")
     p.add_argument("--before", metavar="A2ATUNE",
-                   help="also judge this a2atune's list (an older build) side by side")
+                   help="also judge this a2atune's list (another build) side by side")
+    p.add_argument("--before-label", default="before", metavar="TEXT",
+                   help="the column label of --before's build (default: %(default)s)")
     p.add_argument("--within", type=float, default=5.0, metavar="PCT",
                    help="a candidate within PCT %% of the cell's best recalls it (default: %(default)s)")
     p.add_argument("--match", choices=("exact", "radix"), default="exact",
@@ -202,7 +204,7 @@ def run(args, _db):
             raise A2AError("unknown data set %s (known: %s)" % (
                 ", ".join(unknown), ", ".join(d.name for d in DATASETS)))
         chosen = [d for d in DATASETS if d.name in names]
-    builds = [("before", args.before)] if args.before else []
+    builds = [(args.before_label, args.before)] if args.before else []
     builds.append(("now", binary))
     md = args.format == "markdown"
     head = ["data set", "part", "cells"]
