@@ -23,8 +23,9 @@ from .common import A2AError
 
 Dataset = collections.namedtuple("Dataset", "name sql part what")
 
-# The data sets and the split, fixed before any recall was computed: the rule's range and
-# factor are chosen on "dev" and judged on "held-out".
+# The data sets (part: "dev" / "held-out", the split of a first trial, fixed before any recall
+# was computed; "later": made since, to judge tuna at block_count = radix - 1). The rule is
+# now chosen leave-one-data-set-out (sweeps/bench/candidates_rule_eval.py).
 DATASETS = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "dev",
             "SimGrid dragonfly, P = 8..32, alltoall, every tra radix + baselines"),
@@ -43,6 +44,8 @@ DATASETS = [
             "real Open MPI, P = 2, a noisy run"),
     Dataset("hierarchical-256", ["tests/data/sim-hierarchical-256.sql"], "held-out",
             "SimGrid, P = 256, tra / tuna at 9 radices + vendor"),
+    Dataset("online-v64", ["tests/data/online-v64.sql"], "later",
+            "SimGrid dragonfly, P = 64, alltoallv, tuna at block_count = radix - 1 + every kernel"),
 ]
 
 COLLECTIVE = {"uniform": "alltoall", "nonuniform": "alltoallv"}
