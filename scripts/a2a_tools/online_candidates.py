@@ -26,22 +26,14 @@ Dataset = collections.namedtuple("Dataset", "name sql part what")
 # The data sets (part: "dev" / "held-out", the split of a first trial, fixed before any recall
 # was computed; "later": made since, to judge tuna at block_count = radix - 1). The rule is
 # now chosen leave-one-data-set-out (sweeps/bench/candidates_rule_eval.py).
-DATASETS = [
-    Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "dev",
-            "SimGrid dragonfly, P = 8..32, alltoall, every tra radix + baselines"),
-    Dataset("dragonfly", ["tests/data/tuner-dragonfly-memlink.sql",
-                          "tests/data/tuner-dragonfly-memlink-1024.sql"], "dev",
-            "SimGrid dragonfly, P = 128..1024, tra / tuna (block_count 1) / twophase_bruck"),
-    Dataset("real-p2", ["tests/data/tuner-real-p2.sql"], "dev",
-            "real Open MPI, P = 2, every kernel"),
-    Dataset("sim64", ["tests/data/tuner-sim64.sql"], "held-out",
-            "SimGrid dragonfly, P = 16..64, alltoall, tra + spread_out, pairwise, bruck"),
-    Dataset("fattree-npot", ["tests/data/tuner-fattree-npot.sql"], "held-out",
-            "SimGrid fat tree, P = 24, 48, 72, alltoall, tra + pairwise, bruck"),
-    Dataset("torus-nonuniform", ["tests/data/tuner-torus-nonuniform.sql"], "held-out",
-            "SimGrid torus, P = 36..60, alltoallv uniform and powerlaw, tuna + linear"),
-    Dataset("real-p2-noisy", ["tests/data/tuner-real-p2-noisy.sql"], "held-out",
-            "real Open MPI, P = 2, a noisy run"),
+_SUITE = {d.name: d for d in tuner_suite.SUITE}
+_PARTS = [("dragonfly-small", "dev"), ("dragonfly", "dev"), ("real-p2", "dev"), ("sim64", "held-out"),
+          ("fattree-npot", "held-out"), ("torus-nonuniform", "held-out"),
+          ("real-p2-noisy", "held-out")]
+# the tuner's suite (its dragonfly with the P = 1024 rows too), then two more
+DATASETS = [Dataset(name, _SUITE[name].sql + (["tests/data/tuner-dragonfly-memlink-1024.sql"]
+                                              if name == "dragonfly" else []),
+                    part, _SUITE[name].what) for name, part in _PARTS] + [
     Dataset("hierarchical-256", ["tests/data/sim-hierarchical-256.sql"], "held-out",
             "SimGrid, P = 256, tra / tuna at 9 radices + vendor"),
     Dataset("online-v64", ["tests/data/online-v64.sql"], "later",

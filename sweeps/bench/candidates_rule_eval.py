@@ -73,7 +73,7 @@ def main():
                    help="ALPHA_LO:HI ranges, bytes (default: %(default)s)")
     p.add_argument("--tuna-steps", default="digits,rounds",
                    help="tuna's serial steps: digits, rounds (default: %(default)s)")
-    p.add_argument("--rule", default="RULE_REV", help="git revision of the cost-model rule (default: %(default)s)")
+    p.add_argument("--rule", default="08b44c0", help="git revision of the cost-model rule (default: %(default)s)")
     p.add_argument("--match", choices=("exact", "radix"), default="exact",
                    help="as a2a online-candidates --match (default: %(default)s)")
     p.add_argument("--work", default=os.path.join(ROOT, "results", "candidates-rule"))
