@@ -9,6 +9,8 @@
 #include "online_candidates.h"
 #include "vlist.h"
 
+#define MAX_P (1 << 20) /* communicator sizes asked about: the model scans every radix */
+
 static const char candidates_usage[] =
     "usage: a2atune candidates --P LIST --S LIST [--collective alltoall|alltoallv|both] [--json]\n"
     "  the candidates online tuning (A2A_TUNING=online) explores for each (P, S), in the\n"
@@ -18,7 +20,7 @@ static const char candidates_usage[] =
     "  tuning does. Lists as in sweep files, e.g. --P 64,256,1024 --S 16,1024,16384.\n"
     "  --collective  alltoall, alltoallv or both (default both)\n"
     "  --json        one JSON array: {collective, P, S, candidates: [{kernel, params, text}]}\n"
-    "exit codes: 0 ok, 2 bad input (a P below 1, an S below 0, an unknown option)\n";
+    "exit codes: 0 ok, 2 bad input (a P outside 1..2^20, an S outside 0..2^40, an unknown option)\n";
 
 /* Guarantees: the candidate as the online tuner's lines name it ("MPI library",
  * "tra radix=4", "tuna radix=4 block_count=3") in text; its parameters into params when
@@ -38,10 +40,10 @@ static void candidate_text(const a2a_online_candidate *c, char *text, size_t len
                             json_integer(c->params[k->params[i].param]));
 }
 
-/* Guarantees: the values of a list given to --P or --S (at least `min` each) in *values;
+/* Guarantees: the values of a list given to --P or --S (each in min..max) in *values;
  * EXIT_OK, or EXIT_BAD_INPUT after one line on stderr. */
-static int list_values(const char *option, const char *text, long long min, long long **values,
-                       int *n)
+static int list_values(const char *option, const char *text, long long min, long long max,
+                       long long **values, int *n)
 {
     char err[256];
     vlist *l = NULL;
@@ -52,9 +54,9 @@ static int list_values(const char *option, const char *text, long long min, long
         rc = EXIT_BAD_INPUT;
     }
     for (int i = 0; rc == EXIT_OK && i < *n; i++)
-        if ((*values)[i] < min || (*values)[i] > 1LL << 40) {
-            fprintf(stderr, "a2atune: candidates: %s %lld is outside %lld..2^40\n", option,
-                    (*values)[i], min);
+        if ((*values)[i] < min || (*values)[i] > max) {
+            fprintf(stderr, "a2atune: candidates: %s %lld is outside %lld..%lld\n", option,
+                    (*values)[i], min, max);
             rc = EXIT_BAD_INPUT;
         }
     vlist_free(l);
@@ -97,9 +99,9 @@ int command_candidates(int argc, char **argv)
     }
     long long *Ps = NULL, *Ss = NULL;
     int nP = 0, nS = 0;
-    int rc = list_values("--P", P_text, 1, &Ps, &nP);
+    int rc = list_values("--P", P_text, 1, MAX_P, &Ps, &nP);
     if (rc == EXIT_OK)
-        rc = list_values("--S", S_text, 0, &Ss, &nS);
+        rc = list_values("--S", S_text, 0, 1LL << 40, &Ss, &nS);
     json_t *all = json_array();
     for (int c = first; rc == EXIT_OK && c <= last; c++)
         for (int i = 0; i < nP; i++)
