@@ -28,7 +28,7 @@ SANITIZE ?=
 OPT      ?= -O2 -g
 # -fPIC: the kernels also go into a shared preload library
 CFLAGS   += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
-CPPFLAGS += -Iinclude -Ikernels/common -Ikernels/hint -Iworkloads -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
+CPPFLAGS += -Iinclude -Ikernels/common -Ikernels/hint -Ikernels/tuned -Iworkloads -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
 # the harness's folders (below; tests/layers.py reads the -I of every CPPFLAGS line)
 CPPFLAGS += -Iharness/measure -Iharness/sweep -Iharness/db -Iharness/run -Iharness/tuner -Iharness/commands
 # gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array

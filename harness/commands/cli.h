@@ -37,6 +37,10 @@ int command_app(int argc, char **argv);
  * returns an exit code. */
 int command_tune(int argc, char **argv);
 
+/* `a2atune candidates --P LIST --S LIST ...` (candidates_command.c): the candidates online
+ * tuning explores per (P, S); argv as main's; makes no MPI call; returns an exit code. */
+int command_candidates(int argc, char **argv);
+
 /* ---- pieces of `run` that `tune` shares (run_command.c) ---- */
 #include "configs.h"
 #include "db.h"

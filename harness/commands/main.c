@@ -33,6 +33,9 @@ static const char usage[] =
     "  a2atune model --P LIST --radix LIST\n"
     "                     rounds K and blocks D of TRA (TRA paper, Propositions 1-4);\n"
     "                     lists as in sweep files, e.g. --P 16384 --radix 2,4,sqrt,P\n"
+    "  a2atune candidates --P LIST --S LIST [--collective alltoall|alltoallv|both] [--json]\n"
+    "                     what online tuning (A2A_TUNING=online) would try for each (P, S):\n"
+    "                     the library's own candidate list (a2atune candidates --help)\n"
     "  a2atune expand [--P N --Q N --N N --world N --radix N] LIST... | --sweep FILE\n"
     "                     value lists expanded, or a sweep file's sections and process\n"
     "                     counts, as JSON (a2atune expand --help)\n"
@@ -364,6 +367,8 @@ int main(int argc, char **argv)
         return command_list(argc, argv);
     if (strcmp(cmd, "model") == 0)
         return command_model(argc, argv);
+    if (strcmp(cmd, "candidates") == 0)
+        return command_candidates(argc, argv);
     if (strcmp(cmd, "expand") == 0)
         return command_expand(argc, argv);
     if (strcmp(cmd, "app") == 0)

@@ -67,19 +67,15 @@
 #include <unistd.h>
 #include "a2a_registry.h"
 #include "online.h"
+#include "online_candidates.h"
 #include "quantile.h"
-#include "radix_model.h"
 
 #define DEFAULT_EXPLORE 120   /* calls a shape explores (A2A_TUNING_EXPLORE; see a2a_tuned.h) */
 #define MIN_EXPLORE 6
 #define MAX_EXPLORE 1000000
 #define MIN_BLOCK 3           /* calls per candidate: a warm-up and at least 2 samples */
 #define MAX_BLOCK 64
-#define MAX_CANDIDATES 8
-#define MAX_RADICES 3         /* tunable-radix candidates per shape */
-#define MODEL_RATIO_LO 512.0  /* latency / bandwidth ratios (bytes) the radices are picked */
-#define MODEL_RATIO_HI 8192.0 /* for: shared memory to a fast network */
-#define SCATTERED_BATCH 32    /* scattered's batch, MPICH's default throttle */
+#define MAX_CANDIDATES A2A_ONLINE_MAX_CANDIDATES
 #define RACE_FACTOR 1.5       /* a median this many times the best (round 0, 1): out */
 #define CUT_CALLS 2           /* round 0's calls per candidate: a warm-up, a sample */
 #define ROUNDS 3              /* first samples, rest of the probes, rest of the blocks */
@@ -260,89 +256,17 @@ int a2a_online_configure(char *error, size_t len)
 
 /* ---- candidates ---------------------------------------------------------------------- */
 
-/* Guarantees: appends kernel `name` of the family with the parameters given (pairs of
- * a2a_param, value, ended by -1) when it exists, is valid at P and there is room;
- * kernels needing node groups or shared buffers are never added. */
-static void add_candidate(shape *sh, a2a_family family, const char *name, ...)
-{
-    const a2a_kernel *k = a2a_find_kernel(family, name);
-    if (!k || sh->ncand >= MAX_CANDIDATES || k->needs)
-        return;
-    candidate *c = &sh->cand[sh->ncand];
-    memset(c, 0, sizeof *c);
-    c->kernel = k;
-    va_list ap;
-    va_start(ap, name);
-    for (int p = va_arg(ap, int); p >= 0; p = va_arg(ap, int))
-        c->params[p] = va_arg(ap, int);
-    va_end(ap);
-    char why[160];
-    for (int i = 0; i < sh->ncand; i++) /* the same kernel and parameters once */
-        if (sh->cand[i].kernel == k && !memcmp(sh->cand[i].params, c->params, sizeof c->params))
-            return;
-    if (a2a_params_valid(k, sh->P, sh->P, c->params, why, sizeof why))
-        sh->ncand++;
-}
-
-/* Guarantees: up to MAX_RADICES radices in 2..P, each the one minimising the K/D model's
- * cost K * ratio + D * S for some ratio of MODEL_RATIO_LO..MODEL_RATIO_HI (five ratios,
- * geometrically spaced); sorted ascending, no repeats. Returns how many. */
-static int model_radices(int P, long long S, int *radices)
-{
-    int n = 0;
-    double b = S > 0 ? (double)S : 1.0;
-    for (int i = 0; i < 5; i++) {
-        double ratio = MODEL_RATIO_LO * pow(MODEL_RATIO_HI / MODEL_RATIO_LO, i / 4.0);
-        int best = 2;
-        double best_cost = HUGE_VAL;
-        for (int r = 2; r <= P; r++) {
-            double cost = (double)a2a_model_rounds(P, r) * ratio + (double)a2a_model_blocks(P, r) * b;
-            if (cost < best_cost) {
-                best_cost = cost;
-                best = r;
-            }
-        }
-        int seen = 0;
-        for (int j = 0; j < n; j++)
-            seen |= radices[j] == best;
-        if (!seen && n < MAX_RADICES)
-            radices[n++] = best;
-    }
-    for (int i = 1; i < n; i++) /* insertion sort */
-        for (int j = i; j > 0 && radices[j - 1] > radices[j]; j--) {
-            int t = radices[j];
-            radices[j] = radices[j - 1];
-            radices[j - 1] = t;
-        }
-    return n;
-}
-
-/* Guarantees: sh->cand holds the MPI library's own algorithm first, then the candidates
- * of the shape's collective valid at P (see the file's head), at most MAX_CANDIDATES;
- * S is the lower end of the shape's bucket. */
+/* Guarantees: sh->cand holds the shape's candidates (a2a_online_candidates: the MPI
+ * library's own algorithm first, each valid at P, at most MAX_CANDIDATES); S is the lower
+ * end of the shape's bucket. */
 static void candidate_list(shape *sh, long long S)
 {
-    const int P = sh->P, end = -1;
-    int radices[MAX_RADICES];
-    int nr = model_radices(P, S, radices);
-    a2a_family f = sh->coll == A2A_COLL_ALLTOALL ? A2A_FAMILY_UNIFORM : A2A_FAMILY_NONUNIFORM;
-    add_candidate(sh, f, "vendor", A2A_PARAM_VENDOR_ALGORITHM, 0, end);
-    add_candidate(sh, f, "spread_out", end);
-    add_candidate(sh, f, "pairwise", end);
-    if (sh->coll == A2A_COLL_ALLTOALL) {
-        add_candidate(sh, f, "bruck", end);
-    } else {
-        add_candidate(sh, f, "linear", end);
-        add_candidate(sh, f, "twophase_bruck", end);
-    }
-    if (P > SCATTERED_BATCH) /* at or below it, one batch: spread_out */
-        add_candidate(sh, f, "scattered", A2A_PARAM_BLOCK_COUNT, SCATTERED_BATCH, end);
-    for (int i = 0; i < nr; i++) {
-        if (sh->coll == A2A_COLL_ALLTOALL)
-            add_candidate(sh, f, "tra", A2A_PARAM_RADIX, radices[i], end);
-        else /* every sub-round of a round in flight */
-            add_candidate(sh, f, "tuna", A2A_PARAM_RADIX, radices[i], A2A_PARAM_BLOCK_COUNT,
-                          radices[i] - 1, end);
+    a2a_online_candidate list[MAX_CANDIDATES];
+    sh->ncand = a2a_online_candidates(sh->coll == A2A_COLL_ALLTOALLV, sh->P, S, list, MAX_CANDIDATES);
+    for (int i = 0; i < sh->ncand; i++) {
+        memset(&sh->cand[i], 0, sizeof sh->cand[i]);
+        sh->cand[i].kernel = list[i].kernel;
+        memcpy(sh->cand[i].params, list[i].params, sizeof list[i].params);
     }
 }
 

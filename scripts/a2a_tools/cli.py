@@ -15,11 +15,12 @@ from . import paper_figures
 from . import model_run
 from . import paper_table
 from . import paper_night
+from . import online_candidates
 from .common import EXIT_BAD_INPUT, A2AError
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
                hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
-               paper_figures, model_run, paper_table, paper_night)
+               paper_figures, model_run, paper_table, paper_night, online_candidates)
 
 
 def build_parser():
