@@ -1,0 +1,95 @@
+#!/bin/bash
+# sweeps/bench/online_remake.sh — re-make the records of docs/results/online-sim.md after a
+# change of the online tuner: the online and second runs only, the MPI library's and the
+# fixed candidates' runs taken from the earlier records (online_bench.py and
+# app_online_bench.py --reuse; the online tuner does not touch a fixed run).
+#
+#   sweeps/bench/online_remake.sh shapes|apps|SHAPE... 
+#
+#   shapes   the 12 shapes of the table (6 launches of online_bench.py, below)
+#   apps     fft --n 512x512 (100 transforms) and tc --graph rmat:9:4 (40 closures, --again 2)
+#            at A2A_TUNING_EXPLORE 120 and 30
+#   SHAPE    one launch of the table: df64 df64v df256 df256v to64 to256
+#
+# Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
+# tests/data/online-apps-sim-before.jsonl), the records to reuse; OUT_SHAPES, OUT_APPS (default
+# tests/data/online-sim.jsonl, tests/data/online-apps-sim.jsonl), where the new records are
+# appended; WORK (default /tmp/a2a-online-remake), the tuning files and host files.
+# Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...).
+# Every launch is smpirun on platforms/*.xml with `a2a simulate`'s options, MPICH's selector
+# and copy model; the solver precision of each shape is the one its records were made with.
+set -eu
+cd "$(dirname "$0")/../.."
+REUSE_SHAPES=${REUSE_SHAPES:-tests/data/online-sim-race.jsonl}
+REUSE_APPS=${REUSE_APPS:-tests/data/online-apps-sim-before.jsonl}
+OUT_SHAPES=${OUT_SHAPES:-tests/data/online-sim.jsonl}
+OUT_APPS=${OUT_APPS:-tests/data/online-apps-sim.jsonl}
+WORK=${WORK:-/tmp/a2a-online-remake}
+mkdir -p "$WORK"
+# the copy model of the records (GB/s by size: `a2atune copybench` on the machine that made them)
+export A2A_SIM_COPY_MODEL=1024:108.4,16384:116.7,262144:95.3,1048576:41.48,16777216:23.39
+PY=/usr/bin/python3
+
+# launch PLATFORM P PRECISION: the smpirun words of one launch (a host file of P ranks,
+# the platform's hosts in order)
+launch() {
+    local plat=$1 P=$2 prec=$3 hosts=$WORK/hosts-$1-$2
+    PYTHONPATH=scripts $PY -c '
+import sys
+from a2a_tools.simulate import platform_hosts
+left = int(sys.argv[2])
+with open(sys.argv[3], "w") as f:
+    for name, cores in platform_hosts(sys.argv[1]):
+        take = min(cores, left)
+        f.write((name + "\n") * take)
+        left -= take
+        if not left:
+            break' "platforms/$plat.xml" "$P" "$hosts"
+    echo "smpirun -no-privatize -platform platforms/$plat.xml -hostfile $hosts -np $P" \
+         "--cfg=maxmin/precision:$prec --cfg=smpi/coll-selector:mpich" \
+         "--cfg=smpi/allgather:bruck --cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree" \
+         "--cfg=smpi/reduce:binomial --cfg=smpi/gather:ompi_binomial" \
+         "--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf --log=root.thresh:warning"
+}
+
+# shape PLATFORM P PRECISION SIZES alltoall|alltoallv: one online_bench.py launch (200 calls
+# online, 2 per fixed candidate, 16 (alltoall) or 64 (alltoallv) for the MPI library, the
+# second run and the candidates near the best; totals extrapolated to 1,000 calls)
+shape() {
+    local plat=$1 P=$2 prec=$3 sizes=$4 coll=$5 best=16 v=
+    [ "$coll" = alltoallv ] && best=64 v=--alltoallv
+    echo "online_remake: $plat P = $P $coll S = $sizes ($(date -u +%T))"
+    $PY sweeps/bench/online_bench.py --launch "$(launch "$plat" "$P" "$prec")" \
+        --binary build/simgrid/bench/online_loop --out "$WORK/$plat-$P-$coll" --sizes "$sizes" \
+        --calls 200 --calls-fixed 2 --calls-best $best --target 1000 --repeats 1 $v \
+        --record "$OUT_SHAPES" --label "$plat.xml, SMPI coll-selector mpich" --reuse "$REUSE_SHAPES"
+}
+
+# app NAME ARGS RUNS AGAIN: one app_online_bench.py launch at P = 64 on dragonfly.xml
+app() {
+    echo "online_remake: $1 $2 ($(date -u +%T))"
+    $PY sweeps/bench/app_online_bench.py \
+        --launch "$(launch dragonfly 64 1e-2) $PWD/build/simgrid/a2atune" --app "$1" --args "$2" \
+        --repetitions "$3" --explore 120,30 --again "$4" --out "$WORK/app-$1" \
+        --record "$OUT_APPS" --label "dragonfly.xml, SMPI coll-selector mpich" --reuse "$REUSE_APPS"
+}
+
+run_one() {
+    case $1 in
+        df64)   shape dragonfly 64 1e-3 16,1024,16384 alltoall ;;
+        df64v)  shape dragonfly 64 1e-2 16,1024,16384 alltoallv ;;
+        df256)  shape dragonfly 256 1e-3 16 alltoall ;;
+        df256v) shape dragonfly 256 1e-2 16 alltoallv ;;
+        to64)   shape torus_tofud 64 1e-3 16,1024,16384 alltoall ;;
+        to256)  shape torus_tofud 256 1e-2 16 alltoall ;;
+        shapes) for s in df64 df64v df256 df256v to64 to256; do run_one $s; done ;;
+        fft)    app fft "--n 512x512" 100 1 ;;
+        tc)     app tc "--graph rmat:9:4" 40 2 ;;
+        apps)   run_one fft; run_one tc ;;
+        *) echo "online_remake: unknown '$1' (shapes, apps, df64, df64v, df256, df256v, to64," \
+                "to256, fft, tc)" >&2; exit 2 ;;
+    esac
+}
+
+[ $# -gt 0 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
+for what in "$@"; do run_one "$what"; done

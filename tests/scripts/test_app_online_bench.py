@@ -1,0 +1,148 @@
+"""sweeps/bench/app_online_bench.py --reuse without MPI: a stand-in launcher (named mpirun)
+runs a stand-in a2atune whose `app` command prints P = 4, writes the one result and its
+metrics as `a2atune app --db` does, and under A2A_TUNING=online with A2A_VERBOSE the online
+tuner's candidate line and tuning file. With records of P = 4 to reuse, the fixed totals
+are the records' (not re-launched: the stand-in would give other figures), a candidate the
+records lack is launched fixed, and the new record says which file it reused. A launch of
+other P, an explore value without a record or no rank count is one line and exit 2, before
+any launch."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import unittest
+
+from a2a_test_support import PYTHON, REPO
+
+BENCH = os.path.join(REPO, "sweeps", "bench", "app_online_bench.py")
+
+# the stand-in launcher: logs its arguments, runs the program (the first argument that is
+# the stand-in a2atune) with the rest
+LAUNCHER = """#!/usr/bin/python3
+import os, sys
+args = sys.argv[1:]
+at = next(i for i, a in enumerate(args) if a.endswith("fake_a2atune"))
+with open(os.environ["FAKE_LAUNCHES"], "a") as f:
+    f.write(" ".join(args[at + 1:]) + "\\n")
+os.execv(args[at], args[at:])
+"""
+
+# the stand-in `a2atune app`: a run of R repetitions costs R x the kernel's time a run
+# (tuned 5 us, the MPI library 6, tra 5, bruck 7)
+APP = """#!/usr/bin/python3
+import json, os, sqlite3, sys
+args = sys.argv[1:]
+kernel = args[args.index("--kernel") + 1]
+reps = int(args[args.index("--repetitions") + 1])
+per_run = {"tuned": 5e-6, "vendor": 6e-6, "tra": 5e-6, "bruck": 7e-6}[kernel]
+print("a2atune app: P = 4")
+if kernel == "tuned" and os.environ.get("A2A_TUNING") == "online":
+    if os.environ.get("A2A_VERBOSE"):
+        sys.stderr.write("a2a: online   candidates: MPI library 6.0 us (noise 1); "
+                         "tra radix=2 5.0 us (noise 1); bruck 7.0 us (noise 1)\\n")
+    with open(os.environ["A2A_TUNING_OUT"], "w") as f:
+        json.dump({"alltoall": [{"kernel": "tra", "params": {"radix": 2}}], "alltoallv": []}, f)
+con = sqlite3.connect(args[args.index("--db") + 1])
+con.execute("CREATE TABLE results (id INTEGER PRIMARY KEY, message TEXT)")
+con.execute("CREATE TABLE metrics (result_id INTEGER, name TEXT, value REAL)")
+con.execute("INSERT INTO results VALUES (1, 'stand-in')")
+con.executemany("INSERT INTO metrics VALUES (1, ?, ?)",
+                [("comm_sum_s", per_run * reps), ("comm_s", per_run)])
+con.commit()
+"""
+
+
+class AppOnlineBenchReuse(unittest.TestCase):
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="a2a-app-online-bench.")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.launcher = self.script(os.path.join(self.dir, "mpirun"), LAUNCHER)
+        self.app = self.script(os.path.join(self.dir, "fake_a2atune"), APP)
+
+    @staticmethod
+    def script(path, text):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        return path
+
+    def earlier(self, fixed):
+        """A file of one earlier record at P = 4, EXPLORE 120, with these fixed totals (far
+        from what the stand-in gives, so that a reused total is told from a re-launched one)."""
+        path = os.path.join(self.dir, "earlier.jsonl")
+        with open(path, "w") as f:
+            f.write(json.dumps({"label": "t", "P": 4, "app": "fft", "workload": "--n 8x8",
+                                "repetitions": 10, "fixed_repetitions": 2, "E": 120,
+                                "fixed": fixed, "fixed_full": ["MPI library", "tra radix=2"],
+                                "best": "tra radix=2", "library": fixed["MPI library"]}) + "\n")
+        return path
+
+    def bench(self, reuse, ranks="-n 4", explore="120"):
+        """(exit status, stderr, the a2atune commands launched, the records written)."""
+        launches = os.path.join(self.dir, "launches")
+        record = os.path.join(self.dir, "new.jsonl")
+        for path in (launches, record):
+            if os.path.exists(path):
+                os.unlink(path)
+        p = subprocess.run([PYTHON, BENCH, "--launch", "%s %s %s" % (self.launcher, ranks,
+                                                                     self.app),
+                            "--app", "fft", "--args", "--n 8x8", "--repetitions", "10",
+                            "--explore", explore, "--out", os.path.join(self.dir, "out"),
+                            "--reuse", reuse, "--record", record, "--label", "t"],
+                           env=dict(os.environ, FAKE_LAUNCHES=launches),
+                           capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stderr, self.lines(launches), [json.loads(x) for x in
+                                                              self.lines(record)]
+
+    @staticmethod
+    def lines(path):
+        """The lines of path ([] when it was not written)."""
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            return f.read().splitlines()
+
+    def test_fixed_totals_reused_and_only_the_missing_candidate_launched(self):
+        reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5})
+        rc, err, made, recs = self.bench(reuse)
+        self.assertEqual(rc, 0, err)
+        kernels = [m.split("--kernel ")[1].split()[0] for m in made]
+        # the online run, the second run, then bruck (which the record lacks), 2 runs
+        self.assertEqual(kernels, ["tuned", "tuned", "bruck"], made)
+        self.assertIn("--repetitions 2", made[2])
+        self.assertEqual(len(recs), 1)
+        rec = recs[0]
+        self.assertEqual(rec["reused"], "earlier.jsonl")
+        self.assertEqual((rec["fixed"]["MPI library"], rec["fixed"]["tra radix=2"]),
+                         (6.5e-5, 5.5e-5))
+        # a fixed estimate: the median run x --repetitions
+        self.assertAlmostEqual(rec["fixed"]["bruck"], 7e-6 * 10)
+        self.assertAlmostEqual(rec["online"][0], 5e-5)
+
+    def test_every_candidate_in_the_record_launches_the_online_runs_only(self):
+        reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5, "bruck": 7.5e-5})
+        rc, err, made, recs = self.bench(reuse)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(made), 2, made)
+        self.assertTrue(all("--kernel tuned" in m for m in made), made)
+        self.assertEqual(recs[0]["fixed"], {"MPI library": 6.5e-5, "tra radix=2": 5.5e-5,
+                                            "bruck": 7.5e-5})
+
+    def test_no_matching_record_is_one_line_before_any_launch(self):
+        reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5})
+        for ranks, explore, says in (("-n 8", "120", "no record of"),
+                                     ("-n 4", "120,30", "A2A_TUNING_EXPLORE=30"),
+                                     ("--bind-to core", "120", "no rank count for --reuse")):
+            with self.subTest(ranks=ranks, explore=explore):
+                rc, err, made, recs = self.bench(reuse, ranks, explore)
+                self.assertEqual(rc, 2, err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+                self.assertIn(says, err)
+                self.assertEqual((made, recs), ([], []))
+
+
+if __name__ == "__main__":
+    unittest.main()
