@@ -21,7 +21,8 @@ and A2A_TUNING_EXPLORE, with the whole run's all-to-all time against the best ke
 for every call, the MPI library's, and a second run's.
 
 --before FILE: records of the same shapes made by an earlier online tuner; a table puts
-each shape's choice and ratios before and after side by side.
+each shape's choice and ratios before and after side by side, and a paragraph says what
+moved. --apps-before FILE does the same for the applications' records.
 """
 import json
 import re
@@ -202,6 +203,14 @@ about 1.2 ms, 3.8 % of the 1,000-call run.
 APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A_TUNING_EXPLORE | shapes decided online | best fixed (total) | online / best fixed | MPI library / best fixed | second run / best fixed | later runs / best fixed | targets met |
 |---|---|---|---|---|---|---|---|---|---|---|---|"""
 
+APPS_BEFORE_HEAD = """| application | A2A_TUNING_EXPLORE | shapes decided online | online / best fixed | MPI library / best fixed | second run / best fixed | later runs / best fixed | CPU s (online run) |
+|---|---|---|---|---|---|---|---|"""
+
+APPS_BEFORE_INTRO = """Before -> after (the records of `--apps-before`; the MPI library's and fixed runs are the
+same, reused):
+
+"""
+
 APPS_INTRO = """
 ## Inside the applications
 
@@ -269,38 +278,81 @@ touches an alltoall shape that decides within the launch.)
 """
 
 
-def apps_rows(recs):
-    """The applications' table and, per record, what ran each shape."""
+def app_figures(r):
+    """(best fixed name, its total, online / best, MPI library / best, second / best,
+    [later / best], shapes decided, shapes, calls, [total, below library, second] met) of
+    one application record."""
+    fixed = r["fixed"]
+    best = min(fixed, key=fixed.get)
+    b, lib = fixed[best], r["library"]
+    total, summary = r["online"]
+    again = r["again"][0]
+    entries = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
+    shapes = [x for x in entries if "not checked yet" not in x]
+    decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
+    calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
+                for x in entries)
+    ok = [total / b <= 1.10, b >= lib or total < lib, again / b <= 1.02]
+    return (best, b, total / b, lib / b, again / b, [t / b for t, _ in r.get("later", [])],
+            decided, len(shapes), calls, ok)
+
+
+def app_key(r):
+    """The order and identity of an application record: label, application, workload, E."""
+    return (r["label"], r["app"], r["workload"], -r["E"])
+
+
+def apps_rows(recs, before=None):
+    """The applications' table, the targets they meet, per record what ran each shape, and
+    with before (an earlier tuner's records) each row's ratios before and after."""
     print(APPS_INTRO + APPS_HEAD)
     notes = []
-    for r in sorted(recs, key=lambda r: (r["label"], r["app"], r["workload"], -r["E"])):
-        fixed, R = r["fixed"], r["repetitions"]
-        best = min(fixed, key=fixed.get)
-        b, lib = fixed[best], r["library"]
-        total, summary = r["online"]
-        again = r["again"][0]
-        entries = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
-        shapes = [x for x in entries if "not checked yet" not in x]
-        decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
-        calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
-                    for x in entries)
-        later = r.get("later", [])
-        ok = [total / b <= 1.10, b >= lib or total < lib, again / b <= 1.02]
+    counts = [0, 0, 0]
+    recs = sorted(recs, key=app_key)
+    for r in recs:
+        R = r["repetitions"]
+        best, b, online, lib, again, later, decided, shapes, calls, ok = app_figures(r)
+        summary = r["online"][1]
+        counts = [c + o for c, o in zip(counts, ok)]
         missed = [n for n, good in zip(("total", "below library", "second"), ok) if not good]
         print("| " + " | ".join(str(c) for c in [
             r["label"], "%s %s" % (r["app"], r["workload"]), r["P"], "%d (%d)" % (R, calls),
-            r["E"], "%d of %d" % (decided, len(shapes)),
+            r["E"], "%d of %d" % (decided, shapes),
             "%s %.3f ms%s" % (best, b * 1e3, "" if "fixed_full" in r else " (2-run estimate)"),
-            "%.3f" % (total / b), "%.3f" % (lib / b), "%.3f" % (again / b),
-            ", ".join("run %d: %.3f" % (k, t / b) for k, (t, _) in enumerate(later, 3)) or "-",
+            "%.3f" % online, "%.3f" % lib, "%.3f" % again,
+            ", ".join("run %d: %.3f" % (k, t) for k, t in enumerate(later, 3)) or "-",
             "all" if not missed else "missed: " + ", ".join(missed)]) + " |")
+        later = r.get("later", [])
         notes.append(re.sub(r"A2A_TUNING_FILE=\S*/", "A2A_TUNING_FILE=",
                             "- %s %s, A2A_TUNING_EXPLORE=%d, online run: %s\n  second run: %s"
                             % (r["app"], r["workload"], r["E"], summary, r["again"][1]) +
                             "".join("\n  run %d: %s" % (k, m) for k, (_, m) in enumerate(later, 3))))
+    print("\n%d application rows: total <= 1.10x the best fixed in %d; below the MPI library "
+          "where the best is in %d; second run <= 1.02x in %d." % (len(recs), *counts))
+    if before:
+        apps_before_after(recs, before)
     print("\nWhat ran each shape (`A2A_Tuning_summary`, in the row's message):\n")
     print("\n".join(notes))
     print(APPS_OUTRO, end="")
+
+
+def apps_before_after(recs, before):
+    """Each application row's shapes decided and ratios in before and in recs."""
+    old = {app_key(r): r for r in before}
+    print("\n" + APPS_BEFORE_INTRO + APPS_BEFORE_HEAD)
+    for r in recs:
+        prev = old.get(app_key(r))
+        if not prev:
+            continue
+        x, y = app_figures(prev), app_figures(r)
+        later = ["; ".join("run %d: %.3f" % (k, t) for k, t in enumerate(f[5], 3)) or "-"
+                 for f in (x, y)]
+        print("| %s %s | %d | %d of %d -> %d of %d | %.3f -> %.3f | %.3f -> %.3f | %.3f -> %.3f "
+              "| %s -> %s | %s -> %s |" % (
+                  r["app"], r["workload"], r["E"], x[6], x[7], y[6], y[7], x[2], y[2], x[3],
+                  y[3], x[4], y[4], later[0], later[1],
+                  "%.0f" % prev["cpu_online_s"] if "cpu_online_s" in prev else "-",
+                  "%.0f" % r["cpu_online_s"] if "cpu_online_s" in r else "-"))
 
 
 def size_text(S):
@@ -347,6 +399,7 @@ def before_after(recs, before):
     old = {(r["label"], r["P"], r["coll"], r["S"]): r for r in before}
     print(BEFORE_INTRO + BEFORE_HEAD)
     cpu = [0.0, 0.0]
+    pairs = []
     for rec in recs:
         prev = old.get((rec["label"], rec["P"], rec["coll"], rec["S"]))
         if not prev:
@@ -355,6 +408,7 @@ def before_after(recs, before):
         for r in (prev, rec):
             c, _ = judge(r)
             cells.append(c)
+        pairs.append((prev, rec))
         cpu = [cpu[0] + prev["online"][4], cpu[1] + rec["online"][4]]
         print("| %s | %d | %s | %s | %s -> %s | %s -> %s | %s -> %s | %s -> %s | %s -> %s | %s -> %s |" % (
             rec["label"].split(",")[0], rec["P"], rec["coll"], size_text(rec["S"]),
@@ -362,7 +416,47 @@ def before_after(recs, before):
             cells[0][8], cells[1][8], cells[0][9], cells[1][9], cells[0][11], cells[1][11]))
     print("\nCPU seconds of the online runs' simulations, summed: %.0f before, %.0f after "
           "(the shared machine's load changes these, not the simulated times)." % tuple(cpu))
+    print("\n" + moved(pairs))
     print(BEFORE_OUTRO, end="")
+
+
+def shape_name(rec):
+    """'dragonfly.xml P = 256 alltoallv 16 B'."""
+    return "%s P = %d %s %s" % (rec["label"].split(",")[0], rec["P"], rec["coll"],
+                                size_text(rec["S"]))
+
+
+def moved(pairs):
+    """What changed from each (before, after) pair of one shape's records, in words: the
+    choices, the online runs' and second runs' totals / best fixed, the targets met."""
+    def ratio(rec, key):
+        best = min(v[0] for v in rec["fixed"].values())
+        return rec[key][0] / best
+    changed = ["%s (%s -> %s)" % (shape_name(b), a["online"][1], b["online"][1])
+               for a, b in pairs if a["online"][1] != b["online"][1]]
+    steps = [(ratio(b, "online") / ratio(a, "online") - 1, a, b) for a, b in pairs]
+    lower = [x for x in steps if x[0] < -0.0005]
+    higher = [x for x in steps if x[0] > 0.0005]
+    text = ("Choices: %d of %d shapes as before%s. The online run's total / best fixed is "
+            "lower in %d, within 0.05 %% in %d, higher in %d"
+            % (len(pairs) - len(changed), len(pairs),
+               "; changed: " + ", ".join(changed) if changed else "",
+               len(lower), len(steps) - len(lower) - len(higher), len(higher)))
+    for word, group in (("lower", lower), ("higher", higher)):
+        if group:
+            d, a, b = max(group, key=lambda x: abs(x[0]))
+            text += ("; most %s: %s, %.3f -> %.3f (%+.1f %%)"
+                     % (word, shape_name(b), ratio(a, "online"), ratio(b, "online"), 100 * d))
+    again = ["%s %.3f -> %.3f" % (shape_name(b), ratio(a, "again"), ratio(b, "again"))
+             for a, b in pairs if abs(ratio(b, "again") - ratio(a, "again")) >= 0.0005]
+    text += (". Second runs that moved: %s." % ("; ".join(again) if again else "none"))
+    names = ("the choice within 5 %", "total <= 1.10x", "below the MPI library where the "
+             "best is", "second run <= 1.02x")
+    counts = [[sum(judge(r)[1][k] for r in side) for k in range(4)]
+              for side in zip(*pairs)] if pairs else [[0] * 4, [0] * 4]
+    text += " Targets met, before -> after: " + "; ".join(
+        "%s %d -> %d" % (n, x, y) for n, x, y in zip(names, counts[0], counts[1])) + "."
+    return text
 
 
 def read_records(path):
@@ -380,17 +474,21 @@ def read_records(path):
 
 def main():
     args = sys.argv[1:]
-    before = None
-    if "--before" in args:
-        i = args.index("--before")
-        if i + 1 >= len(args):
-            args = []
-        else:
-            before = read_records(args[i + 1])
+    before, apps_before = None, None
+    for option in ("--before", "--apps-before"):
+        if option in args:
+            i = args.index(option)
+            if i + 1 >= len(args):
+                args = []
+                break
+            if option == "--before":
+                before = read_records(args[i + 1])
+            else:
+                apps_before = read_records(args[i + 1])
             del args[i:i + 2]
-    if len(args) not in (1, 2):
+    if len(args) not in (1, 2) or (apps_before and len(args) != 2):
         sys.stderr.write("usage: online_table.py RECORDS.jsonl [APP-RECORDS.jsonl] "
-                         "[--before OLD-RECORDS.jsonl]\n")
+                         "[--before OLD-RECORDS.jsonl] [--apps-before OLD-APP-RECORDS.jsonl]\n")
         sys.exit(2)
     recs = read_records(args[0])
     recs.sort(key=lambda r: (r["label"], r["P"], r["coll"], r["S"]))
@@ -418,7 +516,7 @@ def main():
         before_after(recs, before)
     print(OUTRO, end="")
     if len(args) == 2:
-        apps_rows(read_records(args[1]))
+        apps_rows(read_records(args[1]), apps_before)
 
 
 if __name__ == "__main__":
