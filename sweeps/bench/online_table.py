@@ -322,11 +322,11 @@ def apps_rows(recs, before=None):
             "%.3f" % online, "%.3f" % lib, "%.3f" % again,
             ", ".join("run %d: %.3f" % (k, t) for k, t in enumerate(later, 3)) or "-",
             "all" if not missed else "missed: " + ", ".join(missed)]) + " |")
-        later = r.get("later", [])
         notes.append(re.sub(r"A2A_TUNING_FILE=\S*/", "A2A_TUNING_FILE=",
                             "- %s %s, A2A_TUNING_EXPLORE=%d, online run: %s\n  second run: %s"
                             % (r["app"], r["workload"], r["E"], summary, r["again"][1]) +
-                            "".join("\n  run %d: %s" % (k, m) for k, (_, m) in enumerate(later, 3))))
+                            "".join("\n  run %d: %s" % (k, m)
+                                    for k, (_, m) in enumerate(r.get("later", []), 3))))
     print("\n%d application rows: total <= 1.10x the best fixed in %d; below the MPI library "
           "where the best is in %d; second run <= 1.02x in %d." % (len(recs), *counts))
     if before:
