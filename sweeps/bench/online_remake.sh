@@ -12,7 +12,7 @@
 #   SHAPE    one launch of the table: df64 df64v df256 df256v to64 to256
 #
 # Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
-# tests/data/online-apps-sim-before.jsonl), the records to reuse; OUT_SHAPES, OUT_APPS (default
+# tests/data/online-apps-sim-two-rounds.jsonl), the records to reuse; OUT_SHAPES, OUT_APPS (default
 # tests/data/online-sim.jsonl, tests/data/online-apps-sim.jsonl), where the new records are
 # appended; WORK (default /tmp/a2a-online-remake), the tuning files and host files.
 # Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...).
@@ -21,7 +21,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 REUSE_SHAPES=${REUSE_SHAPES:-tests/data/online-sim-race.jsonl}
-REUSE_APPS=${REUSE_APPS:-tests/data/online-apps-sim-before.jsonl}
+REUSE_APPS=${REUSE_APPS:-tests/data/online-apps-sim-two-rounds.jsonl}
 OUT_SHAPES=${OUT_SHAPES:-tests/data/online-sim.jsonl}
 OUT_APPS=${OUT_APPS:-tests/data/online-apps-sim.jsonl}
 WORK=${WORK:-/tmp/a2a-online-remake}
@@ -65,11 +65,11 @@ shape() {
         --record "$OUT_SHAPES" --label "$plat.xml, SMPI coll-selector mpich" --reuse "$REUSE_SHAPES"
 }
 
-# app NAME ARGS RUNS AGAIN: one app_online_bench.py launch at P = 64 on dragonfly.xml
+# app NAME ARGS RUNS AGAIN PRECISION: one app_online_bench.py launch at P = 64 on dragonfly.xml
 app() {
     echo "online_remake: $1 $2 ($(date -u +%T))"
     $PY sweeps/bench/app_online_bench.py \
-        --launch "$(launch dragonfly 64 1e-2) $PWD/build/simgrid/a2atune" --app "$1" --args "$2" \
+        --launch "$(launch dragonfly 64 "$5") $PWD/build/simgrid/a2atune" --app "$1" --args "$2" \
         --repetitions "$3" --explore 120,30 --again "$4" --out "$WORK/app-$1" \
         --record "$OUT_APPS" --label "dragonfly.xml, SMPI coll-selector mpich" --reuse "$REUSE_APPS"
 }
@@ -83,8 +83,8 @@ run_one() {
         to64)   shape torus_tofud 64 1e-3 16,1024,16384 alltoall ;;
         to256)  shape torus_tofud 256 1e-2 16 alltoall ;;
         shapes) for s in df64 df64v df256 df256v to64 to256; do run_one $s; done ;;
-        fft)    app fft "--n 512x512" 100 1 ;;
-        tc)     app tc "--graph rmat:9:4" 40 2 ;;
+        fft)    app fft "--n 512x512" 100 1 1e-3 ;;
+        tc)     app tc "--graph rmat:9:4" 40 2 1e-2 ;;
         apps)   run_one fft; run_one tc ;;
         *) echo "online_remake: unknown '$1' (shapes, apps, df64, df64v, df256, df256v, to64," \
                 "to256, fft, tc)" >&2; exit 2 ;;
