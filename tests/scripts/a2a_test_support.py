@@ -24,6 +24,15 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _state = {}
 
 
+def write_program(path, text):
+    """Writes text to path as a program its owner may run (a stand-in for a launcher or a
+    binary); returns path."""
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
 def _tempdir():
     if "tmp" not in _state:
         _state["tmp"] = tempfile.mkdtemp(prefix="a2a-scripts-test.")

@@ -9,12 +9,11 @@ any launch."""
 import json
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 import unittest
 
-from a2a_test_support import PYTHON, REPO
+from a2a_test_support import PYTHON, REPO, write_program
 
 BENCH = os.path.join(REPO, "sweeps", "bench", "app_online_bench.py")
 
@@ -59,15 +58,8 @@ class AppOnlineBenchReuse(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="a2a-app-online-bench.")
         self.addCleanup(shutil.rmtree, self.dir, True)
-        self.launcher = self.script(os.path.join(self.dir, "mpirun"), LAUNCHER)
-        self.app = self.script(os.path.join(self.dir, "fake_a2atune"), APP)
-
-    @staticmethod
-    def script(path, text):
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-        return path
+        self.launcher = write_program(os.path.join(self.dir, "mpirun"), LAUNCHER)
+        self.app = write_program(os.path.join(self.dir, "fake_a2atune"), APP)
 
     def earlier(self, fixed):
         """A file of one earlier record at P = 4, EXPLORE 120, with these fixed totals (far
