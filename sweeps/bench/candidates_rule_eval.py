@@ -57,6 +57,35 @@ def build(name, source_text, defines, work, link):
     return exe
 
 
+# the cost-model rule's compile-time constants, each set per combination (-D)
+RULE_CONSTANTS = ("KEEP_FACTOR", "OVERHEAD_LO", "OVERHEAD_HI", "ALPHA_LO", "ALPHA_HI",
+                  "TUNA_STEPS_DIGITS")
+
+
+def rule_source(revision):
+    """The text of SOURCE at git revision `revision`, a cost-model rule (it names every
+    constant of RULE_CONSTANTS); one line and exit 2 when the tree has no such revision, is
+    not a git checkout, or SOURCE there is another rule (compiled with -D it would be judged
+    as itself, silently). The rule lives only in the history: a squashed or rebased merge
+    drops the commit, and --rule must then name the new one."""
+    try:
+        res = subprocess.run(["git", "show", "%s:%s" % (revision, SOURCE)], cwd=ROOT,
+                             capture_output=True, text=True)
+    except OSError as e:
+        res = None
+        why = str(e)
+    if res is not None and res.returncode == 0:
+        if all(name in res.stdout for name in RULE_CONSTANTS):
+            return res.stdout
+        why = "no %s in it" % ", ".join(n for n in RULE_CONSTANTS if n not in res.stdout)
+    elif res is not None:
+        why = (res.stderr.strip().splitlines() or ["exit %d" % res.returncode])[-1]
+    sys.stderr.write("candidates_rule_eval.py: --rule %s: no cost-model rule in %s there (%s); "
+                     "name the commit that holds it (git log --oneline -- %s)\n"
+                     % (revision, SOURCE, why, SOURCE))
+    sys.exit(2)
+
+
 def lists_of(pairs):
     """'a:b,c:d' -> [(a, b), (c, d)]."""
     return [tuple(x.split(":")) for x in pairs.split(",")]
@@ -79,12 +108,11 @@ def main():
     p.add_argument("--work", default=os.path.join(ROOT, "results", "candidates-rule"))
     p.add_argument("--format", choices=("table", "markdown"), default="table")
     a = p.parse_args()
+    rule_text = rule_source(a.rule)
     os.makedirs(a.work, exist_ok=True)
     link = link_command()
     with open(os.path.join(ROOT, SOURCE)) as f:
         old_text = f.read()
-    rule_text = subprocess.run(["git", "show", "%s:%s" % (a.rule, SOURCE)], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout
     variants = {"old": build("old", old_text, [], a.work, link)}
     for x, o, al, steps in itertools.product(a.factors.split(","), lists_of(a.overheads),
                                              lists_of(a.alphas), a.tuna_steps.split(",")):

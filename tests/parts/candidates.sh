@@ -6,7 +6,8 @@
 # tests/data/tuner-real-p2.sql must count its 22 cells and recall them all, must report
 # the cells missed when the list cannot match (the same data with tra and tuna moved to
 # radix 3, which the list never names at P = 2, and the other kernels slowed), and on
-# tests/data/online-v64.sql counts the two cells the list is known to miss. Sourced by
+# tests/data/online-v64.sql counts the two cells the list is known to miss; the rule
+# evaluation refuses a --rule revision without the cost-model rule. Sourced by
 # tests/run.sh. About 4 s.
 C="$WORK/candidates"
 mkdir -p "$C"
@@ -44,3 +45,11 @@ check candidates/recall-planted-miss holds 'grep -Eq "^planted +given +22 +50.0 
 # 16 and 64 B (docs/results/online-candidates.md); a rule that names it raises this count
 /usr/bin/python3 scripts/a2a online-candidates --sql tests/data/online-v64.sql --work "$C/v64" > "$C/v64.txt" 2>&1
 check candidates/recall-online-v64 holds 'grep -Eq "^online-v64 +given +6 +66.7 %" "$C/v64.txt"'
+# the rule judged by sweeps/bench/candidates_rule_eval.py lives only in the history (--rule):
+# a revision the tree lacks, or one whose online_candidates.c is not the cost-model rule
+# (HEAD's: compiled with -D it would be judged as itself), is one line and exit 2, before
+# anything is built
+for rev in 0000000 HEAD; do
+    /usr/bin/python3 sweeps/bench/candidates_rule_eval.py --rule $rev --work "$C/eval" > "$C/eval-$rev.txt" 2>&1; rc=$?
+    check candidates/rule-eval-$rev-one-line holds '[ $rc -eq 2 ] && [ "$(wc -l < "$C/eval-$rev.txt")" -eq 1 ] && grep -q "^candidates_rule_eval.py: --rule $rev: " "$C/eval-$rev.txt"'
+done
