@@ -27,7 +27,10 @@
 #     in the order the others do (else the run hangs there: 1 s each when right);
 #   - a communicator freed before MPI_Finalize has its last window checked at MPI_Comm_free
 #     (the preload library's; A2A_Comm_free), so its summary counts every call; so has one
-#     freed by the delete callback of another communicator's attribute (--free-in-callback);
+#     freed by the delete callback of another communicator's attribute (--free-in-callback),
+#     and that callback's MPI_Alltoall on the communicator being freed goes to the MPI
+#     library (routed, it left the tuner a state of the freed communicator, on which
+#     MPI_Finalize's check crashed Open MPI and aborted MPICH);
 #   - a rank that cannot attach the tuner's state to a communicator (MPI_Comm_set_attr
 #     failing: A2A_TUNING_TEST_NOMEM=attr) keeps none, and every rank runs the MPI library
 #     on it; rank 0 without memory for the end-of-run gather (=gather) skips it on every
@@ -150,7 +153,10 @@ json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-empty-round.j
     # ranks one half, the world): that nested MPI_Comm_free goes through A2A_Comm_free
     # too, so each half's window is checked there and its summary counts all 60 alltoallv
     # calls (before, the preload library passed it straight to PMPI_Comm_free: the window's
-    # calls never accounted, no summary), no hang, bytes right, the halves freed (exit 0)
+    # calls never accounted, no summary), no hang, bytes right, the halves freed (exit 0);
+    # the callback's own MPI_Alltoall on "owner", the communicator being freed, goes to the
+    # MPI library, its bytes right (routed, the tuner kept a state of owner after its free:
+    # Open MPI crashed, MPICH aborted, in MPI_Finalize's check of it)
     run online/$lib/free-in-callback 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_EXPLORE=30 $prog --repeat 60 --free-in-callback - 16
     clog="$WORK/online_${lib}_free-in-callback.log"
