@@ -9,7 +9,7 @@
 # tests/data/online-v64.sql counts the two cells the list is known to miss; the rule
 # evaluation refuses a --rule revision without the cost-model rule; a long list is printed
 # in constant memory. Sourced by
-# tests/run.sh. About 4 s.
+# tests/run.sh. About 5 s.
 C="$WORK/candidates"
 mkdir -p "$C"
 ./a2atune candidates --P 2,64,256 --S 16,16384 > "$C/list.txt" 2>&1
