@@ -157,8 +157,9 @@ int A2A_Comm_free(MPI_Comm *comm);
  *    candidates, 40 calls exploring)"
  *   "alltoall P=64 S=64..127: MPI library, 2 calls (the shape's warm-up: exploring begins
  *    after 3)"  (a shape seen that rarely stays on the MPI library)
- *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
- *    the MPI library and the candidates in turn"
+ *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 calls exploring; an
+ *    exploration gives each of 7 candidates at most 15 calls): the MPI library and the
+ *    candidates in turn"
  *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"
  *   "alltoallv P=64: 12 calls on a prediction, not checked yet"  (the deferred
  *    agreement's window under way: those calls join their shapes when it is checked)

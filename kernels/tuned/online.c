@@ -619,12 +619,22 @@ static void bucket_range(int b, long long *lo, long long *hi)
     *hi = b == 0 ? 0 : (b >= 63 ? LLONG_MAX : (1LL << b) - 1);
 }
 
+/* Guarantees: 1 when the candidate record c (of an "online_partial" record) is still in
+ * the race: its state is "measured" or "not measured", not dropped, cut or eliminated (a
+ * record whose next candidate is out would run an out candidate's calls). */
+static int in_race(const json_t *c)
+{
+    const char *state = json_string_value(json_object_get(c, "state"));
+    return state && (strcmp(state, "measured") == 0 || strcmp(state, "not measured") == 0);
+}
+
 /* Guarantees: 1 when the JSON record of A2A_TUNING_FILE's "online_partial" list is of
  * the shape sh and of its exploration as this run would make it (the same candidates in
- * the same order, the same calls per candidate and probe, a round with calls to make),
- * with each candidate's state and samples well formed; then sh continues from where the
- * record stopped: each candidate's state, median, noise and reduced samples, the round
- * and the candidate whose calls come next. Else sh is left as made. */
+ * the same order, the same calls per candidate and probe, a round with calls to make, its
+ * next candidate still in the race), with each candidate's state and samples well formed;
+ * then sh continues from where the record stopped: each candidate's state, median, noise
+ * and reduced samples, the round and the candidate whose calls come next. Else sh is left
+ * as made. */
 static int restore(shape *sh, const json_t *rec)
 {
     long long lo, hi;
@@ -643,7 +653,7 @@ static int restore(shape *sh, const json_t *rec)
         json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
         json_integer_value(json_object_get(rec, "rounds")) != ROUNDS ||
         next < 0 || next >= sh->ncand ||
-        json_array_size(cands) != (size_t)sh->ncand)
+        json_array_size(cands) != (size_t)sh->ncand || !in_race(json_array_get(cands, next)))
         return 0;
     for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
         const json_t *c = json_array_get(cands, i);
@@ -1247,9 +1257,9 @@ static void summarize_shape(const shape *sh, char *text, size_t len, size_t *use
         snprintf(what, sizeof what, "MPI library, %lld calls (the shape's warm-up: exploring "
                  "begins after %d)", sh->calls, warmup_calls(sh));
     else
-        snprintf(what, sizeof what, "still exploring after %lld calls (%lld exploring of about "
-                 "%d): the MPI library and the candidates in turn", sh->calls, sh->explore_calls,
-                 sh->ncand * sh->block);
+        snprintf(what, sizeof what, "still exploring after %lld calls (%lld calls exploring; "
+                 "an exploration gives each of %d candidates at most %d calls): the MPI library "
+                 "and the candidates in turn", sh->calls, sh->explore_calls, sh->ncand, sh->block);
     if (*used < len)
         *used += (size_t)snprintf(text + *used, len - *used, "%s%s P=%d S=%lld..%lld: %s",
                                   *used ? "; " : "", coll_names[sh->coll], sh->P, lo, hi, what);

@@ -31,7 +31,8 @@
 #     failing: A2A_TUNING_TEST_NOMEM=attr) keeps none, and every rank runs the MPI library
 #     on it; rank 0 without memory for the end-of-run gather (=gather) skips it on every
 #     rank: no crash, no hang, one line, no file;
-#   - a partial record in a round without calls is not resumed (no write past the samples);
+#   - a partial record in a round without calls is not resumed (no write past the samples),
+#     nor one whose next candidate is out of the race;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -124,6 +125,21 @@ json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-empty-round.j
     check online/$lib/partial-empty-round-refused holds \
         "grep -q '\"round\": 1' '$OD/$lib-empty-round.json' &&
          ! grep -q 'exploring resumed' '$WORK/online_${lib}_partial-empty-round.log'"
+    # a partial record whose next candidate is out of the race (its state cut) is not
+    # resumed: before, the run resumed it and gave the out candidate's calls; the summary
+    # of the shape left exploring states its bound (each candidate's calls at most)
+    /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["online_partial"]:
+    r["candidates"][r["next"]]["state"] = "cut"
+json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-next-out.json"
+    run online/$lib/partial-next-out 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-next-out.json" \
+        $prog --repeat 12 - 16
+    check online/$lib/partial-next-out-refused holds \
+        "grep -q '\"state\": \"cut\"' '$OD/$lib-next-out.json' &&
+         ! grep -q 'exploring resumed' '$WORK/online_${lib}_partial-next-out.log' &&
+         grep -q 'still exploring after 12 calls ([0-9]* calls exploring; an exploration gives each of [0-9]* candidates at most [0-9]* calls)' '$WORK/online_${lib}_partial-next-out.log'"
     # every call accounted: the deferred agreement's window still open at MPI_Finalize is
     # checked there (deferral from call ~23 here: windows end at calls ~30 and ~46 of 60), so
     # the summary A2A_VERBOSE logs at the end counts all 60 alltoallv calls of the world
