@@ -36,8 +36,8 @@
  * and round gives the max over ranks of each call; then the winner runs, switched to on
  * every rank at the same call. A winner other than the simplest needs to be faster beyond
  * the noise (the rule of `a2a tune`); a shape's first calls (a probe's length, two less,
- * at least 1) run the MPI library untimed (a warm-up), then its first round: a shape seen
- * fewer times than a probe stays on the MPI library.
+ * at least 2) run the MPI library (a warm-up), the last two of them timed as its first
+ * round: a shape seen no more often stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):

@@ -26,9 +26,12 @@
  * MPI library among them, cost two calls, not m or n (under SimGrid at P = 256,
  * alltoallv, 16 B the MPI library is 6x tuna's time and its probe alone was 5.4 % of a
  * 1,000-call run).
- * Before it, the shape's first m - 2 calls (at least 1) run the MPI library untimed (a
- * warm-up of the shape: the first calls of a run pay for connections and first touches),
- * so a shape seen fewer than m times never leaves the MPI library. Every rank times its
+ * The shape's warm-up is the MPI library's: its first max(m - 2, 2) calls run the MPI
+ * library (the first calls of a run pay for connections and first touches), the last two
+ * of them timed as the library's round 0 (the first of the two dropped, as every
+ * candidate's first call is), so a shape seen fewer than max(m - 2, 2) + 1 times never
+ * leaves the MPI library and the library's first sample costs no call of its own (under
+ * SimGrid at P = 256, alltoallv, 16 B two calls of ~200 us, 1.3 % of a 1,000-call run). Every rank times its
  * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
  * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
  * call. After the last round the winner is decided with the rule of `a2a tune`
@@ -715,10 +718,11 @@ static void resume(const comm_state *cs, shape *sh)
 }
 
 /* Guarantees: the shape's first calls that run the MPI library untimed before exploring:
- * with the MPI library's round 0 after them, as many calls as a probe (at least 1). */
+ * with the MPI library's round 0 after them (its first call dropped, a warm-up too), the
+ * shape's first max(m - 2, 2) calls run the MPI library, m the probe; 0 when m <= 4. */
 static int warmup_calls(const shape *sh)
 {
-    return sh->probe > CUT_CALLS ? sh->probe - CUT_CALLS : 1;
+    return sh->probe > 2 * CUT_CALLS ? sh->probe - 2 * CUT_CALLS : 0;
 }
 
 /* Guarantees: a new shape of the call (candidates, block, buffers), exploring or resumed
