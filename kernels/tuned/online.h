@@ -82,6 +82,15 @@ int a2a_online_configure(char *error, size_t len);
  * communicator and of values reduced over all its ranks. */
 int a2a_online_call(const a2a_call *call);
 
+/* (alltoallv, call->S this rank's own, not agreed) 1 when the call ran as a call of the
+ * shape of the last alltoallv call whose S was agreed on the communicator, that shape
+ * exploring: its S predicted, the call explores the shape's current candidate, and the
+ * reduction that ends the candidate's calls of the round checks the prediction (a wrong
+ * one drops those calls and the communicator agrees per call from then on); *rc is the
+ * call's result. 0 (nothing run) otherwise: the caller agrees on S. Every rank of the
+ * communicator returns the same at the same call: it depends on agreed state only. */
+int a2a_online_predicted_call(const a2a_call *call, int *rc);
+
 /* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
  * rule names), for A2A_Tuning_summary. Every rank of the communicator calls it at the
  * same call: until every rank has its state of the communicator, it reduces on it. */

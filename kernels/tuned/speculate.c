@@ -11,6 +11,10 @@
  * ~25 us call at P = 64, S = 16 B under SimGrid, ~9 us of ~19 us in the transitive
  * closure. What every rank needs, though, is the same kernel, not the same S.
  *
+ * (While a shape explores, its calls do not agree either: online.c predicts the shape of the
+ * last agreed call and checks it in the reduction that ends each candidate's calls,
+ * a2a_online_predicted_call; those calls join this history as unsettled.)
+ *
  * Why deferring it is safe. Every rank keeps the same history: the dispatcher's choice
  * (kernel and parameters) for every call whose S is agreed on, computed from agreed S
  * only (a tuning file's rule, or the winner of a decided online shape). When the last
