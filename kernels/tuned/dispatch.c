@@ -662,11 +662,17 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
                           { rbuf, rtype, rcounts, rdispls, 0 } };
         if (a2a_speculation_predict(sp, &predicted, &callno))
             return speculated_call(sp, &call, &predicted, callno);
-        int rc;
-        if (tuning.nrules[COLL_ALLTOALLV] == 0 && /* no rule to take a call: online alone */
-            a2a_online_predicted_call(&call, &rc)) { /* exploring: unsettled */
+        int rc, ran = 0;
+        a2a_choice decided;
+        if (tuning.nrules[COLL_ALLTOALLV] == 0) /* no rule to take a call: online alone */
+            ran = a2a_online_predicted_call(&call, &rc, &decided);
+        if (ran) { /* exploring: unsettled; decided right on predictions: the winner next */
             memset(&predicted, 0, sizeof predicted);
             a2a_speculation_agreed(sp, &predicted, 0);
+            if (ran == 2) {
+                a2a_speculation_enter(sp, &decided);
+                tell_agreement(&call, callno + 1, 1, 0);
+            }
             return rc;
         }
     }

@@ -1277,7 +1277,7 @@ int a2a_online_call(const a2a_call *call)
  * its S: every candidate was checked valid at P alone (add_candidate: a2a_params_valid
  * takes no S), and a kernel's refusal (MPI_ERR_COUNT) is alike on every rank and goes to
  * the MPI library. */
-int a2a_online_predicted_call(const a2a_call *call, int *rc)
+int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided)
 {
     comm_state *cs = agreed_state(call->comm);
     shape *sh = cs && !cs->v_unpredictable ? cs->last_v : NULL;
@@ -1285,7 +1285,10 @@ int a2a_online_predicted_call(const a2a_call *call, int *rc)
         return 0;
     sh->calls++;
     *rc = shape_call(cs, sh, call, 1);
-    return 1;
+    if (sh->winner < 0 || sh->predicted + 1 < sh->explore_calls) /* one agreed: the first */
+        return 1;
+    a2a_choice_set(decided, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
+    return 2;
 }
 
 /* Guarantees: see online.h. */

@@ -161,6 +161,21 @@ int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int se
     return sp->period;
 }
 
+/* Guarantees: (agreeing per call, the call just made run on a predicted S checked right,
+ * the last of an exploration all of whose calls were) speculation with period 1 begins
+ * with the next call, predicting `choice` (the shape's winner): the history's last entry
+ * stands for it, settled. An exploration predicted right call after call is a longer run
+ * of one S than the ENTER_CALLS settled calls the agreed path waits for. */
+void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice)
+{
+    entry *e = &sp->hist[(sp->known - 1) % HISTORY];
+    e->choice = *choice;
+    e->settled = 1;
+    sp->period = 1;
+    sp->pending = 0;
+    sp->window = WINDOW_MIN;
+}
+
 /* Guarantees: (a speculated call) keeps this rank's S and time of the call; returns 1
  * when the window is full (the caller then calls a2a_speculation_check). */
 int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds)

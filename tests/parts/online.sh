@@ -80,6 +80,13 @@ for lib in openmpi mpich; do
         "[ \"\$(grep -c 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> .* calls exploring, [1-9][0-9]* of them on a predicted S' '$log')\" = \
            \"\$(grep -c 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> ' '$log')\" ] &&
          grep -q 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> ' '$log'"
+    # and, decided on predictions checked right, its winner runs on a prediction from the
+    # decision on: the world's first alltoallv shape defers the agreement from the very call
+    # it decided at (before, ~8 calls later: the settled calls speculate.c waits for)
+    first=$(grep -m1 'MPI_Alltoallv P=[0-9]* S=16\.\.31 -> .*\[comm MPI_COMM_WORLD, world rank 0\]' "$log" |
+        sed -n 's/.* from call \([0-9]*\) .*/\1/p')
+    check online/$lib/deferred-from-the-decision holds \
+        "[ -n '$first' ] && grep -q 'agreement on S deferred from call $first (.*\[comm MPI_COMM_WORLD, world rank 0\]' '$log'"
 
     # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every
     # rank. The new size first comes at call 2R + 3 of 5R; the break shows at the end of a
