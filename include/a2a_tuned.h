@@ -28,7 +28,9 @@
  * on with one MPI_Allreduce per call; while the choices repeat (the same kernel for every
  * S seen, or a cycle of at most 8 calls), the call runs the predicted choice and one
  * MPI_Allreduce per window of 8 to 64 calls checks it, a wrong one restoring the per-call
- * agreement from the next call: kernels/tuned/speculate.c) a handful of candidates (the MPI library's own
+ * agreement from the next call: kernels/tuned/speculate.c; while a shape explores, its
+ * calls run on the S of the last agreed call, checked in the reduction of their times)
+ * a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the
  * rest of their calls), a candidate beyond 1.5x the best median so far (and its noise)
