@@ -28,7 +28,9 @@
  * on with one MPI_Allreduce per call; while the choices repeat (the same kernel for every
  * S seen, or a cycle of at most 8 calls), the call runs the predicted choice and one
  * MPI_Allreduce per window of 8 to 64 calls checks it, a wrong one restoring the per-call
- * agreement from the next call: kernels/tuned/speculate.c) a handful of candidates (the MPI library's own
+ * agreement from the next call: kernels/tuned/speculate.c; while a shape explores, its
+ * calls run on the S of the last agreed call, checked in the reduction of their times)
+ * a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the
  * rest of their calls), a candidate beyond 1.5x the best median so far (and its noise)
@@ -36,8 +38,8 @@
  * and round gives the max over ranks of each call; then the winner runs, switched to on
  * every rank at the same call. A winner other than the simplest needs to be faster beyond
  * the noise (the rule of `a2a tune`); a shape's first calls (a probe's length, two less,
- * at least 1) run the MPI library untimed (a warm-up), then its first round: a shape seen
- * fewer times than a probe stays on the MPI library.
+ * at least 2) run the MPI library (a warm-up), the last two of them timed as its first
+ * round: a shape seen no more often stays on the MPI library.
  * In-place calls, intercommunicators and calls a kernel refuses go to the MPI library as
  * in file mode. Variables (the same on every rank; a bad value: one line on stderr from
  * rank 0 and every call on the MPI library):
@@ -158,8 +160,9 @@ int A2A_Comm_free(MPI_Comm *comm);
  *    candidates, 40 calls exploring)"
  *   "alltoall P=64 S=64..127: MPI library, 2 calls (the shape's warm-up: exploring begins
  *    after 3)"  (a shape seen that rarely stays on the MPI library)
- *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 exploring of about 105):
- *    the MPI library and the candidates in turn"
+ *   "alltoallv P=64 S=16..31: still exploring after 30 calls (25 calls exploring; an
+ *    exploration gives each of 7 candidates at most 15 calls): the MPI library and the
+ *    candidates in turn"
  *   "alltoall P=64 S=1024..2047: tra radix=4 by the tuning file's rule, 60 calls"
  *   "alltoallv P=64: 12 calls on a prediction, not checked yet"  (the deferred
  *    agreement's window under way: those calls join their shapes when it is checked)

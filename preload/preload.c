@@ -9,8 +9,10 @@
  * dispatch.c): the kernel the tuning file names, or the MPI library where the file has no
  * rule (PMPI_Alltoall(v)); A2A_VERBOSE=1 logs every choice. Inside a routed call, every
  * MPI_Alltoall(v) — the MPI library's own collective chosen by the file, or one a kernel
- * makes internally — goes straight to PMPI, so nothing is dispatched twice. The library
- * must be built against the same MPI as the program (build/openmpi or build/mpich).
+ * makes internally — goes straight to PMPI, so nothing is dispatched twice; so does one
+ * made inside MPI_Comm_free (by an attribute's delete callback, perhaps on the
+ * communicator being freed, to which the dispatcher must not attach its state). The
+ * library must be built against the same MPI as the program (build/openmpi or build/mpich).
  *
  * Routed: blocking MPI_Alltoall and MPI_Alltoallv on intracommunicators, with separate
  * send and receive buffers, any datatypes. Left to the MPI library: intercommunicators,
@@ -32,12 +34,18 @@ __attribute__((constructor)) static void prepare_vendor_forcing(void)
 
 static _Thread_local int inside; /* > 0 while a routed call is running on this thread */
 
+/* The communicator A2A_Comm_free is freeing on this thread (its own MPI_Comm_free call
+ * comes back here), or MPI_COMM_NULL. */
+static _Thread_local MPI_Comm freeing = MPI_COMM_NULL;
+
 /* Guarantees: the result of MPI_Alltoall; routed through the tuned dispatcher unless
- * already inside a routed call (then exactly PMPI_Alltoall). */
+ * already inside a routed call or inside MPI_Comm_free (a delete callback's call, maybe
+ * on the communicator being freed, where the dispatcher must not attach its state: then
+ * exactly PMPI_Alltoall). */
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (inside)
+    if (inside || freeing != MPI_COMM_NULL)
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     inside++;
     int rc = A2A_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -50,17 +58,13 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                   MPI_Comm comm)
 {
-    if (inside)
+    if (inside || freeing != MPI_COMM_NULL)
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     inside++;
     int rc = A2A_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     inside--;
     return rc;
 }
-
-/* The communicator A2A_Comm_free is freeing on this thread (its own MPI_Comm_free call
- * comes back here), or MPI_COMM_NULL. */
-static _Thread_local MPI_Comm freeing = MPI_COMM_NULL;
 
 /* Guarantees: MPI_Comm_free, after the online tuner has checked the communicator's
  * deferred-agreement window still open (A2A_Comm_free: nothing unless A2A_TUNING=online

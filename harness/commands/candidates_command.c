@@ -63,6 +63,39 @@ static int list_values(const char *option, const char *text, long long min, long
     return rc;
 }
 
+/* Guarantees: one (collective, P, S)'s candidates on stdout: a text line, or with as_json
+ * one element of the JSON array (`[` before the first, index 0; `,` before the others). */
+static void print_candidates(int alltoallv, long long P, long long S, int as_json, int index)
+{
+    a2a_online_candidate list[A2A_ONLINE_MAX_CANDIDATES];
+    int n = a2a_online_candidates(alltoallv, (int)P, S, list, A2A_ONLINE_MAX_CANDIDATES);
+    const char *coll = alltoallv ? "alltoallv" : "alltoall";
+    json_t *cands = json_array();
+    if (!as_json)
+        printf("%s P=%lld S=%lld:", coll, P, S);
+    for (int k = 0; k < n; k++) {
+        char text[160];
+        json_t *params = as_json ? json_object() : NULL;
+        candidate_text(&list[k], text, sizeof text, params);
+        if (as_json)
+            json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "kernel",
+                                                   list[k].kernel->name, "params", params,
+                                                   "text", text));
+        else
+            printf("%s %s", k ? ";" : "", text);
+    }
+    if (as_json) {
+        json_t *one = json_pack("{s:s, s:I, s:I, s:o}", "collective", coll, "P", (json_int_t)P,
+                                "S", (json_int_t)S, "candidates", cands);
+        fputs(index ? "," : "[", stdout);
+        json_dumpf(one, stdout, JSON_COMPACT);
+        json_decref(one);
+    } else {
+        printf("\n");
+        json_decref(cands);
+    }
+}
+
 /* `a2atune candidates`: the online candidates of every (collective, P, S) asked for. */
 int command_candidates(int argc, char **argv)
 {
@@ -102,36 +135,15 @@ int command_candidates(int argc, char **argv)
     int rc = list_values("--P", P_text, 1, MAX_P, &Ps, &nP);
     if (rc == EXIT_OK)
         rc = list_values("--S", S_text, 0, 1LL << 40, &Ss, &nS);
-    json_t *all = json_array();
+    /* each (collective, P, S) printed as it is made, --json's array too: memory stays that
+     * of one line however long the lists (up to 10^6 values each) */
+    int lines = 0;
     for (int c = first; rc == EXIT_OK && c <= last; c++)
         for (int i = 0; i < nP; i++)
-            for (int j = 0; j < nS; j++) {
-                a2a_online_candidate list[A2A_ONLINE_MAX_CANDIDATES];
-                int n = a2a_online_candidates(c, (int)Ps[i], Ss[j], list, A2A_ONLINE_MAX_CANDIDATES);
-                json_t *cands = json_array();
-                if (!as_json)
-                    printf("%s P=%lld S=%lld:", c ? "alltoallv" : "alltoall", Ps[i], Ss[j]);
-                for (int k = 0; k < n; k++) {
-                    char text[160];
-                    json_t *params = json_object();
-                    candidate_text(&list[k], text, sizeof text, params);
-                    if (!as_json)
-                        printf("%s %s", k ? ";" : "", text);
-                    json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "kernel",
-                                                           list[k].kernel->name, "params", params,
-                                                           "text", text));
-                }
-                if (!as_json)
-                    printf("\n");
-                json_array_append_new(all, json_pack("{s:s, s:I, s:I, s:o}", "collective",
-                                                     c ? "alltoallv" : "alltoall", "P", (json_int_t)Ps[i],
-                                                     "S", (json_int_t)Ss[j], "candidates", cands));
-            }
-    if (rc == EXIT_OK && as_json) {
-        json_dumpf(all, stdout, JSON_COMPACT);
-        printf("\n");
-    }
-    json_decref(all);
+            for (int j = 0; j < nS; j++)
+                print_candidates(c, Ps[i], Ss[j], as_json, lines++);
+    if (rc == EXIT_OK && as_json)
+        printf("%s]\n", lines ? "" : "[");
     free(Ps);
     free(Ss);
     return rc;

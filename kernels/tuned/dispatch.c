@@ -651,7 +651,8 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         if ((long long)scounts[i] * tsize > S)
             S = (long long)scounts[i] * tsize;
     /* online tuning keys its shapes by S: then every call agrees on it, at once or, while
-     * the choices repeat, a window of calls later (speculate.c) */
+     * the choices repeat, a window of calls later (speculate.c), or, while the shape of
+     * the last call agreed on explores, at the end of its candidate's calls (online.c) */
     a2a_speculation *sp = NULL;
     long long callno = 0;
     if (!only && !tuning.error[0] && P > 1 && tuning.online > 0 &&
@@ -661,6 +662,19 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
                           { rbuf, rtype, rcounts, rdispls, 0 } };
         if (a2a_speculation_predict(sp, &predicted, &callno))
             return speculated_call(sp, &call, &predicted, callno);
+        int rc, ran = 0;
+        a2a_choice decided;
+        if (tuning.nrules[COLL_ALLTOALLV] == 0) /* no rule to take a call: online alone */
+            ran = a2a_online_predicted_call(&call, &rc, &decided);
+        if (ran) { /* exploring: unsettled; decided right on predictions: the winner next */
+            memset(&predicted, 0, sizeof predicted);
+            a2a_speculation_agreed(sp, &predicted, 0);
+            if (ran == 2) {
+                a2a_speculation_enter(sp, &decided);
+                tell_agreement(&call, callno + 1, 1, 0);
+            }
+            return rc;
+        }
     }
     if (!only && !tuning.error[0] && P > 1 &&
         (tuning.online > 0 ||

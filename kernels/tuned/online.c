@@ -7,9 +7,10 @@
  * (S = 0; 1; 2..3; 4..7; ...), S being the bytes of one block (alltoall) or the largest
  * block of any rank (alltoallv: the summary of the counts that the dispatcher agrees on,
  * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
- * speculate.c; such calls reach this file after the window, a2a_online_replay). P is the
- * communicator's. In-place calls never reach
- * this file (the MPI library runs them, as in file mode).
+ * speculate.c; such calls reach this file after the window, a2a_online_replay; or, while
+ * the shape of the last call agreed on explores, at the end of its current candidate's
+ * calls: a2a_online_predicted_call, keys_held). P is the communicator's. In-place calls
+ * never reach this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
  * exchanges and Bruck; the tunable-radix kernel (tra / tuna) at the radices the K/D model
@@ -26,9 +27,12 @@
  * MPI library among them, cost two calls, not m or n (under SimGrid at P = 256,
  * alltoallv, 16 B the MPI library is 6x tuna's time and its probe alone was 5.4 % of a
  * 1,000-call run).
- * Before it, the shape's first m - 2 calls (at least 1) run the MPI library untimed (a
- * warm-up of the shape: the first calls of a run pay for connections and first touches),
- * so a shape seen fewer than m times never leaves the MPI library. Every rank times its
+ * The shape's warm-up is the MPI library's: its first max(m - 2, 2) calls run the MPI
+ * library (the first calls of a run pay for connections and first touches), the last two
+ * of them timed as the library's round 0 (the first of the two dropped, as every
+ * candidate's first call is), so a shape seen fewer than max(m - 2, 2) + 1 times never
+ * leaves the MPI library and the library's first sample costs no call of its own (under
+ * SimGrid at P = 256, alltoallv, 16 B two calls of ~200 us, 1.3 % of a 1,000-call run). Every rank times its
  * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
  * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
  * call. After the last round the winner is decided with the rule of `a2a tune`
@@ -123,6 +127,12 @@ typedef struct shape {
                             * max over ranks (the first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
     double *sorted;        /* scratch of the statistics */
+    double *keys;          /* alltoallv: the S of each call of the current candidate's calls
+                            * of the round, this rank's where the call ran on a predicted
+                            * S (a2a_online_predicted_call), then their reduction scratch */
+    long long predicted;   /* exploring calls that ran on a predicted S, checked right */
+    int pending_predicted; /* calls of the current candidate's calls of the round so */
+                           /* far that ran on a predicted S (their check is its end) */
     int current;           /* candidate whose calls are under way (exploring) */
     int pos;               /* calls made in the current round's sub-block or window */
     int winner;            /* -1 while exploring */
@@ -157,6 +167,8 @@ typedef struct comm_state {
     MPI_Comm comm;
     int world_rank, rank;
     shape *shapes[2][BUCKETS];
+    shape *last_v;                /* the alltoallv shape of the last call whose S was agreed */
+    int v_unpredictable;          /* a predicted S was wrong once: alltoallv agrees per call */
     ruled *ruled[2][BUCKETS];
     a2a_speculation *speculation; /* deferred alltoallv agreement (speculate.c) */
     int agreed;                   /* every rank of comm has its state (see state_of) */
@@ -543,12 +555,22 @@ static void bucket_range(int b, long long *lo, long long *hi)
     *hi = b == 0 ? 0 : (b >= 63 ? LLONG_MAX : (1LL << b) - 1);
 }
 
+/* Guarantees: 1 when the candidate record c (of an "online_partial" record) is still in
+ * the race: its state is "measured" or "not measured", not dropped, cut or eliminated (a
+ * record whose next candidate is out would run an out candidate's calls). */
+static int in_race(const json_t *c)
+{
+    const char *state = json_string_value(json_object_get(c, "state"));
+    return state && (strcmp(state, "measured") == 0 || strcmp(state, "not measured") == 0);
+}
+
 /* Guarantees: 1 when the JSON record of A2A_TUNING_FILE's "online_partial" list is of
  * the shape sh and of its exploration as this run would make it (the same candidates in
- * the same order, the same calls per candidate and probe, a round with calls to make),
- * with each candidate's state and samples well formed; then sh continues from where the
- * record stopped: each candidate's state, median, noise and reduced samples, the round
- * and the candidate whose calls come next. Else sh is left as made. */
+ * the same order, the same calls per candidate and probe, a round with calls to make, its
+ * next candidate still in the race), with each candidate's state and samples well formed;
+ * then sh continues from where the record stopped: each candidate's state, median, noise
+ * and reduced samples, the round and the candidate whose calls come next. Else sh is left
+ * as made. */
 static int restore(shape *sh, const json_t *rec)
 {
     long long lo, hi;
@@ -567,7 +589,7 @@ static int restore(shape *sh, const json_t *rec)
         json_integer_value(json_object_get(rec, "probe")) != sh->probe ||
         json_integer_value(json_object_get(rec, "rounds")) != ROUNDS ||
         next < 0 || next >= sh->ncand ||
-        json_array_size(cands) != (size_t)sh->ncand)
+        json_array_size(cands) != (size_t)sh->ncand || !in_race(json_array_get(cands, next)))
         return 0;
     for (int i = 0; i < sh->ncand; i++) { /* check everything before changing anything */
         const json_t *c = json_array_get(cands, i);
@@ -629,10 +651,11 @@ static void resume(const comm_state *cs, shape *sh)
 }
 
 /* Guarantees: the shape's first calls that run the MPI library untimed before exploring:
- * with the MPI library's round 0 after them, as many calls as a probe (at least 1). */
+ * with the MPI library's round 0 after them (its first call dropped, a warm-up too), the
+ * shape's first max(m - 2, 2) calls run the MPI library, m the probe; 0 when m <= 4. */
 static int warmup_calls(const shape *sh)
 {
-    return sh->probe > CUT_CALLS ? sh->probe - CUT_CALLS : 1;
+    return sh->probe > 2 * CUT_CALLS ? sh->probe - 2 * CUT_CALLS : 0;
 }
 
 /* Guarantees: a new shape of the call (candidates, block, buffers), exploring or resumed
@@ -654,13 +677,14 @@ static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
     sh->block = settings.explore / sh->ncand;
     sh->block = sh->block < MIN_BLOCK ? MIN_BLOCK : sh->block > MAX_BLOCK ? MAX_BLOCK : sh->block;
     sh->probe = sh->block / 3 > 2 ? sh->block / 3 : 2;
-    sh->samples = malloc((size_t)(sh->ncand + 2) * (size_t)sh->block * sizeof *sh->samples);
+    sh->samples = malloc((size_t)(sh->ncand + 5) * (size_t)sh->block * sizeof *sh->samples);
     if (!sh->samples) {
         free(sh);
         return NULL;
     }
     sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
     sh->sorted = sh->times + sh->block;
+    sh->keys = sh->sorted + sh->block; /* block keys, then 2 block of the check's scratch */
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
     sh->warmup_left = warmup_calls(sh);
     if (sh->winner < 0)
@@ -799,10 +823,11 @@ static void tell_decision(const comm_state *cs, const shape *sh)
     bucket_range(sh->bucket, &lo, &hi);
     MPI_Comm_get_name(cs->comm, comm_name, &len);
     fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> %s from call %lld (median %.3g us, "
-            "noise %.2g us; MPI library %.3g us; %d candidates, %lld calls exploring, costing "
-            "%.3g us over the winner's time) [comm %s, world rank %d]\n", call_names[sh->coll],
+            "noise %.2g us; MPI library %.3g us; %d candidates, %lld calls exploring, %lld of "
+            "them on a predicted S, costing %.3g us over the winner's time) [comm %s, world "
+            "rank %d]\n", call_names[sh->coll],
             sh->P, lo, hi, name, sh->decided_at, w->median * 1e6, w->noise * 1e6,
-            sh->cand[0].median * 1e6, sh->ncand, sh->explore_calls,
+            sh->cand[0].median * 1e6, sh->ncand, sh->explore_calls, sh->predicted,
             (sh->explore_seconds - (double)sh->explore_calls * w->median) * 1e6,
             len > 0 ? comm_name : "unnamed", cs->world_rank);
     if (cs->rank != 0)
@@ -887,18 +912,78 @@ static void next_calls(const comm_state *cs, shape *sh)
         end_round(cs, sh);
 }
 
+int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner);
+
+/* Guarantees: (alltoallv, the current candidate's calls of the round complete, their times
+ * in row[start..start + len) and this rank's S of each in keys[0..len)) one
+ * MPI_Allreduce(MAX) over both gives each call's time (max over ranks) and agreed S; 1
+ * when every agreed S is in the shape's bucket (the prediction held). Otherwise 0: the
+ * calls of another bucket are taken out of the shape's counts and accounted to their own
+ * shapes (a2a_online_replay, as a speculated call is), the candidate's calls of the round
+ * are dropped, to be made again from the next call, and the communicator agrees on S per
+ * call from then on. The same on every rank: it judges the reduced values only. *rc: the
+ * reduction's or the accounting's error. */
+static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len, int *rc)
+{
+    double *buf = sh->keys + sh->block;
+    memcpy(buf, row + start, (size_t)len * sizeof *buf);
+    memcpy(buf + len, sh->keys, (size_t)len * sizeof *buf);
+    *rc = MPI_Allreduce(MPI_IN_PLACE, buf, 2 * len, MPI_DOUBLE, MPI_MAX, cs->comm);
+    if (*rc != MPI_SUCCESS)
+        return 0;
+    memcpy(row + start, buf, (size_t)len * sizeof *buf);
+    int held = 1;
+    for (int i = 0; i < len; i++)
+        held &= bucket_of((long long)buf[len + i]) == sh->bucket;
+    if (held) {
+        sh->predicted += sh->pending_predicted;
+        sh->pending_predicted = 0;
+        return 1;
+    }
+    a2a_call other = { A2A_COLL_ALLTOALLV, cs->comm, sh->P, 0, { 0 }, { 0 } };
+    for (int i = 0; i < len; i++) {
+        if (bucket_of((long long)buf[len + i]) == sh->bucket) {
+            sh->explore_seconds += buf[i]; /* an exploring call of the shape, dropped */
+            continue;
+        }
+        sh->calls--;
+        sh->explore_calls--;
+        other.S = (long long)buf[len + i];
+        int arc = a2a_online_replay(&other, buf[i], 0);
+        *rc = *rc != MPI_SUCCESS ? *rc : arc;
+    }
+    sh->pos = 0;
+    sh->pending_predicted = 0;
+    cs->v_unpredictable = 1;
+    int verbose = a2a_tuned_verbose();
+    if (verbose && (cs->rank == 0 || verbose > 1)) {
+        long long lo, hi;
+        bucket_range(sh->bucket, &lo, &hi);
+        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
+                "last %d calls (another S among them); those calls dropped, S agreed per call "
+                "from then on [world rank %d]\n", sh->P, lo, hi, len, cs->world_rank);
+    }
+    return 0;
+}
+
 /* Guarantees: the current candidate's calls of this round are complete: their times
  * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
- * the same call), its median and noise from all its samples so far but the first (a
- * warm-up), and the next candidate's calls begin (or the round ends). */
-static int end_block(const comm_state *cs, shape *sh)
+ * the same call; for alltoallv with each call's agreed S, keys_held: when some call ran on
+ * a wrong prediction of S, the calls are dropped and made again), its median and noise
+ * from all its samples so far but the first (a warm-up), and the next candidate's calls
+ * begin (or the round ends). */
+static int end_block(comm_state *cs, shape *sh)
 {
-    int start, len;
+    int start, len, rc;
     round_span(sh, sh->round, &start, &len);
     double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX, cs->comm);
-    if (rc != MPI_SUCCESS)
+    if (sh->coll == A2A_COLL_ALLTOALLV) {
+        if (!keys_held(cs, sh, row, start, len, &rc))
+            return rc;
+    } else if ((rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX,
+                                   cs->comm)) != MPI_SUCCESS) {
         return rc;
+    }
     candidate *c = &sh->cand[sh->current];
     for (int i = start; i < start + len; i++)
         sh->explore_seconds += row[i];
@@ -1041,21 +1126,13 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
-/* Guarantees: see online.h. Exploring: the current candidate runs, timed, and the block's
- * end reduces and decides (end_block); a refusal or a failed check drops the candidate on
- * every rank at the same call and the next one's block begins. Exploiting: the winner
- * runs, a window timed now and then (end_window). Out of memory: the MPI library. */
-int a2a_online_call(const a2a_call *call)
+/* Guarantees: a call of shape sh past its warm-up: exploring, the current candidate runs,
+ * timed, its S (call->S: agreed, or this rank's own when predicted) kept for the check,
+ * and the end of its calls of the round reduces and decides (end_block); a refusal or a
+ * failed check drops the candidate on every rank at the same call and the next one's
+ * calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
+static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predicted)
 {
-    comm_state *cs = state_of(call->comm);
-    shape *sh = cs ? shape_of(cs, call) : NULL;
-    if (!has_state(sh))
-        return a2a_call_library(call, call->recv.buf);
-    sh->calls++;
-    if (sh->warmup_left > 0) {
-        sh->warmup_left--;
-        return a2a_call_library(call, call->recv.buf);
-    }
     int exploring = sh->winner < 0;
     int timed = exploring || window_due(sh);
     candidate *c = &sh->cand[exploring ? sh->current : sh->winner];
@@ -1079,11 +1156,14 @@ int a2a_online_call(const a2a_call *call)
         if (refused || c->dropped) { /* alike on every rank: move on without a reduction */
             c->dropped = 1;
             sh->explore_seconds += t;
+            sh->pending_predicted = 0;
             next_calls(cs, sh);
             return rc;
         }
         int start, len;
         round_span(sh, sh->round, &start, &len);
+        sh->keys[sh->pos] = (double)call->S;
+        sh->pending_predicted += predicted;
         sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
         if (sh->pos == len) {
             int rrc = end_block(cs, sh);
@@ -1093,6 +1173,44 @@ int a2a_online_call(const a2a_call *call)
     }
     int rrc = window_sample(cs, sh, t);
     return rc != MPI_SUCCESS ? rc : rrc;
+}
+
+/* Guarantees: see online.h. The call's shape runs it (shape_call) after its warm-up; out
+ * of memory: the MPI library. */
+int a2a_online_call(const a2a_call *call)
+{
+    comm_state *cs = state_of(call->comm);
+    shape *sh = cs ? shape_of(cs, call) : NULL;
+    if (!has_state(sh))
+        return a2a_call_library(call, call->recv.buf);
+    if (call->coll == A2A_COLL_ALLTOALLV)
+        cs->last_v = sh;
+    sh->calls++;
+    if (sh->warmup_left > 0) {
+        sh->warmup_left--;
+        return a2a_call_library(call, call->recv.buf);
+    }
+    return shape_call(cs, sh, call, 0);
+}
+
+/* Guarantees: see online.h. Predicts only while the shape of the last agreed alltoallv
+ * call explores past its warm-up and no prediction on the communicator was wrong: all of
+ * it agreed state, so every rank predicts at the same calls. The call is correct whatever
+ * its S: every candidate was checked valid at P alone (online_candidates.c, add_candidate: a2a_params_valid
+ * takes no S), and a kernel's refusal (MPI_ERR_COUNT) is alike on every rank and goes to
+ * the MPI library. */
+int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided)
+{
+    comm_state *cs = agreed_state(call->comm);
+    shape *sh = cs && !cs->v_unpredictable ? cs->last_v : NULL;
+    if (!has_state(sh) || sh->winner >= 0 || sh->warmup_left > 0)
+        return 0;
+    sh->calls++;
+    *rc = shape_call(cs, sh, call, 1);
+    if (sh->winner < 0 || sh->predicted + 1 < sh->explore_calls) /* one agreed: the first */
+        return 1;
+    a2a_choice_set(decided, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
+    return 2;
 }
 
 /* Guarantees: see online.h. */
@@ -1171,9 +1289,9 @@ static void summarize_shape(const shape *sh, char *text, size_t len, size_t *use
         snprintf(what, sizeof what, "MPI library, %lld calls (the shape's warm-up: exploring "
                  "begins after %d)", sh->calls, warmup_calls(sh));
     else
-        snprintf(what, sizeof what, "still exploring after %lld calls (%lld exploring of about "
-                 "%d): the MPI library and the candidates in turn", sh->calls, sh->explore_calls,
-                 sh->ncand * sh->block);
+        snprintf(what, sizeof what, "still exploring after %lld calls (%lld calls exploring; "
+                 "an exploration gives each of %d candidates at most %d calls): the MPI library "
+                 "and the candidates in turn", sh->calls, sh->explore_calls, sh->ncand, sh->block);
     if (*used < len)
         *used += (size_t)snprintf(text + *used, len - *used, "%s%s P=%d S=%lld..%lld: %s",
                                   *used ? "; " : "", coll_names[sh->coll], sh->P, lo, hi, what);

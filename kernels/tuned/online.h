@@ -82,6 +82,18 @@ int a2a_online_configure(char *error, size_t len);
  * communicator and of values reduced over all its ranks. */
 int a2a_online_call(const a2a_call *call);
 
+/* (alltoallv, call->S this rank's own, not agreed) 1 when the call ran as a call of the
+ * shape of the last alltoallv call whose S was agreed on the communicator, that shape
+ * exploring: its S predicted, the call explores the shape's current candidate, and the
+ * reduction that ends the candidate's calls of the round checks the prediction (a wrong
+ * one drops those calls and the communicator agrees per call from then on); *rc is the
+ * call's result. 2 when, besides, this call ended the shape's exploration with every
+ * call of it run on a predicted S checked right: *decided is the winner, which the next
+ * calls may run on a prediction too (a2a_speculation_enter). 0 (nothing run) otherwise:
+ * the caller agrees on S. Every rank of the communicator returns the same at the same
+ * call: it depends on agreed state only. */
+int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided);
+
 /* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
  * rule names), for A2A_Tuning_summary. Every rank of the communicator calls it at the
  * same call: until every rank has its state of the communicator, it reduces on it. */
@@ -121,6 +133,7 @@ a2a_speculation *a2a_speculation_new(void);
 void a2a_speculation_free(a2a_speculation *sp);
 int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call);
 int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled);
+void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice);
 int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds);
 int a2a_speculation_unchecked(const a2a_speculation *sp);
 int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,

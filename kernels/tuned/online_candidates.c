@@ -41,6 +41,8 @@ static void add_candidate(candidate_set *set, a2a_family family, const char *nam
     for (int i = 0; i < set->n; i++) /* the same kernel and parameters once */
         if (set->out[i].kernel == k && !memcmp(set->out[i].params, c->params, sizeof c->params))
             return;
+    /* valid at P alone, whatever S: so a call run on a predicted S (the alltoallv calls of
+     * a2a_online_predicted_call) is valid for any candidate */
     if (a2a_params_valid(k, set->P, set->P, c->params, why, sizeof why))
         set->n++;
 }

@@ -11,6 +11,10 @@
  * ~25 us call at P = 64, S = 16 B under SimGrid, ~9 us of ~19 us in the transitive
  * closure. What every rank needs, though, is the same kernel, not the same S.
  *
+ * (While a shape explores, its calls do not agree either: online.c predicts the shape of the
+ * last agreed call and checks it in the reduction that ends each candidate's calls,
+ * a2a_online_predicted_call; those calls join this history as unsettled.)
+ *
  * Why deferring it is safe. Every rank keeps the same history: the dispatcher's choice
  * (kernel and parameters) for every call whose S is agreed on, computed from agreed S
  * only (a tuning file's rule, or the winner of a decided online shape). When the last
@@ -155,6 +159,21 @@ int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int se
     sp->pending = 0;
     sp->window = WINDOW_MIN;
     return sp->period;
+}
+
+/* Guarantees: (agreeing per call, the call just made run on a predicted S checked right,
+ * the last of an exploration all of whose calls were) speculation with period 1 begins
+ * with the next call, predicting `choice` (the shape's winner): the history's last entry
+ * stands for it, settled. An exploration predicted right call after call is a longer run
+ * of one S than the ENTER_CALLS settled calls the agreed path waits for. */
+void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice)
+{
+    entry *e = &sp->hist[(sp->known - 1) % HISTORY];
+    e->choice = *choice;
+    e->settled = 1;
+    sp->period = 1;
+    sp->pending = 0;
+    sp->window = WINDOW_MIN;
 }
 
 /* Guarantees: (a speculated call) keeps this rank's S and time of the call; returns 1

@@ -7,12 +7,15 @@ here). The cell's best is the fastest median among the kernels the online tuner 
 (the MPI library, that is the data's vendor kernel with vendor_algorithm 0, and every
 kernel needing neither node groups nor shared buffers); the cell is recalled when some
 candidate has a measured median within --within of it. A candidate the data set did not
-measure counts as missing (--match radix takes a tuna row of the same radix, whatever its
+measure counts as missing, so recall is a lower bound; "upper" counts it as a hit instead
+(the recall if every candidate never measured had been within --within), and the truth lies
+between the two (--match radix takes a tuna row of the same radix, whatever its
 block_count, for a tuna candidate: the data sets measured tuna at block_count 1 only).
-Per data set: cells, recall, the mean number of candidates (what exploring costs in
-candidates), the share of candidates the data measured, and the mean of the measured
-candidates' medians summed over the best's (the calls of one round of every candidate, in
-calls of the best)."""
+The best is the fastest the data measured: a kernel the tuner may run but the data lack is
+not in it. Per data set: cells, recall, upper, the mean number of candidates (what
+exploring costs in candidates), the share of candidates the data measured, and the mean of
+the measured candidates' medians summed over the best's (the calls of one round of every
+candidate, in calls of the best)."""
 import collections
 import json
 import os
@@ -161,7 +164,7 @@ def measured_median(cand, rows, match):
 
 def judge(cells, lists, within, match):
     """Per cell: (recalled, candidates, measured candidates, sum of measured medians / best,
-    best kernel text, candidate texts)."""
+    best kernel text, candidate texts, recalled if every unmeasured candidate were a hit)."""
     out = {}
     for key, rows in sorted(cells.items()):
         coll, _, P, S = key
@@ -173,18 +176,35 @@ def judge(cells, lists, within, match):
         text = best_kernel + "".join(" %s=%s" % kv for kv in sorted(best_params.items())
                                      if best_kernel != "vendor")
         out[key] = (recalled, len(cands), len(known), sum(known) / best, text,
-                    [c["text"] for c in cands])
+                    [c["text"] for c in cands], recalled or len(known) < len(cands))
     return out
 
 
 def summarise(judged):
-    """(cells, recall %, mean candidates, % of candidates measured, mean cost)."""
+    """(cells, recall %, upper recall %, mean candidates, % of candidates measured, mean
+    cost)."""
     n = len(judged)
     if not n:
-        return (0, 0.0, 0.0, 0.0, 0.0)
+        return (0, 0.0, 0.0, 0.0, 0.0, 0.0)
     v = list(judged.values())
-    return (n, 100.0 * sum(j[0] for j in v) / n, sum(j[1] for j in v) / n,
+    return (n, 100.0 * sum(j[0] for j in v) / n, 100.0 * sum(j[6] for j in v) / n,
+            sum(j[1] for j in v) / n,
             100.0 * sum(j[2] for j in v) / max(1, sum(j[1] for j in v)), sum(j[3] for j in v) / n)
+
+
+def summary_columns(judged):
+    """The table's columns of one build: recall, upper, candidates, measured, round cost."""
+    _, recall, upper, ncand, known, cost = summarise(judged)
+    return ["%.1f %%" % recall, "%.1f %%" % upper, "%.2f" % ncand, "%.0f %%" % known,
+            "%.1f" % cost]
+
+
+def cell_verdict(j):
+    """recalled, MISSED (every candidate measured), or MISSED? when some candidate was
+    never measured (it might have recalled the cell)."""
+    if j[0]:
+        return "recalled"
+    return "MISSED? (%d of %d candidates unmeasured)" % (j[1] - j[2], j[1]) if j[6] else "MISSED"
 
 
 def run(args, _db):
@@ -204,8 +224,8 @@ def run(args, _db):
     md = args.format == "markdown"
     head = ["data set", "part", "cells"]
     for label, _ in builds:
-        head += ["recall (%s)" % label, "candidates (%s)" % label, "measured (%s)" % label,
-                 "round cost (%s)" % label]
+        head += ["recall (%s)" % label, "upper (%s)" % label, "candidates (%s)" % label,
+                 "measured (%s)" % label, "round cost (%s)" % label]
     table, totals, cell_lines = [], collections.defaultdict(list), []
     for ds in chosen:
         suite_ds = tuner_suite.Dataset(ds.name, ds.sql, "", ds.what)
@@ -216,13 +236,12 @@ def run(args, _db):
         for label, b in builds:
             judged = judge(cells, candidate_lists(b, cells), args.within, args.match)
             totals[(ds.part, label)].append(judged)
-            n, recall, ncand, known, cost = summarise(judged)
-            line += ["%.1f %%" % recall, "%.2f" % ncand, "%.0f %%" % known, "%.1f" % cost]
+            line += summary_columns(judged)
             if args.cells:
                 for (coll, dist, P, S), j in judged.items():
                     cell_lines.append("%s %s %s %s P=%d S=%d: %s; best %s; %s" % (
-                        ds.name, label, coll, dist, P, S, "recalled" if j[0] else "MISSED",
-                        j[4], "; ".join(j[5])))
+                        ds.name, label, coll, dist, P, S, cell_verdict(j), j[4],
+                        "; ".join(j[5])))
         table.append(line)
     for part in sorted({d.part for d in chosen}):
         line = ["all " + part, part, ""]
@@ -230,9 +249,8 @@ def run(args, _db):
             merged = {}
             for i, judged in enumerate(totals[(part, label)]):
                 merged.update({(i,) + k: v for k, v in judged.items()})
-            n, recall, ncand, known, cost = summarise(merged)
-            line[2] = str(n)
-            line += ["%.1f %%" % recall, "%.2f" % ncand, "%.0f %%" % known, "%.1f" % cost]
+            line[2] = str(len(merged))
+            line += summary_columns(merged)
         table.append(line)
     if md:
         print("| " + " | ".join(head) + " |")

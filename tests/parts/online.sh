@@ -9,11 +9,15 @@
 #     alternate call by call (the ranks' own largest blocks in different powers of two),
 #     then a new size breaks the pattern; every rank stops agreeing per call at the same
 #     call, takes it up again at the same call when the new size is seen, and defers again
-#     once the new shape is decided (expect.py agreement), all bytes right;
+#     once the new shape is decided (expect.py agreement), all bytes right; an exploring
+#     call runs on the S predicted from the last one agreed (checked in the reduction that
+#     ends its candidate's calls): in the loop every alltoallv shape explores so, and in
+#     the cycle the first wrong prediction drops its calls and agrees per call again;
 #   - the file written at MPI_Finalize (A2A_TUNING_OUT) is valid and read back: a second
 #     run with it exploits it call by call (expect.py a2a) and explores nothing;
-#   - a run that ends with shapes still exploring (12 calls a shape) keeps them in the
-#     file ("online_partial"); the next run resumes each (expect.py resume: decided, or
+#   - a run that ends with shapes still exploring (10 calls a shape) keeps them in the
+#     file ("online_partial"), every call but the warm-up's untimed ones exploring (the
+#     MPI library's first round is timed in the warm-up); the next run resumes each (expect.py resume: decided, or
 #     explored further), its ranks still deciding alike; A2A_TUNING=file reads that file
 #     (its rules; the partial records ignored);
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
@@ -27,12 +31,16 @@
 #     in the order the others do (else the run hangs there: 1 s each when right);
 #   - a communicator freed before MPI_Finalize has its last window checked at MPI_Comm_free
 #     (the preload library's; A2A_Comm_free), so its summary counts every call; so has one
-#     freed by the delete callback of another communicator's attribute (--free-in-callback);
+#     freed by the delete callback of another communicator's attribute (--free-in-callback),
+#     and that callback's MPI_Alltoall on the communicator being freed goes to the MPI
+#     library (routed, it left the tuner a state of the freed communicator, on which
+#     MPI_Finalize's check crashed Open MPI and aborted MPICH);
 #   - a rank that cannot attach the tuner's state to a communicator (MPI_Comm_set_attr
 #     failing: A2A_TUNING_TEST_NOMEM=attr) keeps none, and every rank runs the MPI library
 #     on it; rank 0 without memory for the end-of-run gather (=gather) skips it on every
 #     rank: no crash, no hang, one line, no file;
-#   - a partial record in a round without calls is not resumed (no write past the samples);
+#   - a partial record in a round without calls is not resumed (no write past the samples),
+#     nor one whose next candidate is out of the race;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -40,6 +48,15 @@ mkdir -p "$OD"
 EXPECT="/usr/bin/python3 tests/preload/expect.py"
 ONLINE_SIZES="16 1024 16384"
 T0=$SECONDS
+# edit_partial STATEMENT IN OUT: OUT is the tuning file IN with the Python STATEMENT run on
+# each record r of its "online_partial" list
+edit_partial() {
+    /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[2]))
+for r in d["online_partial"]:
+    exec(sys.argv[1])
+json.dump(d, open(sys.argv[3], "w"))' "$@"
+}
 
 for lib in openmpi mpich; do
     B=build/$lib
@@ -50,9 +67,11 @@ for lib in openmpi mpich; do
     # exploring 30 calls per shape: 5 to 7 candidates, 4 to 6 calls each, after the shape's
     # warm-up; an alltoallv shape's calls under deferred agreement count only when their
     # window is checked (up to 64 calls of the communicator later), so 60 loops decide all
-    # (at 40 a loaded machine once left one of 18 undecided)
+    # (at 40 a loaded machine once left one of 18 undecided); 100, so that a shape whose
+    # winner drifted under load (explored again: another ~30 calls) still decides (at 60 a
+    # loaded machine left one of 6 exploring at the end, 1 run in about 4)
     run online/$lib/loop 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
-        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 60 - $ONLINE_SIZES
+        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 100 - $ONLINE_SIZES
     log="$WORK/online_${lib}_loop.log"
     shapes=$([ $lib = openmpi ] && echo 18 || echo 6)
     if out=$($EXPECT online "$log") && [ "$(echo "$out" | sed -n 's/^online: \([0-9]*\) calls.*/\1/p')" = $shapes ]; then
@@ -60,6 +79,21 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
     fi
+    # an exploring alltoallv call runs on the S predicted (the last agreed one's shape),
+    # checked in the reduction at the end of its candidate's calls: every alltoallv shape
+    # of this loop (one S a shape) explores all but its first call without agreeing per call
+    check online/$lib/exploring-on-predicted-S holds \
+        "[ \"\$(grep -c 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> .* calls exploring, [1-9][0-9]* of them on a predicted S' '$log')\" = \
+           \"\$(grep -c 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> ' '$log')\" ] &&
+         grep -q 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> ' '$log'"
+    # and, decided on predictions checked right, its winner runs on a prediction from the
+    # decision on: the world's first alltoallv shape defers the agreement from the very call
+    # it decided at (before, ~8 calls later: the settled calls speculate.c waits for)
+    first=$(grep -m1 'MPI_Alltoallv P=[0-9]* S=16\.\.31 -> .*\[comm MPI_COMM_WORLD, world rank 0\]' "$log" |
+        sed -n 's/.* from call \([0-9]*\) .*/\1/p')
+    check online/$lib/deferred-from-the-decision holds \
+        "[ -n '$first' ] && grep -q 'agreement on S deferred from call $first (.*\[comm MPI_COMM_WORLD, world rank 0\]' '$log'"
+
     # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every
     # rank. The new size first comes at call 2R + 3 of 5R; the break shows at the end of a
     # check window (up to 64 calls), then the new shape's exploration and re-entry take
@@ -71,6 +105,7 @@ for lib in openmpi mpich; do
     glog="$WORK/online_${lib}_cycle.log"
     if out=$(MIN=3 $EXPECT agreement "$glog") &&
         grep -q "per call again from call [0-9]* (call $((2 * R + 3)) was not as predicted)" "$glog" &&
+        grep -q "S predicted wrong in the last [0-9]* calls" "$glog" &&
         [ "$(grep -c 'MPI_COMM_WORLD, world rank 0' "$glog")" -ge 2 ]; then
         pass online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -1)"
     else
@@ -88,9 +123,16 @@ for lib in openmpi mpich; do
     else
         fail online/$lib/file-obeyed "$(echo "$out" | tail -3)"
     fi
-    # partial exploration kept in the file and resumed by the next run
+    # partial exploration kept in the file and resumed by the next run (10 calls: fewer
+    # than the first round of the alltoallv shape's 6 candidates, 12 calls now that the
+    # warm-up holds the MPI library's, so that shape ends exploring whatever the timings)
     run online/$lib/partial 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
-        A2A_TUNING_OUT="$OD/$lib-p1.json" $prog --repeat 12 - 16
+        A2A_TUNING_OUT="$OD/$lib-p1.json" $prog --repeat 10 - 16
+    # the MPI library's first round is the last two calls of the shape's warm-up: of a
+    # shape's calls, only max(probe - 4, 0) are not exploring (before, max(probe - 2, 1))
+    check online/$lib/library-round-from-warmup /usr/bin/python3 -c 'import json, sys
+recs = json.load(open(sys.argv[1]))["online_partial"]
+sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 0) for r in recs))' "$OD/$lib-p1.json"
     run online/$lib/resume 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
         A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-p1.json" A2A_TUNING_OUT="$OD/$lib-p2.json" \
         $prog --repeat 12 - 16
@@ -113,18 +155,27 @@ for lib in openmpi mpich; do
     # a partial record in a round without calls (round 1 where the probe is the first
     # round's 2 calls; end_round never stops there) is not resumed: before, each call of
     # the candidate wrote one more sample past its row until the rank crashed
-    /usr/bin/python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for r in d["online_partial"]:
-    if r["probe"] == 2:
-        r["round"], r["next"] = 1, 0
-json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-empty-round.json"
+    edit_partial 'if r["probe"] == 2: r["round"], r["next"] = 1, 0' "$OD/$lib-p1.json" \
+        "$OD/$lib-empty-round.json"
     run online/$lib/partial-empty-round 60 $launch $np env $pre A2A_TUNING=online \
         A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-empty-round.json" \
         $prog --repeat 200 - 16
     check online/$lib/partial-empty-round-refused holds \
         "grep -q '\"round\": 1' '$OD/$lib-empty-round.json' &&
          ! grep -q 'exploring resumed' '$WORK/online_${lib}_partial-empty-round.log'"
+    # a partial record whose next candidate is out of the race (its state cut) is not
+    # resumed: before, the run resumed it and gave the out candidate's calls; the summary
+    # of the shape left exploring (8 calls: fewer than its first round's) states its bound
+    # (each candidate's calls at most)
+    edit_partial 'r["candidates"][r["next"]]["state"] = "cut"' "$OD/$lib-p1.json" \
+        "$OD/$lib-next-out.json"
+    run online/$lib/partial-next-out 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-next-out.json" \
+        $prog --repeat 8 - 16
+    check online/$lib/partial-next-out-refused holds \
+        "grep -q '\"state\": \"cut\"' '$OD/$lib-next-out.json' &&
+         ! grep -q 'exploring resumed' '$WORK/online_${lib}_partial-next-out.log' &&
+         grep -q 'still exploring after 8 calls ([0-9]* calls exploring; an exploration gives each of [0-9]* candidates at most [0-9]* calls)' '$WORK/online_${lib}_partial-next-out.log'"
     # every call accounted: the deferred agreement's window still open at MPI_Finalize is
     # checked there (deferral from call ~23 here: windows end at calls ~30 and ~46 of 60), so
     # the summary A2A_VERBOSE logs at the end counts all 60 alltoallv calls of the world
@@ -150,7 +201,10 @@ json.dump(d, open(sys.argv[2], "w"))' "$OD/$lib-p1.json" "$OD/$lib-empty-round.j
     # ranks one half, the world): that nested MPI_Comm_free goes through A2A_Comm_free
     # too, so each half's window is checked there and its summary counts all 60 alltoallv
     # calls (before, the preload library passed it straight to PMPI_Comm_free: the window's
-    # calls never accounted, no summary), no hang, bytes right, the halves freed (exit 0)
+    # calls never accounted, no summary), no hang, bytes right, the halves freed (exit 0);
+    # the callback's own MPI_Alltoall on "owner", the communicator being freed, goes to the
+    # MPI library, its bytes right (routed, the tuner kept a state of owner after its free:
+    # Open MPI crashed, MPICH aborted, in MPI_Finalize's check of it)
     run online/$lib/free-in-callback 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_EXPLORE=30 $prog --repeat 60 --free-in-callback - 16
     clog="$WORK/online_${lib}_free-in-callback.log"

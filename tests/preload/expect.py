@@ -259,25 +259,27 @@ ONLINE = re.compile(r"^a2a: online (MPI_Alltoallv?) P=(\d+) S=(\d+)\.\.(\d+) -> 
 
 
 def check_online(log):
-    """(decisions, mismatches): groups of decision lines by (communicator, shape)."""
+    """(decisions, mismatches): per (communicator, shape), every one of its P ranks prints
+    the same sequence of decisions (kernel, call): one, or more when the winner drifted and
+    the shape was explored again."""
     groups = {}
     with open(log) as f:
         for line in f:
             m = ONLINE.match(line.strip())
             if m:
                 coll, P, lo, hi, kernel, call, comm, rank = m.groups()
-                groups.setdefault((comm, coll, int(P), lo, hi), []).append((kernel, call, rank))
+                per_rank = groups.setdefault((comm, coll, int(P), lo, hi), {})
+                per_rank.setdefault(rank, []).append((kernel, call))
     bad = []
-    for key, lines in sorted(groups.items()):
+    for key, per_rank in sorted(groups.items()):
         comm, coll, P = key[0], key[1], key[2]
-        ranks = {r for _, _, r in lines}
-        choices = {(k, c) for k, c, _ in lines}
-        if len(lines) != P or len(ranks) != P:
-            bad.append("%s %s P=%d S=%s..%s: %d lines from %d ranks, expected %d" %
-                       (comm, coll, P, key[3], key[4], len(lines), len(ranks), P))
-        if len(choices) != 1:
+        sequences = {tuple(seq) for seq in per_rank.values()}
+        if len(per_rank) != P:
+            bad.append("%s %s P=%d S=%s..%s: lines from %d ranks, expected %d" %
+                       (comm, coll, P, key[3], key[4], len(per_rank), P))
+        if len(sequences) != 1:
             bad.append("%s %s P=%d S=%s..%s: ranks disagree: %s" %
-                       (comm, coll, P, key[3], key[4], sorted(choices)))
+                       (comm, coll, P, key[3], key[4], sorted(sequences)))
     return len(groups), bad
 
 

@@ -16,7 +16,8 @@
  * freed not by the program's MPI_Comm_free but by the delete callback of an attribute of
  * another communicator ("owner", a duplicate of the world) when the program frees that
  * one: MPI calls the callback inside that MPI_Comm_free (below 4 ranks the one "half" is
- * then the whole world, and is looped on too). Non-uniform blocks are up to S bytes
+ * then the whole world, and is looped on too); the callback first makes an MPI_Alltoall
+ * on "owner", the communicator being freed. Non-uniform blocks are up to S bytes
  * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
  * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
@@ -188,11 +189,30 @@ static void loop(run *r, MPI_Comm comm, const long long *sizes, int nsizes, int 
         }
 }
 
-/* Guarantees: (delete callback of the attribute "owner" carries) frees the communicator
- * the attribute's value points to, and says MPI_Comm_free's result. */
+/* Guarantees: (delete callback of the attribute "owner" carries) first makes an
+ * MPI_Alltoall of ints on owner itself, the communicator being freed (its first call:
+ * nothing may attach to owner now), counting a wrong block in *extra; then frees the
+ * communicator the attribute's value points to, and says MPI_Comm_free's result. */
 static int free_owned(MPI_Comm owner, int keyval, void *value, void *extra)
 {
-    (void)owner, (void)keyval, (void)extra;
+    (void)keyval;
+    int P, me;
+    MPI_Comm_size(owner, &P);
+    MPI_Comm_rank(owner, &me);
+    int *sbuf = malloc((size_t)P * sizeof *sbuf), *rbuf = malloc((size_t)P * sizeof *rbuf);
+    for (int i = 0; sbuf && rbuf && i < P; i++) {
+        sbuf[i] = me * P + i;
+        rbuf[i] = -1;
+    }
+    if (!sbuf || !rbuf || MPI_Alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, owner) != MPI_SUCCESS)
+        ++*(int *)extra;
+    for (int i = 0; sbuf && rbuf && i < P; i++)
+        if (rbuf[i] != i * P + me) {
+            ++*(int *)extra;
+            break;
+        }
+    free(sbuf);
+    free(rbuf);
     return MPI_Comm_free((MPI_Comm *)value);
 }
 
@@ -268,7 +288,7 @@ int main(int argc, char **argv)
             int keyval;
             MPI_Comm_dup(MPI_COMM_WORLD, &owner);
             MPI_Comm_set_name(owner, "owner");
-            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_owned, &keyval, NULL);
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_owned, &keyval, &r.wrong);
             MPI_Comm_set_attr(owner, keyval, &half);
             MPI_Comm_free(&owner);
             MPI_Comm_free_keyval(&keyval);
