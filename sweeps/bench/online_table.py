@@ -3,7 +3,8 @@
 table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
     sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
-        --before tests/data/online-sim-two-rounds.jsonl > docs/results/online-sim.md
+        --before tests/data/online-sim-race.jsonl \
+        --apps-before tests/data/online-apps-sim-two-rounds.jsonl > docs/results/online-sim.md
 
 The text above the table (how the records were made) is part of this script.
 
@@ -35,8 +36,8 @@ HEAD = """| platform, selector | P | call | S | online chose (from call; calls e
 INTRO = """# Online tuning under SimGrid: the issue's targets
 
 Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
-tests/data/online-apps-sim.jsonl --before tests/data/online-sim-two-rounds.jsonl`, from the
-records of
+tests/data/online-apps-sim.jsonl --before tests/data/online-sim-race.jsonl --apps-before
+tests/data/online-apps-sim-two-rounds.jsonl`, from the records of
 `sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
 machine that simulated them was shared, which changes the CPU seconds, not the times).
 Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
@@ -52,44 +53,42 @@ Totals are of 1,000 calls, extrapolated: the online run simulates `calls` calls 
 (1000 - calls) x the mean per-call time of its calls after the decision; a fixed run
 simulates `calls_fixed` calls, and those within 10 % of the best, the MPI library and the
 second run `calls_best`, adding (1000 - calls) x the mean of their last half. The online
-and second runs of the shapes below were made with the race of three rounds
-(docs/tuning-files.md); their MPI library and fixed runs, which the online tuner does not
-touch, are those of the records made before it (`online_bench.py --reuse
-tests/data/online-sim-two-rounds.jsonl`, the launches of the table's precisions below).
+and second runs below were made by the online tuner as it is now
+(docs/tuning-files.md), by `sweeps/bench/online_remake.sh shapes apps` (the launches of the
+table's precisions below); their MPI library and fixed runs, which the online tuner does not
+touch, were simulated for the records of `tests/data/online-sim-two-rounds.jsonl` and are
+reused since (`online_bench.py --reuse`).
 
 """
 
 
 OUTRO = """
-**Extrapolation checked** (dragonfly.xml, P = 256, 16 B): the same online run simulated for
-all 1,000 calls. Its first 200 calls are those of the 200-call run; the sum of its per-call
-times (max over ranks) is 23.829 ms against 23.816 ms extrapolated from 200 calls (0.05 %).
-Per 100 calls after the decision the mean is 21.85 .. 22.15 us: constant but for the
-monitoring window (one call of ~42 us every ~300 calls, its MPI_Allreduce). The loop's own
-total (the largest per-rank sum) of the 1,000-call run is 23.05 ms, 1.068x the best fixed
-run's extrapolated 21.59 ms: the table's 1.092 (per-call maxima extrapolated) is the
-conservative figure.
+**Extrapolation checked** (dragonfly.xml, P = 256, alltoall 16 B, with the online tuner of
+two rounds: what it checks is the extrapolation, not the tuner): the same online run
+simulated for all 1,000 calls. Its first 200 calls are those of the 200-call run; the sum of
+its per-call times (max over ranks) is 23.829 ms against 23.816 ms extrapolated from 200
+calls (0.05 %). Per 100 calls after the decision the mean is 21.85 .. 22.15 us: constant but
+for the monitoring window (one call of ~42 us every ~300 calls, its MPI_Allreduce). The
+loop's own total (the largest per-rank sum) of the 1,000-call run is 23.05 ms, 1.068x the
+best fixed run's extrapolated 21.59 ms, against 1.092 from the per-call maxima
+extrapolated: the table's figure is the conservative one.
 
 **Alltoallv's agreement on S**: an online alltoallv call is keyed by its largest block,
 which the ranks agree on with one MPI_Allreduce (their own blocks differ); at P = 64, 16 B
 that reduction is ~4.9 us of a ~25 us call (tuna fixed by a file whose choice depends on
-S costs 29.66 us a call, by a one-rule file 24.79 us). Since the dispatcher stops agreeing
-per call once the choices agreed on repeat (kernels/tuned/speculate.c: the call runs the
-predicted choice, one MPI_Allreduce per window of 8..64 calls checks it), the alltoallv
-rows were re-run (`--calls-best 64`: a second run agrees on its first 8 calls, then checks
-windows of 8, 16, 32, 64 calls, which 16 calls would not show). P = 64, 16 B: online /
-best fixed 1.228 before, 1.075 now; second run 1.196 before, 1.015 now (24.81 us a call,
-median, against tuna's 24.79 us fixed; a 400-call second run's mean is 24.99 us: the
-windows' checks). 1 KiB: online 1.231 before, 1.104 now; second run 1.197 before, 1.048
-now (the choice, spread_out, is 1.07x linear's per-call time: the miss below). 16 KiB
-(a ~531 us call): online 1.023 before, 1.015 now; second run 1.014 before, 1.004 now.
-The longest window bounds how late a new S is seen (docs/tuning-files.md); at P = 64, 16 B
-the checks of windows up to 16, 32 and 64 calls added 0.70, 0.40 and 0.26 us a call: a
-bound of 32 calls would cost 0.14 us a call more than 64, 3 % of what deferral saves, so
-the longest window stays 64.
+S costs 29.66 us a call, by a one-rule file 24.79 us). The dispatcher agrees per call only
+without a prediction: a decided shape whose choices repeat runs the predicted choice and
+checks it with one MPI_Allreduce per window of 8..64 calls (kernels/tuned/speculate.c),
+from the call it decided at, and a shape exploring runs its calls on the predicted S,
+checked by the reduction that ends each candidate's calls of a round (docs/tuning-files.md).
+The longest window bounds how late a new S is seen; at P = 64, 16 B the checks of windows
+up to 16, 32 and 64 calls added 0.70, 0.40 and 0.26 us a call to a second run: a bound of
+32 calls would cost 0.14 us a call more than 64, 3 % of what deferral saves, so the longest
+window stays 64. The alltoallv rows run the MPI library, the second run and the candidates
+near the best 64 calls (`--calls-best 64`), which shows the windows up to 64 calls.
 
 **Not run, and why** (CPU seconds of one simulation on the shared 2-core machine, where a
-simulation got 5-10 % of a core while this was made):
+simulation got 5-50 % of a core):
 
 - P = 1024: the candidates posting P - 1 messages at once (spread_out, scattered) cost
   ~P^4 CPU under SimGrid 3.32 (its list of in-flight detached sends is scanned at every
@@ -101,11 +100,19 @@ simulation got 5-10 % of a core while this was made):
   library (250 us). Alltoallv at P = 1024, 16 B on dragonfly.xml: 2 calls of the MPI
   library alone took 162 s CPU (397 s wall beside other simulations; 918.6 us a call
   simulated), ~78 s CPU a call against ~1.0 s at P = 256 (its 64 calls: 68 s): x 78 for
-  4x the ranks, ~P^3.1. At that ratio the P = 256 alltoallv row's launches (online run
-  212 s, MPI library 68 s, the other fixed candidates' 2 calls 45 s, the second run and
-  tuna radix=4's 64 calls 21 s: 346 s CPU) become ~4.6 h, ~1.5 h, ~1.0 h and ~0.5 h: ~7.5 h
-  CPU for one shape, ~15 h of wall time at the half core a simulation gets on this shared
-  machine. The candidates with P - 1 messages in flight grow faster: 2 calls of fixed
+  4x the ranks, ~P^3.1. At that ratio the P = 256 alltoallv row's launches (measured with
+  the online tuner of two rounds: online run 212 s, MPI library 68 s, the other fixed
+  candidates' 2 calls 45 s, the second run and tuna radix=4's 64 calls 21 s: 346 s CPU)
+  become ~4.6 h, ~1.5 h, ~1.0 h and ~0.5 h: ~7.5 h CPU for one shape, ~15 h of wall time
+  at the half core a simulation gets on this shared machine. The fixed runs of P = 1024,
+  alltoall 16 B on dragonfly.xml recorded since (`online_bench.py --fixed-only`, 16 calls
+  for those near the best, 2 for the others): the MPI library 228.1 us a call (18.7 s CPU
+  for 16 calls), tra radix=4 174.5 us (17.7 s), radix 16 194.2 us, radix 32 203.0 us,
+  radix 8 220.9 us, bruck and tra radix=2 240.2 us (2 calls, 2-5 s CPU each): tra radix=4
+  is 1.31x faster than the MPI library. They hold no spread_out, scattered or pairwise run,
+  and the online run's first round gives each of these two calls: spread_out's alone had
+  not ended after ~24 min CPU, and scattered's grow as fast (~P^4), so one online run takes
+  more than 45 min CPU, over the 30 min this re-make could give it. Not run. The candidates with P - 1 messages in flight grow faster: 2 calls of fixed
   spread_out at P = 1024 had not ended after 25 min of wall time alone under the benchmark
   lock (~24 min CPU; ~4 s a call at P = 256): over 12 min CPU a call, x 180 or more for 4x
   the ranks (~P^3.75 and up); at ~P^4 for those candidates one shape is ~25 h CPU. Not run.
@@ -124,69 +131,71 @@ simulation got 5-10 % of a core while this was made):
 - torus_tofud.xml at P = 256 ran at 16 B only (the table): with maxmin/precision 1e-3
   spread_out crashed SimGrid there (signal 11: the online run, which explores it, 3 times
   of 3); with `a2a simulate`'s 1e-2, which online_bench.py now gives an smpirun launch
-  that sets none, every launch ended. CPU: the online run 124 s (spread_out and scattered
-  out after their first sample; 617 s when they ran their probes, before the race of three
-  rounds), fixed spread_out 138 s and scattered 20 s for 2 calls, every other launch 1-2 s.
-  Its online / best fixed 0.978 is below 1: the online run's calls after its decision
-  average 61.59 us, the fixed tra radix=4 run's per-call median is 62.42 us (16 calls; both
+  that sets none, every launch ended. CPU: the online run 177 s (spread_out and scattered
+  out after their first sample; 617 s when the online tuner of two rounds ran their
+  probes), fixed spread_out 138 s and scattered 20 s for 2 calls, every other launch 1-2 s.
+  Its online / best fixed 0.973 is below 1: the online run's calls after its decision
+  average 61.28 us, the fixed tra radix=4 run's per-call median is 62.42 us (16 calls; both
   extrapolated to 1,000 calls, not simulated so long).
 - The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml and at
   P = 256, 16 B on dragonfly.xml (the table), not on torus_tofud.xml. At P = 64, 1 KiB the
-  choice missed: while exploring, linear measured 47.4 us a call (39.7 us fixed from the
-  start) and spread_out 42.7 us, so spread_out won; a candidate's calls start in the
-  arrival skew its predecessor left.
+  race chose spread_out (1.069x linear's per-call time) while every exploring call agreed
+  on S first: that reduction starts each call with the ranks in step, which linear pays for
+  (47.4 us a call so, 39.7 us in its own steady state), whatever ran before it. Exploring on
+  the predicted S, linear's calls of a round take 47.4 us (after the round's reduction),
+  44.3, 40.0, 39.7 us ..., a median of 39.8 us, and linear is chosen.
 
 **Alltoallv at P = 256 on dragonfly.xml, 16 B** (maxmin/precision 1e-2, as `a2a
 simulate`; the same launch as the torus P = 256 row, with `--alltoallv --calls-best 64`):
-the online run chose tuna radix=4 block_count=3 from call 59, the exhaustive best (31.59 us
+the online run chose tuna radix=4 block_count=3 from call 57, the exhaustive best (31.59 us
 a call fixed), 6.0x faster than the MPI library (190.6 us); its second run is 1.018x the
-best fixed, but the online run is 1.141x: exploring costs more than the 1,000 calls repay.
-Its first 58 calls (3 of warm-up, 55 exploring) took 5.43 ms where the best would take
-1.83 ms. Round 0 (two calls each, 19 with the warm-up) leaves three candidates: the MPI
-library's 5 calls of ~200 us are 3.3 % of the best run's 31.6 ms, pairwise's 2 calls of
-~570 us 3.6 %, spread_out, linear and scattered's 6 calls of ~140 us 2.8 %; twophase_bruck
-(45.4 us) and tuna radix=2 (44.1 us), within 1.5x of tuna radix=4, run their whole blocks.
-Every exploring call also agrees on S (+9 to 13 us at P = 256: 40.9 against 31.6 us for tuna
-radix=4). After the decision the calls average 32.61 us (the first ~8 still agree per call,
-then the windows' checks), 1.032x the fixed run's median. Before the race (two rounds: a
-probe each, then the rest for those within 1.5x of the best probe) the same run decided at
-call 73 after 67 calls exploring, 7.69 ms for its first 72 calls, the MPI library's warm-up
-and probe alone (10 calls) 5.4 %: 1.201x. The totals are extrapolated from 200 calls (online)
-and 64 (the MPI library, the second run, tuna radix=4): the extrapolation of the dragonfly
-P = 256 alltoall
-row was checked against a simulated 1,000-call run (above). CPU: the online run 96 s (212 s
-before the race), the MPI library's 64 calls 68 s, fixed linear 22 s and spread_out, scattered and tuna
-radix=4 (64 calls) 8-10 s each, the rest under 3 s; the whole benchmark 11 min of wall time
-on the shared machine.
+best fixed and the online run 1.098x, just within the target: exploring costs nearly 10 %
+of the 1,000 calls. Its first 56 calls (55 of them exploring, every one but the first on a
+predicted S) took 4.517 ms where the best would take 1.769 ms. Round 0 (two calls each,
+17 with the warm-up) leaves three candidates: the MPI library's 3 calls (the warm-up, its
+last two timed as its round) cost 0.614 ms, 1.9 % of the best run's 31.59 ms, pairwise's 2
+calls 1.124 ms (3.6 %), spread_out, linear and scattered's 6 calls of ~130 us 0.813 ms
+(2.6 %); twophase_bruck (45.4 us) and tuna radix=2 (44.1 us), within 1.5x of tuna radix=4,
+run their whole blocks. After the decision the calls average 32.08 us (the windows'
+checks from the decision on), 1.016x the fixed run's median. The totals are extrapolated
+from 200 calls (online) and 64 (the MPI library, the second run, tuna radix=4): the
+extrapolation of the dragonfly P = 256 alltoall row was checked against a simulated
+1,000-call run (above). CPU: the online run 112 s, its second run 11 s
+(the MPI library's 64 calls had taken 68 s, fixed linear 22 s, spread_out, scattered and
+tuna radix=4 (64 calls) 8-10 s each, the rest under 3 s); the benchmark 3.4 min
+of wall time on the shared machine.
 """
 
 BEFORE_HEAD = """| platform | P | call | S | online chose (from call; calls exploring) | chosen / best per call | online / best fixed | MPI library / best fixed | second run / best fixed | CPU s (online run) |
 |---|---|---|---|---|---|---|---|---|---|"""
 
 BEFORE_INTRO = """
-## The race of three rounds against the two rounds before it
+## The online tuner now against the race of three rounds as it was
 
-Before: the records of `tests/data/online-sim-two-rounds.jsonl` (two rounds: a probe of m
-calls each, then the rest for the candidates within 1.5x of the best probe, a candidate cut
-after its first sample only beyond 3x; a shape's warm-up m calls). After: the table above
-(three rounds, the cut at 1.5x after each, the MPI library included; a warm-up of m - 2).
-The MPI library and fixed columns are the same runs (reused), so only the online and second
-runs differ.
+Before: the records of `tests/data/online-sim-race.jsonl` (the race of three rounds as it
+was: every exploring alltoallv call agreed on S with an `MPI_Allreduce` before the kernel; a
+decided shape agreed per call until its choices had repeated 8 calls; the MPI library's
+first round was two calls of its own after the shape's warm-up of m - 2 calls). After: the
+table above (docs/tuning-files.md): exploring alltoallv calls run on the predicted S, which
+the reduction ending each candidate's calls of a round checks; a shape whose exploration ran
+on predictions checked right defers the agreement from its decision on; the last two calls
+of the warm-up are the MPI library's first round (its calls before the first other
+candidate max(m - 2, 2) instead of max(m, 3), m the probe). The MPI library and fixed
+columns are the same runs (reused), so only the online and second runs differ.
 
 """
 
 BEFORE_OUTRO = """
-Every shape chose what it chose before; the online run's total is lower or equal in 11 of
-12 shapes, from -0.1 % to -5.0 % (dragonfly P = 256, alltoallv 16 B: 1.201 -> 1.141, still
-above 1.10), and 0.2 % higher in one (torus_tofud.xml P = 64, 16 B: 1.043 -> 1.045). That
-one, and the second runs that moved (dragonfly P = 256, alltoall 16 B: 1.000 -> 1.017;
-torus P = 64: 1.002), come from the launch, not the race: the two-round tuner re-run with
-this launch (the records were made over several sessions, with earlier versions of
-online_bench.py) gives 1.045 and 1.002 on the torus and 1.092 and 1.017 on the dragonfly
-P = 256 row, and 1.048 (recorded 1.047) on dragonfly P = 64, 16 B, where the race gives
-1.032. Targets met: total <= 1.10x in 11 shapes (10 before), below the MPI library where the
-best is in 12 (11: torus P = 64, 16 KiB now 0.997x the MPI library's total), the choice in
-11 and the second run in 11 as before.
+The alltoallv rows gain from exploring on the predicted S: dragonfly P = 256, 16 B
+1.141 -> 1.098 (within 1.10 now), P = 64, 16 B 1.071 -> 1.038, 1 KiB 1.086 -> 1.034 with
+linear chosen, the exhaustive best (spread_out before, 1.069x linear's per-call time: see
+"Not run, and why"), 16 KiB 1.011 -> 1.005 (spread_out, scattered and linear are within
+0.001 % of each other at 531.1 us a call). Every shape decides 2 calls sooner (the MPI
+library's first round is the end of its warm-up); the alltoall totals moved by less than
+0.05 %, but for two: torus_tofud.xml P = 256, 16 B 0.978 -> 0.973, and dragonfly.xml
+P = 256, 16 B 1.091 -> 1.094, where the calls after the decision (the MPI library in both)
+average 21.96 us against 21.88 us before, a difference the extrapolation to 1,000 calls
+carries.
 
 **Why 1.5x on one sample.** The noise rule's band is narrow next to it: on this machine
 (Open MPI, P = 2 and 4 oversubscribed on 2 cores shared with other jobs; 54 configurations
@@ -206,8 +215,9 @@ APPS_HEAD = """| platform, selector | application | P | runs (all-to-alls) | A2A
 APPS_BEFORE_HEAD = """| application | A2A_TUNING_EXPLORE | shapes decided online | online / best fixed | MPI library / best fixed | second run / best fixed | later runs / best fixed | CPU s (online run) |
 |---|---|---|---|---|---|---|---|"""
 
-APPS_BEFORE_INTRO = """Before -> after (the records of `--apps-before`; the MPI library's and fixed runs are the
-same, reused):
+APPS_BEFORE_INTRO = """Before -> after (before: the records of `--apps-before`, made by the online tuner of two
+rounds and not re-made with the race of three rounds as it was; the MPI library's and fixed
+runs are the same, reused):
 
 """
 
@@ -216,9 +226,11 @@ APPS_INTRO = """
 
 Made from `tests/data/online-apps-sim.jsonl`, the records of
 `sweeps/bench/app_online_bench.py --record` (simulated as above: P = 64 on dragonfly.xml,
-SMPI with MPICH's selector, `a2a simulate`'s options and copy model), by the online tuner
-before the race of three rounds (two rounds: a probe each, then the rest for those within
-1.5x of the best probe; a shape's warm-up as long as a probe): not re-made. One launch of an
+SMPI with MPICH's selector, `a2a simulate`'s options and copy model; maxmin/precision 1e-3
+for fft, 1e-2 for tc), the online, second and later runs by the online tuner as it is now
+(`sweeps/bench/online_remake.sh apps`), the fixed runs reused from the records made with the
+two rounds (`app_online_bench.py --reuse tests/data/online-apps-sim-two-rounds.jsonl`). One
+launch of an
 application is `runs` closures (tc) or forward transforms (fft) with no warm-up, so every
 all-to-all of the launch counts; its total is the metric `comm_sum_s` of `a2atune app`
 (per run the time inside the all-to-alls, max over ranks; summed over the runs). The online
@@ -242,39 +254,34 @@ APPS_OUTRO = """
 the same simulation): tuna radix=63 block_count=62 named by a one-rule file for every S
 costs 4.291 ms under `A2A_TUNING=file` (no reduction: the rule does not depend on S),
 exactly its time fixed with `--kernel tuna`, and 4.422 ms under `A2A_TUNING=online`
-(1.031x; before the agreement was deferred, the `MPI_Allreduce` that agreed on S before
-every online alltoallv call, ~9 us against ~19 us for the kernel's call, made it ~1.48x).
-The five rules the EXPLORE=30 run wrote (tuna at radices 3, 4, 8, 63, 63 by S) cost
-6.944 ms under `A2A_TUNING=file` (its choice depends on S: every call agrees) and 5.651 ms
-under `A2A_TUNING=online`, where the choices repeat every 6 calls (a closure) and the
-agreement is deferred from call 19 to the end: 1.317x the best fixed. The rest is the
-choices: the per-shape candidates never include radix 63 below S = 4 KiB (the K/D model's
-radices for a small S are 2..8), which a whole closure run fixed at radix 63 beats.
+(1.031x: the agreement deferred; an `MPI_Allreduce` before every call, ~9 us against ~19 us
+for the kernel's call, would make it ~1.48x). The five rules the EXPLORE=30 run wrote (tuna
+at radices 3, 4, 8, 63, 63 by S) cost 6.944 ms under `A2A_TUNING=file` (its choice depends
+on S: every call agrees) and 5.655 ms under `A2A_TUNING=online` (the second run), where the
+choices repeat every 6 calls (a closure) and the agreement is deferred: 1.318x the best
+fixed. The rest is the choices: the per-shape candidates never include radix 63 below
+S = 4 KiB (the K/D model's radices for a small S are 2..8), which a whole closure run fixed
+at radix 63 beats.
 
 **Few calls.** A closure of rmat:9:4 has 6 iterations in 5 S buckets (one bucket twice):
 40 closures give each shape 40 or 80 calls. Under the default `A2A_TUNING_EXPLORE` (120) a
-shape spends its first 5 calls on the MPI library (the warm-up) and then explores up to
-~120 calls: at the end of the first launch 4 of the 5 shapes were still exploring (2.515x
-the best fixed, the MPI library 2.431x). The file keeps how far each went
-(`online_partial`) and each later launch resumes them after their warm-up: the second
-launch decides two more (1.944x), the third the last two (1.480x; its file holds the same
-five rules as the EXPLORE=30 run's, so a fourth launch would run as that run's second
-one). Before the file kept them, every launch explored the four anew from the start
-(2.355x). With `A2A_TUNING_EXPLORE=30` every shape decides by call 23 of 40 within the
-first launch (2.034x; 2.167x with the per-call agreement), and the second launch is
-1.317x (1.618x with the per-call agreement).
+shape's exploration gives each of its 8 candidates up to 15 calls: at the end of the first
+launch 4 of the 5 shapes were still exploring (2.289x the best fixed, the MPI library
+2.431x). The file keeps how far each went (`online_partial`) and the next launch resumes
+them after their warm-up: the second launch decides all four (1.728x), and the third runs
+the five rules (1.318x), the same as the EXPLORE=30 run's second launch. With
+`A2A_TUNING_EXPLORE=30` every shape decides by call 22 of its 32 to 64 within the first
+launch (1.992x), and the second launch is 1.318x.
 
-**fft** (512x512: one alltoall shape, S = 1 KiB, two calls a transform): 100 transforms
-give the shape 200 calls. With the default budget it decides at call 96 (scattered
-block_count=32, the exhaustive best), after 90 calls exploring, which cost more than the
-winner then saves within the launch: 1.173x the best fixed, above the MPI library's 1.140x.
-With `A2A_TUNING_EXPLORE=30` it explores 40 calls and runs the winner from call 145 (more
-calls than one exploration of 8 candidates x 3 takes: the shape was explored again after
-its winner drifted): 1.127x, below the MPI library. The second run (the file's rule, no
-reduction: alltoall's S is known to every rank) is the best fixed run exactly (1.000): the
-dispatcher itself adds nothing. (The EXPLORE=120 online run simulated again after alltoallv's
-agreement was deferred and the file kept partial exploration: 12.706 ms, as recorded; neither
-touches an alltoall shape that decides within the launch.)
+**fft** (512x512: one alltoall shape, S = 1 KiB, two calls a transform; 100 transforms
+give the shape 200 calls) is not re-made: its second run, `--kernel tuned` under
+`A2A_TUNING=online` reading the file the online run wrote (one alltoall rule, scattered
+block_count=32), crashed SimGrid 3.32 (signal 11 in SMPI, maxmin/precision 1e-3) in 7 of 8
+launches from `app_online_bench.py` (each tried 3 times), while the same command run by
+hand ended 3 times of 3 (55 s CPU each); the online runs (EXPLORE 120 and 30) ended every
+time. Its rows are those of `tests/data/online-apps-sim-two-rounds.jsonl` (the two rounds):
+1.173x the best fixed (EXPLORE 120, decided at call 96 after 90 calls exploring) and 1.127x
+(EXPLORE 30), the second run 1.000x.
 """
 
 
@@ -287,7 +294,8 @@ def app_figures(r):
     b, lib = fixed[best], r["library"]
     total, summary = r["online"]
     again = r["again"][0]
-    entries = [x for x in summary.split(": ", 1)[1].split("; ")] if ": " in summary else []
+    # one entry per shape: "alltoallv P=64 S=..: ..." (an entry may hold "; " itself)
+    entries = re.split(r"; (?=alltoallv? P=)", summary.split(": ", 1)[1]) if ": " in summary else []
     shapes = [x for x in entries if "not checked yet" not in x]
     decided = sum(" from call " in x or "no other candidate" in x for x in shapes)
     calls = sum(int(next(g for g in re.search(r"of (\d+) \(|(\d+) calls", x).groups() if g))
