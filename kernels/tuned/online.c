@@ -912,10 +912,9 @@ static void next_calls(const comm_state *cs, shape *sh)
         end_round(cs, sh);
 }
 
-int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner);
-
-/* Guarantees: (alltoallv, the current candidate's calls of the round complete, their times
- * in row[start..start + len) and this rank's S of each in keys[0..len)) one
+/* Guarantees: (alltoallv, the current candidate's calls of the round complete, or ended
+ * by a drop of the candidate, their times in row[start..start + len) and this rank's S of
+ * each in keys[0..len)) one
  * MPI_Allreduce(MAX) over both gives each call's time (max over ranks) and agreed S; 1
  * when every agreed S is in the shape's bucket (the prediction held). Otherwise 0: the
  * calls of another bucket are taken out of the shape's counts and accounted to their own
@@ -959,9 +958,13 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
     if (verbose && (cs->rank == 0 || verbose > 1)) {
         long long lo, hi;
         bucket_range(sh->bucket, &lo, &hi);
+        char comm_name[MPI_MAX_OBJECT_NAME] = "";
+        int name_len = 0;
+        MPI_Comm_get_name(cs->comm, comm_name, &name_len);
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
                 "last %d calls (another S among them); those calls dropped, S agreed per call "
-                "from then on [world rank %d]\n", sh->P, lo, hi, len, cs->world_rank);
+                "from then on [comm %s, world rank %d]\n", sh->P, lo, hi, len,
+                name_len > 0 ? comm_name : "unnamed", cs->world_rank);
     }
     return 0;
 }
@@ -1129,8 +1132,9 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
 /* Guarantees: a call of shape sh past its warm-up: exploring, the current candidate runs,
  * timed, its S (call->S: agreed, or this rank's own when predicted) kept for the check,
  * and the end of its calls of the round reduces and decides (end_block); a refusal or a
- * failed check drops the candidate on every rank at the same call and the next one's
- * calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
+ * failed check drops the candidate on every rank at the same call (its calls of the round
+ * that ran on a predicted S checked first, keys_held, so that every call is counted for
+ * its own shape) and the next one's calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
 static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predicted)
 {
     int exploring = sh->winner < 0;
@@ -1153,18 +1157,23 @@ static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predi
         } else if (!refused) {
             corrupt_for_test(call, cs, c);
         }
-        if (refused || c->dropped) { /* alike on every rank: move on without a reduction */
-            c->dropped = 1;
-            sh->explore_seconds += t;
-            sh->pending_predicted = 0;
-            next_calls(cs, sh);
-            return rc;
-        }
         int start, len;
         round_span(sh, sh->round, &start, &len);
+        double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
         sh->keys[sh->pos] = (double)call->S;
         sh->pending_predicted += predicted;
-        sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
+        row[start + sh->pos++] = t;
+        if (refused || c->dropped) { /* alike on every rank: move on */
+            c->dropped = 1;
+            int held = 1, hrc = MPI_SUCCESS;
+            if (sh->pending_predicted) /* calls on a predicted S: checked all the same */
+                held = keys_held(cs, sh, row, start, sh->pos, &hrc);
+            for (int i = start; held && i < start + sh->pos; i++)
+                sh->explore_seconds += row[i];
+            sh->pending_predicted = 0;
+            next_calls(cs, sh);
+            return rc != MPI_SUCCESS ? rc : hrc;
+        }
         if (sh->pos == len) {
             int rrc = end_block(cs, sh);
             rc = rc != MPI_SUCCESS ? rc : rrc;
