@@ -22,6 +22,8 @@
 #     (its rules; the partial records ignored);
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
+#     wrong predictions of S on two communicators met in turn, one of them at a call the
+#     check drops, leave every call counted for its own shape;
 #   - the calls of the deferred agreement's last window are checked at MPI_Finalize: the
 #     summary logged there (A2A_VERBOSE) counts every alltoallv call;
 #   - a rank without memory for the tuner's state (A2A_TUNING_TEST_NOMEM) leaves every rank
@@ -267,6 +269,28 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/check-dropped-every-time holds \
         "[ \"\$(grep -c 'A2A_TUNING_CHECK: spread_out gave other bytes than the MPI library' '$clog')\" = $shapes ] &&
          ! grep -q -- '-> spread_out from call' '$clog'"
+    # wrong predictions of S on two communicators met in turn (--dup), in check mode: each
+    # size twice, so the alltoallv shape of 16 B explores its first 2 calls (the MPI
+    # library's round), then the first 1024 B call runs on the 16 B prediction as
+    # spread_out's first call, which the check drops (corrupted); the next two run pairwise
+    # on the prediction, the second at 16384 B ends its calls and the reduction finds the
+    # wrong S. All bytes right, every rank agreeing per call from there on, and every call
+    # counted for its own shape: 2 calls each (before, the drop kept its 1024 B call
+    # counted for 16 B: 3, 1, 2)
+    run online/$lib/wrong-prediction-two-comms 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=2 A2A_TUNING_EXPLORE=30 A2A_TUNING_CHECK=1 A2A_TUNING_TEST_CORRUPT=spread_out \
+        $prog --repeat 2 --dup - $ONLINE_SIZES
+    wlog="$WORK/online_${lib}_wrong-prediction-two-comms.log"
+    check online/$lib/wrong-prediction-each-call-its-shape /usr/bin/python3 -c 'import re, sys
+log, np = open(sys.argv[1]).read(), int(sys.argv[2])
+wrong = re.findall(r"S=16\.\.31: S predicted wrong in the last \d+ calls .*\[comm (\w+), world rank (\d+)\]", log)
+ends = re.findall(r"online at the end \[comm (\w+), world rank (\d+)\]: (.*)", log)
+counts = [(c, r, int(next(n for n in m.groups() if n))) for c, r, text in ends
+          for e in text.split("; ") if e.startswith("alltoallv ")
+          for m in [re.search(r"after (\d+) calls|from call \d+ of (\d+) |, (\d+) calls \(", e)] if m]
+ok = (len(set(wrong)) == 2 * np and {c for c, _ in wrong} == {"MPI_COMM_WORLD", "dup"} and
+      len(counts) == 6 and all(n == 2 for _, _, n in counts))
+sys.exit(not ok)' "$wlog" $np
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
