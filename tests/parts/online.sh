@@ -66,14 +66,20 @@ for lib in openmpi mpich; do
     np=$([ $lib = openmpi ] && echo 4 || echo 2)
     pre="LD_PRELOAD=$PWD/$B/liba2a_preload.so"
     prog="$B/tests/preload/plain_alltoall"
-    # exploring 30 calls per shape: 5 to 7 candidates, 4 to 6 calls each, after the shape's
-    # warm-up; an alltoallv shape's calls under deferred agreement count only when their
-    # window is checked (up to 64 calls of the communicator later), so 60 loops decide all
-    # (at 40 a loaded machine once left one of 18 undecided); 100, so that a shape whose
-    # winner drifted under load (explored again: another ~30 calls) still decides (at 60 a
-    # loaded machine left one of 6 exploring at the end, 1 run in about 4)
+    # every shape decided at the end and none exploring again, whatever the timings: bounds
+    # by count, not by time. A shape explores at most A2A_TUNING_EXPLORE = E calls (5 to 7
+    # candidates, E / n calls each, no warm-up at these E); an alltoallv shape after the
+    # first starts exploring after at most 64 calls (the deferred agreement's window that
+    # finds the size changed), so all decide by call 64 + E + 1 of R. A winner explores
+    # again only after two monitoring windows slower than its median (a timed window of
+    # E / n calls every 16 E / n calls): at least 34 E / n calls after its decision, which
+    # timing under load can trigger; the world's alltoall shapes get 2 R calls (bytes and
+    # ints). E = 48, R = 124: decided by call 113 of 124; exploring again at call 272 at
+    # the earliest (6 candidates, 8 calls each), after the run's 248. (E = 30, R = 100 let
+    # alltoall P=4 S=1024 (6 candidates, 5 calls) explore again from call ~22 + 170 of 200
+    # and end the run exploring.)
     run online/$lib/loop 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
-        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 100 - $ONLINE_SIZES
+        A2A_TUNING_EXPLORE=48 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 124 - $ONLINE_SIZES
     log="$WORK/online_${lib}_loop.log"
     shapes=$([ $lib = openmpi ] && echo 18 || echo 6)
     if out=$($EXPECT online "$log") && [ "$(echo "$out" | sed -n 's/^online: \([0-9]*\) calls.*/\1/p')" = $shapes ]; then
