@@ -23,7 +23,8 @@
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
 #     wrong predictions of S on two communicators met in turn, one of them at a call the
-#     check drops, leave every call counted for its own shape;
+#     check drops, and after a resumed partial record, leave every call counted for its
+#     own shape (alltoallv_calls_each);
 #   - the calls of the deferred agreement's last window are checked at MPI_Finalize: the
 #     summary logged there (A2A_VERBOSE) counts every alltoallv call;
 #   - a rank without memory for the tuner's state (A2A_TUNING_TEST_NOMEM) leaves every rank
@@ -50,6 +51,18 @@ mkdir -p "$OD"
 EXPECT="/usr/bin/python3 tests/preload/expect.py"
 ONLINE_SIZES="16 1024 16384"
 T0=$SECONDS
+# alltoallv_calls_each LOG N ENTRIES: the summaries rank 0 of each communicator logs at
+# the end or at MPI_Comm_free (A2A_VERBOSE) list ENTRIES alltoallv shapes in all, each
+# counted N calls
+alltoallv_calls_each() {
+    /usr/bin/python3 -c 'import re, sys
+ends = re.findall(r"online at (?:the end|MPI_Comm_free) \[comm \w+, world rank \d+\]: (.*)",
+                  open(sys.argv[1]).read())
+counts = [int(next(n for n in m.groups() if n)) for text in ends
+          for e in text.split("; ") if e.startswith("alltoallv ")
+          for m in [re.search(r"after (\d+) calls|from call \d+ of (\d+) |, (\d+) calls \(", e)]]
+sys.exit(not (len(counts) == int(sys.argv[3]) and all(n == int(sys.argv[2]) for n in counts)))' "$@"
+}
 # edit_partial STATEMENT IN OUT: OUT is the tuning file IN with the Python STATEMENT run on
 # each record r of its "online_partial" list
 edit_partial() {
@@ -151,6 +164,18 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     else
         fail online/$lib/partial-resumed "$(echo "$out" | tail -3)"
     fi
+    # the resumed shape (16 B) is followed by other sizes, 3 calls each: a call of the next
+    # size runs on a prediction whether the resumed shape or the new one explores then (the
+    # new one's first round alone is 12 calls); each shape counted its own 3 calls on every
+    # communicator (world, the halves), the bytes right
+    run online/$lib/resumed-wrong-prediction 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-p1.json" \
+        $prog --repeat 3 - $ONLINE_SIZES
+    rwlog="$WORK/online_${lib}_resumed-wrong-prediction.log"
+    check online/$lib/resumed-wrong-prediction-counted holds \
+        "grep -q 'S=16\.\.31: exploring resumed from the tuning file' '$rwlog' &&
+         [ \"\$(grep -c 'S predicted wrong in the last' '$rwlog')\" = $((np == 4 ? 3 : 1)) ] &&
+         alltoallv_calls_each '$rwlog' 3 $((np == 4 ? 9 : 3))"
     run online/$lib/partial-file-mode 60 $launch $np env $pre A2A_VERBOSE=1 \
         A2A_TUNING_FILE="$OD/$lib-p1.json" $prog - 16
     plog="$WORK/online_${lib}_partial-file-mode.log"
@@ -287,16 +312,10 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
         A2A_VERBOSE=2 A2A_TUNING_EXPLORE=30 A2A_TUNING_CHECK=1 A2A_TUNING_TEST_CORRUPT=spread_out \
         $prog --repeat 2 --dup - $ONLINE_SIZES
     wlog="$WORK/online_${lib}_wrong-prediction-two-comms.log"
-    check online/$lib/wrong-prediction-each-call-its-shape /usr/bin/python3 -c 'import re, sys
-log, np = open(sys.argv[1]).read(), int(sys.argv[2])
-wrong = re.findall(r"S=16\.\.31: S predicted wrong in the last \d+ calls .*\[comm (\w+), world rank (\d+)\]", log)
-ends = re.findall(r"online at the end \[comm (\w+), world rank (\d+)\]: (.*)", log)
-counts = [(c, r, int(next(n for n in m.groups() if n))) for c, r, text in ends
-          for e in text.split("; ") if e.startswith("alltoallv ")
-          for m in [re.search(r"after (\d+) calls|from call \d+ of (\d+) |, (\d+) calls \(", e)] if m]
-ok = (len(set(wrong)) == 2 * np and {c for c, _ in wrong} == {"MPI_COMM_WORLD", "dup"} and
-      len(counts) == 6 and all(n == 2 for _, _, n in counts))
-sys.exit(not ok)' "$wlog" $np
+    check online/$lib/wrong-prediction-each-call-its-shape holds \
+        "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm MPI_COMM_WORLD, ' '$wlog')\" = $np ] &&
+         [ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm dup, ' '$wlog')\" = $np ] &&
+         alltoallv_calls_each '$wlog' 2 6"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
