@@ -1537,10 +1537,25 @@ static void tell_summary(const comm_state *cs, const char *when)
             len > 0 ? comm_name : "unnamed", cs->world_rank, text);
 }
 
+/* Guarantees: (collective over cs->comm, at its end) the alltoallv calls run on a predicted
+ * S whose candidate's calls of the round are still under way (only the shape predicted,
+ * cs->last_v, has such calls) are checked now (keys_held), so that each is counted for its
+ * own shape; nothing is sent when there are none, alike on every rank. */
+static int close_predictions(comm_state *cs)
+{
+    shape *sh = cs->last_v;
+    if (!has_state(sh) || !sh->pending_predicted)
+        return MPI_SUCCESS;
+    int start, len, rc = MPI_SUCCESS;
+    round_span(sh, sh->round, &start, &len);
+    keys_held(cs, sh, sh->samples + (size_t)sh->current * (size_t)sh->block, start, sh->pos, &rc);
+    return rc;
+}
+
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
- * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
- * that every call is counted; the communicators in the order their states were agreed
+ * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), and
+ * so are those run on a predicted S (close_predictions), so that every call is counted; the communicators in the order their states were agreed
  * on, newest first (state_of: the reverse order of the collectives that agreed, an order
  * a correct program allows on every rank, so no rank waits in another communicator's
  * check than the others). Under A2A_VERBOSE rank 0 of each then logs its summary.
@@ -1553,7 +1568,8 @@ static int close_windows(int world_rank)
         int crc = cs->speculation
                       ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
                       : MPI_SUCCESS;
-        rc = rc != MPI_SUCCESS ? rc : crc;
+        int prc = close_predictions(cs);
+        rc = rc != MPI_SUCCESS ? rc : crc != MPI_SUCCESS ? crc : prc;
         tell_summary(cs, "at the end");
     }
     return rc;
@@ -1571,6 +1587,8 @@ int A2A_Comm_free(MPI_Comm *comm)
         if (cs && cs->speculation) {
             rc = a2a_tuned_close_window(*comm, cs->speculation,
                                         "when the communicator was freed");
+            int prc = close_predictions(cs);
+            rc = rc != MPI_SUCCESS ? rc : prc;
             tell_summary(cs, "at MPI_Comm_free");
         }
     }

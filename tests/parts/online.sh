@@ -23,8 +23,8 @@
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
 #     wrong predictions of S on two communicators met in turn, one of them at a call the
-#     check drops, and after a resumed partial record, leave every call counted for its
-#     own shape (alltoallv_calls_each);
+#     check drops, after a resumed partial record, and at the run's (a communicator's)
+#     end, leave every call counted for its own shape (alltoallv_calls_each);
 #   - the calls of the deferred agreement's last window are checked at MPI_Finalize: the
 #     summary logged there (A2A_VERBOSE) counts every alltoallv call;
 #   - a rank without memory for the tuner's state (A2A_TUNING_TEST_NOMEM) leaves every rank
@@ -51,17 +51,19 @@ mkdir -p "$OD"
 EXPECT="/usr/bin/python3 tests/preload/expect.py"
 ONLINE_SIZES="16 1024 16384"
 T0=$SECONDS
-# alltoallv_calls_each LOG N ENTRIES: the summaries rank 0 of each communicator logs at
-# the end or at MPI_Comm_free (A2A_VERBOSE) list ENTRIES alltoallv shapes in all, each
-# counted N calls
+# alltoallv_calls_each LOG ENTRIES N [LO=N...]: the summaries rank 0 of each communicator
+# logs at the end or at MPI_Comm_free (A2A_VERBOSE) list ENTRIES alltoallv shapes in all,
+# each counted N calls (LO=N: N for the shapes whose S starts at LO)
 alltoallv_calls_each() {
     /usr/bin/python3 -c 'import re, sys
 ends = re.findall(r"online at (?:the end|MPI_Comm_free) \[comm \w+, world rank \d+\]: (.*)",
                   open(sys.argv[1]).read())
-counts = [int(next(n for n in m.groups() if n)) for text in ends
+want = {int(k): int(v) for k, v in (a.split("=") for a in sys.argv[4:])}
+counts = [(int(m.group(1)), int(next(n for n in m.groups()[1:] if n))) for text in ends
           for e in text.split("; ") if e.startswith("alltoallv ")
-          for m in [re.search(r"after (\d+) calls|from call \d+ of (\d+) |, (\d+) calls \(", e)]]
-sys.exit(not (len(counts) == int(sys.argv[3]) and all(n == int(sys.argv[2]) for n in counts)))' "$@"
+          for m in [re.search(r"S=(\d+)\.\.\d+: (?:.*after (\d+) calls|.*from call \d+ of (\d+) |.*, (\d+) calls \()", e)]]
+sys.exit(not (len(counts) == int(sys.argv[2]) and
+              all(n == want.get(lo, int(sys.argv[3])) for lo, n in counts)))' "$@"
 }
 # edit_partial STATEMENT IN OUT: OUT is the tuning file IN with the Python STATEMENT run on
 # each record r of its "online_partial" list
@@ -175,7 +177,7 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/resumed-wrong-prediction-counted holds \
         "grep -q 'S=16\.\.31: exploring resumed from the tuning file' '$rwlog' &&
          [ \"\$(grep -c 'S predicted wrong in the last' '$rwlog')\" = $((np == 4 ? 3 : 1)) ] &&
-         alltoallv_calls_each '$rwlog' 3 $((np == 4 ? 9 : 3))"
+         alltoallv_calls_each '$rwlog' $((np == 4 ? 9 : 3)) 3"
     run online/$lib/partial-file-mode 60 $launch $np env $pre A2A_VERBOSE=1 \
         A2A_TUNING_FILE="$OD/$lib-p1.json" $prog - 16
     plog="$WORK/online_${lib}_partial-file-mode.log"
@@ -315,7 +317,17 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/wrong-prediction-each-call-its-shape holds \
         "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm MPI_COMM_WORLD, ' '$wlog')\" = $np ] &&
          [ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm dup, ' '$wlog')\" = $np ] &&
-         alltoallv_calls_each '$wlog' 2 6"
+         alltoallv_calls_each '$wlog' 6 2"
+    # the run (and each half, at MPI_Comm_free) ends on a call run on a prediction whose
+    # candidate's calls are under way (16, 16, 1024: the second 16 B call ends the MPI
+    # library's round, the 1024 B one begins spread_out's): checked there, it is counted
+    # for 1024 B (before, for 16 B: 3 calls and no 1024 B shape)
+    run online/$lib/prediction-pending-at-end 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 $prog - 16 16 1024
+    elog="$WORK/online_${lib}_prediction-pending-at-end.log"
+    check online/$lib/prediction-pending-at-end-counted holds \
+        "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last 1 calls' '$elog')\" = $((np == 4 ? 3 : 1)) ] &&
+         alltoallv_calls_each '$elog' $((np == 4 ? 6 : 2)) 2 1024=1"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
