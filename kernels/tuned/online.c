@@ -1120,10 +1120,12 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
         c->dropped = 1;
         if (cs->rank == 0) {
             char name[128];
+            long long lo, hi; /* the shape's bucket: call->S is rank 0's own when predicted */
             describe(c, name, sizeof name);
+            bucket_range(sh->bucket, &lo, &hi);
             fprintf(stderr, "a2a: A2A_TUNING_CHECK: %s gave other bytes than the MPI library at "
-                    "%s P=%d S=%lld (call %lld); dropped\n", name, call_names[sh->coll], sh->P,
-                    call->S, sh->calls);
+                    "%s P=%d S=%lld..%lld (call %lld); dropped\n", name, call_names[sh->coll],
+                    sh->P, lo, hi, sh->calls);
         }
     }
     return rc != MPI_SUCCESS ? rc : rc2;
