@@ -129,7 +129,13 @@ simulation got 5-10 % of a core while this was made):
   in its first call: after 83 s CPU at 1e-2, 416 s at 1e-3): the solver leaves a flow with
   no bandwidth when every link of its route has less than maxmin/precision of its bandwidth
   left ([simulation.md](../simulation.md#when-a-configuration-crashes-or-hangs)). The online
-  run explores spread_out, so the shape cannot be simulated as the others were. Not run. (An earlier
+  run explores spread_out, so the shape cannot be simulated as the others were. Not run.
+  Its fixed runs are recorded (`tests/data/online-sim-large-fixed.jsonl`, as at P = 1024
+  above): alltoall, 1 KiB, the MPI library 521.5 us a call (16 calls, 46 s CPU), scattered
+  block_count=32 478.5 us (2 calls, 326 s CPU), tra radix 16 579.8 us, 32 691.9 us,
+  pairwise 771.3 us, tra radix 4 947.1 us, 8 974.5 us, 64 1065 us, bruck and tra radix 2
+  1150 us (0.4-3 s CPU each); spread_out recorded as failed (the abort, after 122 s CPU).
+  Scattered's 16 calls were not run (~2.7 min CPU a call), nor the 16 KiB shape. (An earlier
   session's 8 calls of the MPI library at 1 KiB had taken 140 s CPU and not ended after
   18 min wall.) On
   torus_tofud.xml at 1 KiB, 2 calls of the MPI library alone (2070 us a call, simulated)
