@@ -135,7 +135,15 @@ simulation got 5-10 % of a core while this was made):
   block_count=32 478.5 us (2 calls, 326 s CPU), tra radix 16 579.8 us, 32 691.9 us,
   pairwise 771.3 us, tra radix 4 947.1 us, 8 974.5 us, 64 1065 us, bruck and tra radix 2
   1150 us (0.4-3 s CPU each); spread_out recorded as failed (the abort, after 122 s CPU).
-  Scattered's 16 calls were not run (~2.7 min CPU a call), nor the 16 KiB shape. (An earlier
+  Scattered's 16 calls were not run (~2.7 min CPU a call), nor the 16 KiB shape.
+  Alltoallv, 1 KiB: the MPI library 407.7 us (16 calls, 55 s CPU), tuna radix 8
+  block_count 7 507.7 us, radix 4 507.9 us, pairwise 646.8 us, tuna radix 2 872.8 us,
+  twophase_bruck 874.1 us (2 calls, 0.6-2.5 s CPU); tuna radix 16 and 32 recorded as
+  failed: SimGrid's abort of spread_out at 1e-2, in 1-2 s CPU. At 1e-3 they run, and are the
+  fastest measured (2 calls, outside the record: radix 16 316.8 us, 0.78x the MPI library;
+  32 390.4 us): this shape needs maxmin/precision 1e-3 (radix 4 and 64 gave the same times
+  at both), and its record, made at 1e-2, lacks them; scattered, linear and spread_out not
+  run. (An earlier
   session's 8 calls of the MPI library at 1 KiB had taken 140 s CPU and not ended after
   18 min wall.) On
   torus_tofud.xml at 1 KiB, 2 calls of the MPI library alone (2070 us a call, simulated)
