@@ -39,7 +39,8 @@ record. It appends the shape's record after every launch (the last line of a sha
 all its launches so far: stopping midway loses none) and, given --reuse, launches only the
 kernels that file's record of the shape lacks (or that it ran fewer calls than asked).
 --cpu-limit SECONDS ends a fixed launch at that CPU time (RLIMIT_CPU): the record lists it
-under over_cpu_limit, and a later --reuse (online or --fixed-only) does not launch it again.
+under over_cpu_limit (a launch that fails: under failed), and a later --reuse (online or
+--fixed-only) does not launch it again.
 """
 import argparse
 import json
@@ -304,12 +305,12 @@ def main():
                     sys.exit("online_bench: no decision in the log: " + res[2][-800:])
                 labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip())
                           for part in c[0].group(1).split(";")]
-                over = (old or {}).get("over_cpu_limit", {})
+                over = dict((old or {}).get("over_cpu_limit", {}), **(old or {}).get("failed", {}))
                 for label in labels:
                     if label in over and label not in files:
                         files[label] = None
-                        sys.stderr.write("online_bench: fixed %s was over the CPU limit in %s: "
-                                         "not launched\n" % (label, args.reuse))
+                        sys.stderr.write("online_bench: fixed %s was over the CPU limit or failed "
+                                         "in %s: not launched\n" % (label, args.reuse))
                     if label not in files and not label.endswith(("dropped", "not measured")):
                         kernel, params = candidate_rule(label)
                         files[label] = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
