@@ -135,7 +135,8 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
                   MPI_Comm comm);
 
 /* Under A2A_TUNING=online: checks the alltoallv calls of each live communicator's
- * deferred-agreement window still open (one MPI_Allreduce on it), so that every call is
+ * deferred-agreement window still open (one MPI_Allreduce on it), and likewise its exploring
+ * calls run on a predicted S not checked yet, so that every call is
  * accounted to its shape (A2A_Tuning_summary counts them all after it; A2A_VERBOSE logs
  * each communicator's summary then); with A2A_TUNING_OUT set, then writes the tuning file
  * (see above). Collective over MPI_COMM_WORLD and those communicators: call it on every
@@ -144,9 +145,9 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
 int A2A_Tuning_finalize(void);
 
 /* MPI_Comm_free for a communicator the dispatcher may have tuned: under A2A_TUNING=online
- * first checks the alltoallv calls of comm's deferred-agreement window still open (the
- * one MPI_Allreduce A2A_Tuning_finalize would make; none when nothing is open, alike on
- * every rank), so that they are accounted to their shapes before comm's state is retired
+ * first checks the alltoallv calls of comm's deferred-agreement window still open, or run
+ * on a predicted S and not checked yet (the one MPI_Allreduce A2A_Tuning_finalize would
+ * make; none when nothing is open, alike on every rank), so that they are accounted to their shapes before comm's state is retired
  * (A2A_VERBOSE logs comm's summary then); nothing for an intercommunicator or a
  * communicator never tuned. Collective, as MPI_Comm_free is: a program linked with liba2a
  * calls it where it calls MPI_Comm_free, inside an attribute's delete callback too

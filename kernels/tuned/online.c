@@ -912,10 +912,9 @@ static void next_calls(const comm_state *cs, shape *sh)
         end_round(cs, sh);
 }
 
-int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner);
-
-/* Guarantees: (alltoallv, the current candidate's calls of the round complete, their times
- * in row[start..start + len) and this rank's S of each in keys[0..len)) one
+/* Guarantees: (alltoallv, the current candidate's calls of the round complete, or ended
+ * by a drop of the candidate, their times in row[start..start + len) and this rank's S of
+ * each in keys[0..len)) one
  * MPI_Allreduce(MAX) over both gives each call's time (max over ranks) and agreed S; 1
  * when every agreed S is in the shape's bucket (the prediction held). Otherwise 0: the
  * calls of another bucket are taken out of the shape's counts and accounted to their own
@@ -959,9 +958,13 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
     if (verbose && (cs->rank == 0 || verbose > 1)) {
         long long lo, hi;
         bucket_range(sh->bucket, &lo, &hi);
+        char comm_name[MPI_MAX_OBJECT_NAME] = "";
+        int name_len = 0;
+        MPI_Comm_get_name(cs->comm, comm_name, &name_len);
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
                 "last %d calls (another S among them); those calls dropped, S agreed per call "
-                "from then on [world rank %d]\n", sh->P, lo, hi, len, cs->world_rank);
+                "from then on [comm %s, world rank %d]\n", sh->P, lo, hi, len,
+                name_len > 0 ? comm_name : "unnamed", cs->world_rank);
     }
     return 0;
 }
@@ -1117,10 +1120,12 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
         c->dropped = 1;
         if (cs->rank == 0) {
             char name[128];
+            long long lo, hi; /* the shape's bucket: call->S is rank 0's own when predicted */
             describe(c, name, sizeof name);
+            bucket_range(sh->bucket, &lo, &hi);
             fprintf(stderr, "a2a: A2A_TUNING_CHECK: %s gave other bytes than the MPI library at "
-                    "%s P=%d S=%lld (call %lld); dropped\n", name, call_names[sh->coll], sh->P,
-                    call->S, sh->calls);
+                    "%s P=%d S=%lld..%lld (call %lld); dropped\n", name, call_names[sh->coll],
+                    sh->P, lo, hi, sh->calls);
         }
     }
     return rc != MPI_SUCCESS ? rc : rc2;
@@ -1129,8 +1134,9 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
 /* Guarantees: a call of shape sh past its warm-up: exploring, the current candidate runs,
  * timed, its S (call->S: agreed, or this rank's own when predicted) kept for the check,
  * and the end of its calls of the round reduces and decides (end_block); a refusal or a
- * failed check drops the candidate on every rank at the same call and the next one's
- * calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
+ * failed check drops the candidate on every rank at the same call (its calls of the round
+ * that ran on a predicted S checked first, keys_held, so that every call is counted for
+ * its own shape) and the next one's calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
 static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predicted)
 {
     int exploring = sh->winner < 0;
@@ -1153,18 +1159,23 @@ static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predi
         } else if (!refused) {
             corrupt_for_test(call, cs, c);
         }
-        if (refused || c->dropped) { /* alike on every rank: move on without a reduction */
-            c->dropped = 1;
-            sh->explore_seconds += t;
-            sh->pending_predicted = 0;
-            next_calls(cs, sh);
-            return rc;
-        }
         int start, len;
         round_span(sh, sh->round, &start, &len);
+        double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
         sh->keys[sh->pos] = (double)call->S;
         sh->pending_predicted += predicted;
-        sh->samples[(size_t)sh->current * (size_t)sh->block + (size_t)(start + sh->pos++)] = t;
+        row[start + sh->pos++] = t;
+        if (refused || c->dropped) { /* alike on every rank: move on */
+            c->dropped = 1;
+            int held = 1, hrc = MPI_SUCCESS;
+            if (sh->pending_predicted) /* calls on a predicted S: checked all the same */
+                held = keys_held(cs, sh, row, start, sh->pos, &hrc);
+            for (int i = start; held && i < start + sh->pos; i++)
+                sh->explore_seconds += row[i];
+            sh->pending_predicted = 0;
+            next_calls(cs, sh);
+            return rc != MPI_SUCCESS ? rc : hrc;
+        }
         if (sh->pos == len) {
             int rrc = end_block(cs, sh);
             rc = rc != MPI_SUCCESS ? rc : rrc;
@@ -1528,10 +1539,25 @@ static void tell_summary(const comm_state *cs, const char *when)
             len > 0 ? comm_name : "unnamed", cs->world_rank, text);
 }
 
+/* Guarantees: (collective over cs->comm, at its end) the alltoallv calls run on a predicted
+ * S whose candidate's calls of the round are still under way (only the shape predicted,
+ * cs->last_v, has such calls) are checked now (keys_held), so that each is counted for its
+ * own shape; nothing is sent when there are none, alike on every rank. */
+static int close_predictions(comm_state *cs)
+{
+    shape *sh = cs->last_v;
+    if (!has_state(sh) || !sh->pending_predicted)
+        return MPI_SUCCESS;
+    int start, len, rc = MPI_SUCCESS;
+    round_span(sh, sh->round, &start, &len);
+    keys_held(cs, sh, sh->samples + (size_t)sh->current * (size_t)sh->block, start, sh->pos, &rc);
+    return rc;
+}
+
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
- * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), so
- * that every call is counted; the communicators in the order their states were agreed
+ * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), and
+ * so are those run on a predicted S (close_predictions), so that every call is counted; the communicators in the order their states were agreed
  * on, newest first (state_of: the reverse order of the collectives that agreed, an order
  * a correct program allows on every rank, so no rank waits in another communicator's
  * check than the others). Under A2A_VERBOSE rank 0 of each then logs its summary.
@@ -1544,7 +1570,8 @@ static int close_windows(int world_rank)
         int crc = cs->speculation
                       ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
                       : MPI_SUCCESS;
-        rc = rc != MPI_SUCCESS ? rc : crc;
+        int prc = close_predictions(cs);
+        rc = rc != MPI_SUCCESS ? rc : crc != MPI_SUCCESS ? crc : prc;
         tell_summary(cs, "at the end");
     }
     return rc;
@@ -1562,6 +1589,8 @@ int A2A_Comm_free(MPI_Comm *comm)
         if (cs && cs->speculation) {
             rc = a2a_tuned_close_window(*comm, cs->speculation,
                                         "when the communicator was freed");
+            int prc = close_predictions(cs);
+            rc = rc != MPI_SUCCESS ? rc : prc;
             tell_summary(cs, "at MPI_Comm_free");
         }
     }

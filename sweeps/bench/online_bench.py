@@ -29,6 +29,18 @@ keeps the launch's --cfg options (give smpirun its options, not a script wrappin
 the same label, P (the launch's -n, -np, --np or srun's --ntasks), collective, S and A2A_TUNING_EXPLORE (a change of the online tuner alone
 changes neither) and launches only the online run, the second run and the fixed candidates
 that record lacks; the new record says which it reused.
+
+--fixed-only launches no online or second run: the MPI library (--calls-library calls,
+default --calls-best) and each
+kernel of --kernels (a comma-separated list of candidate labels as the online tuner logs
+them: "bruck,tra radix=2,tuna radix=4 block_count=3") fixed from the start (--calls-fixed
+calls), then those within 10 % of the best --calls-best calls, for a later --reuse of the
+record. It appends the shape's record after every launch (the last line of a shape holds
+all its launches so far: stopping midway loses none) and, given --reuse, launches only the
+kernels that file's record of the shape lacks (or that it ran fewer calls than asked).
+--cpu-limit SECONDS ends a fixed launch at that CPU time (RLIMIT_CPU): the record lists it
+under over_cpu_limit (a launch that fails: under failed), and a later --reuse (online or
+--fixed-only) does not launch it again.
 """
 import argparse
 import json
@@ -36,6 +48,7 @@ import os
 import re
 import resource
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -98,9 +111,20 @@ def simgrid_options(words):
     return [w[len("--cfg="):] for w in words if w.startswith("--cfg=")]
 
 
-def launch(args, S, env_extra, calls=None, after_decision=False):
+class LaunchFailed(Exception):
+    """A launch that ended without its result line (or with a wrong one)."""
+
+
+def cpu_limiter(seconds):
+    """A preexec_fn that ends the launched processes at seconds of CPU each (None: no limit)."""
+    if not seconds:
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_CPU, (int(seconds), int(seconds) + 5))
+
+
+def launch(args, S, env_extra, calls=None, after_decision=False, cpu_limit=0):
     """(total_s, median_us, stderr, CPU seconds, mean_us) of one launch; total_s
-    extrapolated to --target calls."""
+    extrapolated to --target calls. With cpu_limit, a launch that reached it: None."""
     calls = calls or args.calls
     env = dict(os.environ, **env_extra)
     times_path = os.path.join(args.out, "times.txt")
@@ -114,7 +138,7 @@ def launch(args, S, env_extra, calls=None, after_decision=False):
     for attempt in range(3):
         p = subprocess.run(launch_words(args.launch) + [args.binary, str(S), str(calls)] +
                            (["v"] if args.alltoallv else []), env=env, capture_output=True,
-                           text=True)
+                           text=True, preexec_fn=cpu_limiter(cpu_limit))
         # SimGrid 3.32 segfaults now and then on torus_tofud.xml at P = 256 (signal 11 in
         # SMPI; the same launch again ran): once more, its simulated times are deterministic
         if p.returncode != 139:
@@ -123,9 +147,13 @@ def launch(args, S, env_extra, calls=None, after_decision=False):
     t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
     m = LINE.search(p.stdout)
+    # (ended by SIGXCPU: directly, or as the exit status of smpirun's shell)
+    if cpu_limit and p.returncode != 0 and (p.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
+                                            or cpu >= 0.9 * cpu_limit):
+        return None
     if p.returncode != 0 or not m or m.group(7) != "ok":
-        sys.exit("online_bench: launch failed (exit %d): %s %s" % (p.returncode, p.stdout[-500:],
-                                                                  p.stderr[-1500:]))
+        raise LaunchFailed("launch failed (exit %d, %.0f s CPU): %s %s"
+                           % (p.returncode, cpu, p.stdout[-500:], p.stderr[-1500:]))
     target = args.target or calls
     per_call = float(m.group(6))
     d = list(DECISION.finditer(p.stderr))[-1:]
@@ -153,6 +181,83 @@ def fixed_file(path, kernel, params, alltoallv):
                    [{"P": [0, None], "S": [0, None], "kernel": kernel, "params": params}]}, f)
 
 
+def fixed_only(args, P, coll, reused):
+    """--fixed-only: per S, the MPI library and each kernel of --kernels fixed from the start,
+    then those within 10 % of the best longer; the shape's record appended after each launch
+    (the launches of --reuse's record of the shape kept, not launched again)."""
+    labels = [k.strip() for k in args.kernels.split(",") if k.strip()]
+    args.target = args.target or args.calls  # every total of the record at the same N calls
+    best_calls = args.calls_best or args.calls_fixed or args.calls
+    few_calls = args.calls_fixed or args.calls
+    E0 = int(args.explore.split(",")[0])
+    for S in [int(s) for s in args.sizes.split(",")]:
+        old = reused.get((args.label, P, coll, S, E0), {})
+        rec = {"label": args.label, "P": P, "coll": coll, "S": S, "E": E0, "fixed_only": True,
+               "calls_fixed": few_calls, "calls_best": best_calls,
+               "target": args.target or args.calls, "fixed": {}, "fixed_calls": {},
+               "over_cpu_limit": dict(old.get("over_cpu_limit", {})),
+               "simgrid": simgrid_options(launch_words(args.launch))}
+        for label, v in old.get("fixed", {}).items():
+            rec["fixed"][label] = v
+            rec["fixed_calls"][label] = old.get("fixed_calls", {}).get(label, old["calls_fixed"])
+        if "library" in old:
+            rec["library"] = old["library"]
+            rec["library_calls"] = old.get("library_calls", old["calls_best"])
+        if old:
+            rec["reused"] = os.path.basename(args.reuse)
+
+        def run(label, calls):
+            """Launch label fixed for calls calls (the MPI library: no file), record it."""
+            kernel, params = candidate_rule(label)
+            env = {}
+            if kernel != "vendor":
+                path = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
+                fixed_file(path, kernel, params, args.alltoallv)
+                env = {"A2A_TUNING_FILE": path}
+            try:
+                res = launch(args, S, env, calls, cpu_limit=args.cpu_limit)
+            except LaunchFailed as e:
+                # (SimGrid 3.32 aborts on some shapes: the cause goes in the record)
+                why = [w for w in str(e).splitlines() if w.strip()]
+                rec.setdefault("failed", {})[label] = " | ".join(why[:1] + why[-3:])[:600]
+                print("P=%d %s S=%d %s, %d calls: %s" % (P, coll, S, label, calls, why[0]))
+                res = False
+            if res is False:
+                pass
+            elif res is None:
+                rec["over_cpu_limit"][label] = args.cpu_limit
+                print("P=%d %s S=%d %s, %d calls: over --cpu-limit %d s, not recorded"
+                      % (P, coll, S, label, calls, args.cpu_limit))
+            else:
+                rec["fixed"][label] = [round(res[0], 9), res[1], round(res[3], 1)]
+                rec["fixed_calls"][label] = calls
+                if label == "MPI library":
+                    rec["library"] = rec["fixed"][label]
+                    rec["library_calls"] = calls
+                print("P=%d %s S=%d %s, %d calls: %.4g us a call (median), total %.6g s, "
+                      "%.1f s CPU" % (P, coll, S, label, calls, res[1], res[0], res[3]))
+            if args.record:
+                with open(args.record, "a") as f:
+                    f.write(json.dumps(rec, sort_keys=True) + "\n")
+            sys.stdout.flush()
+
+        library_calls = args.calls_library or best_calls
+        for label, calls in [("MPI library", library_calls)] + [(k, few_calls) for k in labels]:
+            if label in rec["over_cpu_limit"] or label in old.get("failed", {}):
+                print("P=%d %s S=%d %s: over the CPU limit or failed in %s, not launched"
+                      % (P, coll, S, label, args.reuse))
+                if label in old.get("failed", {}):
+                    rec.setdefault("failed", {})[label] = old["failed"][label]
+            elif rec["fixed_calls"].get(label, 0) < calls:
+                run(label, calls)
+        top = min((v[1] for v in rec["fixed"].values()), default=0)
+        for label in [k for k in ["MPI library"] + labels if k in rec["fixed"]]:
+            wanted = library_calls if label == "MPI library" else best_calls
+            if (rec["fixed"][label][1] <= 1.10 * top and rec["fixed_calls"][label] < wanted
+                    and label not in rec["over_cpu_limit"]):
+                run(label, wanted)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--launch", required=True)
@@ -172,14 +277,28 @@ def main():
     ap.add_argument("--label", default="", help="the platform and selector, for --record")
     ap.add_argument("--reuse", help="take the MPI library's and the fixed runs from this "
                     "file's record of the same shape (launch the online and second runs)")
+    ap.add_argument("--fixed-only", action="store_true",
+                    help="launch only the MPI library and the --kernels fixed (for --reuse)")
+    ap.add_argument("--kernels", default="",
+                    help="with --fixed-only: the candidates to fix, comma-separated labels "
+                    "('bruck,tra radix=2,tuna radix=4 block_count=3')")
+    ap.add_argument("--calls-library", type=int, default=0,
+                    help="with --fixed-only: the MPI library's calls (default: --calls-best)")
+    ap.add_argument("--cpu-limit", type=int, default=0, metavar="SECONDS",
+                    help="with --fixed-only: end a fixed launch at SECONDS of CPU; recorded "
+                    "as over the limit, and not launched again by --reuse")
     args = ap.parse_args()
+    if (args.kernels or args.cpu_limit or args.calls_library) and not args.fixed_only:
+        ap.error("--kernels, --calls-library and --cpu-limit go with --fixed-only")
     words = launch_words(args.launch)
     P = launch_ranks(words)
     if args.reuse and P is None:
         ap.exit(2, "online_bench: --launch %r: no rank count for --reuse (give the launcher's "
                 "-n/-np/--np N, or srun's -n N/--ntasks=N)\n" % args.launch)
     reused = {}
-    if args.reuse:
+    if args.reuse and not os.path.exists(args.reuse) and not args.fixed_only:
+        ap.error("--reuse %s: no such file" % args.reuse)
+    if args.reuse and os.path.exists(args.reuse):  # (--fixed-only: none recorded yet)
         with open(args.reuse) as f:
             for line in f:
                 rec = json.loads(line)
@@ -187,6 +306,11 @@ def main():
                 reused[key] = rec
     coll = "alltoallv" if args.alltoallv else "alltoall"
     os.makedirs(args.out, exist_ok=True)
+    if args.fixed_only:
+        if not P:
+            ap.error("--fixed-only needs the launch's rank count (-np N or -n N)")
+        fixed_only(args, P, coll, reused)
+        return
     med = statistics.median
     for S in [int(s) for s in args.sizes.split(",")]:
         # every repeat runs every configuration once, so that the load of a shared machine
@@ -220,7 +344,12 @@ def main():
                              "reused record is of P=%d" % (ran, P, P))
                 labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip())
                           for part in c[0].group(1).split(";")]
+                over = dict((old or {}).get("over_cpu_limit", {}), **(old or {}).get("failed", {}))
                 for label in labels:
+                    if label in over and label not in files:
+                        files[label] = None
+                        sys.stderr.write("online_bench: fixed %s was over the CPU limit or failed "
+                                         "in %s: not launched\n" % (label, args.reuse))
                     if label not in files and not label.endswith(("dropped", "not measured")):
                         kernel, params = candidate_rule(label)
                         files[label] = os.path.join(args.out, "fixed-%s.json" % re.sub(r"[ =]", "_", label))
@@ -231,7 +360,7 @@ def main():
                                                  res[2].count("exploring again"), res, again,
                                                  int(d[0].group(3)), c[0].group(1)))
             for label, path in files.items():
-                if len(fixed.get(label, [])) <= r:
+                if path and len(fixed.get(label, [])) <= r:
                     fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
                                                               args.calls_fixed))
             if args.calls_best:
@@ -239,7 +368,7 @@ def main():
                 # (a reused record's were)
                 top = min(runs[-1][1] for runs in fixed.values())
                 for label, path in files.items():
-                    if fixed[label][-1][1] <= 1.10 * top and label not in (old or {}).get("fixed", {}):
+                    if path and fixed[label][-1][1] <= 1.10 * top and label not in (old or {}).get("fixed", {}):
                         fixed[label][-1] = launch(args, S, {"A2A_TUNING_FILE": path},
                                                   args.calls_best)
         fmed = {k: (med([v[0] for v in runs]), med([v[1] for v in runs])) for k, runs in fixed.items()}
@@ -291,4 +420,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except LaunchFailed as e:
+        sys.exit("online_bench: %s" % e)

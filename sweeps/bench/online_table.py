@@ -104,26 +104,49 @@ simulation got 5-50 % of a core):
   the online tuner of two rounds: online run 212 s, MPI library 68 s, the other fixed
   candidates' 2 calls 45 s, the second run and tuna radix=4's 64 calls 21 s: 346 s CPU)
   become ~4.6 h, ~1.5 h, ~1.0 h and ~0.5 h: ~7.5 h CPU for one shape, ~15 h of wall time
-  at the half core a simulation gets on this shared machine. The fixed runs of P = 1024,
-  alltoall 16 B on dragonfly.xml recorded since (`online_bench.py --fixed-only`, 16 calls
-  for those near the best, 2 for the others): the MPI library 228.1 us a call (18.7 s CPU
-  for 16 calls), tra radix=4 174.5 us (17.7 s), radix 16 194.2 us, radix 32 203.0 us,
-  radix 8 220.9 us, bruck and tra radix=2 240.2 us (2 calls, 2-5 s CPU each): tra radix=4
-  is 1.31x faster than the MPI library. They hold no spread_out, scattered or pairwise run,
-  and the online run's first round gives each of these two calls: spread_out's alone had
-  not ended after ~24 min CPU, and scattered's grow as fast (~P^4), so one online run takes
-  more than 45 min CPU, over the 30 min this re-make could give it. Not run. The candidates with P - 1 messages in flight grow faster: 2 calls of fixed
+  at the half core a simulation gets on this shared machine. The candidates with P - 1 messages in flight grow faster: 2 calls of fixed
   spread_out at P = 1024 had not ended after 25 min of wall time alone under the benchmark
   lock (~24 min CPU; ~4 s a call at P = 256): over 12 min CPU a call, x 180 or more for 4x
   the ranks (~P^3.75 and up); at ~P^4 for those candidates one shape is ~25 h CPU. Not run.
+  The fixed runs without them are recorded for a later online run to reuse
+  (`tests/data/online-sim-large-fixed.jsonl`, `online_bench.py --fixed-only`, dragonfly.xml,
+  maxmin/precision 1e-2, under the benchmark lock on the shared machine; per-call medians,
+  CPU of the launch). Alltoall, 16 B: the MPI library 228.1 us (16 calls, 18.7 s), bruck
+  and tra radix 2 240.2 us, tra radix 4 174.5 us (16 calls, 17.7 s; 184.6 us over 2), 8
+  220.9 us, 16 194.2 us and 32 203.0 us (16 calls, 29 and 43 s), 2-5 s CPU for 2 calls:
+  tra radix 4 is 0.77x the MPI library. Alltoallv, 16 B: the MPI library 918.8 us (8 calls,
+  658 s), twophase_bruck 230.6 us and tuna radix 2 230.0 us (5-6 s), tuna radix 4
+  block_count 3 168.0 us (16 calls, 145 s), radix 8 213.8 us (2 calls, 109 s), radix 16
+  167.8 us (2 calls, 195 s; its 16 calls not run, ~90 s CPU a call): tuna radix 4 and 16
+  are 0.18x the MPI library. Tuna radix 32 not run (the CPU of 2 calls had grown x4 a
+  radix doubling up to radix 8: ~25 min at radix 32 by that trend). They hold no
+  spread_out, scattered or pairwise run, and an online run's first round gives each of
+  these two calls: spread_out's alone had not ended after ~24 min CPU, so one online run
+  takes more than 45 min CPU, over the 30 min the re-make of this table could give it.
 - P = 256 at 1 KiB and 16 KiB on dragonfly.xml (2 calls each, measured first, under the
   benchmark lock on the shared machine, maxmin/precision 1e-2): the MPI library 4.2 s CPU
   at 1 KiB (521 us a call simulated) and 12.7 s at 16 KiB (7.1 ms a call); fixed scattered
   block_count=32 at 1 KiB 132 s CPU (478.5 us a call: faster than the MPI library, so
   among the candidates an online run keeps past its first round, ~15 calls, ~17 min CPU);
   fixed spread_out at 1 KiB aborts SimGrid 3.32 ("The Impossible Did Happen", Model.cpp:99,
-  in its first call: after 83 s CPU at 1e-2, 416 s at 1e-3). The online run explores
-  spread_out, so the shape cannot be simulated as the others were. Not run. (An earlier
+  in its first call: after 83 s CPU at 1e-2, 416 s at 1e-3): the solver leaves a flow with
+  no bandwidth when every link of its route has less than maxmin/precision of its bandwidth
+  left ([simulation.md](../simulation.md#when-a-configuration-crashes-or-hangs)). The online
+  run explores spread_out, so the shape cannot be simulated as the others were. Not run.
+  Its fixed runs are recorded (`tests/data/online-sim-large-fixed.jsonl`, as at P = 1024
+  above): alltoall, 1 KiB, the MPI library 521.5 us a call (16 calls, 46 s CPU), scattered
+  block_count=32 478.5 us (2 calls, 326 s CPU), tra radix 16 579.8 us, 32 691.9 us,
+  pairwise 771.3 us, tra radix 4 947.1 us, 8 974.5 us, 64 1065 us, bruck and tra radix 2
+  1150 us (0.4-3 s CPU each); spread_out recorded as failed (the abort, after 122 s CPU).
+  Scattered's 16 calls were not run (~2.7 min CPU a call), nor the 16 KiB shape.
+  Alltoallv, 1 KiB: the MPI library 407.7 us (16 calls, 55 s CPU), tuna radix 8
+  block_count 7 507.7 us, radix 4 507.9 us, pairwise 646.8 us, tuna radix 2 872.8 us,
+  twophase_bruck 874.1 us (2 calls, 0.6-2.5 s CPU); tuna radix 16 and 32 recorded as
+  failed: SimGrid's abort of spread_out at 1e-2, in 1-2 s CPU. At 1e-3 they run, and are the
+  fastest measured (2 calls, outside the record: radix 16 316.8 us, 0.78x the MPI library;
+  32 390.4 us): this shape needs maxmin/precision 1e-3 (radix 4 and 64 gave the same times
+  at both), and its record, made at 1e-2, lacks them; scattered, linear and spread_out not
+  run. (An earlier
   session's 8 calls of the MPI library at 1 KiB had taken 140 s CPU and not ended after
   18 min wall.) On
   torus_tofud.xml at 1 KiB, 2 calls of the MPI library alone (2070 us a call, simulated)

@@ -22,6 +22,9 @@
 #     (its rules; the partial records ignored);
 #   - A2A_TUNING_CHECK=1 drops a kernel made to give wrong bytes (A2A_TUNING_TEST_CORRUPT),
 #     and the bytes stay right; without the check the same hook makes the program fail;
+#     wrong predictions of S on two communicators met in turn, one of them at a call the
+#     check drops, after a resumed partial record, and at the run's (a communicator's)
+#     end, leave every call counted for its own shape (alltoallv_calls_each);
 #   - the calls of the deferred agreement's last window are checked at MPI_Finalize: the
 #     summary logged there (A2A_VERBOSE) counts every alltoallv call;
 #   - a rank without memory for the tuner's state (A2A_TUNING_TEST_NOMEM) leaves every rank
@@ -48,6 +51,20 @@ mkdir -p "$OD"
 EXPECT="/usr/bin/python3 tests/preload/expect.py"
 ONLINE_SIZES="16 1024 16384"
 T0=$SECONDS
+# alltoallv_calls_each LOG ENTRIES N [LO=N...]: the summaries rank 0 of each communicator
+# logs at the end or at MPI_Comm_free (A2A_VERBOSE) list ENTRIES alltoallv shapes in all,
+# each counted N calls (LO=N: N for the shapes whose S starts at LO)
+alltoallv_calls_each() {
+    /usr/bin/python3 -c 'import re, sys
+ends = re.findall(r"online at (?:the end|MPI_Comm_free) \[comm \w+, world rank \d+\]: (.*)",
+                  open(sys.argv[1]).read())
+want = {int(k): int(v) for k, v in (a.split("=") for a in sys.argv[4:])}
+counts = [(int(m.group(1)), int(next(n for n in m.groups()[1:] if n))) for text in ends
+          for e in text.split("; ") if e.startswith("alltoallv ")
+          for m in [re.search(r"S=(\d+)\.\.\d+: (?:.*after (\d+) calls|.*from call \d+ of (\d+) |.*, (\d+) calls \()", e)]]
+sys.exit(not (len(counts) == int(sys.argv[2]) and
+              all(n == want.get(lo, int(sys.argv[3])) for lo, n in counts)))' "$@"
+}
 # edit_partial STATEMENT IN OUT: OUT is the tuning file IN with the Python STATEMENT run on
 # each record r of its "online_partial" list
 edit_partial() {
@@ -64,14 +81,20 @@ for lib in openmpi mpich; do
     np=$([ $lib = openmpi ] && echo 4 || echo 2)
     pre="LD_PRELOAD=$PWD/$B/liba2a_preload.so"
     prog="$B/tests/preload/plain_alltoall"
-    # exploring 30 calls per shape: 5 to 7 candidates, 4 to 6 calls each, after the shape's
-    # warm-up; an alltoallv shape's calls under deferred agreement count only when their
-    # window is checked (up to 64 calls of the communicator later), so 60 loops decide all
-    # (at 40 a loaded machine once left one of 18 undecided); 100, so that a shape whose
-    # winner drifted under load (explored again: another ~30 calls) still decides (at 60 a
-    # loaded machine left one of 6 exploring at the end, 1 run in about 4)
+    # every shape decided at the end and none exploring again, whatever the timings: bounds
+    # by count, not by time. A shape explores at most A2A_TUNING_EXPLORE = E calls (5 to 7
+    # candidates, E / n calls each, no warm-up at these E); an alltoallv shape after the
+    # first starts exploring after at most 64 calls (the deferred agreement's window that
+    # finds the size changed), so all decide by call 64 + E + 1 of R. A winner explores
+    # again only after two monitoring windows slower than its median (a timed window of
+    # E / n calls every 16 E / n calls): at least 34 E / n calls after its decision, which
+    # timing under load can trigger; the world's alltoall shapes get 2 R calls (bytes and
+    # ints). E = 48, R = 124: decided by call 113 of 124; exploring again at call 272 at
+    # the earliest (6 candidates, 8 calls each), after the run's 248. (E = 30, R = 100 let
+    # alltoall P=4 S=1024 (6 candidates, 5 calls) explore again from call ~22 + 170 of 200
+    # and end the run exploring.)
     run online/$lib/loop 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=2 \
-        A2A_TUNING_EXPLORE=30 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 100 - $ONLINE_SIZES
+        A2A_TUNING_EXPLORE=48 A2A_TUNING_OUT="$OD/$lib.json" $prog --repeat 124 - $ONLINE_SIZES
     log="$WORK/online_${lib}_loop.log"
     shapes=$([ $lib = openmpi ] && echo 18 || echo 6)
     if out=$($EXPECT online "$log") && [ "$(echo "$out" | sed -n 's/^online: \([0-9]*\) calls.*/\1/p')" = $shapes ]; then
@@ -143,6 +166,18 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     else
         fail online/$lib/partial-resumed "$(echo "$out" | tail -3)"
     fi
+    # the resumed shape (16 B) is followed by other sizes, 3 calls each: a call of the next
+    # size runs on a prediction whether the resumed shape or the new one explores then (the
+    # new one's first round alone is 12 calls); each shape counted its own 3 calls on every
+    # communicator (world, the halves), the bytes right
+    run online/$lib/resumed-wrong-prediction 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_FILE="$OD/$lib-p1.json" \
+        $prog --repeat 3 - $ONLINE_SIZES
+    rwlog="$WORK/online_${lib}_resumed-wrong-prediction.log"
+    check online/$lib/resumed-wrong-prediction-counted holds \
+        "grep -q 'S=16\.\.31: exploring resumed from the tuning file' '$rwlog' &&
+         [ \"\$(grep -c 'S predicted wrong in the last' '$rwlog')\" = $((np == 4 ? 3 : 1)) ] &&
+         alltoallv_calls_each '$rwlog' $((np == 4 ? 9 : 3)) 3"
     run online/$lib/partial-file-mode 60 $launch $np env $pre A2A_VERBOSE=1 \
         A2A_TUNING_FILE="$OD/$lib-p1.json" $prog - 16
     plog="$WORK/online_${lib}_partial-file-mode.log"
@@ -267,6 +302,32 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/check-dropped-every-time holds \
         "[ \"\$(grep -c 'A2A_TUNING_CHECK: spread_out gave other bytes than the MPI library' '$clog')\" = $shapes ] &&
          ! grep -q -- '-> spread_out from call' '$clog'"
+    # wrong predictions of S on two communicators met in turn (--dup), in check mode: each
+    # size twice, so the alltoallv shape of 16 B explores its first 2 calls (the MPI
+    # library's round), then the first 1024 B call runs on the 16 B prediction as
+    # spread_out's first call, which the check drops (corrupted); the next two run pairwise
+    # on the prediction, the second at 16384 B ends its calls and the reduction finds the
+    # wrong S. All bytes right, every rank agreeing per call from there on, and every call
+    # counted for its own shape: 2 calls each (before, the drop kept its 1024 B call
+    # counted for 16 B: 3, 1, 2)
+    run online/$lib/wrong-prediction-two-comms 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=2 A2A_TUNING_EXPLORE=30 A2A_TUNING_CHECK=1 A2A_TUNING_TEST_CORRUPT=spread_out \
+        $prog --repeat 2 --dup - $ONLINE_SIZES
+    wlog="$WORK/online_${lib}_wrong-prediction-two-comms.log"
+    check online/$lib/wrong-prediction-each-call-its-shape holds \
+        "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm MPI_COMM_WORLD, ' '$wlog')\" = $np ] &&
+         [ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm dup, ' '$wlog')\" = $np ] &&
+         alltoallv_calls_each '$wlog' 6 2"
+    # the run (and each half, at MPI_Comm_free) ends on a call run on a prediction whose
+    # candidate's calls are under way (16, 16, 1024: the second 16 B call ends the MPI
+    # library's round, the 1024 B one begins spread_out's): checked there, it is counted
+    # for 1024 B (before, for 16 B: 3 calls and no 1024 B shape)
+    run online/$lib/prediction-pending-at-end 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 $prog - 16 16 1024
+    elog="$WORK/online_${lib}_prediction-pending-at-end.log"
+    check online/$lib/prediction-pending-at-end-counted holds \
+        "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last 1 calls' '$elog')\" = $((np == 4 ? 3 : 1)) ] &&
+         alltoallv_calls_each '$elog' $((np == 4 ? 6 : 2)) 2 1024=1"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
