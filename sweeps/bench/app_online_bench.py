@@ -29,19 +29,20 @@ srun's -n/--ntasks), --repetitions and A2A_TUNING_EXPLORE value: the online tune
 touch a fixed run, so only the online run, the second run and the later runs are launched,
 and the fixed candidates those records lack (a candidate the online runs now consider);
 the new record names the file it reused.
+A launch under smpirun that SimGrid crashes (exit 139) is launched again, 3 times at most
+(its figures and CPU seconds are those of the launch that ran); a crash under any other
+launcher ends the benchmark.
 """
 import argparse
 import json
 import os
 import re
-import resource
 import shlex
 import sqlite3
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from online_bench import launch_ranks  # noqa: E402  (the same rank-count reading)
+from online_bench import launch_ranks, run_launch  # noqa: E402  (the same rank count, retry)
 
 CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
 CANDIDATE = re.compile(r"^\s*(.*?) (?:[0-9.e+-]+ us \(noise|dropped|not measured)")
@@ -56,20 +57,14 @@ def run(args, kernel_args, reps, env_extra):
         if k not in env_extra:
             env.pop(k, None)
     db = os.path.join(args.out, "app.db")
-    if os.path.exists(db):
-        os.unlink(db)
     cmd = (shlex.split(args.launch) + ["app", args.app] + shlex.split(args.args) + kernel_args +
            ["--no-vendor", "--warmup", "0", "--repetitions", str(reps), "--db", db])
-    t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    for attempt in range(3):
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        # SimGrid 3.32 segfaults now and then (signal 11 in SMPI; the same launch again ran,
-        # as online_bench.py sees): once more, its simulated times are deterministic
-        if p.returncode != 139:
-            break
-        sys.stderr.write("app_online_bench: the simulation crashed (signal 11); once more\n")
-    t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
+
+    def no_db():
+        """(a crashed launch may have written its result: the next one's would follow it)"""
+        if os.path.exists(db):
+            os.unlink(db)
+    p, cpu = run_launch(cmd, "app_online_bench", env, before_attempt=no_db)
     if p.returncode != 0:
         sys.exit("app_online_bench: %s failed (exit %d): %s %s" % (
             " ".join(kernel_args), p.returncode, p.stdout[-800:], p.stderr[-1500:]))

@@ -111,6 +111,34 @@ def simgrid_options(words):
     return [w[len("--cfg="):] for w in words if w.startswith("--cfg=")]
 
 
+def simulated(words):
+    """Whether the launch command runs under SimGrid (its launcher, or a word after a
+    wrapper such as flock or env, is smpirun)."""
+    return any(os.path.basename(w) == "smpirun" for w in words)
+
+
+def run_launch(words, who, env, before_attempt=None, preexec_fn=None):
+    """(the completed process, its CPU seconds) of the command words, output captured. A
+    SimGrid launch that crashed (SimGrid 3.32 segfaults now and then in SMPI: exit 139; the
+    same launch again runs, and its simulated times are deterministic) is launched again, 3
+    times at most, each time after before_attempt (which clears what a crashed launch left);
+    the CPU seconds are the last launch's alone. Any other launch runs once: a crash of a
+    real MPI run is its failure."""
+    for attempt in range(3):
+        if before_attempt:
+            before_attempt()
+        t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        p = subprocess.run(words, env=env, capture_output=True, text=True,
+                           preexec_fn=preexec_fn)
+        t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
+        if p.returncode != 139 or not simulated(words):
+            break
+        sys.stderr.write("%s: the simulation crashed (signal 11, %.0f s CPU); once more\n"
+                         % (who, cpu))
+    return p, cpu
+
+
 class LaunchFailed(Exception):
     """A launch that ended without its result line (or with a wrong one)."""
 
@@ -134,18 +162,9 @@ def launch(args, S, env_extra, calls=None, after_decision=False, cpu_limit=0):
               "A2A_TUNING_EXPLORE"):
         if k not in env_extra:
             env.pop(k, None)
-    t0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    for attempt in range(3):
-        p = subprocess.run(launch_words(args.launch) + [args.binary, str(S), str(calls)] +
-                           (["v"] if args.alltoallv else []), env=env, capture_output=True,
-                           text=True, preexec_fn=cpu_limiter(cpu_limit))
-        # SimGrid 3.32 segfaults now and then on torus_tofud.xml at P = 256 (signal 11 in
-        # SMPI; the same launch again ran): once more, its simulated times are deterministic
-        if p.returncode != 139:
-            break
-        sys.stderr.write("online_bench: the simulation crashed (signal 11); once more\n")
-    t1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = t1.ru_utime + t1.ru_stime - t0.ru_utime - t0.ru_stime
+    p, cpu = run_launch(launch_words(args.launch) + [args.binary, str(S), str(calls)] +
+                        (["v"] if args.alltoallv else []), "online_bench", env,
+                        preexec_fn=cpu_limiter(cpu_limit))
     m = LINE.search(p.stdout)
     # (ended by SIGXCPU: directly, or as the exit status of smpirun's shell)
     if cpu_limit and p.returncode != 0 and (p.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU)

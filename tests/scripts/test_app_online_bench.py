@@ -5,7 +5,9 @@ tuner's candidate line and tuning file. With records of P = 4 to reuse, the fixe
 are the records' (not re-launched: the stand-in would give other figures), a candidate the
 records lack is launched fixed, and the new record says which file it reused. A launch of
 other P, an explore value without a record or no rank count is one line and exit 2, before
-any launch."""
+any launch. A launch that crashes (exit 139) once: under a stand-in smpirun it is launched
+again, its figures and CPU seconds the new launch's alone (not the crashed one's result row,
+nor its CPU); under mpirun it is the run's failure."""
 import json
 import os
 import shutil
@@ -44,12 +46,24 @@ if kernel == "tuned" and os.environ.get("A2A_TUNING") == "online":
     with open(os.environ["A2A_TUNING_OUT"], "w") as f:
         json.dump({"alltoall": [{"kernel": "tra", "params": {"radix": 2}}], "alltoallv": []}, f)
 con = sqlite3.connect(args[args.index("--db") + 1])
-con.execute("CREATE TABLE results (id INTEGER PRIMARY KEY, message TEXT)")
-con.execute("CREATE TABLE metrics (result_id INTEGER, name TEXT, value REAL)")
-con.execute("INSERT INTO results VALUES (1, 'stand-in')")
-con.executemany("INSERT INTO metrics VALUES (1, ?, ?)",
-                [("comm_sum_s", per_run * reps), ("comm_s", per_run)])
+con.execute("CREATE TABLE IF NOT EXISTS results (id INTEGER PRIMARY KEY, message TEXT)")
+con.execute("CREATE TABLE IF NOT EXISTS metrics (result_id INTEGER, name TEXT, value REAL)")
+rid = con.execute("INSERT INTO results (message) VALUES ('stand-in')").lastrowid
+con.executemany("INSERT INTO metrics VALUES (?, ?, ?)",
+                [(rid, "comm_sum_s", per_run * reps), (rid, "comm_s", per_run)])
 con.commit()
+# FAKE_CRASH_ONCE=PATH: the first online run (no PATH yet) writes a result 100x too large,
+# burns 0.6 s CPU and crashes as SimGrid does (exit 139)
+crash = os.environ.get("FAKE_CRASH_ONCE")
+if crash and not os.path.exists(crash) and os.environ.get("A2A_TUNING") == "online":
+    open(crash, "w").close()
+    con.execute("UPDATE metrics SET value = value * 100 WHERE result_id = ?", (rid,))
+    con.commit()
+    import time
+    start = time.process_time()
+    while time.process_time() - start < 0.6:
+        pass
+    sys.exit(139)
 """
 
 
@@ -72,19 +86,19 @@ class AppOnlineBenchReuse(unittest.TestCase):
                                 "best": "tra radix=2", "library": fixed["MPI library"]}) + "\n")
         return path
 
-    def bench(self, reuse, ranks="-n 4", explore="120"):
+    def bench(self, reuse, ranks="-n 4", explore="120", launcher=None, env=None):
         """(exit status, stderr, the a2atune commands launched, the records written)."""
         launches = os.path.join(self.dir, "launches")
         record = os.path.join(self.dir, "new.jsonl")
         for path in (launches, record):
             if os.path.exists(path):
                 os.unlink(path)
-        p = subprocess.run([PYTHON, BENCH, "--launch", "%s %s %s" % (self.launcher, ranks,
-                                                                     self.app),
+        p = subprocess.run([PYTHON, BENCH, "--launch", "%s %s %s" % (launcher or self.launcher,
+                                                                     ranks, self.app),
                             "--app", "fft", "--args", "--n 8x8", "--repetitions", "10",
                             "--explore", explore, "--out", os.path.join(self.dir, "out"),
                             "--reuse", reuse, "--record", record, "--label", "t"],
-                           env=dict(os.environ, FAKE_LAUNCHES=launches),
+                           env=dict(os.environ, FAKE_LAUNCHES=launches, **(env or {})),
                            capture_output=True, text=True, timeout=60)
         return p.returncode, p.stderr, self.lines(launches), [json.loads(x) for x in
                                                               self.lines(record)]
@@ -134,6 +148,27 @@ class AppOnlineBenchReuse(unittest.TestCase):
                 self.assertEqual(len(err.strip().splitlines()), 1, err)
                 self.assertIn(says, err)
                 self.assertEqual((made, recs), ([], []))
+
+    def test_a_crashed_simulation_is_launched_again_and_counted_once(self):
+        reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5, "bruck": 7.5e-5})
+        os.makedirs(os.path.join(self.dir, "bin"))
+        smpirun = write_program(os.path.join(self.dir, "bin", "smpirun"), LAUNCHER)
+        rc, err, made, recs = self.bench(reuse, launcher=smpirun, env={
+            "FAKE_CRASH_ONCE": os.path.join(self.dir, "crashed")})
+        self.assertEqual(rc, 0, err)
+        self.assertIn("the simulation crashed (signal 11", err)
+        # the crashed online run, it again, the second run
+        self.assertEqual(len(made), 3, made)
+        self.assertAlmostEqual(recs[0]["online"][0], 5e-5)
+        self.assertLess(recs[0]["cpu_online_s"], 0.4)
+
+    def test_a_crash_outside_simgrid_is_the_runs_failure(self):
+        reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5, "bruck": 7.5e-5})
+        rc, err, made, recs = self.bench(reuse, env={
+            "FAKE_CRASH_ONCE": os.path.join(self.dir, "crashed")})
+        self.assertEqual(rc, 1, err)
+        self.assertIn("failed (exit 139)", err)
+        self.assertEqual((len(made), recs), (1, []))
 
 
 if __name__ == "__main__":
