@@ -8,7 +8,8 @@ table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
 The text above the table (how the records were made) is part of this script.
 
-One row per shape (platform, P, collective, S): the candidate the online run chose and the
+One row per shape (platform, P, collective, S; a shape recorded again: its last record,
+as for the applications' rows): the candidate the online run chose and the
 call it ran from, the exhaustive best of the same candidates run fixed from the start, and
 the three targets: the choice within 5 % of the best per-call median; the online run's
 total all-to-all time / the best fixed run's (<= 1.10) and, where the best beats the MPI
@@ -431,12 +432,12 @@ def solver_precision(rec):
 def before_after(recs, before):
     """The table of each shape's choice and ratios in `before` (an earlier tuner's records)
     and in recs, and the sums of the online runs' CPU seconds."""
-    old = {(r["label"], r["P"], r["coll"], r["S"]): r for r in before}
+    old = {shape_key(r): r for r in before}
     print(BEFORE_INTRO + BEFORE_HEAD)
     cpu = [0.0, 0.0]
     pairs = []
     for rec in recs:
-        prev = old.get((rec["label"], rec["P"], rec["coll"], rec["S"]))
+        prev = old.get(shape_key(rec))
         if not prev:
             continue
         cells = []
@@ -507,6 +508,21 @@ def read_records(path):
     return recs
 
 
+def shape_key(rec):
+    """The identity of a shape's record: label, P, collective, S."""
+    return (rec["label"], rec["P"], rec["coll"], rec["S"])
+
+
+def latest(recs, key):
+    """recs with one record per key, the file's last (a shape or application made again is
+    appended after the record it replaces: online_remake.sh), in the order of the keys' first
+    records."""
+    last = {}
+    for rec in recs:
+        last.setdefault(key(rec), []).append(rec)
+    return [runs[-1] for runs in last.values()]
+
+
 def main():
     args = sys.argv[1:]
     before, apps_before = None, None
@@ -525,8 +541,7 @@ def main():
         sys.stderr.write("usage: online_table.py RECORDS.jsonl [APP-RECORDS.jsonl] "
                          "[--before OLD-RECORDS.jsonl] [--apps-before OLD-APP-RECORDS.jsonl]\n")
         sys.exit(2)
-    recs = read_records(args[0])
-    recs.sort(key=lambda r: (r["label"], r["P"], r["coll"], r["S"]))
+    recs = sorted(latest(read_records(args[0]), shape_key), key=shape_key)
     print(INTRO + HEAD)
     counts = [0, 0, 0, 0]
     for rec in recs:
@@ -551,7 +566,7 @@ def main():
         before_after(recs, before)
     print(OUTRO, end="")
     if len(args) == 2:
-        apps_rows(read_records(args[1]), apps_before)
+        apps_rows(latest(read_records(args[1]), app_key), apps_before)
 
 
 if __name__ == "__main__":

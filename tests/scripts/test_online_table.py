@@ -1,0 +1,59 @@
+"""sweeps/bench/online_table.py on records of tests/data: a shape or an application recorded
+again (online_remake.sh appends the new record after the one it replaces) is one row, its
+last record's, and is counted once against the targets."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TABLE = os.path.join(ROOT, "sweeps", "bench", "online_table.py")
+DATA = os.path.join(ROOT, "tests", "data")
+
+
+class OnlineTableLatestRecord(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="a2a-online-table.")
+        self.addCleanup(self.tmp.cleanup)
+
+    def records(self, name, count):
+        """The first count records of tests/data/name."""
+        with open(os.path.join(DATA, name)) as f:
+            return [json.loads(line) for line in f.read().splitlines()[:count]]
+
+    def write(self, name, recs):
+        """recs as the JSON lines of a file in the temporary folder; its path."""
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+        return path
+
+    def table(self, *paths):
+        """online_table.py's output on paths (it must succeed)."""
+        p = subprocess.run(["/usr/bin/python3", TABLE] + list(paths), capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def test_a_shape_and_an_application_made_again_are_one_row_each(self):
+        shape = self.records("online-sim.jsonl", 1)[0]
+        again = json.loads(json.dumps(shape))
+        best = min(v[0] for v in shape["fixed"].values())
+        # the shape made again: its online total 1.5x the best fixed (misses the target)
+        again["online"][0] = 1.5 * best
+        app = self.records("online-apps-sim.jsonl", 1)[0]
+        app_again = json.loads(json.dumps(app))
+        app_again["again"][0] = min(app["fixed"].values())  # second run 1.000x: met
+        out = self.table(self.write("shapes.jsonl", [shape, again]),
+                         self.write("apps.jsonl", [app, app_again]))
+        self.assertIn("\n1 shapes: ", out)
+        self.assertIn("total <= 1.10x the best fixed in 0;", out)
+        self.assertIn("| 1.500 |", out)
+        self.assertIn("\n1 application rows: ", out)
+        self.assertIn("second run <= 1.02x in 1.", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
