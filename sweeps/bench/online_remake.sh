@@ -91,5 +91,5 @@ run_one() {
     esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 for what in "$@"; do run_one "$what"; done
