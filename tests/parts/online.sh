@@ -44,6 +44,8 @@
 #     rank: no crash, no hang, one line, no file;
 #   - a partial record in a round without calls is not resumed (no write past the samples),
 #     nor one whose next candidate is out of the race;
+#   - a winner whose monitoring windows are slower by less than the drift floor (5 %), with
+#     no noise (A2A_TUNING_TEST_WINDOW_SCALE=1.03), is kept; 1.5 times slower, explored again;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -328,6 +330,21 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/prediction-pending-at-end-counted holds \
         "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last 1 calls' '$elog')\" = $((np == 4 ? 3 : 1)) ] &&
          alltoallv_calls_each '$elog' $((np == 4 ? 6 : 2)) 2 1024=1"
+    # drift: A2A_TUNING_TEST_WINDOW_SCALE=F makes every call's time a constant of its
+    # candidate (no noise) and the winner's monitoring windows F times its median. 3 % slower
+    # is below the drift floor (5 %): no shape explores again (before the floor, with no noise,
+    # both shapes did, from call ~180); 50 % slower: both explore again. 200 calls a shape.
+    for scale in 1.03 1.5; do
+        run online/$lib/drift-$scale 30 $launch 2 env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+            A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_WINDOW_SCALE=$scale $prog --repeat 200 - 16
+    done
+    dlog="$WORK/online_${lib}_drift-1.03.log"
+    check online/$lib/drift-below-floor-kept holds \
+        "! grep -q 'drifted from' '$dlog' &&
+         grep -q 'alltoall P=2 S=16..31: MPI library from call 11 of 400 .*alltoallv P=2 S=16..31: MPI library from call 13 of 200' '$dlog'"
+    dlog="$WORK/online_${lib}_drift-1.5.log"
+    check online/$lib/drift-beyond-floor-explores holds \
+        "[ \"\$(grep -c 'drifted from 1e+03 us to 1.5e+03 us (beyond its noise and 5 %)' '$dlog')\" = 2 ]"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
@@ -357,6 +374,7 @@ bad_online explore-text A2A_TUNING=online A2A_TUNING_EXPLORE=12x
 bad_online check A2A_TUNING=online A2A_TUNING_CHECK=yes
 bad_online corrupt A2A_TUNING=online A2A_TUNING_TEST_CORRUPT=no_such_kernel
 bad_online nomem A2A_TUNING=online A2A_TUNING_TEST_NOMEM=everything
+bad_online window-scale A2A_TUNING=online A2A_TUNING_TEST_WINDOW_SCALE=0
 timeout -k 10 60 mpirun_openmpi 2 env LD_PRELOAD="$PWD/build/openmpi/liba2a_preload.so" A2A_TUNING=online \
     A2A_TUNING_OUT=/nonexistent/dir/out.json build/openmpi/tests/preload/plain_alltoall --repeat 40 - 16 \
     > "$OD/out.out" 2> "$OD/out.err"; rc=$?
