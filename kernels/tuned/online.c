@@ -1587,6 +1587,19 @@ static int close_predictions(comm_state *cs)
     return rc;
 }
 
+/* Guarantees: (collective over cs's communicator) the alltoallv calls of its
+ * deferred-agreement window not checked yet are checked and accounted to their shapes
+ * (a2a_tuned_close_window, its line saying `checked`), and so are those run on a
+ * predicted S (close_predictions); under A2A_VERBOSE rank 0 then logs the summary, `when`.
+ * Every state has its deferred-agreement state (new_state). Returns the first MPI error. */
+static int close_communicator(comm_state *cs, const char *checked, const char *when)
+{
+    int rc = a2a_tuned_close_window(cs->comm, cs->speculation, checked);
+    int prc = close_predictions(cs);
+    tell_summary(cs, when);
+    return rc != MPI_SUCCESS ? rc : prc;
+}
+
 /* Guarantees: (collective over each communicator of this rank still alive, as
  * A2A_Tuning_finalize is) the alltoallv calls of each one's deferred-agreement window
  * not checked yet are checked and accounted to their shapes (a2a_tuned_close_window), and
@@ -1600,12 +1613,8 @@ static int close_windows(int world_rank)
     int rc = MPI_SUCCESS;
     for (comm_state *cs = next_state(NULL, world_rank); cs;
          cs = next_state(cs, world_rank)) {
-        int crc = cs->speculation
-                      ? a2a_tuned_close_window(cs->comm, cs->speculation, "at the end")
-                      : MPI_SUCCESS;
-        int prc = close_predictions(cs);
-        rc = rc != MPI_SUCCESS ? rc : crc != MPI_SUCCESS ? crc : prc;
-        tell_summary(cs, "at the end");
+        int crc = close_communicator(cs, "at the end", "at the end");
+        rc = rc != MPI_SUCCESS ? rc : crc;
     }
     return rc;
 }
@@ -1619,13 +1628,8 @@ int A2A_Comm_free(MPI_Comm *comm)
     if (settings.online && comm && *comm != MPI_COMM_NULL &&
         MPI_Comm_test_inter(*comm, &inter) == MPI_SUCCESS && !inter) {
         comm_state *cs = agreed_state(*comm);
-        if (cs && cs->speculation) {
-            rc = a2a_tuned_close_window(*comm, cs->speculation,
-                                        "when the communicator was freed");
-            int prc = close_predictions(cs);
-            rc = rc != MPI_SUCCESS ? rc : prc;
-            tell_summary(cs, "at MPI_Comm_free");
-        }
+        if (cs)
+            rc = close_communicator(cs, "when the communicator was freed", "at MPI_Comm_free");
     }
     int frc = MPI_Comm_free(comm);
     return rc != MPI_SUCCESS ? rc : frc;
