@@ -19,8 +19,9 @@
  *     kernel fails;
  *   - pairwise_xor's partners (through an MPI_Sendrecv wrapper): rank XOR i when P is a
  *     power of two, rank + i otherwise;
- *   - alltoallv: MPICH's selection sends no message for an empty block (counted against
- *     the blocks), Open MPI's runs pairwise below P = 4 and linear from 4;
+ *   - alltoallv: MPICH's selection, and the direct exchanges both libraries run
+ *     (linear, spread_out, scattered), send no message for an empty block (counted
+ *     against the blocks); Open MPI's selection runs pairwise below P = 4 and linear from 4;
  *   - every result equals MPI_Alltoall(v)'s, byte for byte, receive buffers poisoned.
  * One line per failure, a summary line; exit status 0 only if everything passed.
  */
@@ -200,9 +201,11 @@ static void check_xor_partners(MPI_Comm comm)
 
 /* ---- alltoallv -------------------------------------------------------------------------- */
 
-/* Guarantees: both alltoallv selections on blocks of (src * 5 + dst * 3) % 7 bytes (some
- * empty): MPI_Alltoallv's bytes; MPICH's sends exactly one message per non-empty block to
- * another rank; Open MPI's has the stats of the kernel its table names. Collective. */
+/* Guarantees: both alltoallv selections and the direct exchanges on blocks of
+ * (src * 5 + dst * 3) % 7 bytes (some empty): MPI_Alltoallv's bytes; MPICH's selection,
+ * linear, spread_out and scattered (block_count 2 and P) send exactly one message per
+ * non-empty block to another rank; Open MPI's has the stats of the kernel its table names.
+ * Collective. */
 static void check_v(MPI_Comm comm)
 {
     int rank, P;
@@ -232,6 +235,25 @@ static void check_v(MPI_Comm comm)
              "(got %lld)", P, rank, nonempty, mpich.messages);
     expect(err == MPI_SUCCESS && memcmp(rbuf, ref, rtotal) == 0 && mpich.messages == nonempty,
            line);
+
+    for (int k = 0; k < 4; k++) {
+        static const char *const names[] = { "linear", "spread_out", "scattered(2)",
+                                             "scattered(P)" };
+        a2a_stats st = { 0 };
+        memset(rbuf, 0xA5, rtotal + 1);
+        if (k == 0)
+            err = A2A_Alltoallv_linear(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm, &st);
+        else if (k == 1)
+            err = A2A_Alltoallv_spread_out(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm,
+                                           &st);
+        else
+            err = A2A_Alltoallv_scattered(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm,
+                                          k == 2 ? (P < 2 ? 1 : 2) : P, &st);
+        snprintf(line, sizeof line, "alltoallv %s P=%d rank %d: bytes, %d messages (got %lld)",
+                 names[k], P, rank, nonempty, st.messages);
+        expect(err == MPI_SUCCESS && memcmp(rbuf, ref, rtotal) == 0 && st.messages == nonempty,
+               line);
+    }
 
     a2a_stats ompi = { 0 }, direct = { 0 };
     a2a_vendor_choice choice = A2A_Alltoallv_ompi_tuned_selection_choice(P);

@@ -17,7 +17,7 @@ static MPI_Aint block_displ_of(const a2a_side *s, int j)
 
 /* Guarantees: see scattered_body.h. */
 int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm comm, int rank,
-                        int size, int block_count, int skip_empty, a2a_stats *stats)
+                        int size, int block_count, a2a_stats *stats)
 {
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
     MPI_Aint lb, sext, rext;
@@ -37,14 +37,14 @@ int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm com
         int n = 0;
         for (int i = first; i < first + batch && err == MPI_SUCCESS; i++) {
             int src = (rank - i + size) % size;
-            if (skip_empty && (long long)block_count_of(recv, src) * rsize == 0)
+            if ((long long)block_count_of(recv, src) * rsize == 0)
                 continue;
             err = MPI_Irecv((char *)recv->buf + block_displ_of(recv, src) * rext,
                             block_count_of(recv, src), recv->type, src, 0, comm, &reqs[n++]);
         }
         for (int i = first; i < first + batch && err == MPI_SUCCESS; i++) {
             int dst = (rank + i) % size;
-            if (skip_empty && (long long)block_count_of(send, dst) * ssize == 0)
+            if ((long long)block_count_of(send, dst) * ssize == 0)
                 continue;
             err = MPI_Isend((const char *)send->buf + block_displ_of(send, dst) * sext,
                             block_count_of(send, dst), send->type, dst, 0, comm, &reqs[n++]);

@@ -9,11 +9,11 @@
  * comm and the types): every block of send reaches the matching block of recv on its
  * destination, as MPI_Alltoall(v) would place it. Peers are visited round-robin (receive
  * from rank - i, send to rank + i); at most block_count receives and block_count sends
- * are in flight, and each batch completes before the next is posted. With skip_empty,
- * a block of 0 bytes is neither sent nor received (MPICH's alltoallv posts no request
- * for it); otherwise every block has its message. The types are handed to MPI as they
- * are. Traffic runs on the private twin of comm. */
+ * are in flight, and each batch completes before the next is posted. A block of 0 bytes
+ * is neither sent nor received (MPICH's alltoallv posts no request for it: both sides
+ * know its size). The types are handed to MPI as they are. Traffic runs on the private
+ * twin of comm. */
 int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm comm, int rank,
-                        int size, int block_count, int skip_empty, a2a_stats *stats);
+                        int size, int block_count, a2a_stats *stats);
 
 #endif

@@ -5,7 +5,8 @@
 
 /* Guarantees: the MPI_Alltoallv result. The local block is copied first (through a
  * self Sendrecv, so any datatype works); then receives from ranks 0..P-1 and sends to
- * ranks 0..P-1 are all posted in ascending order and completed together.
+ * ranks 0..P-1 are all posted in ascending order and completed together, none for a
+ * block of 0 bytes (Open MPI posts none: both sides know its size).
  * Any datatypes (handed to MPI as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -19,8 +20,9 @@ int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispl
     MPI_Aint lb, sext, rext;
     MPI_Type_get_extent(stype, &lb, &sext);
     MPI_Type_get_extent(rtype, &lb, &rext);
-    int ssize;
+    int ssize, rsize;
     MPI_Type_size(stype, &ssize);
+    MPI_Type_size(rtype, &rsize);
 
     err = MPI_Sendrecv((const char *)sbuf + sdispls[rank] * sext, scounts[rank], stype,
                            rank, 0, (char *)rbuf + rdispls[rank] * rext, rcounts[rank], rtype,
@@ -33,11 +35,11 @@ int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispl
     a2a_count_temp(stats, 2 * (long long)(size - 1) * (long long)sizeof *reqs);
     int n = 0;
     for (int src = 0; src < size && err == MPI_SUCCESS; src++)
-        if (src != rank)
+        if (src != rank && (long long)rcounts[src] * rsize > 0)
             err = MPI_Irecv((char *)rbuf + rdispls[src] * rext, rcounts[src], rtype, src, 0,
                             comm, &reqs[n++]);
     for (int dst = 0; dst < size && err == MPI_SUCCESS; dst++)
-        if (dst != rank) {
+        if (dst != rank && (long long)scounts[dst] * ssize > 0) {
             err = MPI_Isend((const char *)sbuf + sdispls[dst] * sext, scounts[dst], stype, dst,
                             0, comm, &reqs[n++]);
             a2a_count_send(stats, 1, (long long)scounts[dst] * ssize);

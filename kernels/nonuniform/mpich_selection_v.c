@@ -29,6 +29,5 @@ int A2A_Alltoallv_mpich_selection(const void *sbuf, const int *scounts, const in
         return err;
     const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
     const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, a2a_mpich_throttle(size), 1,
-                               stats);
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, a2a_mpich_throttle(size), stats);
 }

@@ -4,8 +4,8 @@
 
 /* Guarantees: the MPI_Alltoallv result. Peers are visited round-robin (receive from
  * rank-i, send to rank+i); at most block_count receives and block_count sends are in
- * flight, and each batch completes before the next is posted (MPI_ERR_ARG for
- * block_count outside [1, P]). Any datatypes (handed to MPI as they are); MPI_ERR_COMM
+ * flight, and each batch completes before the next is posted, no request for a block
+ * of 0 bytes (MPI_ERR_ARG for block_count outside [1, P]). Any datatypes (handed to MPI as they are); MPI_ERR_COMM
  * for an intercommunicator. */
 int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdispls,
                             MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -19,5 +19,5 @@ int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdi
         return MPI_ERR_ARG;
     const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
     const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, 0, stats);
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, stats);
 }

@@ -18,5 +18,5 @@ int A2A_Alltoall_scattered(const void *sbuf, int scount, MPI_Datatype stype, voi
         return MPI_ERR_ARG;
     const a2a_side send = { .buf = (void *)sbuf, .type = stype, .count = scount };
     const a2a_side recv = { .buf = rbuf, .type = rtype, .count = rcount };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, 0, stats);
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, stats);
 }

@@ -13,5 +13,5 @@ int A2A_Alltoall_spread_out(const void *sbuf, int scount, MPI_Datatype stype, vo
         return err;
     const a2a_side send = { .buf = (void *)sbuf, .type = stype, .count = scount };
     const a2a_side recv = { .buf = rbuf, .type = rtype, .count = rcount };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, size, 0, stats);
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, size, stats);
 }
