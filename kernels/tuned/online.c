@@ -150,6 +150,9 @@ typedef struct shape {
     double explore_seconds; /* sum of the max-over-ranks times of the exploring calls */
     long long since_window;
     int drifted, restarts;
+    double ref_median, ref_noise; /* what the winner's monitoring windows are judged against */
+    int drift_winner;             /* the winner that last drifted (-1: none), and the */
+    double drift_median, drift_noise; /* median and noise of its last window then */
 } shape;
 
 /* A shape whose state some rank of the communicator could not allocate (shape_of): every
@@ -705,6 +708,7 @@ static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
     sh->sorted = sh->times + sh->block;
     sh->keys = sh->sorted + sh->block; /* block keys, then 2 block of the check's scratch */
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
+    sh->drift_winner = -1;
     sh->warmup_left = warmup_calls(sh);
     if (sh->winner < 0)
         resume(cs, sh);
@@ -878,10 +882,32 @@ static int next_candidate(const shape *sh, int from)
     return i;
 }
 
-/* Guarantees: the exploration's end: the winner decided, to run from the next call. */
+/* Guarantees: the exploration's end: the winner decided, to run from the next call, and
+ * the reference its monitoring windows are judged against: its median, or, when this
+ * exploration followed a drift and chose the winner that drifted again, the median and
+ * noise of the window that drifted (the winner's time exploited: exploring calls agree on
+ * S first, which lines the ranks up, so a kernel can time faster exploring than exploited;
+ * that gap is no drift, and judged against the exploring median it would restart the same
+ * exploration to the same end until MAX_RESTARTS). */
 static void finish_exploring(const comm_state *cs, shape *sh)
 {
     sh->winner = decide_winner(sh);
+    const candidate *w = &sh->cand[sh->winner];
+    sh->ref_median = w->median;
+    sh->ref_noise = w->noise;
+    if (sh->winner == sh->drift_winner && sh->drift_median > w->median) {
+        sh->ref_median = sh->drift_median;
+        sh->ref_noise = sh->drift_noise;
+        int verbose = a2a_tuned_verbose();
+        if (verbose && (cs->rank == 0 || verbose > 1)) {
+            char name[128];
+            describe(w, name, sizeof name);
+            fprintf(stderr, "a2a: online %s P=%d: %s chosen again after it drifted; its "
+                    "windows are judged against %.3g us (its time exploited) from now [world "
+                    "rank %d]\n", call_names[sh->coll], sh->P, name, sh->ref_median * 1e6,
+                    cs->world_rank);
+        }
+    }
     sh->decided_at = sh->calls + 1;
     sh->pos = 0;
     sh->since_window = 0;
@@ -1028,9 +1054,9 @@ static double test_time(int cand, double seconds, int in_window)
 }
 
 /* Guarantees: a monitoring window of the winner is complete: reduced like a block; two
- * windows in a row slower than the winner's median beyond the noise and by more than
- * DRIFT_FLOOR of it start a new exploration (at most MAX_RESTARTS per shape), said under
- * A2A_VERBOSE. */
+ * windows in a row slower than the winner's reference (finish_exploring: its median, or
+ * its time exploited) beyond the noise and by more than DRIFT_FLOOR of it start a new
+ * exploration (at most MAX_RESTARTS per shape), said under A2A_VERBOSE. */
 static int end_window(const comm_state *cs, shape *sh)
 {
     int rc = MPI_Allreduce(MPI_IN_PLACE, sh->times, sh->block, MPI_DOUBLE, MPI_MAX, cs->comm);
@@ -1041,8 +1067,8 @@ static int end_window(const comm_state *cs, shape *sh)
     median_noise(sh->times + 1, sh->block - 1, sh->sorted, &median, &noise);
     sh->pos = 0;
     sh->since_window = 0;
-    int slower = median > w->median * (1 + DRIFT_FLOOR) &&
-                 !within_noise(w->median, w->noise, median, noise);
+    int slower = median > sh->ref_median * (1 + DRIFT_FLOOR) &&
+                 !within_noise(sh->ref_median, sh->ref_noise, median, noise);
     sh->drifted = slower ? sh->drifted + 1 : 0;
     if (sh->drifted < DRIFT_WINDOWS || sh->restarts >= MAX_RESTARTS)
         return MPI_SUCCESS;
@@ -1052,11 +1078,14 @@ static int end_window(const comm_state *cs, shape *sh)
         describe(w, name, sizeof name);
         fprintf(stderr, "a2a: online %s P=%d: %s drifted from %.3g us to %.3g us (beyond its "
                 "noise and %.0f %%) at call %lld; exploring again [world rank %d]\n",
-                call_names[sh->coll], sh->P, name, w->median * 1e6, median * 1e6,
+                call_names[sh->coll], sh->P, name, sh->ref_median * 1e6, median * 1e6,
                 DRIFT_FLOOR * 100, sh->calls, cs->world_rank);
     }
     sh->restarts++;
     sh->drifted = 0;
+    sh->drift_winner = sh->winner;
+    sh->drift_median = median;
+    sh->drift_noise = noise;
     sh->winner = -1;
     for (int i = 0; i < sh->ncand; i++)
         sh->cand[i].measured = sh->cand[i].eliminated = sh->cand[i].cut = 0;
