@@ -105,7 +105,8 @@ static struct {
     const char *corrupt;  /* A2A_TUNING_TEST_CORRUPT: a kernel name, or NULL */
     int no_memory;        /* A2A_TUNING_TEST_NOMEM: 0 or one of the NOMEM_ values */
     double window_scale;  /* A2A_TUNING_TEST_WINDOW_SCALE: 0, or a factor (test_time) */
-} settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0, 0 };
+    double window_scale_other; /* its second factor: other candidates' windows */
+} settings = { 0, DEFAULT_EXPLORE, 0, NULL, NULL, 0, 0, 0 };
 
 enum { NOMEM_STATE = 1, NOMEM_SHAPE, NOMEM_ATTR, NOMEM_GATHER };
 static const char *const nomem_names[] = { "", "state", "shape", "attr", "gather" };
@@ -153,6 +154,8 @@ typedef struct shape {
     double ref_median, ref_noise; /* what the winner's monitoring windows are judged against */
     int drift_winner;             /* the winner that last drifted (-1: none), and the */
     double drift_median, drift_noise; /* median and noise of its last window then */
+    int trial;                    /* the winner runs in place of drift_winner on trial: */
+                                  /* its first window decides (end_window) */
 } shape;
 
 /* A shape whose state some rank of the communicator could not allocate (shape_of): every
@@ -274,15 +277,20 @@ int a2a_online_configure(char *error, size_t len)
     }
     v = getenv("A2A_TUNING_TEST_WINDOW_SCALE");
     if (v && *v) {
-        char *end;
+        char *end, *end2;
         errno = 0;
-        double f = strtod(v, &end);
-        if (*end || errno || !(f > 0 && f <= 1000)) {
+        double f = strtod(v, &end), g = f;
+        if (*end == ',')
+            g = strtod(end + 1, &end2);
+        else
+            end2 = end;
+        if (*end2 || errno || !(f > 0 && f <= 1000) || !(g > 0 && g <= 1000)) {
             snprintf(error, len, "A2A_TUNING_TEST_WINDOW_SCALE=%s: not a factor above 0 and "
-                     "up to 1000", v);
+                     "up to 1000 (or two: F,G)", v);
             return -1;
         }
         settings.window_scale = f;
+        settings.window_scale_other = g;
     }
     settings.online = 1;
     return 1;
@@ -1041,56 +1049,140 @@ static int end_block(comm_state *cs, shape *sh)
     return MPI_SUCCESS;
 }
 
-/* Guarantees: (the test hook A2A_TUNING_TEST_WINDOW_SCALE set) the time of a call of
- * candidate `cand` is a constant of the candidate, (cand + 1) ms, times the hook's factor
- * in a monitoring window: no noise, and a window as much slower as the factor says, on
- * every machine. Otherwise `seconds`, the call's measured time. */
+/* Guarantees: (the test hook A2A_TUNING_TEST_WINDOW_SCALE=F[,G] set) the time of a call
+ * of candidate `cand` is a constant of the candidate, (cand + 1) ms, times F in a
+ * monitoring window of the MPI library (candidate 0) and G (default F) in one of another
+ * candidate: no noise, and a window as much slower as the factor says, on every machine.
+ * Otherwise `seconds`, the call's measured time. */
 static double test_time(int cand, double seconds, int in_window)
 {
     if (settings.window_scale <= 0)
         return seconds;
     double t = 1e-3 * (cand + 1);
-    return in_window ? t * settings.window_scale : t;
+    if (!in_window)
+        return t;
+    return t * (cand == 0 ? settings.window_scale : settings.window_scale_other);
 }
 
-/* Guarantees: a monitoring window of the winner is complete: reduced like a block; two
- * windows in a row slower than the winner's reference (finish_exploring: its median, or
- * its time exploited) beyond the noise and by more than DRIFT_FLOOR of it start a new
- * exploration (at most MAX_RESTARTS per shape), said under A2A_VERBOSE. */
+/* Guarantees: 1 when a time (median, noise) is slower than (ref, ref_noise) beyond the
+ * noise of the two and by more than DRIFT_FLOOR of ref: what a monitoring window must be
+ * to count as a drift, and a challenger to be tried (the tolerance of "the same choice"). */
+static int clearly_slower(double median, double noise, double ref, double ref_noise)
+{
+    return median > ref * (1 + DRIFT_FLOOR) && !within_noise(ref, ref_noise, median, noise);
+}
+
+/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says what a
+ * drift of shape sh led to: `what`, after the name of candidate `cand`. */
+static void tell_drift(const comm_state *cs, const shape *sh, int cand, const char *what)
+{
+    int verbose = a2a_tuned_verbose();
+    if (!verbose || (cs->rank != 0 && verbose < 2))
+        return;
+    char name[128];
+    describe(&sh->cand[cand], name, sizeof name);
+    fprintf(stderr, "a2a: online %s P=%d: %s %s at call %lld [world rank %d]\n",
+            call_names[sh->coll], sh->P, name, what, sh->calls, cs->world_rank);
+}
+
+/* Guarantees: the candidate to try in place of the winner that drifted to (median,
+ * noise): among the measured candidates but the winner, not dropped, the one of the
+ * lowest median that the drifted time is clearly slower than (clearly_slower); -1 for
+ * none. Its median was timed exploring; its first window checks it exploited. */
+static int challenger(const shape *sh, double median, double noise)
+{
+    int best = -1;
+    for (int i = 0; i < sh->ncand; i++) {
+        const candidate *c = &sh->cand[i];
+        if (i == sh->winner || !c->measured || c->dropped ||
+            !clearly_slower(median, noise, c->median, c->noise))
+            continue;
+        if (best < 0 || c->median < sh->cand[best].median)
+            best = i;
+    }
+    return best;
+}
+
+/* Guarantees: the shape explores again from its first round, every candidate not dropped
+ * measured anew (the MPI library first: it is never dropped). */
+static void explore_again(shape *sh)
+{
+    sh->winner = -1;
+    sh->trial = 0;
+    for (int i = 0; i < sh->ncand; i++)
+        sh->cand[i].measured = sh->cand[i].eliminated = sh->cand[i].cut = 0;
+    sh->round = 0;
+    sh->current = 0;
+}
+
+/* Guarantees: a monitoring window of the winner is complete: reduced like a block.
+ * On trial (the winner runs in place of one that drifted): kept, judged from now against
+ * this window, when the drifted time is clearly slower than it (clearly_slower); else the
+ * winner that drifted runs again, judged from now against its drifted time (both were
+ * timed exploited; exploring again would time them as the exploration that chose it
+ * did). Otherwise two windows in a row clearly slower than the winner's
+ * reference (finish_exploring: its median, or its time exploited) are a drift (at most
+ * MAX_RESTARTS per shape): the challenger, if any, runs from the next call on trial, its
+ * first window due at once; without one the shape explores again. Said under A2A_VERBOSE.
+ * Why a challenger first: exploring alltoallv calls agree on S first, which lines the
+ * ranks up, and a kernel that times fastest so can be slower exploited than another
+ * (SimGrid, the transitive closure at P = 64: tuna radix 8 19.9 us exploring, 25.4 us
+ * exploited; linear 23.0 us both ways); exploring again would time it so again. */
 static int end_window(const comm_state *cs, shape *sh)
 {
     int rc = MPI_Allreduce(MPI_IN_PLACE, sh->times, sh->block, MPI_DOUBLE, MPI_MAX, cs->comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    candidate *w = &sh->cand[sh->winner];
     double median, noise;
     median_noise(sh->times + 1, sh->block - 1, sh->sorted, &median, &noise);
     sh->pos = 0;
     sh->since_window = 0;
-    int slower = median > sh->ref_median * (1 + DRIFT_FLOOR) &&
-                 !within_noise(sh->ref_median, sh->ref_noise, median, noise);
-    sh->drifted = slower ? sh->drifted + 1 : 0;
+    char what[200];
+    if (sh->trial) {
+        sh->trial = 0;
+        if (clearly_slower(sh->drift_median, sh->drift_noise, median, noise)) {
+            sh->ref_median = median;
+            sh->ref_noise = noise;
+            snprintf(what, sizeof what, "kept: %.3g us exploited against %.3g us", median * 1e6,
+                     sh->drift_median * 1e6);
+            tell_drift(cs, sh, sh->winner, what);
+            tell_decision(cs, sh); /* the shape's decision now, as after an exploration */
+            return MPI_SUCCESS;
+        }
+        snprintf(what, sizeof what, "not faster exploited (%.3g us against %.3g us): the "
+                 "winner that drifted runs again from the next call, judged against %.3g us",
+                 median * 1e6, sh->drift_median * 1e6, sh->drift_median * 1e6);
+        tell_drift(cs, sh, sh->winner, what);
+        sh->winner = sh->drift_winner;
+        sh->ref_median = sh->drift_median;
+        sh->ref_noise = sh->drift_noise;
+        sh->decided_at = sh->calls + 1;
+        return MPI_SUCCESS;
+    }
+    sh->drifted = clearly_slower(median, noise, sh->ref_median, sh->ref_noise) ? sh->drifted + 1 : 0;
     if (sh->drifted < DRIFT_WINDOWS || sh->restarts >= MAX_RESTARTS)
         return MPI_SUCCESS;
-    int verbose = a2a_tuned_verbose();
-    if (verbose && (cs->rank == 0 || verbose > 1)) {
-        char name[128];
-        describe(w, name, sizeof name);
-        fprintf(stderr, "a2a: online %s P=%d: %s drifted from %.3g us to %.3g us (beyond its "
-                "noise and %.0f %%) at call %lld; exploring again [world rank %d]\n",
-                call_names[sh->coll], sh->P, name, sh->ref_median * 1e6, median * 1e6,
-                DRIFT_FLOOR * 100, sh->calls, cs->world_rank);
-    }
+    int challenge = challenger(sh, median, noise);
+    snprintf(what, sizeof what, "drifted from %.3g us to %.3g us (beyond its noise and %.0f %%)",
+             sh->ref_median * 1e6, median * 1e6, DRIFT_FLOOR * 100);
+    tell_drift(cs, sh, sh->winner, what);
     sh->restarts++;
     sh->drifted = 0;
     sh->drift_winner = sh->winner;
     sh->drift_median = median;
     sh->drift_noise = noise;
-    sh->winner = -1;
-    for (int i = 0; i < sh->ncand; i++)
-        sh->cand[i].measured = sh->cand[i].eliminated = sh->cand[i].cut = 0;
-    sh->round = 0;
-    sh->current = 0; /* the MPI library is never dropped */
+    if (challenge < 0) {
+        tell_drift(cs, sh, sh->winner, "has no challenger: exploring again");
+        explore_again(sh);
+        return MPI_SUCCESS;
+    }
+    sh->winner = challenge;
+    sh->trial = 1;
+    sh->decided_at = sh->calls + 1;
+    sh->since_window = (long long)MONITOR_GAP * sh->block; /* its first window now */
+    snprintf(what, sizeof what, "(%.3g us exploring) runs in its place from the next call, "
+             "its first window deciding", sh->cand[challenge].median * 1e6);
+    tell_drift(cs, sh, challenge, what);
     return MPI_SUCCESS;
 }
 

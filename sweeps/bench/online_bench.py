@@ -376,7 +376,7 @@ def main():
                 again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out},
                                args.calls_best or args.calls_fixed)
                 online.setdefault(E, []).append((d[0].group(1), int(d[0].group(2)),
-                                                 res[2].count("exploring again"), res, again,
+                                                 res[2].count("drifted from"), res, again,
                                                  int(d[0].group(3)), c[0].group(1)))
             for label, path in files.items():
                 if path and len(fixed.get(label, [])) <= r:

@@ -45,7 +45,9 @@
 #   - a partial record in a round without calls is not resumed (no write past the samples),
 #     nor one whose next candidate is out of the race;
 #   - a winner whose monitoring windows are slower by less than the drift floor (5 %), with
-#     no noise (A2A_TUNING_TEST_WINDOW_SCALE=1.03), is kept; 1.5 times slower, explored again;
+#     no noise (A2A_TUNING_TEST_WINDOW_SCALE=1.03), is kept; 1.5 times slower, explored again
+#     once; 2.5 times slower, a candidate that timed faster tried in its place, kept when its
+#     window is faster, else the winner back;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -330,25 +332,42 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/prediction-pending-at-end-counted holds \
         "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last 1 calls' '$elog')\" = $((np == 4 ? 3 : 1)) ] &&
          alltoallv_calls_each '$elog' $((np == 4 ? 6 : 2)) 2 1024=1"
-    # drift: A2A_TUNING_TEST_WINDOW_SCALE=F makes every call's time a constant of its
-    # candidate (no noise) and the winner's monitoring windows F times its median. 3 % slower
-    # is below the drift floor (5 %): no shape explores again (before the floor, with no noise,
-    # both shapes did, from call ~180); 200 calls a shape. 50 % slower: both explore again,
-    # once: the exploration chooses the same winner, whose windows are then judged against
-    # the time they measured (before, each shape explored again 3 times in 600 calls).
-    for scale in 1.03 1.5; do
+    # drift: A2A_TUNING_TEST_WINDOW_SCALE=F[,G] makes every call's time a constant of its
+    # candidate, (candidate + 1) ms (no noise; the MPI library, the winner, is fastest), and
+    # the monitoring windows F times that for the MPI library, G (default F) for another
+    # candidate. 3 % slower is below the drift floor (5 %): no shape explores again (before
+    # the floor, with no noise, both shapes did, from call ~180); 200 calls a shape. The
+    # others 600 calls a shape, every line counted per shape (2):
+    #   1.5: drifted, no candidate timed faster than 1.5 ms: explored again, the same winner
+    #        chosen, judged from then on against 1.5 ms (before: explored again 3 times);
+    #   2.5,1: drifted to 2.5 ms; spread_out (2 ms exploring) tried in its place, its window
+    #        2 ms: kept, the shape's decision from then on;
+    #   2.5: spread_out's window 5 ms: the MPI library runs again, judged against 2.5 ms,
+    #        nothing explored again.
+    for scale in 1.03 1.5 2.5,1 2.5; do
         run online/$lib/drift-$scale 30 $launch 2 env $pre A2A_TUNING=online A2A_VERBOSE=1 \
             A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_WINDOW_SCALE=$scale $prog \
-            --repeat $([ $scale = 1.5 ] && echo 600 || echo 200) - 16
+            --repeat $([ $scale = 1.03 ] && echo 200 || echo 600) - 16
     done
     dlog="$WORK/online_${lib}_drift-1.03.log"
     check online/$lib/drift-below-floor-kept holds \
         "! grep -q 'drifted from' '$dlog' &&
          grep -q 'alltoall P=2 S=16..31: MPI library from call 11 of 400 .*alltoallv P=2 S=16..31: MPI library from call 13 of 200' '$dlog'"
-    dlog="$WORK/online_${lib}_drift-1.5.log"
-    check online/$lib/drift-beyond-floor-explores-once holds \
-        "[ \"\$(grep -c 'drifted from 1e+03 us to 1.5e+03 us (beyond its noise and 5 %)' '$dlog')\" = 2 ] &&
-         [ \"\$(grep -c 'MPI library chosen again after it drifted; its windows are judged against 1.5e+03 us' '$dlog')\" = 2 ]"
+    drift_lines() { grep -c -- "$1" "$WORK/online_${lib}_drift-$2.log"; }
+    check online/$lib/drift-explores-once-then-judged-exploited holds \
+        "[ \"\$(drift_lines 'drifted from 1e+03 us to 1.5e+03 us (beyond its noise and 5 %)' 1.5)\" = 2 ] &&
+         [ \"\$(drift_lines 'MPI library has no challenger: exploring again' 1.5)\" = 2 ] &&
+         [ \"\$(drift_lines 'MPI library chosen again after it drifted; its windows are judged against 1.5e+03 us' 1.5)\" = 2 ]"
+    check online/$lib/drift-challenger-kept holds \
+        "[ \"\$(drift_lines 'MPI library drifted from 1e+03 us to 2.5e+03 us' 2.5,1)\" = 2 ] &&
+         [ \"\$(drift_lines 'spread_out (2e+03 us exploring) runs in its place' 2.5,1)\" = 2 ] &&
+         [ \"\$(drift_lines 'spread_out kept: 2e+03 us exploited against 2.5e+03 us' 2.5,1)\" = 2 ] &&
+         ! grep -q 'exploring again' '$WORK/online_${lib}_drift-2.5,1.log' &&
+         grep -q 'alltoall P=2 S=16..31: spread_out from call 215 of 1200 .*alltoallv P=2 S=16..31: spread_out from call 183 of 600' '$WORK/online_${lib}_drift-2.5,1.log'"
+    check online/$lib/drift-challenger-not-faster-reverted holds \
+        "[ \"\$(drift_lines 'spread_out not faster exploited (5e+03 us against 2.5e+03 us): the winner that drifted runs again' 2.5)\" = 2 ] &&
+         ! grep -q 'exploring again\|chosen again' '$WORK/online_${lib}_drift-2.5.log' &&
+         [ \"\$(drift_lines 'drifted from' 2.5)\" = 2 ]"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
