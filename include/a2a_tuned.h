@@ -138,7 +138,9 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
  * deferred-agreement window still open (one MPI_Allreduce on it), and likewise its exploring
  * calls run on a predicted S not checked yet, so that every call is
  * accounted to its shape (A2A_Tuning_summary counts them all after it; A2A_VERBOSE logs
- * each communicator's summary then); with A2A_TUNING_OUT set, then writes the tuning file
+ * each communicator's summary then), and judges a candidate on trial after a drift on the
+ * calls its window ran (one MPI_Allreduce; see docs/tuning-files.md); with A2A_TUNING_OUT
+ * set, then writes the tuning file
  * (see above). Collective over MPI_COMM_WORLD and those communicators: call it on every
  * rank before MPI_Finalize (liba2a_preload.so does, in its MPI_Finalize). Otherwise does
  * nothing and sends nothing. Returns an MPI error code. */
@@ -146,8 +148,9 @@ int A2A_Tuning_finalize(void);
 
 /* MPI_Comm_free for a communicator the dispatcher may have tuned: under A2A_TUNING=online
  * first checks the alltoallv calls of comm's deferred-agreement window still open, or run
- * on a predicted S and not checked yet (the one MPI_Allreduce A2A_Tuning_finalize would
- * make; none when nothing is open, alike on every rank), so that they are accounted to their shapes before comm's state is retired
+ * on a predicted S and not checked yet, and judges a trial under way (the MPI_Allreduce
+ * A2A_Tuning_finalize would make; none when nothing is open, alike on every rank), so
+ * that they are accounted to their shapes before comm's state is retired
  * (A2A_VERBOSE logs comm's summary then); nothing for an intercommunicator or a
  * communicator never tuned. Collective, as MPI_Comm_free is: a program linked with liba2a
  * calls it where it calls MPI_Comm_free, inside an attribute's delete callback too

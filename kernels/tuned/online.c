@@ -382,15 +382,17 @@ static int partial_of(const shape *sh, learned *out)
     return 1;
 }
 
-/* Guarantees: the shape as a record for the file: its winner, or how far its exploration
- * went (partial_of); 0 if there is nothing to keep. */
+/* Guarantees: the shape as a record for the file: its winner (on trial, the winner that
+ * drifted: the trial's window did not decide; close_trials judges one that ran a call past
+ * its first), or how far its exploration went (partial_of); 0 if there is nothing to
+ * keep. */
 static int learned_of(const shape *sh, learned *out)
 {
     if (sh->winner < 0)
         return sh->warmup_left == 0 && partial_of(sh, out);
     int count;
     const a2a_kernel *table = a2a_registry(&count);
-    const candidate *w = &sh->cand[sh->winner];
+    const candidate *w = &sh->cand[sh->trial ? sh->drift_winner : sh->winner];
     memset(out, 0, sizeof *out);
     out->coll = sh->coll;
     out->P = sh->P;
@@ -1115,7 +1117,9 @@ static void explore_again(shape *sh)
     sh->current = 0;
 }
 
-/* Guarantees: a monitoring window of the winner is complete: reduced like a block.
+/* Guarantees: a monitoring window of the winner is complete (or, a trial's, closed early
+ * with at least one call past its first: close_trials): its sh->pos calls reduced like a
+ * block, the first left out (a warm-up).
  * On trial (the winner runs in place of one that drifted): kept, judged from now against
  * this window, when the drifted time is clearly slower than it (clearly_slower); else the
  * winner that drifted runs again, judged from now against its drifted time (both were
@@ -1130,11 +1134,11 @@ static void explore_again(shape *sh)
  * exploited; linear 23.0 us both ways); exploring again would time it so again. */
 static int end_window(const comm_state *cs, shape *sh)
 {
-    int rc = MPI_Allreduce(MPI_IN_PLACE, sh->times, sh->block, MPI_DOUBLE, MPI_MAX, cs->comm);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, sh->times, sh->pos, MPI_DOUBLE, MPI_MAX, cs->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     double median, noise;
-    median_noise(sh->times + 1, sh->block - 1, sh->sorted, &median, &noise);
+    median_noise(sh->times + 1, sh->pos - 1, sh->sorted, &median, &noise);
     sh->pos = 0;
     sh->since_window = 0;
     char what[200];
@@ -1708,17 +1712,38 @@ static int close_predictions(comm_state *cs)
     return rc;
 }
 
+/* Guarantees: (collective over cs->comm, at its end) every shape on trial whose window
+ * ran a call past its first (its warm-up) is judged on the calls it ran (end_window: one
+ * MPI_Allreduce each, in the shapes' order), so that the file keeps the trial's verdict;
+ * a trial with no such call stays undecided (learned_of writes the winner that drifted).
+ * The same on every rank: trials and their windows' lengths are agreed state. */
+static int close_trials(const comm_state *cs)
+{
+    int rc = MPI_SUCCESS;
+    for (int c = 0; c < 2; c++)
+        for (int b = 0; b < BUCKETS; b++) {
+            shape *sh = cs->shapes[c][b];
+            if (has_state(sh) && sh->trial && sh->pos >= 2) {
+                int trc = end_window(cs, sh);
+                rc = rc != MPI_SUCCESS ? rc : trc;
+            }
+        }
+    return rc;
+}
+
 /* Guarantees: (collective over cs's communicator) the alltoallv calls of its
  * deferred-agreement window not checked yet are checked and accounted to their shapes
  * (a2a_tuned_close_window, its line saying `checked`), and so are those run on a
- * predicted S (close_predictions); under A2A_VERBOSE rank 0 then logs the summary, `when`.
- * Every state has its deferred-agreement state (new_state). Returns the first MPI error. */
+ * predicted S (close_predictions); then the trials under way are judged on the calls they
+ * ran (close_trials); under A2A_VERBOSE rank 0 then logs the summary, `when`. Every state
+ * has its deferred-agreement state (new_state). Returns the first MPI error. */
 static int close_communicator(comm_state *cs, const char *checked, const char *when)
 {
     int rc = a2a_tuned_close_window(cs->comm, cs->speculation, checked);
     int prc = close_predictions(cs);
+    int trc = close_trials(cs);
     tell_summary(cs, when);
-    return rc != MPI_SUCCESS ? rc : prc;
+    return rc != MPI_SUCCESS ? rc : prc != MPI_SUCCESS ? prc : trc;
 }
 
 /* Guarantees: (collective over each communicator of this rank still alive, as

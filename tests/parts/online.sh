@@ -47,7 +47,9 @@
 #   - a winner whose monitoring windows are slower by less than the drift floor (5 %), with
 #     no noise (A2A_TUNING_TEST_WINDOW_SCALE=1.03), is kept; 1.5 times slower, explored again
 #     once; 2.5 times slower, a candidate that timed faster tried in its place, kept when its
-#     window is faster, else the winner back;
+#     window is faster, else the winner back; a run that ends during that trial writes the
+#     trial's verdict on the calls it ran, or the winner that drifted when it ran none past
+#     its first;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
 # Open MPI at P = 4, MPICH at P = 2 (it busy-polls: P = 4 takes 11 s). About 20 s.
 OD="$WORK/online"
@@ -368,6 +370,22 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
         "[ \"\$(drift_lines 'spread_out not faster exploited (5e+03 us against 2.5e+03 us): the winner that drifted runs again' 2.5)\" = 2 ] &&
          ! grep -q 'exploring again\|chosen again' '$WORK/online_${lib}_drift-2.5.log' &&
          [ \"\$(drift_lines 'drifted from' 2.5)\" = 2 ]"
+    # a run ending during a trial: the alltoall shape drifts at its call 214 and spread_out
+    # runs in its place from 215; the file written at the end keeps the trial's verdict on
+    # the calls it ran (108 repeats: calls 215 and 216, the first a warm-up; 5 ms against
+    # 2.5: the MPI library back), or, with no call past the first (107), the winner that
+    # drifted (before: spread_out, on its exploring median alone, both times)
+    for end in 108:2.5 107:2.5,1; do
+        run online/$lib/trial-at-end-${end%%:*} 30 $launch 2 env $pre A2A_TUNING=online \
+            A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_WINDOW_SCALE=${end#*:} \
+            A2A_TUNING_OUT="$OD/trial-${end%%:*}-$lib.json" $prog --repeat ${end%%:*} - 16
+    done
+    check online/$lib/trial-at-end-judged-on-its-calls holds \
+        "grep -q 'spread_out not faster exploited (5e+03 us against 2.5e+03 us).* at call 216' '$WORK/online_${lib}_trial-at-end-108.log' &&
+         grep -q 'spread_out (2e+03 us exploring) runs in its place' '$WORK/online_${lib}_trial-at-end-107.log' &&
+         /usr/bin/python3 -c 'import json, sys
+ks = [[r[\"kernel\"] for r in json.load(open(f))[\"alltoall\"]] for f in sys.argv[1:]]
+sys.exit(ks != [[\"vendor\"], [\"vendor\"]])' '$OD/trial-108-$lib.json' '$OD/trial-107-$lib.json'"
     if timeout -k 10 60 $launch $np env $pre A2A_TUNING=online A2A_TUNING_EXPLORE=30 \
         A2A_TUNING_TEST_CORRUPT=spread_out $prog --repeat 20 - $ONLINE_SIZES > "$OD/nocheck.log" 2>&1; then
         fail online/$lib/corruption-bites "the corrupting hook went unnoticed without the check"
