@@ -46,8 +46,8 @@
 #     nor one whose next candidate is out of the race;
 #   - a winner whose monitoring windows are slower by less than the drift floor (5 %), with
 #     no noise (A2A_TUNING_TEST_WINDOW_SCALE=1.03), is kept; 1.5 times slower, explored again
-#     once; 2.5 times slower, a candidate that timed faster tried in its place, kept when its
-#     window is faster, else the winner back; a run that ends during that trial writes the
+#     once; 2.5 or 4.5 times slower, the fastest candidate that timed faster tried in its
+#     place, kept when its window is faster, else the winner back; a run that ends during that trial writes the
 #     trial's verdict on the calls it ran, or the winner that drifted when it ran none past
 #     its first;
 #   - bad values of the variables: one line on stderr and the MPI library, exit 0.
@@ -342,11 +342,12 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     # others 600 calls a shape, every line counted per shape (2):
     #   1.5: drifted, no candidate timed faster than 1.5 ms: explored again, the same winner
     #        chosen, judged from then on against 1.5 ms (before: explored again 3 times);
-    #   2.5,1: drifted to 2.5 ms; spread_out (2 ms exploring) tried in its place, its window
-    #        2 ms: kept, the shape's decision from then on;
+    #   4.5,1: drifted to 4.5 ms; of the three candidates that timed faster exploring
+    #        (spread_out 2 ms, pairwise 3, bruck / linear 4) the fastest, spread_out, tried
+    #        in its place, its window 2 ms: kept, the shape's decision from then on;
     #   2.5: spread_out's window 5 ms: the MPI library runs again, judged against 2.5 ms,
     #        nothing explored again.
-    for scale in 1.03 1.5 2.5,1 2.5; do
+    for scale in 1.03 1.5 4.5,1 2.5; do
         run online/$lib/drift-$scale 30 $launch 2 env $pre A2A_TUNING=online A2A_VERBOSE=1 \
             A2A_TUNING_EXPLORE=30 A2A_TUNING_TEST_WINDOW_SCALE=$scale $prog \
             --repeat $([ $scale = 1.03 ] && echo 200 || echo 600) - 16
@@ -361,11 +362,11 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
          [ \"\$(drift_lines 'MPI library has no challenger: exploring again' 1.5)\" = 2 ] &&
          [ \"\$(drift_lines 'MPI library chosen again after it drifted; its windows are judged against 1.5e+03 us' 1.5)\" = 2 ]"
     check online/$lib/drift-challenger-kept holds \
-        "[ \"\$(drift_lines 'MPI library drifted from 1e+03 us to 2.5e+03 us' 2.5,1)\" = 2 ] &&
-         [ \"\$(drift_lines 'spread_out (2e+03 us exploring) runs in its place' 2.5,1)\" = 2 ] &&
-         [ \"\$(drift_lines 'spread_out kept: 2e+03 us exploited against 2.5e+03 us' 2.5,1)\" = 2 ] &&
-         ! grep -q 'exploring again' '$WORK/online_${lib}_drift-2.5,1.log' &&
-         grep -q 'alltoall P=2 S=16..31: spread_out from call 215 of 1200 .*alltoallv P=2 S=16..31: spread_out from call 183 of 600' '$WORK/online_${lib}_drift-2.5,1.log'"
+        "[ \"\$(drift_lines 'MPI library drifted from 1e+03 us to 4.5e+03 us' 4.5,1)\" = 2 ] &&
+         [ \"\$(drift_lines 'spread_out (2e+03 us exploring) runs in its place' 4.5,1)\" = 2 ] &&
+         [ \"\$(drift_lines 'spread_out kept: 2e+03 us exploited against 4.5e+03 us' 4.5,1)\" = 2 ] &&
+         ! grep -q 'exploring again' '$WORK/online_${lib}_drift-4.5,1.log' &&
+         grep -q 'alltoall P=2 S=16..31: spread_out from call 215 of 1200 .*alltoallv P=2 S=16..31: spread_out from call 183 of 600' '$WORK/online_${lib}_drift-4.5,1.log'"
     check online/$lib/drift-challenger-not-faster-reverted holds \
         "[ \"\$(drift_lines 'spread_out not faster exploited (5e+03 us against 2.5e+03 us): the winner that drifted runs again' 2.5)\" = 2 ] &&
          ! grep -q 'exploring again\|chosen again' '$WORK/online_${lib}_drift-2.5.log' &&
