@@ -22,6 +22,9 @@
  *   - alltoallv: MPICH's selection, and the direct exchanges both libraries run
  *     (linear, spread_out, scattered), send no message for an empty block (counted
  *     against the blocks); Open MPI's selection runs pairwise below P = 4 and linear from 4;
+ *   - blocks of 0 bytes, whatever their count (uniform spread_out and scattered at 0
+ *     elements; alltoallv linear, spread_out, scattered with a type of size 0): no
+ *     message, no round, nothing written;
  *   - every result equals MPI_Alltoall(v)'s, byte for byte, receive buffers poisoned.
  * One line per failure, a summary line; exit status 0 only if everything passed.
  */
@@ -277,6 +280,57 @@ static void check_v(MPI_Comm comm)
     free(ref);
 }
 
+/* Guarantees: the direct exchanges post nothing for blocks of 0 bytes, whatever their
+ * count: uniform spread_out and scattered (block_count 2 and P) at 0 elements, and
+ * alltoallv linear, spread_out and scattered with 3 elements of a type of size 0 in every
+ * block: MPI_SUCCESS, no message, no round, the (poisoned) receive buffer untouched, as
+ * MPI's result leaves it. Collective. */
+static void check_zero_bytes(MPI_Comm comm)
+{
+    int rank, P;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &P);
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    int counts[MAX_P], displs[MAX_P];
+    for (int j = 0; j < P; j++) {
+        counts[j] = 3;
+        displs[j] = j;
+    }
+    char sbuf[4] = { 1, 2, 3, 4 }, rbuf[4], poison[4] = { 'Z', 'Z', 'Z', 'Z' };
+    static const char *const names[] = { "spread_out", "scattered(2)", "scattered(P)",
+                                         "linear (v, size-0 type)", "spread_out (v, size-0 type)",
+                                         "scattered(2) (v, size-0 type)" };
+    int two = P < 2 ? 1 : 2;
+    for (int k = 0; k < 6; k++) {
+        a2a_stats st = { 0 };
+        int err;
+        memcpy(rbuf, poison, sizeof rbuf);
+        if (k == 0)
+            err = A2A_Alltoall_spread_out(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, comm, &st);
+        else if (k < 3)
+            err = A2A_Alltoall_scattered(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, comm,
+                                         k == 1 ? two : P, &st);
+        else if (k == 3)
+            err = A2A_Alltoallv_linear(sbuf, counts, displs, empty, rbuf, counts, displs, empty,
+                                       comm, &st);
+        else if (k == 4)
+            err = A2A_Alltoallv_spread_out(sbuf, counts, displs, empty, rbuf, counts, displs,
+                                           empty, comm, &st);
+        else
+            err = A2A_Alltoallv_scattered(sbuf, counts, displs, empty, rbuf, counts, displs,
+                                          empty, comm, two, &st);
+        char line[160];
+        snprintf(line, sizeof line, "%s P=%d rank %d, 0 bytes a block: no message (got %lld), "
+                 "no round, nothing written", names[k], P, rank, st.messages);
+        expect(err == MPI_SUCCESS && st.messages == 0 && st.rounds == 0 &&
+                   memcmp(rbuf, poison, sizeof rbuf) == 0,
+               line);
+    }
+    MPI_Type_free(&empty);
+}
+
 /* Guarantees: spot checks of the Open MPI table where no launch here reaches. */
 static void check_large_p_table(void)
 {
@@ -346,6 +400,7 @@ int main(int argc, char **argv)
         }
         check_xor_partners(comm);
         check_v(comm);
+        check_zero_bytes(comm);
         MPI_Comm_free(&comm);
         polite_barrier(MPI_COMM_WORLD);
     }
