@@ -49,14 +49,15 @@ extern "C" {
 /* The MPI library's own MPI_Alltoall. */
 int A2A_Alltoall_vendor(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                         int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
-/* Spread-out: all Irecv/Isend at once, round-robin peers (rank+i, rank-i). */
+/* Spread-out: all Irecv/Isend at once, round-robin peers (rank+i, rank-i); none for
+ * blocks of 0 bytes. */
 int A2A_Alltoall_spread_out(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
 /* Pairwise exchange: P-1 rounds of MPI_Sendrecv with (rank+i, rank-i). */
 int A2A_Alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats);
 /* Scattered: spread-out in batches of block_count peers, each batch completed before
- * the next (MPICH's throttle). block_count in [1, P]. */
+ * the next (MPICH's throttle), none for blocks of 0 bytes. block_count in [1, P]. */
 int A2A_Alltoall_scattered(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            int rcount, MPI_Datatype rtype, MPI_Comm comm, int block_count,
                            a2a_stats *stats);
@@ -144,17 +145,20 @@ int A2A_Alltoallv_vendor(const void *sbuf, const int *scounts, const int *sdispl
                          MPI_Datatype stype, void *rbuf, const int *rcounts,
                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                          a2a_stats *stats);
-/* Spread-out: all Irecv/Isend at once, round-robin peers. */
+/* Spread-out: all Irecv/Isend at once, round-robin peers; none for a block of 0 bytes
+ * (as MPICH's and Open MPI's alltoallv: both sides know its size). */
 int A2A_Alltoallv_spread_out(const void *sbuf, const int *scounts, const int *sdispls,
                              MPI_Datatype stype, void *rbuf, const int *rcounts,
                              const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                              a2a_stats *stats);
-/* Scattered: spread-out in batches of block_count peers (MPICH), block_count in [1, P]. */
+/* Scattered: spread-out in batches of block_count peers (MPICH), none for a block of 0
+ * bytes; block_count in [1, P]. */
 int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdispls,
                             MPI_Datatype stype, void *rbuf, const int *rcounts,
                             const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
                             int block_count, a2a_stats *stats);
-/* Linear (Open MPI basic): all requests posted in ascending rank order. */
+/* Linear (Open MPI basic): all requests posted in ascending rank order, none for a
+ * block of 0 bytes. */
 int A2A_Alltoallv_linear(const void *sbuf, const int *scounts, const int *sdispls,
                          MPI_Datatype stype, void *rbuf, const int *rcounts,
                          const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,

@@ -45,8 +45,11 @@
  * rank 0 and every call on the MPI library):
  *   A2A_TUNING_EXPLORE=N  calls a shape may spend exploring, 6..1000000 (default 120);
  *                         its candidates share them (3 to 64 calls each); a winner slower
- *                         beyond its noise in two timed windows in a row (n calls every
- *                         16 n) starts a new exploration, at most 3 times per shape
+ *                         beyond its noise and by more than 5 % in two timed windows in a
+ *                         row (n calls every 16 n) has drifted (at most 3 times per
+ *                         shape): the fastest candidate explored that it is slower than
+ *                         runs in its place, kept if its first window is faster, else the
+ *                         winner back; with no such candidate the shape explores again
  *   A2A_TUNING_CHECK=1    each candidate's first result is compared with the MPI
  *                         library's; one that differs is dropped, with a line on stderr
  *   A2A_TUNING_OUT=PATH   A2A_Tuning_finalize writes the file's rules and the decisions
@@ -65,6 +68,9 @@
  *                         (MPI_Comm_set_attr; MPI_COMM_WORLD and MPI_COMM_SELF have
  *                         none); (gather) rank 0 fails to allocate the end-of-run
  *                         gather of the decisions
+ *   A2A_TUNING_TEST_WINDOW_SCALE=F[,G]  for tests only: every call's time is a constant
+ *                         of its candidate, (index + 1) ms, and a monitoring window's F
+ *                         times that for the MPI library, G (default F) for another
  * Out of memory on some ranks only: a communicator's state and each shape's are agreed
  * on when made (one MPI_Allreduce then); while some rank lacks its own, every rank runs
  * the MPI library at the same calls (a shape: for good; a communicator: until every rank

@@ -43,8 +43,11 @@
  * the same reduced samples at the same call.
  * Exploitation: the winner, untimed, except a window of n timed calls every 16 n calls
  * (one MPI_Allreduce per window): when two windows in a row are slower than the winner's
- * median beyond the noise (same rule) and by more than DRIFT_FLOOR, the shape is explored
- * again (at most 3 times).
+ * reference (its median, or its time exploited: finish_exploring) beyond the noise (same
+ * rule) and by more than DRIFT_FLOOR, it has drifted (at most 3 times a shape): the
+ * candidate of the lowest median it is so slower than runs on trial in its place, its
+ * first window deciding (end_window; at the end of the run, close_trials); with none the
+ * shape is explored again.
  *
  * Storage: a list of communicator states keyed by (communicator, rank in MPI_COMM_WORLD:
  * SimGrid runs every rank in one process) with a slot per shape; a shape's memory is

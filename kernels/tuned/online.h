@@ -70,7 +70,8 @@ json_t *a2a_tuned_file_partial(void);
 /* ---- provided by online.c ----------------------------------------------------------- */
 
 /* Reads A2A_TUNING and, under "online", A2A_TUNING_EXPLORE, A2A_TUNING_CHECK,
- * A2A_TUNING_OUT, A2A_TUNING_TEST_CORRUPT and A2A_TUNING_TEST_NOMEM. Returns 1 for online
+ * A2A_TUNING_OUT, A2A_TUNING_TEST_CORRUPT, A2A_TUNING_TEST_NOMEM and
+ * A2A_TUNING_TEST_WINDOW_SCALE. Returns 1 for online
  * tuning, 0 when A2A_TUNING is unset or "file" (today's dispatcher), -1 for a bad value:
  * then `error` holds one line saying which and why, and every call goes to the MPI
  * library. */
