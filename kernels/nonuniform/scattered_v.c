@@ -5,8 +5,8 @@
 /* Guarantees: the MPI_Alltoallv result. Peers are visited round-robin (receive from
  * rank-i, send to rank+i); at most block_count receives and block_count sends are in
  * flight, and each batch completes before the next is posted, no request for a block
- * of 0 bytes (MPI_ERR_ARG for block_count outside [1, P]). Any datatypes (handed to MPI as they are); MPI_ERR_COMM
- * for an intercommunicator. */
+ * of 0 bytes (MPI_ERR_ARG for block_count outside [1, P]). Any datatypes (handed to MPI
+ * as they are); MPI_ERR_COMM for an intercommunicator. */
 int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdispls,
                             MPI_Datatype stype, void *rbuf, const int *rcounts,
                             const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,

@@ -895,6 +895,19 @@ static int next_candidate(const shape *sh, int from)
     return i;
 }
 
+/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says what a
+ * drift of shape sh led to: `what`, after the name of candidate `cand`. */
+static void tell_drift(const comm_state *cs, const shape *sh, int cand, const char *what)
+{
+    int verbose = a2a_tuned_verbose();
+    if (!verbose || (cs->rank != 0 && verbose < 2))
+        return;
+    char name[128];
+    describe(&sh->cand[cand], name, sizeof name);
+    fprintf(stderr, "a2a: online %s P=%d: %s %s at call %lld [world rank %d]\n",
+            call_names[sh->coll], sh->P, name, what, sh->calls, cs->world_rank);
+}
+
 /* Guarantees: the exploration's end: the winner decided, to run from the next call, and
  * the reference its monitoring windows are judged against: its median, or, when this
  * exploration followed a drift and chose the winner that drifted again, the median and
@@ -911,15 +924,10 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     if (sh->winner == sh->drift_winner && sh->drift_median > w->median) {
         sh->ref_median = sh->drift_median;
         sh->ref_noise = sh->drift_noise;
-        int verbose = a2a_tuned_verbose();
-        if (verbose && (cs->rank == 0 || verbose > 1)) {
-            char name[128];
-            describe(w, name, sizeof name);
-            fprintf(stderr, "a2a: online %s P=%d: %s chosen again after it drifted; its "
-                    "windows are judged against %.3g us (its time exploited) from now [world "
-                    "rank %d]\n", call_names[sh->coll], sh->P, name, sh->ref_median * 1e6,
-                    cs->world_rank);
-        }
+        char what[160];
+        snprintf(what, sizeof what, "chosen again after it drifted; its windows are judged "
+                 "against %.3g us (its time exploited) from now", sh->ref_median * 1e6);
+        tell_drift(cs, sh, sh->winner, what);
     }
     sh->decided_at = sh->calls + 1;
     sh->pos = 0;
@@ -1077,19 +1085,6 @@ static int clearly_slower(double median, double noise, double ref, double ref_no
     return median > ref * (1 + DRIFT_FLOOR) && !within_noise(ref, ref_noise, median, noise);
 }
 
-/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says what a
- * drift of shape sh led to: `what`, after the name of candidate `cand`. */
-static void tell_drift(const comm_state *cs, const shape *sh, int cand, const char *what)
-{
-    int verbose = a2a_tuned_verbose();
-    if (!verbose || (cs->rank != 0 && verbose < 2))
-        return;
-    char name[128];
-    describe(&sh->cand[cand], name, sizeof name);
-    fprintf(stderr, "a2a: online %s P=%d: %s %s at call %lld [world rank %d]\n",
-            call_names[sh->coll], sh->P, name, what, sh->calls, cs->world_rank);
-}
-
 /* Guarantees: the candidate to try in place of the winner that drifted to (median,
  * noise): among the measured candidates but the winner, not dropped, the one of the
  * lowest median that the drifted time is clearly slower than (clearly_slower); -1 for
@@ -1166,7 +1161,8 @@ static int end_window(const comm_state *cs, shape *sh)
         sh->decided_at = sh->calls + 1;
         return MPI_SUCCESS;
     }
-    sh->drifted = clearly_slower(median, noise, sh->ref_median, sh->ref_noise) ? sh->drifted + 1 : 0;
+    int slower = clearly_slower(median, noise, sh->ref_median, sh->ref_noise);
+    sh->drifted = slower ? sh->drifted + 1 : 0;
     if (sh->drifted < DRIFT_WINDOWS || sh->restarts >= MAX_RESTARTS)
         return MPI_SUCCESS;
     int challenge = challenger(sh, median, noise);
