@@ -352,7 +352,8 @@ def main():
                 res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
                                        "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E},
                              after_decision=True)
-                # the last decision (a drift may have restarted the exploration)
+                # the last decision (after a drift, a challenger kept or a new exploration
+                # decides again)
                 d = list(DECISION.finditer(res[2]))[-1:] or [None]
                 c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
                 if not d[0] or not c[0]:
@@ -404,7 +405,7 @@ def main():
             print("| fixed %s%s | %.6g | %.4g |" % (label, " (exhaustive best)" if label == best else "",
                                                  v[0], v[1]))
         for E, runs in online.items():
-            chosen = ", ".join("%s@%d%s" % (w, at, "+%d restart" % rs if rs else "")
+            chosen = ", ".join("%s@%d%s" % (w, at, "+%d drift%s" % (rs, "s" * (rs > 1)) if rs else "")
                                for w, at, rs, *_ in runs)
             within = sum(1 for w, *_ in runs if w in fmed and fmed[w][1] <= 1.05 * fmed[best][1])
             tot = med([x[3][0] for x in runs])

@@ -38,7 +38,12 @@ if os.environ.get("ONLINE_LOOP_TIMES"):
 if os.environ.get("A2A_TUNING") == "online" and os.environ.get("A2A_VERBOSE"):
     sys.stderr.write("a2a: online MPI_Alltoall P=4 S=16..31 -> tra radix=2 from call 9 "
                      "(median 5 us; 2 candidates, 8 calls exploring)\\n"
-                     "a2a: online   candidates: MPI library 6.0 us; tra radix=2 5.0 us\\n")
+                     "a2a: online   candidates: MPI library 6.0 us; tra radix=2 5.0 us\\n"
+                     "a2a: online MPI_Alltoall P=4: tra radix=2 drifted from 5 us to 6.5 us "
+                     "(beyond its noise and 5 %) at call 20 [world rank 0]\\n"
+                     "a2a: online MPI_Alltoall P=4: MPI library (6 us exploring) runs in its "
+                     "place from the next call, its first window deciding at call 20 [world "
+                     "rank 0]\\n")
 print("S=%d calls=%d total_s=%g median_us=5 q3_us=5 mean_us=5 ok" % (S, calls, calls * 5e-6))
 """
 
@@ -79,6 +84,7 @@ class OnlineBenchReuse(unittest.TestCase):
                            capture_output=True, text=True, timeout=60)
         made = open(launches).read().splitlines() if os.path.exists(launches) else []
         recs = [json.loads(x) for x in open(record)] if os.path.exists(record) else []
+        self.table = p.stdout
         return p.returncode, p.stderr, made, recs
 
     def test_every_spelling_of_the_rank_count_finds_the_record(self):
@@ -94,6 +100,12 @@ class OnlineBenchReuse(unittest.TestCase):
                 # the online run and the second run only: nothing fixed launched again
                 self.assertEqual(len(made), 2, made)
                 self.assertEqual([(r["P"], r["reused"]) for r in recs], [(4, "earlier.jsonl")])
+
+    def test_a_drift_is_counted_as_one_not_called_a_restart(self):
+        # a drift now tries a challenger first (online.c, end_window): no exploration restarts
+        rc, err, made, recs = self.bench("mpirun -n 4", "drift")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("chose tra radix=2@9+1 drift;", self.table)
 
     def test_a_launch_without_a_rank_count_is_one_line(self):
         rc, err, made, recs = self.bench("mpirun --bind-to core", "none")
