@@ -381,15 +381,18 @@ target). At 200 calls (the before records) EXPLORE=120 made the same choice, 1.1
 drift the floor now ignores and ran scattered block_count=32 from call 143, 1.127x.
 
 **Crashes.** The re-makes of the 100-transform records crashed SimGrid 3.32 (signal 11 in
-SMPI, maxmin/precision 1e-3) in 7 of 10 second runs launched by `app_online_bench.py`
-(0 of 3 by hand) and in 6 of 6 launches of the EXPLORE=120 online run of the drift
-floor's re-make (0 of 2 EXPLORE=30 online runs by hand), with the tuner and kernels of
-then. This re-make ran 15 fft launches (online, second and fixed runs; 1,000 calls for
-each but the 2-run fixed ones) and 11 more by hand (the online run and 4 second runs of
-100 transforms, 6 launches of 2 transforms of fixed spread_out; the words of
-`online_remake.sh`, under `app_online_bench.py`'s subprocess and by hand, output to files
-and to pipes) without a crash, so none could be examined: the cause is not known.
-`app_online_bench.py` still launches a simulation that crashed up to 3 times.
+SMPI, maxmin/precision 1e-3) in 7 of 10 second runs launched by `app_online_bench.py` (0
+of 3 by hand) and in 6 of 6 launches of the EXPLORE=120 online run of the drift floor's
+re-make (0 of 2 EXPLORE=30 online runs by hand), with the tuner and kernels of then. This
+re-make ran 15 fft launches (online, second and fixed runs; 1,000 calls for each but the
+2-run fixed ones) and 11 more by hand (the online run and 4 second runs of 100 transforms,
+6 launches of 2 transforms of fixed spread_out; the words of `online_remake.sh`, under
+`app_online_bench.py`'s subprocess and by hand, output to files and to pipes) without a
+crash, and so did 4 second runs of 100 transforms by the a2atune of then (7ef6ffb, built
+apart, under the same subprocess call as `app_online_bench.py`'s; 0 of 4 where that code
+had crashed 7 of 10): what made it crash then was more than the code, and with no crash to
+examine the cause is not known. `app_online_bench.py` still launches a simulation that
+crashed up to 3 times.
 """
 
 
