@@ -1,18 +1,21 @@
 #!/bin/bash
 # sweeps/bench/online_remake.sh — re-make the records of docs/results/online-sim.md after a
-# change of the online tuner: the online and second runs only, the MPI library's and the
-# fixed candidates' runs taken from the earlier records (online_bench.py and
-# app_online_bench.py --reuse; the online tuner does not touch a fixed run).
+# change: the shapes' online and second runs only, the MPI library's and the fixed candidates'
+# runs taken from the earlier records (online_bench.py --reuse; the online tuner does not touch
+# a fixed run); the applications' runs all anew (the direct kernels they run fixed changed),
+# or their fixed runs reused when REUSE_APPS names records of the same launches.
 #
-#   sweeps/bench/online_remake.sh shapes|apps|SHAPE... 
+#   sweeps/bench/online_remake.sh shapes|apps|SHAPE|APP...
 #
 #   shapes   the 12 shapes of the table (6 launches of online_bench.py, below)
-#   apps     fft --n 512x512 (100 transforms) and tc --graph rmat:9:4 (40 closures, --again 2)
-#            at A2A_TUNING_EXPLORE 120 and 30
+#   apps     fft --n 512x512 (500 transforms) and tc --graph rmat:9:4 (167 closures) on
+#            dragonfly.xml: ~1,000 all-to-alls each, at A2A_TUNING_EXPLORE 120 and 30, one
+#            run after the second (--again 1)
 #   SHAPE    one launch of the table: df64 df64v df256 df256v to64 to256
+#   APP      one application launch: fft, tc (dragonfly.xml), tc-torus (torus_tofud.xml)
 #
 # Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
-# tests/data/online-apps-sim-two-rounds.jsonl), the records to reuse; OUT_SHAPES, OUT_APPS (default
+# none: every application run launched), the records to reuse; OUT_SHAPES, OUT_APPS (default
 # tests/data/online-sim.jsonl, tests/data/online-apps-sim.jsonl), where the new records are
 # appended; WORK (default /tmp/a2a-online-remake), the tuning files and host files.
 # Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...).
@@ -21,7 +24,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 REUSE_SHAPES=${REUSE_SHAPES:-tests/data/online-sim-race.jsonl}
-REUSE_APPS=${REUSE_APPS:-tests/data/online-apps-sim-two-rounds.jsonl}
+REUSE_APPS=${REUSE_APPS:-}
 OUT_SHAPES=${OUT_SHAPES:-tests/data/online-sim.jsonl}
 OUT_APPS=${OUT_APPS:-tests/data/online-apps-sim.jsonl}
 WORK=${WORK:-/tmp/a2a-online-remake}
@@ -65,13 +68,15 @@ shape() {
         --record "$OUT_SHAPES" --label "$plat.xml, SMPI coll-selector mpich" --reuse "$REUSE_SHAPES"
 }
 
-# app NAME ARGS RUNS AGAIN PRECISION: one app_online_bench.py launch at P = 64 on dragonfly.xml
+# app PLATFORM NAME ARGS RUNS PRECISION: one app_online_bench.py launch at P = 64
 app() {
-    echo "online_remake: $1 $2 ($(date -u +%T))"
+    local plat=$1 reuse=()
+    [ -n "$REUSE_APPS" ] && reuse=(--reuse "$REUSE_APPS")
+    echo "online_remake: $plat $2 $3 ($(date -u +%T))"
     $PY sweeps/bench/app_online_bench.py \
-        --launch "$(launch dragonfly 64 "$5") $PWD/build/simgrid/a2atune" --app "$1" --args "$2" \
-        --repetitions "$3" --explore 120,30 --again "$4" --out "$WORK/app-$1" \
-        --record "$OUT_APPS" --label "dragonfly.xml, SMPI coll-selector mpich" --reuse "$REUSE_APPS"
+        --launch "$(launch "$plat" 64 "$5") $PWD/build/simgrid/a2atune" --app "$2" --args "$3" \
+        --repetitions "$4" --explore 120,30 --again 1 --out "$WORK/app-$plat-$2" \
+        --record "$OUT_APPS" --label "$plat.xml, SMPI coll-selector mpich" "${reuse[@]}"
 }
 
 run_one() {
@@ -83,13 +88,14 @@ run_one() {
         to64)   shape torus_tofud 64 1e-3 16,1024,16384 alltoall ;;
         to256)  shape torus_tofud 256 1e-2 16 alltoall ;;
         shapes) for s in df64 df64v df256 df256v to64 to256; do run_one $s; done ;;
-        fft)    app fft "--n 512x512" 100 1 1e-3 ;;
-        tc)     app tc "--graph rmat:9:4" 40 2 1e-2 ;;
+        fft)    app dragonfly fft "--n 512x512" 500 1e-3 ;;
+        tc)     app dragonfly tc "--graph rmat:9:4" 167 1e-2 ;;
+        tc-torus) app torus_tofud tc "--graph rmat:9:4" 167 1e-2 ;;
         apps)   run_one fft; run_one tc ;;
         *) echo "online_remake: unknown '$1' (shapes, apps, df64, df64v, df256, df256v, to64," \
-                "to256, fft, tc)" >&2; exit 2 ;;
+                "to256, fft, tc, tc-torus)" >&2; exit 2 ;;
     esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
 for what in "$@"; do run_one "$what"; done

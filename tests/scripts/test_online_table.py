@@ -1,8 +1,11 @@
 """sweeps/bench/online_table.py on records of tests/data: a shape or an application recorded
 again (online_remake.sh appends the new record after the one it replaces) is one row, its
-last record's, and is counted once against the targets."""
+last record's, and is counted once against the targets; docs/results/online-sim.md is the
+script's output on the records its first lines name, byte for byte."""
 import json
 import os
+import re
+import shlex
 import subprocess
 import tempfile
 import unittest
@@ -53,6 +56,27 @@ class OnlineTableLatestRecord(unittest.TestCase):
         self.assertIn("| 1.500 |", out)
         self.assertIn("\n1 application rows: ", out)
         self.assertIn("second run <= 1.02x in 1.", out)
+
+
+class OnlineTablePage(unittest.TestCase):
+
+    def test_the_page_is_made_from_its_records(self):
+        page_path = os.path.join(ROOT, "docs", "results", "online-sim.md")
+        with open(page_path) as f:
+            page = f.read()
+        made_by = re.search(r"Made by `sweeps/bench/online_table\.py ([^`]*)`", page)
+        self.assertIsNotNone(made_by, "the page does not name the command that made it")
+        words = shlex.split(made_by.group(1).replace("\n", " "))
+        p = subprocess.run(["/usr/bin/python3", TABLE] + words, capture_output=True, text=True,
+                           cwd=ROOT, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if p.stdout != page:
+            mine, theirs = p.stdout.splitlines(), page.splitlines()
+            at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
+                      min(len(mine), len(theirs)))
+            self.fail("docs/results/online-sim.md:%d differs from online_table.py's output "
+                      "(remake the page with the command of its first lines; edit its prose in "
+                      "the script): %r" % (at + 1, theirs[at] if at < len(theirs) else None))
 
 
 if __name__ == "__main__":
