@@ -281,15 +281,17 @@ APPS_OUTRO = """
 EXPLORE=120 meets the table's three (online 1.023x the best fixed, below the MPI library's
 1.141x, second run 1.000x); fft with EXPLORE=30 meets the total (1.041x) and is below the
 MPI library, and misses the second run (1.029x, over 2 %); tc on dragonfly.xml at both
-values is below the MPI library (2.438x) and misses the total (1.356x and 1.259x, over
-1.10x) and the second run (1.040x); tc on torus_tofud.xml meets all three with EXPLORE=30
+values is below the MPI library (2.438x) and misses the total (1.356x and 1.201x, over
+1.10x), and its second run misses 2 % with EXPLORE=120 (1.040x) and meets it with
+EXPLORE=30 (1.019x); tc on torus_tofud.xml meets all three with EXPLORE=30
 (1.076x, the MPI library 1.714x, second run 0.999x) and misses the total with EXPLORE=120
 (1.196x). The choice per shape: fft's is within 5 % of the exhaustive best at both values
 (scattered block_count=32, the best; spread_out, 1.029x); tc's is the fastest of the
 per-shape exploring medians in 5 of 5 shapes on both platforms, but on dragonfly.xml at S
-= 2048..4095 tuna radix=8 block_count=7 runs 25.4 us a call exploited (its monitoring
-windows in the EXPLORE=30 run) against linear's 23.0 us exploring median (1.104x), outside
-the 5 %.
+= 2048..4095 tuna radix=8 block_count=7 runs 25.4 us a call exploited against linear's
+23.0 us (1.104x), outside the 5 %: with EXPLORE=30 its drift puts linear in its place
+(below), with EXPLORE=120 its one monitoring window of the launch cannot make a drift
+(two in a row) and the rule stays.
 
 **tc: empty blocks** (dragonfly.xml). A closure of rmat:9:4 at P = 64 has 6 iterations
 whose count matrices are sparse (the sparsest iteration's linear call: 2.4 us). The direct
@@ -314,7 +316,7 @@ candidates.
   the 1,002) and decide from their calls 44, 70, 96, 70 and 70 (spread_out, linear, tuna
   radix=8, linear, linear); the tuner's own account of those calls is 2.062 ms over each
   shape's winner (391, 373, 515, 384 and 399 us). At EXPLORE=30 they explore 18 to 23
-  calls (1.871 ms over the winners, S = 2048..4095's second exploration included).
+  calls (1.600 ms over the winners: 297, 391, 300, 299 and 313 us).
 - The agreement on S. An alltoallv call is keyed by its largest block, agreed by an
   `MPI_Allreduce` unless the tuner predicts it. An exploring call runs on the S a rank
   predicts from its own blocks, and in S = 2048..4095's first calls a rank's own largest
@@ -331,18 +333,23 @@ candidates.
   which starts every rank's call at the same time; exploited, with the agreement
   deferred, a rank enters the call when its previous exchange ended, and tuna's rounds
   wait for the late ranks (linear posts every message at once). At EXPLORE=30 the drift
-  of 19.9 -> 25.4 us (call 125) started a second exploration, with the agreement per call
-  again from call 383 to 463, and tuna radix=8 won again (judged against 25.4 us from
-  then on, no third exploration). In the second run the rule costs 0.378 ms: 18.584 ms
-  (1.040x) with it, 18.206 ms (1.019x) with linear for that shape.
+  of 19.9 -> 25.4 us (the shape's call 125) puts linear, which timed 23.0 us exploring,
+  in its place on trial; its first window, 23.0 us exploited, keeps it (call 131), with
+  the agreement per call again from call 383 to 391 (the choices changed). In the same
+  run spread_out at S = 64..127 drifts 2.42 -> 5.34 us (call 120); linear, tried in its
+  place, times 5.34 us too, and spread_out comes back, judged against 5.34 us (the
+  agreement per call again from 768 to 798). Before the trial (162e529: the shape explored
+  again, tuna radix=8 won again) this run was 22.490 ms (1.259x). In the second run the
+  rule costs 0.378 ms: 18.584 ms (1.040x, EXPLORE=120's file) with it, 18.206 ms (1.019x,
+  EXPLORE=30's file) with linear for that shape.
 - The deferred agreement's checks: the five rules all linear, under `A2A_TUNING=online`,
   18.134 ms, 1.015x the fixed run (the agreement per call for the first 18 calls, then
   one `MPI_Allreduce` per window of 8..64 calls).
 
 Both EXPLORE values decide all 5 shapes in the first launch (at 40 closures, EXPLORE=120
-left 4 of 5 exploring) and write the same 5 rules; the second run, 1.040x, misses the 2 %
-target by the tuna radix=8 rule, which would meet it as linear (1.019x). The online runs
-are 6.360 ms (EXPLORE=120) and 4.623 ms (30) over the best fixed at 1,002 calls (the 240
+left 4 of 5 exploring); EXPLORE=120's file keeps the tuna radix=8 rule (second run 1.040x,
+over 2 %), EXPLORE=30's has linear there (1.019x). The online runs
+are 6.360 ms (EXPLORE=120) and 3.594 ms (30) over the best fixed at 1,002 calls (the 240
 calls' runs on the old kernels: 5.531 and 4.258 ms over their best, 4.291 ms), where the
 1.10x target allows 1.787 ms: each shape has ~167 calls (S = 2048..4095 334) to spread 8
 candidates' exploring over, and the agreement on S lasts until the last shape decides.
