@@ -243,7 +243,7 @@ APPS_BEFORE_INTRO = """Before -> after (before: the records of `--apps-before`, 
 all-to-alls) and 100 transforms (200), made before the direct exchanges skipped empty
 blocks and by the online tuner before its drift floor (a monitoring window counts as
 slower only beyond the noise and by more than 5 % of the winner's median) and before a
-winner chosen again after a drift was judged against its drifted time, their fixed runs
+drift tried a challenger in the winner's place (docs/tuning-files.md), their fixed runs
 reused from the two rounds' records; after: the table above, every run launched anew):
 
 """
