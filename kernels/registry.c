@@ -79,11 +79,13 @@
       RANGE(A2A_PARAM_VENDOR_ALGORITHM, A2A_BOUND_CONST, 0, A2A_BOUND_CONST,                  \
             A2A_VENDOR_ALLTOALLV_MAX))                                                        \
     X(nonuniform, spread_out, A2A_Alltoallv_spread_out, 0, 0,                                 \
-      "all Isend/Irecv at once, round-robin peers", NO_PARAMS)                                 \
+      "all Isend/Irecv at once, round-robin peers, none for an empty block", NO_PARAMS)        \
     X(nonuniform, scattered, A2A_Alltoallv_scattered, 0, 0,                                   \
-      "spread-out in batches of block_count (MPICH)", BLOCK_COUNT_1_TO_P)                      \
+      "spread-out in batches of block_count, none for an empty block (MPICH)",                \
+      BLOCK_COUNT_1_TO_P)                                                                     \
     X(nonuniform, linear, A2A_Alltoallv_linear, 0, 0,                                         \
-      "all requests in ascending rank order (Open MPI basic)", NO_PARAMS)                      \
+      "all requests in ascending rank order, none for an empty block (Open MPI basic)",       \
+      NO_PARAMS)                                                                              \
     X(nonuniform, pairwise, A2A_Alltoallv_pairwise, 0, 0,                                     \
       "per round one Irecv + blocking Send (Open MPI)", NO_PARAMS)                             \
     X(nonuniform, twophase_bruck, A2A_Alltoallv_twophase_bruck, 0, 0,                         \
