@@ -157,6 +157,7 @@ typedef struct shape {
     double ref_median, ref_noise; /* what the winner's monitoring windows are judged against */
     int drift_winner;             /* the winner that last drifted (-1: none), and the */
     double drift_median, drift_noise; /* median and noise of its last window then */
+    long long drift_decided_at;   /* and the call it had run from */
     int trial;                    /* the winner runs in place of drift_winner on trial: */
                                   /* its first window decides (end_window) */
 } shape;
@@ -1158,7 +1159,7 @@ static int end_window(const comm_state *cs, shape *sh)
         sh->winner = sh->drift_winner;
         sh->ref_median = sh->drift_median;
         sh->ref_noise = sh->drift_noise;
-        sh->decided_at = sh->calls + 1;
+        sh->decided_at = sh->drift_decided_at; /* its decision stands: the trial's calls aside */
         return MPI_SUCCESS;
     }
     int slower = clearly_slower(median, noise, sh->ref_median, sh->ref_noise);
@@ -1174,6 +1175,7 @@ static int end_window(const comm_state *cs, shape *sh)
     sh->drift_winner = sh->winner;
     sh->drift_median = median;
     sh->drift_noise = noise;
+    sh->drift_decided_at = sh->decided_at;
     if (challenge < 0) {
         tell_drift(cs, sh, sh->winner, "has no challenger: exploring again");
         explore_again(sh);

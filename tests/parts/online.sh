@@ -346,6 +346,7 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     #        (spread_out 2 ms, pairwise 3, bruck / linear 4) the fastest, spread_out, tried
     #        in its place, its window 2 ms: kept, the shape's decision from then on;
     #   2.5: spread_out's window 5 ms: the MPI library runs again, judged against 2.5 ms,
+    #        its decision standing (the summary: from its first call, the trial aside),
     #        nothing explored again.
     for scale in 1.03 1.5 4.5,1 2.5; do
         run online/$lib/drift-$scale 30 $launch 2 env $pre A2A_TUNING=online A2A_VERBOSE=1 \
@@ -370,7 +371,8 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
     check online/$lib/drift-challenger-not-faster-reverted holds \
         "[ \"\$(drift_lines 'spread_out not faster exploited (5e+03 us against 2.5e+03 us): the winner that drifted runs again' 2.5)\" = 2 ] &&
          ! grep -q 'exploring again\|chosen again' '$WORK/online_${lib}_drift-2.5.log' &&
-         [ \"\$(drift_lines 'drifted from' 2.5)\" = 2 ]"
+         [ \"\$(drift_lines 'drifted from' 2.5)\" = 2 ] &&
+         grep -q 'alltoall P=2 S=16..31: MPI library from call 11 of 1200 .*alltoallv P=2 S=16..31: MPI library from call 13 of 600' '$WORK/online_${lib}_drift-2.5.log'"
     # a run ending during a trial: the alltoall shape drifts at its call 214 and spread_out
     # runs in its place from 215; the file written at the end keeps the trial's verdict on
     # the calls it ran (108 repeats: calls 215 and 216, the first a warm-up; 5 ms against
