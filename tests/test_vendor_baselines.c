@@ -204,6 +204,24 @@ static void check_xor_partners(MPI_Comm comm)
 
 /* ---- alltoallv -------------------------------------------------------------------------- */
 
+/* The direct alltoallv exchanges both libraries run, as check_v and check_zero_bytes call
+ * them: linear, spread_out, scattered with block_count 2 (1 at P = 1) and P. */
+enum { DIRECT_V = 4 };
+static const char *const direct_v_names[DIRECT_V] = { "linear", "spread_out", "scattered(2)",
+                                                      "scattered(P)" };
+
+/* Guarantees: runs direct exchange k (direct_v_names) on the arguments; its return code. */
+static int direct_v(int k, const void *sbuf, const int *sc, const int *sd, MPI_Datatype type,
+                    void *rbuf, const int *rc, const int *rd, MPI_Comm comm, int P, a2a_stats *st)
+{
+    if (k == 0)
+        return A2A_Alltoallv_linear(sbuf, sc, sd, type, rbuf, rc, rd, type, comm, st);
+    if (k == 1)
+        return A2A_Alltoallv_spread_out(sbuf, sc, sd, type, rbuf, rc, rd, type, comm, st);
+    return A2A_Alltoallv_scattered(sbuf, sc, sd, type, rbuf, rc, rd, type, comm,
+                                   k == 2 ? (P < 2 ? 1 : 2) : P, st);
+}
+
 /* Guarantees: both alltoallv selections and the direct exchanges on blocks of
  * (src * 5 + dst * 3) % 7 bytes (some empty): MPI_Alltoallv's bytes; MPICH's selection,
  * linear, spread_out and scattered (block_count 2 and P) send exactly one message per
@@ -239,21 +257,12 @@ static void check_v(MPI_Comm comm)
     expect(err == MPI_SUCCESS && memcmp(rbuf, ref, rtotal) == 0 && mpich.messages == nonempty,
            line);
 
-    for (int k = 0; k < 4; k++) {
-        static const char *const names[] = { "linear", "spread_out", "scattered(2)",
-                                             "scattered(P)" };
+    for (int k = 0; k < DIRECT_V; k++) {
         a2a_stats st = { 0 };
         memset(rbuf, 0xA5, rtotal + 1);
-        if (k == 0)
-            err = A2A_Alltoallv_linear(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm, &st);
-        else if (k == 1)
-            err = A2A_Alltoallv_spread_out(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm,
-                                           &st);
-        else
-            err = A2A_Alltoallv_scattered(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm,
-                                          k == 2 ? (P < 2 ? 1 : 2) : P, &st);
+        err = direct_v(k, sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, comm, P, &st);
         snprintf(line, sizeof line, "alltoallv %s P=%d rank %d: bytes, %d messages (got %lld)",
-                 names[k], P, rank, nonempty, st.messages);
+                 direct_v_names[k], P, rank, nonempty, st.messages);
         expect(err == MPI_SUCCESS && memcmp(rbuf, ref, rtotal) == 0 && st.messages == nonempty,
                line);
     }
@@ -312,15 +321,9 @@ static void check_zero_bytes(MPI_Comm comm)
         else if (k < 3)
             err = A2A_Alltoall_scattered(sbuf, 0, MPI_BYTE, rbuf, 0, MPI_BYTE, comm,
                                          k == 1 ? two : P, &st);
-        else if (k == 3)
-            err = A2A_Alltoallv_linear(sbuf, counts, displs, empty, rbuf, counts, displs, empty,
-                                       comm, &st);
-        else if (k == 4)
-            err = A2A_Alltoallv_spread_out(sbuf, counts, displs, empty, rbuf, counts, displs,
-                                           empty, comm, &st);
         else
-            err = A2A_Alltoallv_scattered(sbuf, counts, displs, empty, rbuf, counts, displs,
-                                          empty, comm, two, &st);
+            err = direct_v(k - 3, sbuf, counts, displs, empty, rbuf, counts, displs, comm, P,
+                           &st);
         char line[160];
         snprintf(line, sizeof line, "%s P=%d rank %d, 0 bytes a block: no message (got %lld), "
                  "no round, nothing written", names[k], P, rank, st.messages);

@@ -897,16 +897,22 @@ static int next_candidate(const shape *sh, int from)
 }
 
 /* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says what a
- * drift of shape sh led to: `what`, after the name of candidate `cand`. */
-static void tell_drift(const comm_state *cs, const shape *sh, int cand, const char *what)
+ * drift of shape sh led to: the printf format `what` and its arguments, after the name of
+ * candidate `cand`. */
+__attribute__((format(printf, 4, 5)))
+static void tell_drift(const comm_state *cs, const shape *sh, int cand, const char *what, ...)
 {
     int verbose = a2a_tuned_verbose();
     if (!verbose || (cs->rank != 0 && verbose < 2))
         return;
-    char name[128];
+    char name[128], text[256];
     describe(&sh->cand[cand], name, sizeof name);
+    va_list ap;
+    va_start(ap, what);
+    vsnprintf(text, sizeof text, what, ap);
+    va_end(ap);
     fprintf(stderr, "a2a: online %s P=%d: %s %s at call %lld [world rank %d]\n",
-            call_names[sh->coll], sh->P, name, what, sh->calls, cs->world_rank);
+            call_names[sh->coll], sh->P, name, text, sh->calls, cs->world_rank);
 }
 
 /* Guarantees: the exploration's end: the winner decided, to run from the next call, and
@@ -925,10 +931,8 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     if (sh->winner == sh->drift_winner && sh->drift_median > w->median) {
         sh->ref_median = sh->drift_median;
         sh->ref_noise = sh->drift_noise;
-        char what[160];
-        snprintf(what, sizeof what, "chosen again after it drifted; its windows are judged "
-                 "against %.3g us (its time exploited) from now", sh->ref_median * 1e6);
-        tell_drift(cs, sh, sh->winner, what);
+        tell_drift(cs, sh, sh->winner, "chosen again after it drifted; its windows are judged "
+                   "against %.3g us (its time exploited) from now", sh->ref_median * 1e6);
     }
     sh->decided_at = sh->calls + 1;
     sh->pos = 0;
@@ -1140,22 +1144,19 @@ static int end_window(const comm_state *cs, shape *sh)
     median_noise(sh->times + 1, sh->pos - 1, sh->sorted, &median, &noise);
     sh->pos = 0;
     sh->since_window = 0;
-    char what[200];
     if (sh->trial) {
         sh->trial = 0;
         if (clearly_slower(sh->drift_median, sh->drift_noise, median, noise)) {
             sh->ref_median = median;
             sh->ref_noise = noise;
-            snprintf(what, sizeof what, "kept: %.3g us exploited against %.3g us", median * 1e6,
-                     sh->drift_median * 1e6);
-            tell_drift(cs, sh, sh->winner, what);
+            tell_drift(cs, sh, sh->winner, "kept: %.3g us exploited against %.3g us",
+                       median * 1e6, sh->drift_median * 1e6);
             tell_decision(cs, sh); /* the shape's decision now, as after an exploration */
             return MPI_SUCCESS;
         }
-        snprintf(what, sizeof what, "not faster exploited (%.3g us against %.3g us): the "
-                 "winner that drifted runs again from the next call, judged against %.3g us",
-                 median * 1e6, sh->drift_median * 1e6, sh->drift_median * 1e6);
-        tell_drift(cs, sh, sh->winner, what);
+        tell_drift(cs, sh, sh->winner, "not faster exploited (%.3g us against %.3g us): the "
+                   "winner that drifted runs again from the next call, judged against %.3g us",
+                   median * 1e6, sh->drift_median * 1e6, sh->drift_median * 1e6);
         sh->winner = sh->drift_winner;
         sh->ref_median = sh->drift_median;
         sh->ref_noise = sh->drift_noise;
@@ -1167,9 +1168,8 @@ static int end_window(const comm_state *cs, shape *sh)
     if (sh->drifted < DRIFT_WINDOWS || sh->restarts >= MAX_RESTARTS)
         return MPI_SUCCESS;
     int challenge = challenger(sh, median, noise);
-    snprintf(what, sizeof what, "drifted from %.3g us to %.3g us (beyond its noise and %.0f %%)",
-             sh->ref_median * 1e6, median * 1e6, DRIFT_FLOOR * 100);
-    tell_drift(cs, sh, sh->winner, what);
+    tell_drift(cs, sh, sh->winner, "drifted from %.3g us to %.3g us (beyond its noise and %.0f %%)",
+               sh->ref_median * 1e6, median * 1e6, DRIFT_FLOOR * 100);
     sh->restarts++;
     sh->drifted = 0;
     sh->drift_winner = sh->winner;
@@ -1185,9 +1185,8 @@ static int end_window(const comm_state *cs, shape *sh)
     sh->trial = 1;
     sh->decided_at = sh->calls + 1;
     sh->since_window = (long long)MONITOR_GAP * sh->block; /* its first window now */
-    snprintf(what, sizeof what, "(%.3g us exploring) runs in its place from the next call, "
-             "its first window deciding", sh->cand[challenge].median * 1e6);
-    tell_drift(cs, sh, challenge, what);
+    tell_drift(cs, sh, challenge, "(%.3g us exploring) runs in its place from the next call, "
+               "its first window deciding", sh->cand[challenge].median * 1e6);
     return MPI_SUCCESS;
 }
 
