@@ -578,7 +578,7 @@ static void after_agreed_call(a2a_speculation *sp, const a2a_call *call, long lo
     a2a_choice c;
     choice ch;
     int settled = settled_choice(call, &c, &ch);
-    int period = a2a_speculation_agreed(sp, &c, settled);
+    int period = a2a_speculation_agreed(sp, &c, settled, a2a_online_bucket(call->S));
     if (period)
         tell_agreement(call, callno + 1, period, 0);
 }
@@ -651,8 +651,9 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         if ((long long)scounts[i] * tsize > S)
             S = (long long)scounts[i] * tsize;
     /* online tuning keys its shapes by S: then every call agrees on it, at once or, while
-     * the choices repeat, a window of calls later (speculate.c), or, while the shape of
-     * the last call agreed on explores, at the end of its candidate's calls (online.c) */
+     * the choices repeat, a window of calls later (speculate.c), or, while the shape
+     * predicted from the period of the calls' buckets explores, at the end of its
+     * candidate's calls (online.c) */
     a2a_speculation *sp = NULL;
     long long callno = 0;
     if (!only && !tuning.error[0] && P > 1 && tuning.online > 0 &&
@@ -666,9 +667,7 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         a2a_choice decided;
         if (tuning.nrules[COLL_ALLTOALLV] == 0) /* no rule to take a call: online alone */
             ran = a2a_online_predicted_call(&call, &rc, &decided);
-        if (ran) { /* exploring: unsettled; decided right on predictions: the winner next */
-            memset(&predicted, 0, sizeof predicted);
-            a2a_speculation_agreed(sp, &predicted, 0);
+        if (ran) { /* exploring (in the history, unsettled); decided right: the winner next */
             if (ran == 2) {
                 a2a_speculation_enter(sp, &decided);
                 tell_agreement(&call, callno + 1, 1, 0);
@@ -682,6 +681,8 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         int rc = MPI_Allreduce(MPI_IN_PLACE, &S, 1, MPI_LONG_LONG, MPI_MAX, comm);
         if (rc != MPI_SUCCESS)
             return rc;
+        if (sp)
+            a2a_speculation_count_per_call(sp);
     }
     choice ch;
     decide(COLL_ALLTOALLV, comm, P, S, only == NULL, only, &ch);

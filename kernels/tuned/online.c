@@ -141,6 +141,9 @@ typedef struct shape {
     double *keys;          /* alltoallv: the S of each call of the current candidate's calls
                             * of the round, this rank's where the call ran on a predicted
                             * S (a2a_online_predicted_call), then their reduction scratch */
+    long long *entries;    /* and the index of each in the communicator's history of calls
+                            * (speculate.c), -1 for an agreed one: a wrong prediction's
+                            * entry takes its true bucket */
     long long predicted;   /* exploring calls that ran on a predicted S, checked right */
     int pending_predicted; /* calls of the current candidate's calls of the round so */
                            /* far that ran on a predicted S (their check is its end) */
@@ -185,7 +188,8 @@ typedef struct comm_state {
     int world_rank, rank;
     shape *shapes[2][BUCKETS];
     shape *last_v;                /* the alltoallv shape of the last call whose S was agreed */
-    int v_unpredictable;          /* a predicted S was wrong once: alltoallv agrees per call */
+    int v_mispredicted;           /* a predicted S was wrong once: alltoallv predicts only */
+                                  /* from a period of the buckets, no longer from last_v */
     ruled *ruled[2][BUCKETS];
     a2a_speculation *speculation; /* deferred alltoallv agreement (speculate.c) */
     int agreed;                   /* every rank of comm has its state (see state_of) */
@@ -438,6 +442,7 @@ static int forget_comm(MPI_Comm comm, int keyval, void *value, void *extra)
                     free(r);
                 }
                 free(sh->samples);
+                free(sh->entries);
                 free(sh);
             }
         for (int c = 0; c < 2; c++)
@@ -584,6 +589,12 @@ static int bucket_of(long long S)
     return b;
 }
 
+/* Guarantees: see online.h (bucket_of, for speculate.c's history). */
+int a2a_online_bucket(long long S)
+{
+    return bucket_of(S);
+}
+
 /* Guarantees: the lowest and highest S of bucket b. */
 static void bucket_range(int b, long long *lo, long long *hi)
 {
@@ -714,7 +725,10 @@ static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
     sh->block = sh->block < MIN_BLOCK ? MIN_BLOCK : sh->block > MAX_BLOCK ? MAX_BLOCK : sh->block;
     sh->probe = sh->block / 3 > 2 ? sh->block / 3 : 2;
     sh->samples = malloc((size_t)(sh->ncand + 5) * (size_t)sh->block * sizeof *sh->samples);
-    if (!sh->samples) {
+    sh->entries = malloc((size_t)sh->block * sizeof *sh->entries);
+    if (!sh->samples || !sh->entries) {
+        free(sh->samples);
+        free(sh->entries);
         free(sh);
         return NULL;
     }
@@ -762,8 +776,10 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
     if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, cs->comm) != MPI_SUCCESS)
         all = 0;
     if (!all) {
-        if (sh)
+        if (sh) {
             free(sh->samples);
+            free(sh->entries);
+        }
         free(sh);
         sh = &no_memory;
         tell_no_memory(cs, call);
@@ -990,9 +1006,11 @@ static void next_calls(const comm_state *cs, shape *sh)
  * when every agreed S is in the shape's bucket (the prediction held). Otherwise 0: the
  * calls of another bucket are taken out of the shape's counts and accounted to their own
  * shapes (a2a_online_replay, as a speculated call is), the candidate's calls of the round
- * are dropped, to be made again from the next call, and the communicator agrees on S per
- * call from then on. The same on every rank: it judges the reduced values only. *rc: the
- * reduction's or the accounting's error. */
+ * are dropped, to be made again from the next call, each wrong call's entry in the
+ * communicator's history takes its true bucket (a2a_speculation_correct), and from then on
+ * the communicator predicts S only from a period of the buckets (v_mispredicted), no longer
+ * from the last agreed shape. The same on every rank: it judges the reduced values only.
+ * *rc: the reduction's or the accounting's error. */
 static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len, int *rc)
 {
     double *buf = sh->keys + sh->block;
@@ -1019,12 +1037,13 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
         sh->calls--;
         sh->explore_calls--;
         other.S = (long long)buf[len + i];
+        a2a_speculation_correct(cs->speculation, sh->entries[i], bucket_of(other.S));
         int arc = a2a_online_replay(&other, buf[i], 0);
         *rc = *rc != MPI_SUCCESS ? *rc : arc;
     }
     sh->pos = 0;
     sh->pending_predicted = 0;
-    cs->v_unpredictable = 1;
+    cs->v_mispredicted = 1;
     int verbose = a2a_tuned_verbose();
     if (verbose && (cs->rank == 0 || verbose > 1)) {
         long long lo, hi;
@@ -1033,8 +1052,9 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
         int name_len = 0;
         MPI_Comm_get_name(cs->comm, comm_name, &name_len);
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
-                "last %d calls (another S among them); those calls dropped, S agreed per call "
-                "from then on [comm %s, world rank %d]\n", sh->P, lo, hi, len,
+                "last %d calls (another S among them); those calls dropped, each counted for "
+                "its own S; S predicted from then on only from a period of the calls' S "
+                "[comm %s, world rank %d]\n", sh->P, lo, hi, len,
                 name_len > 0 ? comm_name : "unnamed", cs->world_rank);
     }
     return 0;
@@ -1290,12 +1310,13 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
 }
 
 /* Guarantees: a call of shape sh past its warm-up: exploring, the current candidate runs,
- * timed, its S (call->S: agreed, or this rank's own when predicted) kept for the check,
+ * timed, its S (call->S: agreed, or this rank's own when predicted: then `entry` is its
+ * index in the communicator's history of calls, else -1) kept for the check,
  * and the end of its calls of the round reduces and decides (end_block); a refusal or a
  * failed check drops the candidate on every rank at the same call (its calls of the round
  * that ran on a predicted S checked first, keys_held, so that every call is counted for
  * its own shape) and the next one's calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
-static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predicted)
+static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, long long entry)
 {
     int exploring = sh->winner < 0;
     int timed = exploring || window_due(sh);
@@ -1321,7 +1342,8 @@ static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, int predi
         round_span(sh, sh->round, &start, &len);
         double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
         sh->keys[sh->pos] = (double)call->S;
-        sh->pending_predicted += predicted;
+        sh->entries[sh->pos] = entry;
+        sh->pending_predicted += entry >= 0;
         row[start + sh->pos++] = test_time(sh->current, t, 0);
         if (refused || c->dropped) { /* alike on every rank: move on */
             c->dropped = 1;
@@ -1359,25 +1381,41 @@ int a2a_online_call(const a2a_call *call)
         sh->warmup_left--;
         return a2a_call_library(call, call->recv.buf);
     }
-    return shape_call(cs, sh, call, 0);
+    return shape_call(cs, sh, call, -1);
 }
 
-/* Guarantees: see online.h. Predicts only while the shape of the last agreed alltoallv
- * call explores past its warm-up and no prediction on the communicator was wrong: all of
- * it agreed state, so every rank predicts at the same calls. The call is correct whatever
- * its S: every candidate was checked valid at P alone (online_candidates.c, add_candidate: a2a_params_valid
- * takes no S), and a kernel's refusal (MPI_ERR_COUNT) is alike on every rank and goes to
- * the MPI library. */
+/* Guarantees: see online.h. The bucket predicted is a function of the communicator's
+ * history of alltoallv calls (speculate.c: the buckets of agreed S, the buckets predicted by
+ * this same function, and the true buckets the reductions found for wrong ones), of
+ * last_v (the shape of the last agreed call) and of v_mispredicted (set by a reduction):
+ * all of it agreed state, so every rank predicts the same bucket at the same call, and
+ * whether the call runs on it depends on that shape's state, agreed too. A shape decided,
+ * in warm-up or not made yet is not run on a prediction: the caller agrees on S. The call
+ * is correct whatever its S: every candidate was checked valid at P alone
+ * (online_candidates.c, add_candidate: a2a_params_valid takes no S), and a kernel's refusal
+ * (MPI_ERR_COUNT) is alike on every rank and goes to the MPI library. Its history entry is
+ * made before it runs, so that the reduction ending its candidate's calls, when this call
+ * is their last, corrects it if it was wrong. */
 int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided)
 {
     comm_state *cs = agreed_state(call->comm);
-    shape *sh = cs && !cs->v_unpredictable ? cs->last_v : NULL;
+    if (!cs)
+        return 0;
+    int period, b = a2a_speculation_bucket(cs->speculation, &period);
+    if (b < 0 && !cs->v_mispredicted && has_state(cs->last_v)) { /* the last agreed shape */
+        b = cs->last_v->bucket;
+        period = 1;
+    }
+    shape *sh = b >= 0 ? cs->shapes[A2A_COLL_ALLTOALLV][b] : NULL;
     if (!has_state(sh) || sh->winner >= 0 || sh->warmup_left > 0)
         return 0;
+    static const a2a_choice exploring; /* unsettled: the choice is not known before */
+    long long entry = a2a_speculation_known(cs->speculation);
+    a2a_speculation_agreed(cs->speculation, &exploring, 0, b);
     sh->calls++;
-    *rc = shape_call(cs, sh, call, 1);
-    if (sh->winner < 0 || sh->predicted + 1 < sh->explore_calls) /* one agreed: the first */
-        return 1;
+    *rc = shape_call(cs, sh, call, entry);
+    if (period != 1 || sh->winner < 0 || sh->predicted + 1 < sh->explore_calls)
+        return 1; /* (one agreed: the first) */
     a2a_choice_set(decided, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
     return 2;
 }
@@ -1515,6 +1553,10 @@ int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
     if (unchecked && used < len) /* the deferred agreement's last window (speculate.c) */
         used += (size_t)snprintf(text + used, len - used, "%salltoallv P=%d: %d calls on a "
                                  "prediction, not checked yet", used ? "; " : "", P, unchecked);
+    long long v_calls, per_call = a2a_speculation_per_call(cs ? cs->speculation : NULL, &v_calls);
+    if (v_calls && used < len) /* the agreements on S that no prediction spared */
+        used += (size_t)snprintf(text + used, len - used, "%sS of alltoallv agreed per call in "
+                                 "%lld of %lld calls", used ? "; " : "", per_call, v_calls);
     pthread_mutex_unlock(&lists);
     return shapes;
 }
@@ -1698,17 +1740,24 @@ static void tell_summary(const comm_state *cs, const char *when)
 }
 
 /* Guarantees: (collective over cs->comm, at its end) the alltoallv calls run on a predicted
- * S whose candidate's calls of the round are still under way (only the shape predicted,
- * cs->last_v, has such calls) are checked now (keys_held), so that each is counted for its
- * own shape; nothing is sent when there are none, alike on every rank. */
+ * S whose candidate's calls of the round are still under way are checked now (keys_held),
+ * so that each is counted for its own shape: every shape with such calls (several explore
+ * at once when the buckets repeat with a period), in the order of their buckets; their
+ * pending counts are agreed state, so every rank makes the same reductions in that order,
+ * and nothing is sent when there are none. */
 static int close_predictions(comm_state *cs)
 {
-    shape *sh = cs->last_v;
-    if (!has_state(sh) || !sh->pending_predicted)
-        return MPI_SUCCESS;
-    int start, len, rc = MPI_SUCCESS;
-    round_span(sh, sh->round, &start, &len);
-    keys_held(cs, sh, sh->samples + (size_t)sh->current * (size_t)sh->block, start, sh->pos, &rc);
+    int rc = MPI_SUCCESS;
+    for (int b = 0; b < BUCKETS; b++) {
+        shape *sh = cs->shapes[A2A_COLL_ALLTOALLV][b];
+        if (!has_state(sh) || !sh->pending_predicted)
+            continue;
+        int start, len, krc = MPI_SUCCESS;
+        round_span(sh, sh->round, &start, &len);
+        keys_held(cs, sh, sh->samples + (size_t)sh->current * (size_t)sh->block, start, sh->pos,
+                  &krc);
+        rc = rc != MPI_SUCCESS ? rc : krc;
+    }
     return rc;
 }
 

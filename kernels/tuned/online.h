@@ -84,15 +84,18 @@ int a2a_online_configure(char *error, size_t len);
 int a2a_online_call(const a2a_call *call);
 
 /* (alltoallv, call->S this rank's own, not agreed) 1 when the call ran as a call of the
- * shape of the last alltoallv call whose S was agreed on the communicator, that shape
- * exploring: its S predicted, the call explores the shape's current candidate, and the
- * reduction that ends the candidate's calls of the round checks the prediction (a wrong
- * one drops those calls and the communicator agrees per call from then on); *rc is the
- * call's result. 2 when, besides, this call ended the shape's exploration with every
- * call of it run on a predicted S checked right: *decided is the winner, which the next
- * calls may run on a prediction too (a2a_speculation_enter). 0 (nothing run) otherwise:
- * the caller agrees on S. Every rank of the communicator returns the same at the same
- * call: it depends on agreed state only. */
+ * shape predicted for it, that shape exploring past its warm-up: the bucket of the call L
+ * calls before when the buckets of the communicator's alltoallv calls known (agreed, or
+ * predicted and not refuted) repeat with a period L <= 8 (a2a_speculation_bucket), else,
+ * until a prediction was wrong once, the shape of the last call whose S was agreed. The call
+ * explores the shape's current candidate, and the reduction that ends the candidate's calls
+ * of the round checks the prediction (a wrong one drops those calls, replays each to its own
+ * shape, corrects the history, and ends the fallback to the last agreed shape); *rc is the
+ * call's result. 2 when, besides, the prediction was the last call's bucket (L = 1) and this
+ * call ended the shape's exploration with every call of it run on a predicted S checked
+ * right: *decided is the winner, which the next calls may run on a prediction too
+ * (a2a_speculation_enter). 0 (nothing run) otherwise: the caller agrees on S. Every rank
+ * of the communicator returns the same at the same call: it depends on agreed state only. */
 int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided);
 
 /* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
@@ -118,6 +121,9 @@ int a2a_online_winner(const a2a_call *call, a2a_choice *out);
  * reduce on the communicator as a2a_online_call does. */
 int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner);
 
+/* The bucket of S (the key of an online shape): 0 for S = 0, else 1 + floor(log2 S). */
+int a2a_online_bucket(long long S);
+
 /* ---- provided by speculate.c -------------------------------------------------------- */
 
 typedef struct a2a_speculation a2a_speculation;
@@ -133,10 +139,15 @@ void a2a_choice_set(a2a_choice *c, const a2a_kernel *k, const int *params);
 a2a_speculation *a2a_speculation_new(void);
 void a2a_speculation_free(a2a_speculation *sp);
 int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call);
-int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled);
+int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled, int bucket);
+int a2a_speculation_bucket(const a2a_speculation *sp, int *period);
+long long a2a_speculation_known(const a2a_speculation *sp);
+void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket);
 void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice);
 int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds);
 int a2a_speculation_unchecked(const a2a_speculation *sp);
+void a2a_speculation_count_per_call(a2a_speculation *sp);
+long long a2a_speculation_per_call(const a2a_speculation *sp, long long *calls);
 int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
                           void *arg, long long *ended_at);
 

@@ -11,9 +11,13 @@
  * ~25 us call at P = 64, S = 16 B under SimGrid, ~9 us of ~19 us in the transitive
  * closure. What every rank needs, though, is the same kernel, not the same S.
  *
- * (While a shape explores, its calls do not agree either: online.c predicts the shape of the
- * last agreed call and checks it in the reduction that ends each candidate's calls,
- * a2a_online_predicted_call; those calls join this history as unsettled.)
+ * (While a shape explores, its calls do not agree either: online.c predicts the call's
+ * shape from the period of the buckets of S in this history, a2a_speculation_bucket, and
+ * checks it in the reduction that ends each candidate's calls, a2a_online_predicted_call;
+ * those calls join this history as unsettled, with the bucket predicted, which that
+ * reduction corrects when it was wrong. One history serves both predictions because both
+ * are of the same calls and must be the same on every rank: the choices' period needs
+ * settled calls, the buckets' period any calls whose bucket is known or predicted.)
  *
  * Why deferring it is safe. Every rank keeps the same history: the dispatcher's choice
  * (kernel and parameters) for every call whose S is agreed on, computed from agreed S
@@ -66,11 +70,13 @@
 typedef struct entry {
     a2a_choice choice;
     int settled;
-} entry;
+    int bucket;    /* the call's S bucket (online.c's a2a_online_bucket): agreed, or */
+} entry;           /* predicted and not refuted yet */
 
 struct a2a_speculation {
     entry hist[HISTORY];       /* ring: the choice of call k at hist[k % HISTORY] */
     long long calls;           /* alltoallv calls through the dispatcher on the comm */
+    long long per_call;        /* of them, calls that agreed on S before running */
     long long known;           /* calls whose choice is in hist (agreed or predicted) */
     int period;                /* 0: agreeing per call; else speculating with this period */
     int window;                /* calls of the current window */
@@ -132,6 +138,44 @@ static int find_period(const a2a_speculation *sp)
     return 0;
 }
 
+/* Guarantees: the bucket predicted for the alltoallv call now beginning: that of the call
+ * L calls before it, L the smallest period <= MAX_PERIOD with which the last max(ENTER_CALLS,
+ * 2 L) buckets known (agreed, or predicted and not refuted yet) repeat (each equals the one
+ * L calls before it); *period = L. -1 (and *period 0) when they repeat with none.
+ * Every rank gets the same at the same call: the history holds the buckets of agreed S, the
+ * buckets predicted by this same rule, and corrections made from reduced S only. */
+int a2a_speculation_bucket(const a2a_speculation *sp, int *period)
+{
+    for (int L = 1; L <= MAX_PERIOD; L++) {
+        long long n = ENTER_CALLS > 2 * L ? ENTER_CALLS : 2 * L, k = sp->known - n + L;
+        if (sp->known < n)
+            break;
+        while (k < sp->known && sp->hist[k % HISTORY].bucket == sp->hist[(k - L) % HISTORY].bucket)
+            k++;
+        if (k == sp->known) {
+            *period = L;
+            return sp->hist[(sp->known - L) % HISTORY].bucket;
+        }
+    }
+    *period = 0;
+    return -1;
+}
+
+/* Guarantees: the index in the history the next call's entry gets (calls known so far). */
+long long a2a_speculation_known(const a2a_speculation *sp)
+{
+    return sp->known;
+}
+
+/* Guarantees: (a predicted call found of another bucket by a reduction) the entry of call
+ * `index` holds its true bucket, when it is still in the history (older ones are past every
+ * period's look-back). */
+void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket)
+{
+    if (index >= 0 && index < sp->known && index >= sp->known - HISTORY)
+        sp->hist[index % HISTORY].bucket = bucket;
+}
+
 /* Guarantees: 1 when the call now beginning runs on a prediction: *out is the choice of
  * the call `period` calls before (the same on every rank); 0 when the caller must agree
  * on S first. Counts the call. */
@@ -148,12 +192,15 @@ int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *cal
 }
 
 /* Guarantees: (agreeing per call) appends the call's choice, computed from the agreed S
- * after the call; returns the period when speculation begins with the next call, else 0. */
-int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled)
+ * after the call, and its bucket (or, settled 0, an exploring call's: predicted, appended
+ * before the call runs); returns the period when speculation begins with the next call,
+ * else 0. */
+int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled, int bucket)
 {
     entry *e = &sp->hist[sp->known % HISTORY];
     e->choice = *choice;
     e->settled = settled;
+    e->bucket = bucket;
     sp->known++;
     sp->period = find_period(sp);
     sp->pending = 0;
@@ -183,6 +230,21 @@ int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds)
     sp->S[sp->pending] = S;
     sp->ns[sp->pending] = (long long)(seconds * 1e9);
     return ++sp->pending == sp->window;
+}
+
+/* Guarantees: the call now beginning is counted as one that agreed on S before running
+ * (the dispatcher's MPI_Allreduce), for A2A_Tuning_summary. */
+void a2a_speculation_count_per_call(a2a_speculation *sp)
+{
+    sp->per_call++;
+}
+
+/* Guarantees: the alltoallv calls that agreed on S before running (0 for sp NULL); *calls
+ * is all the alltoallv calls counted so far. */
+long long a2a_speculation_per_call(const a2a_speculation *sp, long long *calls)
+{
+    *calls = sp ? sp->calls : 0;
+    return sp ? sp->per_call : 0;
 }
 
 /* Guarantees: the calls run on a prediction whose window is not checked yet (they are
@@ -219,6 +281,7 @@ int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_ju
         entry *e = &sp->hist[k % HISTORY];
         a2a_choice truth;
         int settled = 0;
+        e->bucket = a2a_online_bucket(buf[i]); /* a right choice may come from another bucket */
         if (!judge(buf[i], (double)buf[w + i] * 1e-9, &e->choice, &truth, &settled, arg)) {
             e->choice = truth;
             e->settled = settled;

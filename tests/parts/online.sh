@@ -13,6 +13,10 @@
 #     call runs on the S predicted from the last one agreed (checked in the reduction that
 #     ends its candidate's calls): in the loop every alltoallv shape explores so, and in
 #     the cycle the first wrong prediction drops its calls and agrees per call again;
+#   - with the calls' S going round 3 buckets (--period, P = 1..5 in one launch) every
+#     exploring call after the first few runs on the shape of the call 3 before (the period
+#     of the buckets), decided alike on every rank; a call that breaks the period once is
+#     found by the reduction of the shape it was predicted as, and counted for its own;
 #   - the file written at MPI_Finalize (A2A_TUNING_OUT) is valid and read back: a second
 #     run with it exploits it call by call (expect.py a2a) and explores nothing;
 #   - a run that ends with shapes still exploring (10 calls a shape) keeps them in the
@@ -139,6 +143,27 @@ for lib in openmpi mpich; do
         pass online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -1)"
     else
         fail online/$lib/deferred-agreement-same-call "$(echo "$out" | tail -3)"
+    fi
+    # the period of the shapes (kernels/tuned/speculate.c, a2a_speculation_bucket): the
+    # alltoallv calls' S go round 3 buckets (--period: on the first p ranks, p = 1..5, in
+    # one launch), 40 rounds, and in round 8 one call of 32768 B breaks the period. The
+    # first prediction (call 2, the last agreed shape's) fails at 16 B, as before; from
+    # call 9 the buckets repeat every 3 calls and each call runs on the shape of the call
+    # 3 before: every shape explores on predictions, decided alike on every rank; the
+    # break (predicted 1024 B, exploring) is found by 1024 B's reduction and counted for
+    # its own shape (1 call; the others 40), and predictions come back 8 calls later.
+    # Before, the first wrong prediction ended them: no shape explored on one (0 of them).
+    run online/$lib/period 60 $launch 5 env $pre A2A_TUNING=online A2A_VERBOSE=2 \
+        A2A_TUNING_EXPLORE=30 $prog --repeat 40 --period 8 - 16 1024 16384
+    plog="$WORK/online_${lib}_period.log"
+    if out=$(MIN=12 $EXPECT online "$plog") && echo "$out" | grep -q '^online: 12 calls' &&
+        [ "$(grep -c 'MPI_Alltoallv P=[2-5] S=[0-9.]* -> .* calls exploring, [1-9][0-9]* of them on a predicted S' "$plog")" = 42 ] &&
+        [ "$(grep -c 'S=1024\.\.2047: S predicted wrong in the last' "$plog")" = 14 ] &&
+        [ "$(grep -c 'S predicted wrong in the last' "$plog")" = 28 ] &&
+        alltoallv_calls_each "$plog" 16 40 32768=1; then
+        pass online/$lib/period-predicted-same-call "$(echo "$out" | tail -1)"
+    else
+        fail online/$lib/period-predicted-same-call "$(echo "$out" | tail -3)"
     fi
     # one rule per shape: the halves' shapes once (the first communicator's decision)
     check online/$lib/file-written holds \

@@ -3,7 +3,8 @@
  * tests: MPI_Alltoall and MPI_Alltoallv at the block sizes given, on MPI_COMM_WORLD and
  * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
  *
- *   mpirun -n 4 plain_alltoall [--repeat N [--cycle | --dup | --free-in-callback]] OUT BYTES...
+ *   mpirun -n 4 plain_alltoall [--repeat N [--cycle | --dup | --free-in-callback |
+ *                                            --period B]] OUT BYTES...
  *   e.g. plain_alltoall /tmp/out 16 1024
  *
  * --repeat N makes every call N times in a row (a loop of calls at each size, for the
@@ -17,7 +18,12 @@
  * another communicator ("owner", a duplicate of the world) when the program frees that
  * one: MPI calls the callback inside that MPI_Comm_free (below 4 ranks the one "half" is
  * then the whole world, and is looped on too); the callback first makes an MPI_Alltoall
- * on "owner", the communicator being freed. Non-uniform blocks are up to S bytes
+ * on "owner", the communicator being freed. With --period B only MPI_Alltoallv is called,
+ * on communicators of the first p ranks for p = 1, 2, ..., P in turn (named "first<p>";
+ * the other ranks wait), going N times round the sizes (the calls' S repeat with a period
+ * of the number of sizes), and, when B > 0, once more in round B after its first size:
+ * one call of twice the largest size (the period broken at one call). Non-uniform blocks
+ * are up to S bytes
  * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
  * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
  * Every rank checks what it received against the data it knows every sender sent, and
@@ -189,6 +195,38 @@ static void loop(run *r, MPI_Comm comm, const long long *sizes, int nsizes, int 
         }
 }
 
+/* The --period loop: on the communicator of the first p ranks for p = 1..P in turn,
+ * `repeat` times round the sizes with MPI_Alltoallv only, and in round `brk` (when > 0)
+ * one call of twice the largest size after the first size's. */
+static void period_loops(run *r, const long long *sizes, int nsizes, int repeat, int brk)
+{
+    int P;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    long long largest = 0;
+    for (int i = 0; i < nsizes; i++)
+        largest = sizes[i] > largest ? sizes[i] : largest;
+    int calls = 0;
+    for (int p = 1; p <= P; p++) {
+        MPI_Comm comm;
+        MPI_Comm_split(MPI_COMM_WORLD, r->rank < p ? 0 : MPI_UNDEFINED, r->rank, &comm);
+        if (comm == MPI_COMM_NULL)
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "first%d", p);
+        MPI_Comm_set_name(comm, name);
+        r->call = p * 1000000; /* the payloads' call number, alike on the ranks of comm */
+        for (int n = 0; n < repeat; n++)
+            for (int i = 0; i < nsizes; i++) {
+                nonuniform(r, comm, sizes[i]);
+                if (brk > 0 && n == brk && i == 0)
+                    nonuniform(r, comm, 2 * largest);
+            }
+        calls += r->call - p * 1000000;
+        MPI_Comm_free(&comm);
+    }
+    r->call = calls;
+}
+
 /* Guarantees: (delete callback of the attribute "owner" carries) first makes an
  * MPI_Alltoall of ints on owner itself, the communicator being freed (its first call:
  * nothing may attach to owner now), counting a wrong block in *extra; then frees the
@@ -224,12 +262,19 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    int repeat = 1, cycle = 0, dup = 0, in_callback = 0;
+    int repeat = 1, cycle = 0, dup = 0, in_callback = 0, period = 0, brk = 0;
     if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
         repeat = atoi(argv[2]);
         argv += 2;
         argc -= 2;
-        if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup") ||
+        if (argc > 2 && !strcmp(argv[1], "--period")) {
+            char *end;
+            brk = (int)strtol(argv[2], &end, 10);
+            period = !*end && brk >= 0 && brk < repeat;
+            repeat = period ? repeat : 0; /* bad: the usage line */
+            argv += 2;
+            argc -= 2;
+        } else if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup") ||
                          !strcmp(argv[1], "--free-in-callback"))) {
             cycle = !strcmp(argv[1], "--cycle");
             dup = !strcmp(argv[1], "--dup");
@@ -241,7 +286,7 @@ int main(int argc, char **argv)
     if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
             fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup | "
-                            "--free-in-callback]] OUT|- BYTES...\n");
+                            "--free-in-callback | --period B (0 <= B < N)]] OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -268,7 +313,9 @@ int main(int argc, char **argv)
         }
     }
     MPI_Comm half, world_dup;
-    if (dup) {
+    if (period) {
+        period_loops(&r, sizes, nsizes, repeat, brk);
+    } else if (dup) {
         MPI_Comm_dup(MPI_COMM_WORLD, &world_dup);
         MPI_Comm_set_name(world_dup, "dup");
         for (int i = 0; i < nsizes; i++)
