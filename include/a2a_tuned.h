@@ -28,8 +28,10 @@
  * on with one MPI_Allreduce per call; while the choices repeat (the same kernel for every
  * S seen, or a cycle of at most 8 calls), the call runs the predicted choice and one
  * MPI_Allreduce per window of 8 to 64 calls checks it, a wrong one restoring the per-call
- * agreement from the next call: kernels/tuned/speculate.c; while a shape explores, its
- * calls run on the S of the last agreed call, checked in the reduction of their times)
+ * agreement from the next call: kernels/tuned/speculate.c; while the buckets of S repeat
+ * with a period of at most 8 calls, a call runs on the bucket of the call one period
+ * before (else on the last agreed call's): an exploring shape's candidate, checked in the
+ * reduction of their times, or a decided shape's winner, checked in such a window)
  * a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the

@@ -549,9 +549,10 @@ static int check_window(a2a_speculation *sp, const a2a_call *call, long long *br
 }
 
 /* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says from
- * which alltoallv call on the communicator the agreement on S is deferred (period > 0)
- * or made per call again. */
-static void tell_agreement(const a2a_call *call, long long from, int period, long long broke)
+ * which alltoallv call on the communicator the agreement on S is deferred (period > 0:
+ * `what`, the choices or the S buckets, repeat with it) or made per call again. */
+static void tell_agreement(const a2a_call *call, long long from, int period, const char *what,
+                           long long broke)
 {
     int rank, world_rank, len = 0;
     char comm_name[MPI_MAX_OBJECT_NAME] = "";
@@ -562,8 +563,8 @@ static void tell_agreement(const a2a_call *call, long long from, int period, lon
     MPI_Comm_get_name(call->comm, comm_name, &len);
     if (period)
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: agreement on S deferred from call %lld "
-                "(the choices repeat every %d calls) [comm %s, world rank %d]\n", call->P, from,
-                period, len > 0 ? comm_name : "unnamed", world_rank);
+                "(the %s repeat every %d calls) [comm %s, world rank %d]\n", call->P, from,
+                what, period, len > 0 ? comm_name : "unnamed", world_rank);
     else
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d: agreement on S per call again from call "
                 "%lld (call %lld was not as predicted) [comm %s, world rank %d]\n", call->P, from,
@@ -579,8 +580,10 @@ static void after_agreed_call(a2a_speculation *sp, const a2a_call *call, long lo
     choice ch;
     int settled = settled_choice(call, &c, &ch);
     int period = a2a_speculation_agreed(sp, &c, settled, a2a_online_bucket(call->S));
-    if (period)
-        tell_agreement(call, callno + 1, period, 0);
+    if (period) {
+        a2a_speculation_deferral_begins(sp);
+        tell_agreement(call, callno + 1, period, "choices", 0);
+    }
 }
 
 /* Guarantees: the result of the alltoallv call (its S this rank's own) computed by the
@@ -602,7 +605,7 @@ static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_
     long long broke;
     int crc = check_window(sp, call, &broke);
     if (broke || crc != MPI_SUCCESS)
-        tell_agreement(call, callno + 1, 0, broke ? broke : callno);
+        tell_agreement(call, callno + 1, 0, NULL, broke ? broke : callno);
     return rc != MPI_SUCCESS ? rc : crc;
 }
 
@@ -664,13 +667,19 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
         if (a2a_speculation_predict(sp, &predicted, &callno))
             return speculated_call(sp, &call, &predicted, callno);
         int rc, ran = 0;
-        a2a_choice decided;
+        a2a_prediction pred;
         if (tuning.nrules[COLL_ALLTOALLV] == 0) /* no rule to take a call: online alone */
-            ran = a2a_online_predicted_call(&call, &rc, &decided);
+            ran = a2a_online_predicted_call(&call, &rc, &pred);
+        if (ran == 3) { /* a decided shape predicted: its winner, checked in a window */
+            a2a_speculation_append(sp, &pred.winner, pred.bucket);
+            if (a2a_speculation_deferral_begins(sp))
+                tell_agreement(&call, callno, pred.period, "S buckets", 0);
+            return speculated_call(sp, &call, &pred.winner, callno);
+        }
         if (ran) { /* exploring (in the history, unsettled); decided right: the winner next */
             if (ran == 2) {
-                a2a_speculation_enter(sp, &decided);
-                tell_agreement(&call, callno + 1, 1, 0);
+                a2a_speculation_enter(sp, &pred.winner);
+                tell_agreement(&call, callno + 1, 1, "choices", 0);
             }
             return rc;
         }

@@ -8,8 +8,9 @@
  * block of any rank (alltoallv: the summary of the counts that the dispatcher agrees on,
  * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
  * speculate.c; such calls reach this file after the window, a2a_online_replay; or, while
- * the shape of the last call agreed on explores, at the end of its current candidate's
- * calls: a2a_online_predicted_call, keys_held). P is the communicator's. In-place calls
+ * the shape predicted from the period of the calls' buckets, or else the last agreed one,
+ * explores, at the end of its current candidate's calls: a2a_online_predicted_call,
+ * keys_held). P is the communicator's. In-place calls
  * never reach this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
@@ -1389,34 +1390,41 @@ int a2a_online_call(const a2a_call *call)
  * this same function, and the true buckets the reductions found for wrong ones), of
  * last_v (the shape of the last agreed call) and of v_mispredicted (set by a reduction):
  * all of it agreed state, so every rank predicts the same bucket at the same call, and
- * whether the call runs on it depends on that shape's state, agreed too. A shape decided,
- * in warm-up or not made yet is not run on a prediction: the caller agrees on S. The call
- * is correct whatever its S: every candidate was checked valid at P alone
- * (online_candidates.c, add_candidate: a2a_params_valid takes no S), and a kernel's refusal
+ * whether the call runs on it depends on that shape's state, agreed too. A shape in
+ * warm-up or not made yet is not run on a prediction (the caller agrees on S), nor a
+ * decided one predicted without a period (the last agreed shape's: 0, as before); a
+ * decided one predicted from a period goes back to the caller (3), whose window checks
+ * it. An exploring call is correct whatever its S: every candidate was checked valid at P
+ * alone (online_candidates.c, add_candidate: a2a_params_valid takes no S), and a kernel's refusal
  * (MPI_ERR_COUNT) is alike on every rank and goes to the MPI library. Its history entry is
  * made before it runs, so that the reduction ending its candidate's calls, when this call
  * is their last, corrects it if it was wrong. */
-int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided)
+int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_prediction *pred)
 {
     comm_state *cs = agreed_state(call->comm);
     if (!cs)
         return 0;
-    int period, b = a2a_speculation_bucket(cs->speculation, &period);
-    if (b < 0 && !cs->v_mispredicted && has_state(cs->last_v)) { /* the last agreed shape */
+    int b = a2a_speculation_bucket(cs->speculation, &pred->period), periodic = b >= 0;
+    if (!periodic && !cs->v_mispredicted && has_state(cs->last_v)) { /* the last agreed shape */
         b = cs->last_v->bucket;
-        period = 1;
+        pred->period = 1;
     }
+    pred->bucket = b;
     shape *sh = b >= 0 ? cs->shapes[A2A_COLL_ALLTOALLV][b] : NULL;
-    if (!has_state(sh) || sh->winner >= 0 || sh->warmup_left > 0)
+    if (!has_state(sh) || sh->warmup_left > 0)
         return 0;
+    if (sh->winner >= 0) { /* decided: its winner, checked in a window (periodic only) */
+        a2a_choice_set(&pred->winner, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
+        return periodic ? 3 : 0;
+    }
     static const a2a_choice exploring; /* unsettled: the choice is not known before */
     long long entry = a2a_speculation_known(cs->speculation);
     a2a_speculation_agreed(cs->speculation, &exploring, 0, b);
     sh->calls++;
     *rc = shape_call(cs, sh, call, entry);
-    if (period != 1 || sh->winner < 0 || sh->predicted + 1 < sh->explore_calls)
+    if (pred->period != 1 || sh->winner < 0 || sh->predicted + 1 < sh->explore_calls)
         return 1; /* (one agreed: the first) */
-    a2a_choice_set(decided, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
+    a2a_choice_set(&pred->winner, sh->cand[sh->winner].kernel, sh->cand[sh->winner].params);
     return 2;
 }
 

@@ -83,20 +83,30 @@ int a2a_online_configure(char *error, size_t len);
  * communicator and of values reduced over all its ranks. */
 int a2a_online_call(const a2a_call *call);
 
-/* (alltoallv, call->S this rank's own, not agreed) 1 when the call ran as a call of the
- * shape predicted for it, that shape exploring past its warm-up: the bucket of the call L
- * calls before when the buckets of the communicator's alltoallv calls known (agreed, or
- * predicted and not refuted) repeat with a period L <= 8 (a2a_speculation_bucket), else,
- * until a prediction was wrong once, the shape of the last call whose S was agreed. The call
- * explores the shape's current candidate, and the reduction that ends the candidate's calls
- * of the round checks the prediction (a wrong one drops those calls, replays each to its own
- * shape, corrects the history, and ends the fallback to the last agreed shape); *rc is the
- * call's result. 2 when, besides, the prediction was the last call's bucket (L = 1) and this
- * call ended the shape's exploration with every call of it run on a predicted S checked
- * right: *decided is the winner, which the next calls may run on a prediction too
- * (a2a_speculation_enter). 0 (nothing run) otherwise: the caller agrees on S. Every rank
- * of the communicator returns the same at the same call: it depends on agreed state only. */
-int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_choice *decided);
+/* The shape an alltoallv call is predicted to have (a2a_online_predicted_call). */
+typedef struct a2a_prediction {
+    int bucket;        /* its S bucket */
+    int period;        /* the period of the buckets it came from (1: or the last agreed shape) */
+    a2a_choice winner; /* (returned 2 or 3) the shape's winner */
+} a2a_prediction;
+
+/* (alltoallv, call->S this rank's own, not agreed) The bucket predicted for the call: that
+ * of the call L calls before when the buckets of the communicator's alltoallv calls known
+ * (agreed, or predicted and not refuted) repeat with a period L <= 8
+ * (a2a_speculation_bucket), else, until a prediction was wrong once, the shape of the last
+ * call whose S was agreed. Returns 1 when the call ran as a call of that shape, exploring
+ * past its warm-up: it explores the shape's current candidate, and the reduction that ends
+ * the candidate's calls of the round checks the prediction (a wrong one drops those calls,
+ * replays each to its own shape, corrects the history, and ends the fallback to the last
+ * agreed shape); *rc is the call's result. 2 when, besides, the prediction was the last
+ * call's bucket (L = 1) and this call ended the shape's exploration with every call of it
+ * run on a predicted S checked right: pred->winner is the winner, which the next calls may
+ * run on a prediction too (a2a_speculation_enter). 3 (nothing run) when the buckets' period
+ * predicts a decided shape: pred->winner is its winner, which the caller runs on the
+ * prediction, checked in a window as a speculated call (a2a_speculation_append). 0 (nothing
+ * run) otherwise: the caller agrees on S. Every rank of the communicator returns the same at
+ * the same call: it depends on agreed state only. */
+int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_prediction *pred);
 
 /* Counts a call that a rule of A2A_TUNING_FILE took under online tuning (the kernel the
  * rule names), for A2A_Tuning_summary. Every rank of the communicator calls it at the
@@ -144,6 +154,8 @@ int a2a_speculation_bucket(const a2a_speculation *sp, int *period);
 long long a2a_speculation_known(const a2a_speculation *sp);
 void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket);
 void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice);
+void a2a_speculation_append(a2a_speculation *sp, const a2a_choice *choice, int bucket);
+int a2a_speculation_deferral_begins(a2a_speculation *sp);
 int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds);
 int a2a_speculation_unchecked(const a2a_speculation *sp);
 void a2a_speculation_count_per_call(a2a_speculation *sp);

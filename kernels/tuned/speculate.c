@@ -81,6 +81,10 @@ struct a2a_speculation {
     int period;                /* 0: agreeing per call; else speculating with this period */
     int window;                /* calls of the current window */
     int pending;               /* speculated calls since the last window's agreement */
+    int deferring;             /* a deferral was said (A2A_VERBOSE) and no check broke since */
+    long long at[WINDOW_MAX];  /* the history entry of each of the window's calls (their */
+    long long callno[WINDOW_MAX]; /* calls need not be consecutive), its call number and */
+    a2a_choice ran[WINDOW_MAX];   /* the choice it ran (its entry may be overwritten first) */
     long long S[WINDOW_MAX];   /* this rank's S of the window's calls */
     long long ns[WINDOW_MAX];  /* this rank's time of each, in ns */
 };
@@ -203,9 +207,34 @@ int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int se
     e->bucket = bucket;
     sp->known++;
     sp->period = find_period(sp);
-    sp->pending = 0;
-    sp->window = WINDOW_MIN;
+    if (!sp->pending) /* a window may be open: calls of decided shapes predicted between */
+        sp->window = WINDOW_MIN;
     return sp->period;
+}
+
+/* Guarantees: (agreeing per call, the buckets' period predicting a decided shape) appends
+ * the call's predicted choice, settled, and its bucket, as a speculated call's entry: the
+ * caller runs the choice and records the call in the window (a2a_speculation_record), whose
+ * check judges it as it judges the calls speculated on the choices' period. */
+void a2a_speculation_append(a2a_speculation *sp, const a2a_choice *choice, int bucket)
+{
+    entry *e = &sp->hist[sp->known % HISTORY];
+    e->choice = *choice;
+    e->settled = 1;
+    e->bucket = bucket;
+    sp->known++;
+    if (!sp->pending && !sp->window)
+        sp->window = WINDOW_MIN;
+}
+
+/* Guarantees: 1 once per deferral: the first call run on a prediction since the last check
+ * that broke one (or since the start), for A2A_VERBOSE's line. */
+int a2a_speculation_deferral_begins(a2a_speculation *sp)
+{
+    if (sp->deferring)
+        return 0;
+    sp->deferring = 1;
+    return 1;
 }
 
 /* Guarantees: (agreeing per call, the call just made run on a predicted S checked right,
@@ -219,17 +248,21 @@ void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice)
     e->choice = *choice;
     e->settled = 1;
     sp->period = 1;
-    sp->pending = 0;
-    sp->window = WINDOW_MIN;
+    sp->deferring = 1;
+    if (!sp->pending) /* else the open window goes on (calls of decided shapes in it) */
+        sp->window = WINDOW_MIN;
 }
 
 /* Guarantees: (a speculated call) keeps this rank's S and time of the call; returns 1
  * when the window is full (the caller then calls a2a_speculation_check). */
 int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds)
 {
+    sp->at[sp->pending] = sp->known - 1;
+    sp->callno[sp->pending] = sp->calls;
+    sp->ran[sp->pending] = sp->hist[(sp->known - 1) % HISTORY].choice;
     sp->S[sp->pending] = S;
     sp->ns[sp->pending] = (long long)(seconds * 1e9);
-    return ++sp->pending == sp->window;
+    return ++sp->pending >= sp->window;
 }
 
 /* Guarantees: the call now beginning is counted as one that agreed on S before running
@@ -274,25 +307,26 @@ int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_ju
     if (rc != MPI_SUCCESS) { /* alike on every rank: agree per call again */
         sp->period = 0;
         sp->pending = 0;
+        sp->deferring = 0;
         return rc;
     }
     for (int i = 0; i < w; i++) {
-        long long k = sp->known - w + i;
-        entry *e = &sp->hist[k % HISTORY];
+        entry past, *e = sp->at[i] >= sp->known - HISTORY ? &sp->hist[sp->at[i] % HISTORY] : &past;
         a2a_choice truth;
         int settled = 0;
         e->bucket = a2a_online_bucket(buf[i]); /* a right choice may come from another bucket */
-        if (!judge(buf[i], (double)buf[w + i] * 1e-9, &e->choice, &truth, &settled, arg)) {
+        if (!judge(buf[i], (double)buf[w + i] * 1e-9, &sp->ran[i], &truth, &settled, arg)) {
             e->choice = truth;
             e->settled = settled;
             if (!*ended_at)
-                *ended_at = sp->calls - w + i + 1;
+                *ended_at = sp->callno[i];
         }
     }
     sp->pending = 0;
-    if (*ended_at)
+    if (*ended_at) {
         sp->period = 0;
-    else if (sp->window < WINDOW_MAX)
+        sp->deferring = 0;
+    } else if (sp->window < WINDOW_MAX)
         sp->window *= 2;
     return MPI_SUCCESS;
 }
