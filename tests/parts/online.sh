@@ -157,7 +157,7 @@ for lib in openmpi mpich; do
     # each communicator's 121 calls 15 agree per call (calls 1 and 3-8, 27-34; at most 20
     # allowed: a drift under load may explore a shape again). Before, the first wrong
     # prediction ended the predictions: no shape explored on one (0 of them), 119 agreed;
-    # with a decided shape's calls agreeing per call until the choices repeat, over 30.
+    # with a decided shape's calls agreeing per call until the choices repeat, 28 to 42.
     run online/$lib/period 60 $launch 5 env $pre A2A_TUNING=online A2A_VERBOSE=2 \
         A2A_TUNING_EXPLORE=30 $prog --repeat 40 --period 8 - 16 1024 16384
     plog="$WORK/online_${lib}_period.log"
