@@ -78,10 +78,12 @@ extrapolated: the table's figure is the conservative one.
 which the ranks agree on with one MPI_Allreduce (their own blocks differ); at P = 64, 16 B
 that reduction is ~4.9 us of a ~25 us call (tuna fixed by a file whose choice depends on
 S costs 29.66 us a call, by a one-rule file 24.79 us). The dispatcher agrees per call only
-without a prediction: a decided shape whose choices repeat runs the predicted choice and
-checks it with one MPI_Allreduce per window of 8..64 calls (kernels/tuned/speculate.c),
-from the call it decided at, and a shape exploring runs its calls on the predicted S,
-checked by the reduction that ends each candidate's calls of a round (docs/tuning-files.md).
+without a prediction: a call's shape is predicted from the period of the calls' S buckets
+(here one S: the last call's); a shape exploring runs its calls on it, checked by the
+reduction that ends each candidate's calls of a round, and a decided shape runs its winner
+(or, the choices repeating, the predicted choice), checked with one MPI_Allreduce per
+window of 8..64 calls (kernels/tuned/speculate.c), from the call it decided at
+(docs/tuning-files.md).
 The longest window bounds how late a new S is seen; at P = 64, 16 B the checks of windows
 up to 16, 32 and 64 calls added 0.70, 0.40 and 0.26 us a call to a second run: a bound of
 32 calls would cost 0.14 us a call more than 64, 3 % of what deferral saves, so the longest
@@ -256,8 +258,11 @@ Made from `tests/data/online-apps-sim.jsonl`, the records of
 tc-torus` (simulated as above: P = 64 on dragonfly.xml, and tc also on torus_tofud.xml;
 SMPI with MPICH's selector, `a2a simulate`'s options and copy model; maxmin/precision 1e-3
 for fft, 1e-2 for tc), every run of them
-launched anew by the online tuner and the kernels as they are now (docs/tuning-files.md):
-no fixed run is reused. One launch of an application is `runs` closures (tc) or forward
+launched anew by the online tuner and the kernels as they are now (docs/tuning-files.md),
+but tc's fixed runs: its online and second runs were re-made for the shape predicted from
+the period of the calls' S (`REUSE_APPS=tests/data/online-apps-sim.jsonl
+sweeps/bench/online_remake.sh tc tc-torus`), its fixed runs reused from the records before
+(the kernels did not change). One launch of an application is `runs` closures (tc) or forward
 transforms (fft) with no warm-up, so every all-to-all of the launch counts: 167 closures of
 rmat:9:4 make 1,002 alltoallv calls, 500 transforms of 512x512 1,000 alltoall calls, the
 issue's loop of 1,000. Its total is the metric `comm_sum_s` of `a2atune app` (per run the
@@ -281,17 +286,15 @@ APPS_OUTRO = """
 EXPLORE=120 meets the table's three (online 1.023x the best fixed, below the MPI library's
 1.141x, second run 1.000x); fft with EXPLORE=30 meets the total (1.041x) and is below the
 MPI library, and misses the second run (1.029x, over 2 %); tc on dragonfly.xml at both
-values is below the MPI library (2.438x) and misses the total (1.356x and 1.201x, over
-1.10x), and its second run misses 2 % with EXPLORE=120 (1.040x) and meets it with
-EXPLORE=30 (1.019x); tc on torus_tofud.xml meets all three with EXPLORE=30
-(1.076x, the MPI library 1.714x, second run 0.999x) and misses the total with EXPLORE=120
-(1.196x). The choice per shape: fft's is within 5 % of the exhaustive best at both values
-(scattered block_count=32, the best; spread_out, 1.029x); tc's is the fastest of the
-per-shape exploring medians in 5 of 5 shapes on both platforms, but on dragonfly.xml at S
-= 2048..4095 tuna radix=8 block_count=7 runs 25.4 us a call exploited against linear's
-23.0 us (1.104x), outside the 5 %: with EXPLORE=30 its drift puts linear in its place
-(below), with EXPLORE=120 its one monitoring window of the launch cannot make a drift
-(two in a row) and the rule stays.
+values is below the MPI library (2.438x) and misses the total (1.159x and 1.136x, over
+1.10x), and its second run meets 2 % at both (1.015x and 1.019x); tc on torus_tofud.xml
+meets all three with EXPLORE=30 (1.056x, the MPI library 1.714x, second run 1.000x) and
+misses the total with EXPLORE=120 (1.107x; second run 0.999x). The choice per shape:
+fft's is within 5 % of the exhaustive best at both values (scattered block_count=32, the
+best; spread_out, 1.029x); tc's is the fastest of the per-shape exploring medians in 5 of
+5 shapes on both platforms (ties go to the simplest), and linear, the best fixed kernel, at S
+= 2048..4095 on dragonfly.xml, where tuna radix=8 block_count=7 won before (19.9 us
+exploring, 25.4 us exploited): its exploring calls no longer agree on S first (below).
 
 **tc: empty blocks** (dragonfly.xml). A closure of rmat:9:4 at P = 64 has 6 iterations
 whose count matrices are sparse (the sparsest iteration's linear call: 2.4 us). The direct
@@ -301,72 +304,78 @@ for each of its P - 1 peers. Fixed linear at 40 closures went from 8.053 ms (1.8
 radix=63, the best then, 4.291 ms) to 4.287 ms, and at 167 closures it is the best: 17.867
 ms, with tuna radix=63 block_count=62 1.001x, spread_out 1.023x, scattered block_count=32
 1.100x, the MPI library 2.438x (43.559 ms). The online run's candidates per shape (the
-EXPLORE=120 run's medians while exploring, `A2A_VERBOSE=1`): S = 64..127 spread_out and
-linear 2.42 us, the MPI library 40.0 us; 512..1023 linear 12.7 us, spread_out and
-scattered 13.2 us; 2048..4095 tuna radix=8 block_count=7 19.9 us, linear 23.0 us, tuna
-radix=63 23.1 us; 4096..8191 and 8192..16383 linear 23.0 us, tuna radix=63 23.1 us,
-spread_out 23.5 us, the MPI library 41.1 and 41.4 us.
+EXPLORE=120 run's medians while exploring, `A2A_VERBOSE=1`): S = 64..127 spread_out,
+linear and scattered 5.34 us, the MPI library 43.1 us; 512..1023 linear 12.7 us,
+spread_out 13.2 us, scattered 13.3 us; 2048..4095 linear and tuna radix=63 23.0 us,
+spread_out and scattered 23.5 us, tuna radix=8 block_count=7 25.4 us; 4096..8191 and
+8192..16383 linear and tuna radix=63 23.0 us, spread_out 23.5 us, the MPI library 43.8
+and 44.3 us.
 
 **tc: where the online run's time goes** (dragonfly.xml; the same launches again with
 `A2A_VERBOSE=1`, and the second run with other files; 167 closures, fixed linear 17.867
 ms). Each shape has 167 calls (S = 2048..4095 334: it comes twice a closure) and 8
 candidates.
 
-- Exploring. At EXPLORE=120 the five shapes explore 42, 68, 94, 68 and 68 calls (340 of
-  the 1,002) and decide from their calls 44, 70, 96, 70 and 70 (spread_out, linear, tuna
-  radix=8, linear, linear); the tuner's own account of those calls is 2.062 ms over each
-  shape's winner (391, 373, 515, 384 and 399 us). At EXPLORE=30 they explore 18 to 23
-  calls (1.600 ms over the winners: 297, 391, 300, 299 and 313 us).
+- Exploring. At EXPLORE=120 the five shapes (S = 64..127, 512..1023, 2048..4095,
+  4096..8191, 8192..16383) explore 55, 55, 94, 68 and 68 calls (340 of the 1,002) and
+  decide from their calls 57, 57, 96, 70 and 70 (linear, all five); the tuner's own
+  account of those calls is 1.872 ms over each shape's winner (392, 340, 336, 392 and 412
+  us). At EXPLORE=30 they explore 19 to 23 calls and decide from their calls 20 to 24
+  (spread_out at 64..127, linear elsewhere): 1.630 ms over the winners (389, 324, 257, 320
+  and 340 us).
 - The agreement on S. An alltoallv call is keyed by its largest block, agreed by an
-  `MPI_Allreduce` unless the tuner predicts it. An exploring call runs on the S a rank
-  predicts from its own blocks, and in S = 2048..4095's first calls a rank's own largest
-  block was in that bucket while the largest over the ranks was in another: the prediction
-  failed, and every call of the launch agreed on S per call until every shape had decided
-  and the choices repeated every 6 calls: from call 426 at EXPLORE=120, from call 135 at
-  EXPLORE=30. One agreement costs 9.3 us here (the five rules all linear: 27.252 ms under
-  `A2A_TUNING=file`, where every call agrees, 18.134 ms under `A2A_TUNING=online`,
-  deferred from call 19: 9.118 ms over 984 calls), against 2.4 to 23 us for the kernel's
-  call: 425 calls, ~3.9 ms of the EXPLORE=120 run's 6.360 ms over the best fixed, the
-  largest part.
-- The choice at S = 2048..4095: tuna radix=8 block_count=7 times 19.9 us exploring and
-  25.4 us exploited, where linear takes 23.0 us. The exploring calls agree on S first,
-  which starts every rank's call at the same time; exploited, with the agreement
-  deferred, a rank enters the call when its previous exchange ended, and tuna's rounds
-  wait for the late ranks (linear posts every message at once). At EXPLORE=30 the drift
-  of 19.9 -> 25.4 us (the shape's call 125) puts linear, which timed 23.0 us exploring,
-  in its place on trial; its first window, 23.0 us exploited, keeps it (call 131), with
-  the agreement per call again from call 383 to 391 (the choices changed). In the same
-  run spread_out at S = 64..127 drifts 2.42 -> 5.34 us (call 120); linear, tried in its
-  place, times 5.34 us too, and spread_out comes back, judged against 5.34 us (the
-  agreement per call again from 768 to 798). Before the trial (162e529: the shape explored
-  again, tuna radix=8 won again) this run was 22.490 ms (1.259x). In the second run the
-  rule costs 0.378 ms: 18.584 ms (1.040x, EXPLORE=120's file) with it, 18.206 ms (1.019x,
-  EXPLORE=30's file) with linear for that shape.
+  `MPI_Allreduce` unless the tuner predicts it; one agreement costs 9.3 us here (the five
+  rules all linear: 27.252 ms under `A2A_TUNING=file`, where every call agrees, 18.134 ms
+  under `A2A_TUNING=online`, deferred from call 19: 9.118 ms over 984 calls), against 2.4
+  to 23 us for the kernel's call. The tuner predicts a call's shape from the period of the
+  calls' S buckets (docs/tuning-files.md): the closure's 6 calls over 5 buckets repeat
+  every 6 calls, so from the third closure on every call runs on the shape of the call 6
+  before, an exploring shape's candidate (checked by the reduction ending the candidate's
+  calls of a round) or a decided shape's winner (checked by one `MPI_Allreduce` per
+  window of 8..64 such calls, from the first decision: call 286 at EXPLORE=120, 70 at
+  EXPLORE=30). Before, the shape predicted was the last call's: wrong at call 2 of the
+  launch, after which every call agreed on S until every shape had decided and the
+  choices repeated. Calls that agreed per call (the summary's count): 10 of 1,002 at
+  EXPLORE=120, 11 at 30, where the tuner before this prediction (9848935, counted with
+  the same summary line) made 423 and 149 (~3.8 and ~1.3 ms of agreements); the 10 are
+  call 1 and calls 3 to 11, before the buckets had repeated twice.
+- The choices. An exploring call that agreed on S first started every rank's call at the
+  same time, which some kernels gain from: at S = 2048..4095 tuna radix=8 block_count=7
+  timed 19.9 us a call so, and 25.4 us exploited, where linear takes 23.0 us; it won that
+  shape, and at EXPLORE=120 its rule stayed (second run 1.040x). Exploring on predictions,
+  its calls run as they would exploited: 25.4 us, and linear (23.0 us) wins at both
+  values (second runs 1.015x and 1.019x); no monitoring window drifted in these runs. The
+  other way, S = 64..127's candidates time 5.34 us a call exploring now, 2.42 us when the
+  agreement lined the ranks up first.
+- The rest: at EXPLORE=120 the online run spends 2.840 ms over the best fixed, of which
+  exploring 1.872 ms and the 10 agreements ~0.09 ms; at EXPLORE=30 2.434 ms, exploring
+  1.630 ms and 11 agreements ~0.10 ms. The remaining ~0.88 and ~0.70 ms are the
+  windows' checks, the monitoring windows and the decided shapes' calls that time more in
+  the online run than in fixed linear's.
 - The deferred agreement's checks: the five rules all linear, under `A2A_TUNING=online`,
   18.134 ms, 1.015x the fixed run (the agreement per call for the first 18 calls, then
   one `MPI_Allreduce` per window of 8..64 calls).
 
-Both EXPLORE values decide all 5 shapes in the first launch (at 40 closures, EXPLORE=120
-left 4 of 5 exploring); EXPLORE=120's file keeps the tuna radix=8 rule (second run 1.040x,
-over 2 %), EXPLORE=30's has linear there (1.019x). The online runs
-are 6.360 ms (EXPLORE=120) and 3.594 ms (30) over the best fixed at 1,002 calls (the 240
-calls' runs on the old kernels: 5.531 and 4.258 ms over their best, 4.291 ms), where the
-1.10x target allows 1.787 ms: each shape has ~167 calls (S = 2048..4095 334) to spread 8
-candidates' exploring over, and the agreement on S lasts until the last shape decides.
+Both EXPLORE values decide all 5 shapes in the first launch, and both files have linear at
+S = 2048..4095 now. The online runs are 2.840 ms (EXPLORE=120) and 2.434 ms (30) over the
+best fixed at 1,002 calls (6.360 and 3.594 ms with the shape predicted from the last call
+only), where the 1.10x target allows 1.787 ms: exploring alone costs 1.872 and 1.630 ms
+(each shape has ~167 calls, S = 2048..4095 334, to spread 8 candidates' exploring over),
+and of the agreement on S 10 and 11 calls are left.
 
 **tc on torus_tofud.xml** (P = 64, the same 167 closures and precision; `online_remake.sh
 tc-torus`): fixed linear is the best again, 25.088 ms, tuna radix=63 1.009x, spread_out
 1.012x, scattered block_count=32 1.219x, the MPI library 1.714x. The shapes choose
-spread_out (S = 64..127, 2.01 us, tied with linear), twophase_bruck (512..1023, 12.8 us
-against linear's 15.6), linear (2048..4095 and 4096..8191, 27.4 and 40.0 us) and
-spread_out (8192..16383, 40.9 us, linear 41.0), the same at both EXPLORE values, and the
-second run of these 5 rules is 0.999x. With EXPLORE=30 the shapes decide by their call 25
-and the agreement on S is deferred from call 144: exploring cost 1.080 ms over the
-winners (the tuner's account), of the 1.915 ms the online run spends over the best fixed
-(1.076x, every target met); with EXPLORE=120 they decide by their call 109, the agreement
-is deferred from call 582, exploring cost 2.276 ms of 4.929 ms (1.196x). The rest, 0.835
-and 2.653 ms, is the agreement per call before the deferral (143 and 581 calls: ~5.8 and
-~4.6 us a call if it were all theirs) and the monitoring windows.
+spread_out (S = 64..127, 2.01 us, tied with linear; scattered block_count=32 at
+EXPLORE=30, tied too), twophase_bruck (512..1023, 13.2 us), linear (2048..4095,
+4096..8191 and 8192..16383: 27.4, 39.9 and 40.6 us), and the second runs of these rules
+are 0.999x and 1.000x. With EXPLORE=30 the shapes decide by their call 25 and the
+decided shapes' calls run on predictions from call 73: exploring cost 1.088 ms over the
+winners (the tuner's account), of the 1.413 ms the online run spends over the best fixed
+(1.056x, every target met); with EXPLORE=120 they decide by their call 109, from call
+325, exploring cost 2.307 ms of 2.682 ms (1.107x). Calls that agreed per call: 10
+(EXPLORE=120) and 11 (30) of 1,002, where the tuner before this prediction made 579 and
+142 (then 1.196x and 1.076x, 4.929 and 1.915 ms over the best fixed).
 
 **fft** (512x512: one alltoall shape, S = 1 KiB, two calls a transform): 500 transforms
 give the shape 1,000 calls; an alltoall's S is known to every rank, so no call agrees on
