@@ -25,8 +25,15 @@ for every call, the MPI library's, and a second run's.
 --before FILE: records of the same shapes made by an earlier online tuner; a table puts
 each shape's choice and ratios before and after side by side, and a paragraph says what
 moved. --apps-before FILE does the same for the applications' records.
+
+--explore FILE (repeatable): records of the shapes or of the applications (either tool's)
+made at other A2A_TUNING_EXPLORE values. A last section compares the values: per shape and
+application row, at each value it has, the choice / best per call, online / best fixed,
+second run / best fixed and the targets met; per value the targets met and the geometric
+means of the ratios; and the value that EXPLORE_RULE picks, applied to these records.
 """
 import json
+import math
 import re
 import sys
 
@@ -403,6 +410,31 @@ crashed up to 3 times.
 """
 
 
+EXPLORE_INTRO = """
+## A2A_TUNING_EXPLORE: its default by measurement
+
+The calls a shape may spend exploring (docs/tuning-files.md; each of its candidates gets
+A2A_TUNING_EXPLORE / candidates calls, 3..64, and a decided shape's monitoring window is as
+many calls every 16 times as many). The shapes of the first table and the applications
+again at other values: the records of `--explore` (`sweeps/bench/online_remake.sh` with
+`EXPLORE=30,60`, and `EXPLORE=60` for fft), their MPI library's and fixed runs those of the
+records above (`online_bench.py --reuse`, `app_online_bench.py --reuse`: a fixed run does
+not depend on the value), so only the online and second runs differ. A cell lists the
+values of the row's `values` column in that order; tc was not made at 60. An application
+of several shapes has no choice target (its fixed runs fix one kernel for every shape).
+"""
+
+EXPLORE_RULE = """**The rule** (stated when the applications' rows at 30 and 120 were known, the page's
+earlier table, and of the records at 30 and 60 only the first shape's, dragonfly.xml P = 64
+alltoall 16 B; applied by this script): over the rows that have every value, the value that meets the most targets (the
+choice within 5 %, the total <= 1.10x, below the MPI library where the best is, the second
+run <= 1.02x; an application of several shapes the last three); ties broken by the lower
+geometric mean of online / best fixed (to 3 decimals), then by 120, the default as it
+stood. Rows that lack a value (tc at 60) do not count for any, and are shown above."""
+
+EXPLORE_OUTRO = ""
+
+
 def app_figures(r):
     """(best fixed name, its total, online / best, MPI library / best, second / best,
     [later / best], shapes decided, shapes, calls, [total, below library, second] met) of
@@ -618,9 +650,110 @@ def latest(recs, key):
     return [runs[-1] for runs in last.values()]
 
 
+def app_choice(r):
+    """The application's choice / best per call, where it has one shape (the fixed runs fix
+    one kernel for every call: a choice per shape of several is not theirs to judge), its
+    winner run fixed; None otherwise."""
+    chosen = re.findall(r"alltoallv? P=\d+ S=\S+: (.*?) from call ", r["online"][1])
+    if len(chosen) != 1 or len(re.findall(r"alltoallv? P=\d+ S=", r["online"][1])) != 1:
+        return None
+    chosen = chosen[0]
+    fixed = r["fixed"]
+    best = min(fixed.values())
+    return fixed[chosen] / best if chosen in fixed else None
+
+
+def explore_rows(shapes, apps):
+    """[(name, {E: (choice / best or None, online / best, second / best, [targets met])})]
+    of the shapes' and the applications' records, each key's last record per E."""
+    rows = {}
+    for rec in shapes:
+        cells, ok = judge(rec)
+        best = min(v[0] for v in rec["fixed"].values())
+        rows.setdefault(("shape",) + shape_key(rec), {})[rec["E"]] = (
+            float(cells[6]), rec["online"][0] / best, rec["again"][0] / best, ok)
+    for r in apps:
+        f = app_figures(r)
+        choice = app_choice(r)
+        ok = ([choice <= 1.05] if choice is not None else []) + f[9]
+        rows.setdefault(("app", r["label"], r["app"], r["workload"]), {})[r["E"]] = (
+            choice, f[2], f[4], ok)
+    named = []
+    for key in sorted(rows, key=lambda k: (k[0] == "app",) + k[1:]):
+        if key[0] == "shape":
+            _, label, P, coll, S = key
+            name = "%s P = %d %s %s" % (label.split(",")[0], P, coll, size_text(S))
+        else:
+            name = "%s %s %s" % (key[1].split(",")[0], key[2], key[3])
+        named.append((name, rows[key]))
+    return named
+
+
+def geomean(xs):
+    """The geometric mean of xs (positive)."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def explore_choice(rows, values):
+    """(the value EXPLORE_RULE picks, {E: (targets met, targets, geometric mean of online /
+    best fixed)} over the rows that have every value) for the rows of explore_rows."""
+    common = [cells for _, cells in rows if all(E in cells for E in values)]
+    score = {}
+    for E in values:
+        met = sum(sum(cells[E][3]) for cells in common)
+        count = sum(len(cells[E][3]) for cells in common)
+        score[E] = (met, count, geomean([cells[E][1] for cells in common]) if common else 1.0)
+    # most targets met; then the lowest geometric mean of online / best fixed; then the
+    # default as it stood (120), else the larger value
+    pick = min(values, key=lambda E: (-score[E][0], round(score[E][2], 3), E != 120, -E))
+    return pick, score, len(common)
+
+
+def explore_section(shapes, apps):
+    """The comparison of A2A_TUNING_EXPLORE values: the table, a summary line per value,
+    the rule and the value it picks."""
+    rows = explore_rows(shapes, apps)
+    values = sorted({E for _, cells in rows for E in cells})
+    print(EXPLORE_INTRO)
+    print("| shape or application | values | chosen / best per call | online / best fixed | "
+          "second run / best fixed | targets met |")
+    print("|---|---|---|---|---|---|")
+    names = ("choice", "total", "below library", "second")
+
+    def met(cells):
+        """'all', or the targets missed; an application of several shapes has no choice."""
+        choice, _, _, ok = cells
+        kinds = names if len(ok) == 4 else names[1:]
+        missed = [n for n, good in zip(kinds, ok) if not good]
+        return "all" if not missed else "missed " + ", ".join(missed)
+    for name, cells in rows:
+        have = [E for E in values if E in cells]
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            name, "; ".join(str(E) for E in have),
+            "; ".join("-" if cells[E][0] is None else "%.3f" % cells[E][0] for E in have),
+            "; ".join("%.3f" % cells[E][1] for E in have),
+            "; ".join("%.3f" % cells[E][2] for E in have),
+            "; ".join(met(cells[E]) for E in have)))
+    print("\nPer value, over the rows that have it:\n")
+    for E in values:
+        mine = [cells[E] for _, cells in rows if E in cells]
+        print("- A2A_TUNING_EXPLORE=%d: %d rows, targets met %d of %d, every target met in %d "
+              "rows; geometric mean of online / best fixed %.4f, of second run / best fixed %.4f"
+              % (E, len(mine), sum(sum(c[3]) for c in mine), sum(len(c[3]) for c in mine),
+                 sum(all(c[3]) for c in mine), geomean([c[1] for c in mine]),
+                 geomean([c[2] for c in mine])))
+    pick, score, common = explore_choice(rows, values)
+    print("\n" + EXPLORE_RULE)
+    print("Over the %d rows that have every value (%s): %s. The rule picks **%d**.\n" % (
+        common, ", ".join(str(E) for E in values),
+        "; ".join("%d: %d of %d targets, geometric mean %.4f" % (E, *score[E]) for E in values),
+        pick))
+    print(EXPLORE_OUTRO, end="")
+
+
 def main():
     args = sys.argv[1:]
-    before, apps_before = None, None
+    before, apps_before, explore = None, None, []
     for option in ("--before", "--apps-before"):
         if option in args:
             i = args.index(option)
@@ -632,9 +765,17 @@ def main():
             else:
                 apps_before = read_records(args[i + 1])
             del args[i:i + 2]
+    while "--explore" in args:
+        i = args.index("--explore")
+        if i + 1 >= len(args):
+            args = []
+            break
+        explore += read_records(args[i + 1])
+        del args[i:i + 2]
     if len(args) not in (1, 2) or (apps_before and len(args) != 2):
         sys.stderr.write("usage: online_table.py RECORDS.jsonl [APP-RECORDS.jsonl] "
-                         "[--before OLD-RECORDS.jsonl] [--apps-before OLD-APP-RECORDS.jsonl]\n")
+                         "[--before OLD-RECORDS.jsonl] [--apps-before OLD-APP-RECORDS.jsonl] "
+                         "[--explore OTHER-EXPLORE-RECORDS.jsonl ...]\n")
         sys.exit(2)
     recs = sorted(latest(read_records(args[0]), shape_key), key=shape_key)
     print(INTRO + HEAD)
@@ -660,8 +801,14 @@ def main():
     if before:
         before_after(recs, before)
     print(OUTRO, end="")
-    if len(args) == 2:
-        apps_rows(latest(read_records(args[1]), app_key), apps_before)
+    apps = latest(read_records(args[1]), app_key) if len(args) == 2 else []
+    if apps:
+        apps_rows(apps, apps_before)
+    if explore:
+        shapes = [r for r in explore if "app" not in r]
+        more_apps = [r for r in explore if "app" in r]
+        explore_section(latest(recs + shapes, lambda r: shape_key(r) + (r["E"],)),
+                        latest(apps + more_apps, app_key))
 
 
 if __name__ == "__main__":
