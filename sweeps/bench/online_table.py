@@ -737,15 +737,15 @@ def explore_section(shapes, apps):
     print("\nPer value, over the rows that have it:\n")
     for E in values:
         mine = [cells[E] for _, cells in rows if E in cells]
-        print("- A2A_TUNING_EXPLORE=%d: %d rows, targets met %d of %d, every target met in %d "
-              "rows; geometric mean of online / best fixed %.4f, of second run / best fixed %.4f"
+        print("- A2A_TUNING_EXPLORE=%d: %d rows, targets met %d of %d, rows with every target "
+              "met %d; geometric mean of online / best fixed %.4f, of second run / best fixed %.4f"
               % (E, len(mine), sum(sum(c[3]) for c in mine), sum(len(c[3]) for c in mine),
                  sum(all(c[3]) for c in mine), geomean([c[1] for c in mine]),
                  geomean([c[2] for c in mine])))
     pick, score, common = explore_choice(rows, values)
     print("\n" + EXPLORE_RULE)
-    print("Over the %d rows that have every value (%s): %s. The rule picks **%d**.\n" % (
-        common, ", ".join(str(E) for E in values),
+    print("Over the %d of %d rows that have every value (%s): %s. The rule picks **%d**.\n" % (
+        common, len(rows), ", ".join(str(E) for E in values),
         "; ".join("%d: %d of %d targets, geometric mean %.4f" % (E, *score[E]) for E in values),
         pick))
     print(EXPLORE_OUTRO, end="")
