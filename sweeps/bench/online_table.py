@@ -4,7 +4,9 @@ table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
     sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
         --before tests/data/online-sim-race.jsonl \
-        --apps-before tests/data/online-apps-sim-240.jsonl > docs/results/online-sim.md
+        --apps-before tests/data/online-apps-sim-240.jsonl \
+        --explore tests/data/online-sim-explore.jsonl \
+        --explore tests/data/online-apps-sim-explore.jsonl > docs/results/online-sim.md
 
 The text above the table (how the records were made) is part of this script.
 
@@ -45,7 +47,8 @@ INTRO = """# Online tuning under SimGrid: the issue's targets
 
 Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
 tests/data/online-apps-sim.jsonl --before tests/data/online-sim-race.jsonl --apps-before
-tests/data/online-apps-sim-240.jsonl`, from the records of
+tests/data/online-apps-sim-240.jsonl --explore tests/data/online-sim-explore.jsonl
+--explore tests/data/online-apps-sim-explore.jsonl`, from the records of
 `sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
 machine that simulated them was shared, which changes the CPU seconds, not the times).
 Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
