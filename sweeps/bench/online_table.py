@@ -414,9 +414,10 @@ crashed up to 3 times.
 
 
 EXPLORE_INTRO = """
-## A2A_TUNING_EXPLORE: its default by measurement
+## How many calls a shape explores: the default, by measurement
 
-The calls a shape may spend exploring (docs/tuning-files.md; each of its candidates gets
+`A2A_TUNING_EXPLORE`, the calls a shape may spend exploring
+([tuning-files.md](../tuning-files.md#online-tuning-a2atuningonline); each of its candidates gets
 A2A_TUNING_EXPLORE / candidates calls, 3..64, and a decided shape's monitoring window is as
 many calls every 16 times as many). The shapes of the first table and the applications
 again at other values: the records of `--explore` (`sweeps/bench/online_remake.sh` with
@@ -428,14 +429,51 @@ of several shapes has no choice target (its fixed runs fix one kernel for every 
 """
 
 EXPLORE_RULE = """**The rule** (stated when the applications' rows at 30 and 120 were known, the page's
-earlier table, and of the records at 30 and 60 only the first shape's, dragonfly.xml P = 64
-alltoall 16 B; applied by this script): over the rows that have every value, the value that meets the most targets (the
-choice within 5 %, the total <= 1.10x, below the MPI library where the best is, the second
-run <= 1.02x; an application of several shapes the last three); ties broken by the lower
-geometric mean of online / best fixed (to 3 decimals), then by 120, the default as it
-stood. Rows that lack a value (tc at 60) do not count for any, and are shown above."""
+earlier table, and of the records at 30 and 60 only the first shape's, dragonfly.xml
+P = 64 alltoall 16 B; applied by this script): over the rows that have every value, the
+value that meets the most targets (the choice within 5 %, the total <= 1.10x, below the MPI
+library where the best is, the second run <= 1.02x; an application of several shapes the
+last three); ties broken by the lower geometric mean of online / best fixed (to 3
+decimals), then by 120, the default as it stood. Rows that lack a value (tc at 60) do not
+count for any, and are shown above."""
 
-EXPLORE_OUTRO = ""
+EXPLORE_OUTRO = """**Why 120.** With 8 candidates a shape, a candidate gets 3 calls at 30 (A2A_TUNING_EXPLORE
+/ candidates, 3 at least), 7 at 60 and 15 at 120. SimGrid has no noise, but a candidate's
+first calls after another kernel's are not its steady state, and the direct exchanges
+settle slowest: at dragonfly.xml P = 64 alltoallv 1 KiB linear's exploring median is
+45.8 us at 30, 42.1 at 60 and 39.8 at 120 (39.72 fixed from the start), so 30 and 60 keep
+spread_out (1.069x linear per call; their second runs 1.048x); at torus_tofud.xml P = 64
+alltoall 1 KiB spread_out's is 137, 133 and 129 us (124.3 fixed), so 30 keeps tra
+radix=63 (1.081x) and 60 the MPI library (1.047x, within the 5 % but not below itself,
+and its second run 1.047x); at torus_tofud.xml P = 256, 16 B, 30 keeps bruck (1.110x; its
+second run 1.163x), tra radix=4's 3 calls (62.3 us, noise 5.1) not beyond bruck's 66.2 us
+by the noise rule; at dragonfly.xml P = 64 alltoall 1 KiB, 60 keeps scattered
+block_count=32 (1.151x: 53.1 us exploring, noise 1.4, against spread_out's 54.6, noise
+1.7; fixed 57.99 against 50.4 us), where at 120 spread_out's 53.4 us (noise 2.9) ties it
+and the simpler is kept. The misses of 30 and 60 are such choices and the second runs that
+inherit them; 120 meets every target of the loop shapes.
+
+What the smaller values save is the exploring: dragonfly.xml alltoallv 16 B at P = 64 is
+1.025x at 30 against 1.038x at 120, at P = 256 1.083x against 1.098x, and tc, whose ~167
+calls a shape make exploring and the agreement on S until every shape decides a larger
+part, 1.201x against 1.356x (dragonfly.xml) and 1.076x against 1.196x (torus_tofud.xml).
+Over all the rows each has, tc's included (the per-value lines above), 120 still meets
+the most: 55 targets of 58, 30 47. A smaller value suits an application with few calls a shape
+(`A2A_TUNING_EXPLORE=30`, tc's rows); the default stays 120.
+
+Caveats. Simulated (SimGrid 3.32, no noise): on a loaded machine a median of 3 calls is
+noisier still, which weighs against the smaller values, not for them. The records at 120
+were made by the online tuner of 4e060da, those at 30 and 60 by that of 9848935; the changes
+between them are in what follows a drift, a candidate dropped (check mode) and the end of
+a run, and in the direct alltoallv exchanges' empty blocks (the loop's blocks are S/2..S
+bytes), none of which the 120 runs' 200 simulated calls reach: a decided shape's first monitoring window comes 16 x 15 =
+240 calls after its decision, so the 120 totals, extrapolated from the calls after the
+decision, hold no window, where those at 60 hold one (every 112 calls) and at 30 several
+(every 48). A window is 3 to 15 timed calls and one `MPI_Allreduce`: at the 16 B alltoall
+rows, where the MPI library wins at every value, the calls after the decision average
+11.30 us at 30 against 11.18 at 60 and 120 (dragonfly.xml P = 64; online 1.041x against
+1.032x), a bias of about 1 % in 120's favour that changes no target met.
+"""
 
 
 def app_figures(r):
