@@ -444,35 +444,41 @@ settle slowest: at dragonfly.xml P = 64 alltoallv 1 KiB linear's exploring media
 45.8 us at 30, 42.1 at 60 and 39.8 at 120 (39.72 fixed from the start), so 30 and 60 keep
 spread_out (1.069x linear per call; their second runs 1.048x); at torus_tofud.xml P = 64
 alltoall 1 KiB spread_out's is 137, 133 and 129 us (124.3 fixed), so 30 keeps tra
-radix=63 (1.081x) and 60 the MPI library (1.047x, within the 5 % but not below itself,
-and its second run 1.047x); at torus_tofud.xml P = 256, 16 B, 30 keeps bruck (1.110x; its
-second run 1.163x), tra radix=4's 3 calls (62.3 us, noise 5.1) not beyond bruck's 66.2 us
-by the noise rule; at dragonfly.xml P = 64 alltoall 1 KiB, 60 keeps scattered
-block_count=32 (1.151x: 53.1 us exploring, noise 1.4, against spread_out's 54.6, noise
-1.7; fixed 57.99 against 50.4 us), where at 120 spread_out's 53.4 us (noise 2.9) ties it
-and the simpler is kept. The misses of 30 and 60 are such choices and the second runs that
-inherit them; 120 meets every target of the loop shapes.
+radix=63 (1.081x) and 60 the MPI library (1.047x: within the 5 %, but its total is not
+below the MPI library's and its second run is 1.047x); at torus_tofud.xml P = 256, 16 B,
+30 keeps bruck (1.110x; its second run 1.163x), tra radix=4's 3 calls (62.3 us, noise 5.1)
+not beyond bruck's 66.2 us by the noise rule; at dragonfly.xml P = 64 alltoall 1 KiB, 60
+keeps scattered block_count=32 (1.151x: 53.1 us exploring, noise 1.4, against
+spread_out's 54.6, noise 1.7; fixed 57.99 against 50.4 us), where at 120 spread_out's
+53.4 us (noise 2.9) ties it and the simpler is kept. The misses of 30 and 60 are such choices, the second runs that
+inherit them, and the totals of choices no faster than the MPI library (torus_tofud.xml
+P = 64 16 KiB at 30: pairwise, 1.003x per call, online 1.005x, the MPI library 1.005x);
+120 meets every target of the loop shapes and of fft.
 
 What the smaller values save is the exploring: dragonfly.xml alltoallv 16 B at P = 64 is
-1.025x at 30 against 1.038x at 120, at P = 256 1.083x against 1.098x, and tc, whose ~167
-calls a shape make exploring and the agreement on S until every shape decides a larger
-part, 1.201x against 1.356x (dragonfly.xml) and 1.076x against 1.196x (torus_tofud.xml).
-Over all the rows each has, tc's included (the per-value lines above), 120 still meets
-the most: 55 targets of 58, 30 47. A smaller value suits an application with few calls a shape
-(`A2A_TUNING_EXPLORE=30`, tc's rows); the default stays 120.
+1.025x at 30 against 1.038x at 120, at P = 256 1.083x against 1.098x; fft 1.014x at 60
+against 1.023x at 120 (both keep the exhaustive best, scattered block_count=32, from call
+37 and 83; 30 keeps spread_out, 1.029x, and its second run misses the 2 %); and tc,
+whose ~167 calls a shape make exploring and the agreement on S until every shape decides
+a larger part, 1.201x against 1.356x (dragonfly.xml) and 1.076x against 1.196x
+(torus_tofud.xml). Over all the rows each has, tc's included (the per-value lines above),
+120 still meets the most: 55 targets of 58, 30 47. A smaller value suits an application
+with few calls a shape (`A2A_TUNING_EXPLORE=30`, tc's rows); the default stays 120.
 
 Caveats. Simulated (SimGrid 3.32, no noise): on a loaded machine a median of 3 calls is
 noisier still, which weighs against the smaller values, not for them. The records at 120
 were made by the online tuner of 4e060da, those at 30 and 60 by that of 9848935; the changes
 between them are in what follows a drift, a candidate dropped (check mode) and the end of
 a run, and in the direct alltoallv exchanges' empty blocks (the loop's blocks are S/2..S
-bytes), none of which the 120 runs' 200 simulated calls reach: a decided shape's first monitoring window comes 16 x 15 =
-240 calls after its decision, so the 120 totals, extrapolated from the calls after the
-decision, hold no window, where those at 60 hold one (every 112 calls) and at 30 several
-(every 48). A window is 3 to 15 timed calls and one `MPI_Allreduce`: at the 16 B alltoall
-rows, where the MPI library wins at every value, the calls after the decision average
-11.30 us at 30 against 11.18 at 60 and 120 (dragonfly.xml P = 64; online 1.041x against
-1.032x), a bias of about 1 % in 120's favour that changes no target met.
+bytes), none of which the 120 runs' 200 simulated calls reach: the three dragonfly.xml
+P = 64 alltoall shapes simulated again at 120 by the tuner of 9848935 gave the records'
+online and second-run totals to the last digit. A decided shape's first monitoring window
+comes 16 x 15 = 240 calls after its decision at 120, so the 120 totals, extrapolated from
+the calls after the decision, hold no window, where those at 60 hold one (every 112 calls)
+and at 30 several (every 48). A window is 3 to 15 timed calls and one `MPI_Allreduce`: at
+the 16 B alltoall rows, where the MPI library wins at every value, the calls after the
+decision average 11.30 us at 30 against 11.18 at 60 and 120 (dragonfly.xml P = 64; online
+1.041x against 1.032x), a bias of about 1 % in 120's favour that changes no target met.
 """
 
 
@@ -784,7 +790,7 @@ def explore_section(shapes, apps):
                  sum(all(c[3]) for c in mine), geomean([c[1] for c in mine]),
                  geomean([c[2] for c in mine])))
     pick, score, common = explore_choice(rows, values)
-    print("\n" + EXPLORE_RULE)
+    print("\n" + EXPLORE_RULE + "\n")
     print("Over the %d of %d rows that have every value (%s): %s. The rule picks **%d**.\n" % (
         common, len(rows), ", ".join(str(E) for E in values),
         "; ".join("%d: %d of %d targets, geometric mean %.4f" % (E, *score[E]) for E in values),
