@@ -25,10 +25,13 @@ the MPI library and the candidates within 10 % of the best so estimated: those r
 (with the CPU seconds of the online run's launch, cpu_online_s).
 --reuse FILE takes the fixed totals (the MPI library and every candidate) from FILE's records
 of the same --label, application, --args, P (the launch's rank count: -n, -np, --np,
-srun's -n/--ntasks), --repetitions and A2A_TUNING_EXPLORE value: the online tuner does not
-touch a fixed run, so only the online run, the second run and the later runs are launched,
-and the fixed candidates those records lack (a candidate the online runs now consider);
-the new record names the file it reused.
+srun's -n/--ntasks) and --repetitions: the online tuner does not touch a fixed run, so only
+the online run, the second run and the later runs are launched, and the fixed candidates
+those records lack (a candidate the online runs now consider). Per --explore value the
+record of that A2A_TUNING_EXPLORE is taken, else the file's first of that launch at any
+value (a fixed run does not depend on it: --explore 60 reuses the runs recorded at 120);
+the new record names the file it reused and the A2A_TUNING_EXPLORE of the record it took
+(reused_E).
 A launch under smpirun that SimGrid crashes (exit 139) is launched again, 3 times at most
 (its figures and CPU seconds are those of the launch that ran); a crash under any other
 launcher ends the benchmark.
@@ -90,8 +93,9 @@ def kernel_args(name):
 
 
 def reused_records(path, args, P):
-    """{A2A_TUNING_EXPLORE value: record} of path's records of this launch (label,
-    application, workload, P, repetitions); ValueError naming what is missing or malformed."""
+    """{A2A_TUNING_EXPLORE value of --explore: record} of path's records of this launch
+    (label, application, workload, P, repetitions): the first of that value, else the first
+    of the launch at any value; ValueError naming what is missing or malformed."""
     found = {}
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -103,12 +107,11 @@ def reused_records(path, args, P):
                                  % (path, n, e))
             if key == (args.label, args.app, args.args, P, args.repetitions):
                 found.setdefault(rec["E"], rec)
-    for E in explore_values(args):
-        if E not in found:
-            raise ValueError("--reuse %s has no record of %r %s %s P=%d, %d runs, "
-                             "A2A_TUNING_EXPLORE=%d" % (path, args.label, args.app, args.args,
-                                                        P, args.repetitions, E))
-    return found
+    if not found:
+        raise ValueError("--reuse %s has no record of %r %s %s P=%d, %d runs" % (
+            path, args.label, args.app, args.args, P, args.repetitions))
+    anyE = next(iter(found.values()))
+    return {E: found.get(E, anyE) for E in explore_values(args)}
 
 
 def explore_values(args):
@@ -132,8 +135,8 @@ def main():
     ap.add_argument("--label", default="", help="the platform and selector, for --record")
     ap.add_argument("--reuse", metavar="FILE",
                     help="take the fixed totals (MPI library, candidates) from FILE's records of "
-                    "the same label, application, args, P, repetitions and explore value; "
-                    "launch only the online, second and later runs")
+                    "the same label, application, args, P and repetitions (of the same explore "
+                    "value, else of any); launch only the online, second and later runs")
     args = ap.parse_args()
     reused, fixed = {}, {}
     if args.reuse:
@@ -213,6 +216,7 @@ def main():
                    "rules": rules, "cpu_online_s": round(cpu, 1)}
             if reused:
                 rec["reused"] = os.path.basename(args.reuse)
+                rec["reused_E"] = reused[E]["E"]
             with open(args.record, "a") as f:
                 f.write(json.dumps(rec, sort_keys=True) + "\n")
 

@@ -26,9 +26,13 @@ An smpirun launch that sets no maxmin/precision gets `a2a simulate`'s (1e-2); --
 keeps the launch's --cfg options (give smpirun its options, not a script wrapping it).
 --alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
 --reuse FILE takes the MPI library's and the fixed candidates' figures from FILE's record of
-the same label, P (the launch's -n, -np, --np or srun's --ntasks), collective, S and A2A_TUNING_EXPLORE (a change of the online tuner alone
-changes neither) and launches only the online run, the second run and the fixed candidates
-that record lacks; the new record says which it reused.
+the same label, P (the launch's -n, -np, --np or srun's --ntasks), collective and S (a change
+of the online tuner alone changes neither) and launches only the online run, the second run
+and the fixed candidates that record lacks; the new record says which file it reused and the
+A2A_TUNING_EXPLORE of the record it took (reused_E). A fixed run does not depend on
+A2A_TUNING_EXPLORE: of the shape's records, the last one of the first --explore value is
+taken, else the file's last one of any value (so --explore 30,60 reuses the fixed runs
+recorded beside an online run at 120).
 
 --fixed-only launches no online or second run: the MPI library (--calls-library calls,
 default --calls-best) and each
@@ -184,6 +188,15 @@ def launch(args, S, env_extra, calls=None, after_decision=False, cpu_limit=0):
             float(m.group(4)), p.stderr, cpu, per_call)
 
 
+def reused_record(reused, label, P, coll, S, E):
+    """The record of --reuse (reused: shape key -> its records in file order) that gives the
+    shape's MPI library and fixed runs: the last one of A2A_TUNING_EXPLORE E, else the last
+    one of any E (a fixed run does not depend on it); None when the shape has none."""
+    recs = reused.get((label, P, coll, S), [])
+    same = [r for r in recs if r["E"] == E]
+    return (same or recs or [None])[-1]
+
+
 def candidate_rule(label):
     """'tra radix=2' -> ('tra', {'radix': 2}); 'MPI library' -> vendor."""
     if label.startswith("MPI library"):
@@ -210,7 +223,7 @@ def fixed_only(args, P, coll, reused):
     few_calls = args.calls_fixed or args.calls
     E0 = int(args.explore.split(",")[0])
     for S in [int(s) for s in args.sizes.split(",")]:
-        old = reused.get((args.label, P, coll, S, E0), {})
+        old = reused_record(reused, args.label, P, coll, S, E0) or {}
         rec = {"label": args.label, "P": P, "coll": coll, "S": S, "E": E0, "fixed_only": True,
                "calls_fixed": few_calls, "calls_best": best_calls,
                "target": args.target or args.calls, "fixed": {}, "fixed_calls": {},
@@ -224,6 +237,7 @@ def fixed_only(args, P, coll, reused):
             rec["library_calls"] = old.get("library_calls", old["calls_best"])
         if old:
             rec["reused"] = os.path.basename(args.reuse)
+            rec["reused_E"] = old["E"]
 
         def run(label, calls):
             """Launch label fixed for calls calls (the MPI library: no file), record it."""
@@ -295,7 +309,8 @@ def main():
     ap.add_argument("--record", help="append one JSON line per S to this file")
     ap.add_argument("--label", default="", help="the platform and selector, for --record")
     ap.add_argument("--reuse", help="take the MPI library's and the fixed runs from this "
-                    "file's record of the same shape (launch the online and second runs)")
+                    "file's record of the same shape, of the first --explore value or else of "
+                    "any (launch the online and second runs)")
     ap.add_argument("--fixed-only", action="store_true",
                     help="launch only the MPI library and the --kernels fixed (for --reuse)")
     ap.add_argument("--kernels", default="",
@@ -321,8 +336,8 @@ def main():
         with open(args.reuse) as f:
             for line in f:
                 rec = json.loads(line)
-                key = (rec["label"], rec["P"], rec["coll"], rec["S"], rec["E"])
-                reused[key] = rec
+                key = (rec["label"], rec["P"], rec["coll"], rec["S"])
+                reused.setdefault(key, []).append(rec)
     coll = "alltoallv" if args.alltoallv else "alltoall"
     os.makedirs(args.out, exist_ok=True)
     if args.fixed_only:
@@ -336,10 +351,10 @@ def main():
         # falls on all of them alike
         default, online, fixed, files = [], {}, {}, {}
         E0 = int(args.explore.split(",")[0])
-        old = reused.get((args.label, P, coll, S, E0))
+        old = reused_record(reused, args.label, P, coll, S, E0)
         if args.reuse and not old:
-            sys.exit("online_bench: --reuse %s has no record of %s P=%d %s S=%d E=%d"
-                     % (args.reuse, args.label, P, coll, S, E0))
+            sys.exit("online_bench: --reuse %s has no record of %s P=%d %s S=%d (of any "
+                     "A2A_TUNING_EXPLORE)" % (args.reuse, args.label, P, coll, S))
         for r in range(args.repeats):
             if old:  # (total, median, stderr, CPU) as launch gives them
                 default.append((old["library"][0], old["library"][1], "", old["library"][2]))
@@ -434,6 +449,7 @@ def main():
                        "simgrid": simgrid_options(launch_words(args.launch))}
                 if old:
                     rec["reused"] = os.path.basename(args.reuse)
+                    rec["reused_E"] = old["E"]
                 with open(args.record, "a") as f:
                     f.write(json.dumps(rec, sort_keys=True) + "\n")
         sys.stdout.flush()

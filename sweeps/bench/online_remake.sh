@@ -9,15 +9,20 @@
 #
 #   shapes   the 12 shapes of the table (6 launches of online_bench.py, below)
 #   apps     fft --n 512x512 (500 transforms) and tc --graph rmat:9:4 (167 closures) on
-#            dragonfly.xml: ~1,000 all-to-alls each, at A2A_TUNING_EXPLORE 120 and 30, one
-#            run after the second (--again 1)
+#            dragonfly.xml: ~1,000 all-to-alls each, at A2A_TUNING_EXPLORE 120 and 30 (or
+#            EXPLORE's), one run after the second (--again 1)
 #   SHAPE    one launch of the table: df64 df64v df256 df256v to64 to256
 #   APP      one application launch: fft, tc (dragonfly.xml), tc-torus (torus_tofud.xml)
 #
 # Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
 # none: every application run launched), the records to reuse; OUT_SHAPES, OUT_APPS (default
 # tests/data/online-sim.jsonl, tests/data/online-apps-sim.jsonl), where the new records are
-# appended; WORK (default /tmp/a2a-online-remake), the tuning files and host files.
+# appended; WORK (default /tmp/a2a-online-remake), the tuning files and host files;
+# EXPLORE, the A2A_TUNING_EXPLORE values of the online runs, comma-separated (default: 120
+# for the shapes, 120,30 for the applications), e.g. to compare other values with the fixed
+# runs of the records of 120 (a fixed run does not depend on them):
+#   EXPLORE=30,60 OUT_SHAPES=tests/data/online-sim-explore.jsonl \
+#       REUSE_SHAPES=tests/data/online-sim.jsonl sweeps/bench/online_remake.sh shapes
 # Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...).
 # Every launch is smpirun on platforms/*.xml with `a2a simulate`'s options, MPICH's selector
 # and copy model; the solver precision of each shape is the one its records were made with.
@@ -28,6 +33,7 @@ REUSE_APPS=${REUSE_APPS:-}
 OUT_SHAPES=${OUT_SHAPES:-tests/data/online-sim.jsonl}
 OUT_APPS=${OUT_APPS:-tests/data/online-apps-sim.jsonl}
 WORK=${WORK:-/tmp/a2a-online-remake}
+EXPLORE=${EXPLORE:-}
 mkdir -p "$WORK"
 # the copy model of the records (GB/s by size: `a2atune copybench` on the machine that made them)
 export A2A_SIM_COPY_MODEL=1024:108.4,16384:116.7,262144:95.3,1048576:41.48,16777216:23.39
@@ -65,6 +71,7 @@ shape() {
     $PY sweeps/bench/online_bench.py --launch "$(launch "$plat" "$P" "$prec")" \
         --binary build/simgrid/bench/online_loop --out "$WORK/$plat-$P-$coll" --sizes "$sizes" \
         --calls 200 --calls-fixed 2 --calls-best $best --target 1000 --repeats 1 $v \
+        --explore "${EXPLORE:-120}" \
         --record "$OUT_SHAPES" --label "$plat.xml, SMPI coll-selector mpich" --reuse "$REUSE_SHAPES"
 }
 
@@ -75,7 +82,7 @@ app() {
     echo "online_remake: $plat $2 $3 ($(date -u +%T))"
     $PY sweeps/bench/app_online_bench.py \
         --launch "$(launch "$plat" 64 "$5") $PWD/build/simgrid/a2atune" --app "$2" --args "$3" \
-        --repetitions "$4" --explore 120,30 --again 1 --out "$WORK/app-$plat-$2" \
+        --repetitions "$4" --explore "${EXPLORE:-120,30}" --again 1 --out "$WORK/app-$plat-$2" \
         --record "$OUT_APPS" --label "$plat.xml, SMPI coll-selector mpich" "${reuse[@]}"
 }
 
@@ -97,5 +104,5 @@ run_one() {
     esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,28p' "$0" >&2; exit 2; }
 for what in "$@"; do run_one "$what"; done

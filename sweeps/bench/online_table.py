@@ -4,7 +4,9 @@ table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
     sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
         --before tests/data/online-sim-race.jsonl \
-        --apps-before tests/data/online-apps-sim-240.jsonl > docs/results/online-sim.md
+        --apps-before tests/data/online-apps-sim-240.jsonl \
+        --explore tests/data/online-sim-explore.jsonl \
+        --explore tests/data/online-apps-sim-explore.jsonl > docs/results/online-sim.md
 
 The text above the table (how the records were made) is part of this script.
 
@@ -25,8 +27,15 @@ for every call, the MPI library's, and a second run's.
 --before FILE: records of the same shapes made by an earlier online tuner; a table puts
 each shape's choice and ratios before and after side by side, and a paragraph says what
 moved. --apps-before FILE does the same for the applications' records.
+
+--explore FILE (repeatable): records of the shapes or of the applications (either tool's)
+made at other A2A_TUNING_EXPLORE values. A last section compares the values: per shape and
+application row, at each value it has, the choice / best per call, online / best fixed,
+second run / best fixed and the targets met; per value the targets met and the geometric
+means of the ratios; and the value that EXPLORE_RULE picks, applied to these records.
 """
 import json
+import math
 import re
 import sys
 
@@ -38,7 +47,8 @@ INTRO = """# Online tuning under SimGrid: the issue's targets
 
 Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
 tests/data/online-apps-sim.jsonl --before tests/data/online-sim-race.jsonl --apps-before
-tests/data/online-apps-sim-240.jsonl`, from the records of
+tests/data/online-apps-sim-240.jsonl --explore tests/data/online-sim-explore.jsonl
+--explore tests/data/online-apps-sim-explore.jsonl`, from the records of
 `sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
 machine that simulated them was shared, which changes the CPU seconds, not the times).
 Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
@@ -412,6 +422,75 @@ crashed up to 3 times.
 """
 
 
+EXPLORE_INTRO = """
+## How many calls a shape explores: the default, by measurement
+
+`A2A_TUNING_EXPLORE`, the calls a shape may spend exploring
+([tuning-files.md](../tuning-files.md#online-tuning-a2atuningonline); each of its candidates gets
+A2A_TUNING_EXPLORE / candidates calls, 3..64, and a decided shape's monitoring window is as
+many calls every 16 times as many). The shapes of the first table and the applications
+again at other values: the records of `--explore` (`sweeps/bench/online_remake.sh` with
+`EXPLORE=30,60`, and `EXPLORE=60` for fft), their MPI library's and fixed runs those of the
+records above (`online_bench.py --reuse`, `app_online_bench.py --reuse`: a fixed run does
+not depend on the value), so only the online and second runs differ. A cell lists the
+values of the row's `values` column in that order; tc was not made at 60. An application
+of several shapes has no choice target (its fixed runs fix one kernel for every shape).
+"""
+
+EXPLORE_RULE = """**The rule** (stated when the applications' rows at 30 and 120 were known, the page's
+earlier table, and of the records at 30 and 60 only the first shape's, dragonfly.xml
+P = 64 alltoall 16 B; applied by this script): over the rows that have every value, the
+value that meets the most targets (the choice within 5 %, the total <= 1.10x, below the MPI
+library where the best is, the second run <= 1.02x; an application of several shapes the
+last three); ties broken by the lower geometric mean of online / best fixed (to 3
+decimals), then by 120, the default as it stood. Rows that lack a value (tc at 60) do not
+count for any, and are shown above."""
+
+EXPLORE_OUTRO = """**Why 120.** With 8 candidates a shape, a candidate gets 3 calls at 30 (A2A_TUNING_EXPLORE
+/ candidates, 3 at least), 7 at 60 and 15 at 120. SimGrid has no noise, but a candidate's
+first calls after another kernel's are not its steady state, and the direct exchanges
+settle slowest: at dragonfly.xml P = 64 alltoallv 1 KiB linear's exploring median is
+45.8 us at 30, 42.1 at 60 and 39.8 at 120 (39.72 fixed from the start), so 30 and 60 keep
+spread_out (1.069x linear per call; their second runs 1.048x); at torus_tofud.xml P = 64
+alltoall 1 KiB spread_out's is 137, 133 and 129 us (124.3 fixed), so 30 keeps tra
+radix=63 (1.081x) and 60 the MPI library (1.047x: within the 5 %, but its total is not
+below the MPI library's and its second run is 1.047x); at torus_tofud.xml P = 256, 16 B,
+30 keeps bruck (1.110x; its second run 1.163x), tra radix=4's 3 calls (62.3 us, noise 5.1)
+not beyond bruck's 66.2 us by the noise rule; at dragonfly.xml P = 64 alltoall 1 KiB, 60
+keeps scattered block_count=32 (1.151x: 53.1 us exploring, noise 1.4, against
+spread_out's 54.6, noise 1.7; fixed 57.99 against 50.4 us), where at 120 spread_out's
+53.4 us (noise 2.9) ties it and the simpler is kept. The misses of 30 and 60 are such choices, the second runs that
+inherit them, and the totals of choices no faster than the MPI library (torus_tofud.xml
+P = 64 16 KiB at 30: pairwise, 1.003x per call, online 1.005x, the MPI library 1.005x);
+120 meets every target of the loop shapes and of fft.
+
+What the smaller values save is the exploring: dragonfly.xml alltoallv 16 B at P = 64 is
+1.025x at 30 against 1.038x at 120, at P = 256 1.083x against 1.098x; fft 1.014x at 60
+against 1.023x at 120 (both keep the exhaustive best, scattered block_count=32, from call
+37 and 83; 30 keeps spread_out, 1.029x, and its second run misses the 2 %); and tc,
+whose ~167 calls a shape make exploring and the agreement on S until every shape decides
+a larger part, 1.201x against 1.356x (dragonfly.xml) and 1.076x against 1.196x
+(torus_tofud.xml). Over all the rows each has, tc's included (the per-value lines above),
+120 still meets the most: 55 targets of 58, 30 47. A smaller value suits an application
+with few calls a shape (`A2A_TUNING_EXPLORE=30`, tc's rows); the default stays 120.
+
+Caveats. Simulated (SimGrid 3.32, no noise): on a loaded machine a median of 3 calls is
+noisier still, which weighs against the smaller values, not for them. The records at 120
+were made by the online tuner of 4e060da, those at 30 and 60 by that of 9848935; the changes
+between them are in what follows a drift, a candidate dropped (check mode) and the end of
+a run, and in the direct alltoallv exchanges' empty blocks (the loop's blocks are S/2..S
+bytes), none of which the 120 runs' 200 simulated calls reach: the three dragonfly.xml
+P = 64 alltoall shapes simulated again at 120 by the tuner of 9848935 gave the records'
+online and second-run totals to the last digit. A decided shape's first monitoring window
+comes 16 x 15 = 240 calls after its decision at 120, so the 120 totals, extrapolated from
+the calls after the decision, hold no window, where those at 60 hold one (every 112 calls)
+and at 30 several (every 48). A window is 3 to 15 timed calls and one `MPI_Allreduce`: at
+the 16 B alltoall rows, where the MPI library wins at every value, the calls after the
+decision average 11.30 us at 30 against 11.18 at 60 and 120 (dragonfly.xml P = 64; online
+1.041x against 1.032x), a bias of about 1 % in 120's favour that changes no target met.
+"""
+
+
 def app_figures(r):
     """(best fixed name, its total, online / best, MPI library / best, second / best,
     [later / best], shapes decided, shapes, calls, [total, below library, second] met) of
@@ -627,9 +706,110 @@ def latest(recs, key):
     return [runs[-1] for runs in last.values()]
 
 
+def app_choice(r):
+    """The application's choice / best per call, where it has one shape (the fixed runs fix
+    one kernel for every call: a choice per shape of several is not theirs to judge), its
+    winner run fixed; None otherwise."""
+    chosen = re.findall(r"alltoallv? P=\d+ S=\S+: (.*?) from call ", r["online"][1])
+    if len(chosen) != 1 or len(re.findall(r"alltoallv? P=\d+ S=", r["online"][1])) != 1:
+        return None
+    chosen = chosen[0]
+    fixed = r["fixed"]
+    best = min(fixed.values())
+    return fixed[chosen] / best if chosen in fixed else None
+
+
+def explore_rows(shapes, apps):
+    """[(name, {E: (choice / best or None, online / best, second / best, [targets met])})]
+    of the shapes' and the applications' records, each key's last record per E."""
+    rows = {}
+    for rec in shapes:
+        cells, ok = judge(rec)
+        best = min(v[0] for v in rec["fixed"].values())
+        rows.setdefault(("shape",) + shape_key(rec), {})[rec["E"]] = (
+            float(cells[6]), rec["online"][0] / best, rec["again"][0] / best, ok)
+    for r in apps:
+        f = app_figures(r)
+        choice = app_choice(r)
+        ok = ([choice <= 1.05] if choice is not None else []) + f[9]
+        rows.setdefault(("app", r["label"], r["app"], r["workload"]), {})[r["E"]] = (
+            choice, f[2], f[4], ok)
+    named = []
+    for key in sorted(rows, key=lambda k: (k[0] == "app",) + k[1:]):
+        if key[0] == "shape":
+            _, label, P, coll, S = key
+            name = "%s P = %d %s %s" % (label.split(",")[0], P, coll, size_text(S))
+        else:
+            name = "%s %s %s" % (key[1].split(",")[0], key[2], key[3])
+        named.append((name, rows[key]))
+    return named
+
+
+def geomean(xs):
+    """The geometric mean of xs (positive)."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def explore_choice(rows, values):
+    """(the value EXPLORE_RULE picks, {E: (targets met, targets, geometric mean of online /
+    best fixed)} over the rows that have every value) for the rows of explore_rows."""
+    common = [cells for _, cells in rows if all(E in cells for E in values)]
+    score = {}
+    for E in values:
+        met = sum(sum(cells[E][3]) for cells in common)
+        count = sum(len(cells[E][3]) for cells in common)
+        score[E] = (met, count, geomean([cells[E][1] for cells in common]) if common else 1.0)
+    # most targets met; then the lowest geometric mean of online / best fixed; then the
+    # default as it stood (120), else the larger value
+    pick = min(values, key=lambda E: (-score[E][0], round(score[E][2], 3), E != 120, -E))
+    return pick, score, len(common)
+
+
+def explore_section(shapes, apps):
+    """The comparison of A2A_TUNING_EXPLORE values: the table, a summary line per value,
+    the rule and the value it picks."""
+    rows = explore_rows(shapes, apps)
+    values = sorted({E for _, cells in rows for E in cells})
+    print(EXPLORE_INTRO)
+    print("| shape or application | values | chosen / best per call | online / best fixed | "
+          "second run / best fixed | targets met |")
+    print("|---|---|---|---|---|---|")
+    names = ("choice", "total", "below library", "second")
+
+    def met(cells):
+        """'all', or the targets missed; an application of several shapes has no choice."""
+        choice, _, _, ok = cells
+        kinds = names if len(ok) == 4 else names[1:]
+        missed = [n for n, good in zip(kinds, ok) if not good]
+        return "all" if not missed else "missed " + ", ".join(missed)
+    for name, cells in rows:
+        have = [E for E in values if E in cells]
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            name, "; ".join(str(E) for E in have),
+            "; ".join("-" if cells[E][0] is None else "%.3f" % cells[E][0] for E in have),
+            "; ".join("%.3f" % cells[E][1] for E in have),
+            "; ".join("%.3f" % cells[E][2] for E in have),
+            "; ".join(met(cells[E]) for E in have)))
+    print("\nPer value, over the rows that have it:\n")
+    for E in values:
+        mine = [cells[E] for _, cells in rows if E in cells]
+        print("- A2A_TUNING_EXPLORE=%d: %d rows, targets met %d of %d, rows with every target "
+              "met %d; geometric mean of online / best fixed %.4f, of second run / best fixed %.4f"
+              % (E, len(mine), sum(sum(c[3]) for c in mine), sum(len(c[3]) for c in mine),
+                 sum(all(c[3]) for c in mine), geomean([c[1] for c in mine]),
+                 geomean([c[2] for c in mine])))
+    pick, score, common = explore_choice(rows, values)
+    print("\n" + EXPLORE_RULE + "\n")
+    print("Over the %d of %d rows that have every value (%s): %s. The rule picks **%d**.\n" % (
+        common, len(rows), ", ".join(str(E) for E in values),
+        "; ".join("%d: %d of %d targets, geometric mean %.4f" % (E, *score[E]) for E in values),
+        pick))
+    print(EXPLORE_OUTRO, end="")
+
+
 def main():
     args = sys.argv[1:]
-    before, apps_before = None, None
+    before, apps_before, explore = None, None, []
     for option in ("--before", "--apps-before"):
         if option in args:
             i = args.index(option)
@@ -641,9 +821,17 @@ def main():
             else:
                 apps_before = read_records(args[i + 1])
             del args[i:i + 2]
+    while "--explore" in args:
+        i = args.index("--explore")
+        if i + 1 >= len(args):
+            args = []
+            break
+        explore += read_records(args[i + 1])
+        del args[i:i + 2]
     if len(args) not in (1, 2) or (apps_before and len(args) != 2):
         sys.stderr.write("usage: online_table.py RECORDS.jsonl [APP-RECORDS.jsonl] "
-                         "[--before OLD-RECORDS.jsonl] [--apps-before OLD-APP-RECORDS.jsonl]\n")
+                         "[--before OLD-RECORDS.jsonl] [--apps-before OLD-APP-RECORDS.jsonl] "
+                         "[--explore OTHER-EXPLORE-RECORDS.jsonl ...]\n")
         sys.exit(2)
     recs = sorted(latest(read_records(args[0]), shape_key), key=shape_key)
     print(INTRO + HEAD)
@@ -669,8 +857,14 @@ def main():
     if before:
         before_after(recs, before)
     print(OUTRO, end="")
-    if len(args) == 2:
-        apps_rows(latest(read_records(args[1]), app_key), apps_before)
+    apps = latest(read_records(args[1]), app_key) if len(args) == 2 else []
+    if apps:
+        apps_rows(apps, apps_before)
+    if explore:
+        shapes = [r for r in explore if "app" not in r]
+        more_apps = [r for r in explore if "app" in r]
+        explore_section(latest(recs + shapes, lambda r: shape_key(r) + (r["E"],)),
+                        latest(apps + more_apps, app_key))
 
 
 if __name__ == "__main__":

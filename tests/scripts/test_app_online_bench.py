@@ -3,9 +3,10 @@ runs a stand-in a2atune whose `app` command prints P = 4, writes the one result 
 metrics as `a2atune app --db` does, and under A2A_TUNING=online with A2A_VERBOSE the online
 tuner's candidate line and tuning file. With records of P = 4 to reuse, the fixed totals
 are the records' (not re-launched: the stand-in would give other figures), a candidate the
-records lack is launched fixed, and the new record says which file it reused. A launch of
-other P, an explore value without a record or no rank count is one line and exit 2, before
-any launch. A launch that crashes (exit 139) once: under a stand-in smpirun it is launched
+records lack is launched fixed, and the new record says which file it reused; an explore
+value without a record of its own reuses the record of another (a fixed run does not depend
+on it), the same value's when there is one. A launch of other P, other repetitions or no
+rank count is one line and exit 2, before any launch. A launch that crashes (exit 139) once: under a stand-in smpirun it is launched
 again, its figures and CPU seconds the new launch's alone (not the crashed one's result row,
 nor its CPU); under mpirun it is the run's failure."""
 import json
@@ -75,18 +76,20 @@ class AppOnlineBenchReuse(unittest.TestCase):
         self.launcher = write_program(os.path.join(self.dir, "mpirun"), LAUNCHER)
         self.app = write_program(os.path.join(self.dir, "fake_a2atune"), APP)
 
-    def earlier(self, fixed):
-        """A file of one earlier record at P = 4, EXPLORE 120, with these fixed totals (far
-        from what the stand-in gives, so that a reused total is told from a re-launched one)."""
+    def earlier(self, fixed, E=120, mode="w"):
+        """A file of one earlier record at P = 4, EXPLORE E, with these fixed totals (far
+        from what the stand-in gives, so that a reused total is told from a re-launched one);
+        mode "a" appends the record to the file."""
         path = os.path.join(self.dir, "earlier.jsonl")
-        with open(path, "w") as f:
+        with open(path, mode) as f:
             f.write(json.dumps({"label": "t", "P": 4, "app": "fft", "workload": "--n 8x8",
-                                "repetitions": 10, "fixed_repetitions": 2, "E": 120,
+                                "repetitions": 10, "fixed_repetitions": 2, "E": E,
                                 "fixed": fixed, "fixed_full": ["MPI library", "tra radix=2"],
                                 "best": "tra radix=2", "library": fixed["MPI library"]}) + "\n")
         return path
 
-    def bench(self, reuse, ranks="-n 4", explore="120", launcher=None, env=None):
+    def bench(self, reuse, ranks="-n 4", explore="120", launcher=None, env=None,
+              repetitions="10"):
         """(exit status, stderr, the a2atune commands launched, the records written)."""
         launches = os.path.join(self.dir, "launches")
         record = os.path.join(self.dir, "new.jsonl")
@@ -95,7 +98,7 @@ class AppOnlineBenchReuse(unittest.TestCase):
                 os.unlink(path)
         p = subprocess.run([PYTHON, BENCH, "--launch", "%s %s %s" % (launcher or self.launcher,
                                                                      ranks, self.app),
-                            "--app", "fft", "--args", "--n 8x8", "--repetitions", "10",
+                            "--app", "fft", "--args", "--n 8x8", "--repetitions", repetitions,
                             "--explore", explore, "--out", os.path.join(self.dir, "out"),
                             "--reuse", reuse, "--record", record, "--label", "t"],
                            env=dict(os.environ, FAKE_LAUNCHES=launches, **(env or {})),
@@ -137,13 +140,28 @@ class AppOnlineBenchReuse(unittest.TestCase):
         self.assertEqual(recs[0]["fixed"], {"MPI library": 6.5e-5, "tra radix=2": 5.5e-5,
                                             "bruck": 7.5e-5})
 
+    def test_another_explore_value_reuses_the_fixed_totals(self):
+        reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5, "bruck": 7.5e-5})
+        self.earlier({"MPI library": 6.6e-5, "tra radix=2": 5.6e-5, "bruck": 7.6e-5}, E=30,
+                     mode="a")
+        rc, err, made, recs = self.bench(reuse, explore="60,30")
+        self.assertEqual(rc, 0, err)
+        # per value the online run and the second run: nothing fixed launched
+        self.assertEqual(len(made), 4, made)
+        self.assertTrue(all("--kernel tuned" in m for m in made), made)
+        # 60 has no record: the file's first of the launch (120's); 30 its own
+        self.assertEqual([(r["E"], r["reused_E"]) for r in recs], [(60, 120), (30, 30)])
+        self.assertEqual(recs[0]["fixed"]["tra radix=2"], 5.5e-5)
+        # the totals of both values' records, the first value's where both have one
+        self.assertEqual(recs[1]["fixed"]["tra radix=2"], 5.5e-5)
+
     def test_no_matching_record_is_one_line_before_any_launch(self):
         reuse = self.earlier({"MPI library": 6.5e-5, "tra radix=2": 5.5e-5})
-        for ranks, explore, says in (("-n 8", "120", "no record of"),
-                                     ("-n 4", "120,30", "A2A_TUNING_EXPLORE=30"),
-                                     ("--bind-to core", "120", "no rank count for --reuse")):
-            with self.subTest(ranks=ranks, explore=explore):
-                rc, err, made, recs = self.bench(reuse, ranks, explore)
+        for ranks, repetitions, says in (("-n 8", "10", "no record of"),
+                                         ("-n 4", "12", "P=4, 12 runs"),
+                                         ("--bind-to core", "10", "no rank count for --reuse")):
+            with self.subTest(ranks=ranks, repetitions=repetitions):
+                rc, err, made, recs = self.bench(reuse, ranks, repetitions=repetitions)
                 self.assertEqual(rc, 2, err)
                 self.assertEqual(len(err.strip().splitlines()), 1, err)
                 self.assertIn(says, err)

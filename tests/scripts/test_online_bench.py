@@ -3,7 +3,10 @@ mpiexec.hydra, smpirun or srun) runs a stand-in online_loop that prints the loop
 the online tuner's decision for P = 4. With a record of P = 4 to reuse, every spelling of
 the rank count the launchers take (-n, -np, --np, --np=, srun's -n4, --ntasks=) finds it:
 the library and the fixed candidates are not launched again, and the new record says
-which it reused. A launch without a rank count is one line and exit 2."""
+which it reused. A fixed run does not depend on A2A_TUNING_EXPLORE: online runs at other
+values reuse the record made at 120 (the one of the same value when there is one), and the
+new records name the value they reused. A launch without a rank count is one line and exit
+2."""
 import json
 import os
 import shutil
@@ -72,13 +75,14 @@ class OnlineBenchReuse(unittest.TestCase):
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
         return path
 
-    def bench(self, launch, tag):
+    def bench(self, launch, tag, explore="120"):
         """(exit status, stderr, the launches made, the records written) of one reuse run."""
         launches = os.path.join(self.dir, tag + ".launches")
         record = os.path.join(self.dir, tag + ".jsonl")
         p = subprocess.run([PYTHON, BENCH, "--launch", os.path.join(self.bin, launch),
                             "--binary", self.loop, "--out", os.path.join(self.dir, tag),
                             "--sizes", "16", "--calls", "20", "--repeats", "1",
+                            "--explore", explore,
                             "--reuse", self.reuse, "--record", record, "--label", "t"],
                            env=dict(os.environ, FAKE_LAUNCHES=launches),
                            capture_output=True, text=True, timeout=60)
@@ -100,6 +104,32 @@ class OnlineBenchReuse(unittest.TestCase):
                 # the online run and the second run only: nothing fixed launched again
                 self.assertEqual(len(made), 2, made)
                 self.assertEqual([(r["P"], r["reused"]) for r in recs], [(4, "earlier.jsonl")])
+
+    def test_other_explore_values_reuse_the_fixed_runs_of_another(self):
+        rc, err, made, recs = self.bench("mpirun -n 4", "other", "30,60")
+        self.assertEqual(rc, 0, err)
+        # per value the online run and the second run: nothing fixed launched
+        self.assertEqual(len(made), 4, made)
+        self.assertEqual([(r["E"], r["reused"], r["reused_E"]) for r in recs],
+                         [(30, "earlier.jsonl", 120), (60, "earlier.jsonl", 120)])
+        for r in recs:
+            self.assertEqual(r["fixed"]["tra radix=2"], [0.005, 5.0, 0.0])
+            self.assertEqual(r["library"], [0.006, 6.0, 0.0])
+
+    def test_the_record_of_the_same_explore_value_is_preferred(self):
+        with open(self.reuse, "a") as f:
+            f.write(json.dumps({"label": "t", "P": 4, "coll": "alltoall", "S": 16, "E": 30,
+                                "library": [0.007, 7.0, 0.0],
+                                "fixed": {"MPI library": [0.007, 7.0, 0.0],
+                                          "tra radix=2": [0.004, 4.0, 0.0]}}) + "\n")
+        # (60 has none: the file's last record of the shape, 30's)
+        for explore, reused_E, tra in (("30", 30, 4.0), ("60", 30, 4.0), ("120", 120, 5.0)):
+            with self.subTest(explore=explore):
+                rc, err, made, recs = self.bench("mpirun -n 4", "prefer" + explore, explore)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(len(made), 2, made)
+                self.assertEqual([(r["reused_E"], r["fixed"]["tra radix=2"][1]) for r in recs],
+                                 [(reused_E, tra)])
 
     def test_a_drift_is_counted_as_one_not_called_a_restart(self):
         # a drift now tries a challenger first (online.c, end_window): no exploration restarts
