@@ -190,6 +190,16 @@ sys.exit(not (len(n) == 4 and all(a <= 20 and b == 121 for a, b in n)))' "$plog"
     check online/$lib/long-period-decided holds \
         "[ \"\$(grep -c 'at MPI_Comm_free \[comm first[2-9], world rank 0\]: .*alltoallv P=[2-9] S=16\.\.31: [^;]* from call [0-9]* of 320 ' '$llog')\" = $((np - 1)) ] &&
          grep -q 'S=16\.\.31: S predicted wrong in the last' '$llog'"
+    # several shapes with calls run on a wrong prediction still under way when the
+    # communicator is freed: the sizes in turn (16, 1024), 10 rounds, the last broken by a
+    # call of 2048 B; at 30 calls a shape every call is in round 0 (2 calls a candidate),
+    # and the free finds a wrong call pending in both shapes (16 B first, then 1024 B):
+    # close_predictions checks every such shape, so each communicator counts 10, 10 and 1
+    # calls (checking only the first left 1024 B at 11, 16 B at 9)
+    run online/$lib/pending-in-two-shapes 60 $launch $np env $pre A2A_TUNING=online \
+        A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 $prog --repeat 10 --period 9 - 16 1024
+    check online/$lib/pending-in-two-shapes-counted holds \
+        "alltoallv_calls_each '$WORK/online_${lib}_pending-in-two-shapes.log' $((3 * (np - 1))) 10 2048=1"
     # one rule per shape: the halves' shapes once (the first communicator's decision)
     check online/$lib/file-written holds \
         "[ \"\$(grep -c '\"kernel\": ' '$OD/$lib.json')\" = $((np == 4 ? 12 : 6)) ]"
