@@ -143,7 +143,8 @@ typedef struct shape {
                             * of the round, this rank's where the call ran on a predicted
                             * S (a2a_online_predicted_call), then their reduction scratch */
     long long *entries;    /* and the index of each in the communicator's history of calls
-                            * (speculate.c), -1 for an agreed one: a wrong prediction's
+                            * (speculate.c), -1 for an agreed one (or one whose prediction
+                            * a reduction checked, kept: keys_held): a wrong prediction's
                             * entry takes its true bucket */
     long long predicted;   /* exploring calls that ran on a predicted S, checked right */
     int pending_predicted; /* calls of the current candidate's calls of the round so */
