@@ -143,7 +143,8 @@ typedef struct shape {
                             * of the round, this rank's where the call ran on a predicted
                             * S (a2a_online_predicted_call), then their reduction scratch */
     long long *entries;    /* and the index of each in the communicator's history of calls
-                            * (speculate.c), -1 for an agreed one: a wrong prediction's
+                            * (speculate.c), -1 for an agreed one (or one whose prediction
+                            * a reduction checked, kept: keys_held): a wrong prediction's
                             * entry takes its true bucket */
     long long predicted;   /* exploring calls that ran on a predicted S, checked right */
     int pending_predicted; /* calls of the current candidate's calls of the round so */
@@ -1006,12 +1007,15 @@ static void next_calls(const comm_state *cs, shape *sh)
  * MPI_Allreduce(MAX) over both gives each call's time (max over ranks) and agreed S; 1
  * when every agreed S is in the shape's bucket (the prediction held). Otherwise 0: the
  * calls of another bucket are taken out of the shape's counts and accounted to their own
- * shapes (a2a_online_replay, as a speculated call is), the candidate's calls of the round
- * are dropped, to be made again from the next call, each wrong call's entry in the
- * communicator's history takes its true bucket (a2a_speculation_correct), and from then on
- * the communicator predicts S only from a period of the buckets (v_mispredicted), no longer
- * from the last agreed shape. The same on every rank: it judges the reduced values only.
- * *rc: the reduction's or the accounting's error. */
+ * shapes (a2a_online_replay, as a speculated call is), each one's entry in the
+ * communicator's history takes its true bucket (a2a_speculation_correct); the calls of the
+ * shape's bucket stay, checked (their reduced times and S moved to the front, sh->pos of
+ * them), and the candidate's calls of the round go on from there, so that a prediction
+ * wrong again in every round (buckets whose true period is longer than the one found)
+ * costs its wrong calls only and the exploration still ends; from then on the communicator
+ * predicts S only from a period of the buckets (v_mispredicted), no longer from the last
+ * agreed shape. The same on every rank: it judges the reduced values only. *rc: the
+ * reduction's or the accounting's error. */
 static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len, int *rc)
 {
     double *buf = sh->keys + sh->block;
@@ -1030,9 +1034,13 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
         return 1;
     }
     a2a_call other = { A2A_COLL_ALLTOALLV, cs->comm, sh->P, 0, { 0 }, { 0 } };
+    int kept = 0;
     for (int i = 0; i < len; i++) {
-        if (bucket_of((long long)buf[len + i]) == sh->bucket) {
-            sh->explore_seconds += buf[i]; /* an exploring call of the shape, dropped */
+        if (bucket_of((long long)buf[len + i]) == sh->bucket) { /* a call of the shape: kept */
+            sh->predicted += sh->entries[i] >= 0;
+            row[start + kept] = buf[i];
+            sh->keys[kept] = buf[len + i];
+            sh->entries[kept++] = -1; /* checked: its S is agreed now */
             continue;
         }
         sh->calls--;
@@ -1042,7 +1050,7 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
         int arc = a2a_online_replay(&other, buf[i], 0);
         *rc = *rc != MPI_SUCCESS ? *rc : arc;
     }
-    sh->pos = 0;
+    sh->pos = kept;
     sh->pending_predicted = 0;
     cs->v_mispredicted = 1;
     int verbose = a2a_tuned_verbose();
@@ -1053,9 +1061,9 @@ static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len,
         int name_len = 0;
         MPI_Comm_get_name(cs->comm, comm_name, &name_len);
         fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
-                "last %d calls (another S among them); those calls dropped, each counted for "
-                "its own S; S predicted from then on only from a period of the calls' S "
-                "[comm %s, world rank %d]\n", sh->P, lo, hi, len,
+                "last %d calls (another S among them); %d of them kept, the others counted for "
+                "their own S; S predicted from then on only from a period of the calls' S "
+                "[comm %s, world rank %d]\n", sh->P, lo, hi, len, kept,
                 name_len > 0 ? comm_name : "unnamed", cs->world_rank);
     }
     return 0;
@@ -1348,10 +1356,10 @@ static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, long long
         row[start + sh->pos++] = test_time(sh->current, t, 0);
         if (refused || c->dropped) { /* alike on every rank: move on */
             c->dropped = 1;
-            int held = 1, hrc = MPI_SUCCESS;
+            int hrc = MPI_SUCCESS;
             if (sh->pending_predicted) /* calls on a predicted S: checked all the same */
-                held = keys_held(cs, sh, row, start, sh->pos, &hrc);
-            for (int i = start; held && i < start + sh->pos; i++)
+                keys_held(cs, sh, row, start, sh->pos, &hrc); /* sh->pos: the shape's */
+            for (int i = start; i < start + sh->pos; i++)
                 sh->explore_seconds += row[i];
             sh->pending_predicted = 0;
             next_calls(cs, sh);
