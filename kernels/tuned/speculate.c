@@ -66,6 +66,8 @@
 #define ENTER_CALLS 8    /* settled choices in a row, periodic, before speculating (at */
                          /* least two periods) */
 #define HISTORY 128      /* choices remembered (>= 3 MAX_PERIOD + WINDOW_MAX) */
+#define BUCKET_MISSES 8  /* wrong buckets predicted, each within HISTORY calls of the one */
+                         /* before, before the buckets' period is given up for good */
 
 typedef struct entry {
     a2a_choice choice;
@@ -78,6 +80,8 @@ struct a2a_speculation {
     long long calls;           /* alltoallv calls through the dispatcher on the comm */
     long long per_call;        /* of them, calls that agreed on S before running */
     long long known;           /* calls whose choice is in hist (agreed or predicted) */
+    int bucket_misses;         /* buckets predicted wrong (found by reductions) in a row, */
+    long long last_miss;       /* each within HISTORY calls of the last (its `known`) */
     int period;                /* 0: agreeing per call; else speculating with this period */
     int window;                /* calls of the current window */
     int pending;               /* speculated calls since the last window's agreement */
@@ -142,15 +146,30 @@ static int find_period(const a2a_speculation *sp)
     return 0;
 }
 
+/* Guarantees: counts a bucket predicted wrong (found by a reduction: the same on every
+ * rank at the same call), the count restarting when the last was over HISTORY calls ago:
+ * BUCKET_MISSES of them so close together say that the buckets' true period is longer
+ * than MAX_PERIOD (say 8 calls of one S, then one of another: the odd call predicted as the
+ * others every time, so that its shape never explores), and a2a_speculation_bucket
+ * predicts no more; an application's new phase now and then does not add up. */
+static void note_bucket_miss(a2a_speculation *sp)
+{
+    if (sp->known - sp->last_miss > HISTORY)
+        sp->bucket_misses = 0;
+    sp->bucket_misses++;
+    sp->last_miss = sp->known;
+}
+
 /* Guarantees: the bucket predicted for the alltoallv call now beginning: that of the call
  * L calls before it, L the smallest period <= MAX_PERIOD with which the last max(ENTER_CALLS,
  * 2 L) buckets known (agreed, or predicted and not refuted yet) repeat (each equals the one
- * L calls before it); *period = L. -1 (and *period 0) when they repeat with none.
+ * L calls before it); *period = L. -1 (and *period 0) when they repeat with none, or
+ * BUCKET_MISSES predictions were wrong close together (note_bucket_miss).
  * Every rank gets the same at the same call: the history holds the buckets of agreed S, the
  * buckets predicted by this same rule, and corrections made from reduced S only. */
 int a2a_speculation_bucket(const a2a_speculation *sp, int *period)
 {
-    for (int L = 1; L <= MAX_PERIOD; L++) {
+    for (int L = 1; L <= MAX_PERIOD && sp->bucket_misses < BUCKET_MISSES; L++) {
         long long n = ENTER_CALLS > 2 * L ? ENTER_CALLS : 2 * L, k = sp->known - n + L;
         if (sp->known < n)
             break;
@@ -176,6 +195,7 @@ long long a2a_speculation_known(const a2a_speculation *sp)
  * period's look-back). */
 void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket)
 {
+    note_bucket_miss(sp);
     if (index >= 0 && index < sp->known && index >= sp->known - HISTORY)
         sp->hist[index % HISTORY].bucket = bucket;
 }
@@ -314,8 +334,11 @@ int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_ju
         entry past, *e = sp->at[i] >= sp->known - HISTORY ? &sp->hist[sp->at[i] % HISTORY] : &past;
         a2a_choice truth;
         int settled = 0;
-        e->bucket = a2a_online_bucket(buf[i]); /* a right choice may come from another bucket */
+        int bucket = a2a_online_bucket(buf[i]), predicted = e != &past ? e->bucket : bucket;
+        e->bucket = bucket; /* a right choice may come from another bucket */
         if (!judge(buf[i], (double)buf[w + i] * 1e-9, &sp->ran[i], &truth, &settled, arg)) {
+            if (predicted != bucket)
+                note_bucket_miss(sp);
             e->choice = truth;
             e->settled = settled;
             if (!*ended_at)
