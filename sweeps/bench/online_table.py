@@ -298,7 +298,7 @@ EXPLORE=120 meets the table's three (online 1.023x the best fixed, below the MPI
 MPI library, and misses the second run (1.029x, over 2 %); tc on dragonfly.xml at both
 values is below the MPI library (2.438x) and misses the total (1.159x and 1.136x, over
 1.10x), and its second run meets 2 % at both (1.015x and 1.019x); tc on torus_tofud.xml
-meets all three with EXPLORE=30 (1.056x, the MPI library 1.714x, second run 1.000x) and
+meets all three with EXPLORE=30 (1.047x, the MPI library 1.714x, second run 0.988x) and
 misses the total with EXPLORE=120 (1.107x; second run 0.999x). The choice per shape:
 fft's is within 5 % of the exhaustive best at both values (scattered block_count=32, the
 best; spread_out, 1.029x); tc's is the fastest of the per-shape exploring medians in 5 of
@@ -330,8 +330,8 @@ candidates.
   4096..8191, 8192..16383) explore 55, 55, 94, 68 and 68 calls (340 of the 1,002) and
   decide from their calls 57, 57, 96, 70 and 70 (linear, all five); the tuner's own
   account of those calls is 1.872 ms over each shape's winner (392, 340, 336, 392 and 412
-  us). At EXPLORE=30 they explore 19 to 23 calls and decide from their calls 20 to 24
-  (spread_out at 64..127, linear elsewhere): 1.630 ms over the winners (389, 324, 257, 320
+  us). At EXPLORE=30 they explore 19 to 22 calls and decide from their calls 20 to 23
+  (spread_out at 64..127, linear elsewhere): 1.613 ms over the winners (389, 324, 240, 320
   and 340 us).
 - The agreement on S. An alltoallv call is keyed by its largest block, agreed by an
   `MPI_Allreduce` unless the tuner predicts it; one agreement costs 9.3 us here (the five
@@ -342,7 +342,7 @@ candidates.
   every 6 calls, so from the third closure on every call runs on the shape of the call 6
   before, an exploring shape's candidate (checked by the reduction ending the candidate's
   calls of a round) or a decided shape's winner (checked by one `MPI_Allreduce` per
-  window of 8..64 such calls, from the first decision: call 286 at EXPLORE=120, 70 at
+  window of 8..64 such calls, from the first decision: call 286 at EXPLORE=120, 67 at
   EXPLORE=30). Before, the shape predicted was the last call's: wrong at call 2 of the
   launch, after which every call agreed on S until every shape had decided and the
   choices repeated. Calls that agreed per call (the summary's count): 10 of 1,002 at
@@ -358,8 +358,8 @@ candidates.
   other way, S = 64..127's candidates time 5.34 us a call exploring now, 2.42 us when the
   agreement lined the ranks up first.
 - The rest: at EXPLORE=120 the online run spends 2.840 ms over the best fixed, of which
-  exploring 1.872 ms and the 10 agreements ~0.09 ms; at EXPLORE=30 2.434 ms, exploring
-  1.630 ms and 11 agreements ~0.10 ms. The remaining ~0.88 and ~0.70 ms are the
+  exploring 1.872 ms and the 10 agreements ~0.09 ms; at EXPLORE=30 2.429 ms, exploring
+  1.613 ms and 11 agreements ~0.10 ms. The remaining ~0.88 and ~0.72 ms are the
   windows' checks, the monitoring windows and the decided shapes' calls that time more in
   the online run than in fixed linear's.
 - The deferred agreement's checks: the five rules all linear, under `A2A_TUNING=online`,
@@ -367,9 +367,9 @@ candidates.
   one `MPI_Allreduce` per window of 8..64 calls).
 
 Both EXPLORE values decide all 5 shapes in the first launch, and both files have linear at
-S = 2048..4095 now. The online runs are 2.840 ms (EXPLORE=120) and 2.434 ms (30) over the
+S = 2048..4095 now. The online runs are 2.840 ms (EXPLORE=120) and 2.429 ms (30) over the
 best fixed at 1,002 calls (6.360 and 3.594 ms with the shape predicted from the last call
-only), where the 1.10x target allows 1.787 ms: exploring alone costs 1.872 and 1.630 ms
+only), where the 1.10x target allows 1.787 ms: exploring alone costs 1.872 and 1.613 ms
 (each shape has ~167 calls, S = 2048..4095 334, to spread 8 candidates' exploring over),
 and of the agreement on S 10 and 11 calls are left.
 
@@ -378,11 +378,11 @@ tc-torus`): fixed linear is the best again, 25.088 ms, tuna radix=63 1.009x, spr
 1.012x, scattered block_count=32 1.219x, the MPI library 1.714x. The shapes choose
 spread_out (S = 64..127, 2.01 us, tied with linear; scattered block_count=32 at
 EXPLORE=30, tied too), twophase_bruck (512..1023, 13.2 us), linear (2048..4095,
-4096..8191 and 8192..16383: 27.4, 39.9 and 40.6 us), and the second runs of these rules
-are 0.999x and 1.000x. With EXPLORE=30 the shapes decide by their call 25 and the
-decided shapes' calls run on predictions from call 73: exploring cost 1.088 ms over the
-winners (the tuner's account), of the 1.413 ms the online run spends over the best fixed
-(1.056x, every target met); with EXPLORE=120 they decide by their call 109, from call
+4096..8191 and 8192..16383: 27.4, 39.9 and 40.6 us; twophase_bruck at 2048..4095 with
+EXPLORE=30), and the second runs of these rules are 0.999x (EXPLORE=120) and 0.988x (30:
+a rule per shape beats the one kernel of the best fixed run). With EXPLORE=30 the shapes
+decide by their call 24 and the online run spends 1.179 ms over the best fixed (1.047x,
+every target met); with EXPLORE=120 they decide by their call 109, from call
 325, exploring cost 2.307 ms of 2.682 ms (1.107x). Calls that agreed per call: 10
 (EXPLORE=120) and 11 (30) of 1,002, where the tuner before this prediction made 579 and
 142 (then 1.196x and 1.076x, 4.929 and 1.915 ms over the best fixed).
@@ -469,9 +469,9 @@ What the smaller values save is the exploring: dragonfly.xml alltoallv 16 B at P
 1.025x at 30 against 1.038x at 120, at P = 256 1.083x against 1.098x; fft 1.014x at 60
 against 1.023x at 120 (both keep the exhaustive best, scattered block_count=32, from call
 37 and 83; 30 keeps spread_out, 1.029x, and its second run misses the 2 %); and tc,
-whose ~167 calls a shape make exploring a larger part: 1.136x at 30, 1.138x at 60 and
+whose ~167 calls a shape make exploring a larger part: 1.136x at 30, 1.137x at 60 and
 1.159x at 120 (dragonfly.xml; the exploring alone is more than the 1.10x allows at every
-value), 1.056x, 1.068x and 1.107x (torus_tofud.xml, within 1.10x at 30 and 60). A smaller
+value), 1.047x, 1.059x and 1.107x (torus_tofud.xml, within 1.10x at 30 and 60). A smaller
 value suits an application with few calls a shape (`A2A_TUNING_EXPLORE=30`, tc's rows);
 the default stays 120.
 
