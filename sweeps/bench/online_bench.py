@@ -445,6 +445,7 @@ def main():
                        "online": [round(tot, 9), first[0], first[1], first[5],
                                   round(first[3][3], 1), first[3][4]],
                        "candidates": first[6].strip(),
+                       "choices": ["%s@%d" % (w, at) for w, at, *_ in runs],
                        "again": [round(again, 9), round(first[4][3], 1)],
                        "simgrid": simgrid_options(launch_words(args.launch))}
                 if old:

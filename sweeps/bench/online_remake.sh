@@ -5,7 +5,7 @@
 # a fixed run); the applications' runs all anew (the direct kernels they run fixed changed),
 # or their fixed runs reused when REUSE_APPS names records of the same launches.
 #
-#   sweeps/bench/online_remake.sh shapes|apps|SHAPE|APP...
+#   sweeps/bench/online_remake.sh shapes|apps|SHAPE|APP|p2...
 #
 #   shapes   the 12 shapes of the table (6 launches of online_bench.py, below)
 #   apps     fft --n 512x512 (500 transforms) and tc --graph rmat:9:4 (167 closures) on
@@ -13,6 +13,10 @@
 #            EXPLORE's), one run after the second (--again 1)
 #   SHAPE    one launch of the table: df64 df64v df256 df256v to64 to256
 #   APP      one application launch: fft, tc (dragonfly.xml), tc-torus (torus_tofud.xml)
+#   p2       the real rows: Open MPI, mpirun -n 2 --bind-to core, alltoall and alltoallv at
+#            16 B, 1 KiB, 16 KiB, 1,000 calls a run, 5 launches of each, under the benchmark
+#            lock /tmp/a2atune-bench.lock (needs build/openmpi/bench/online_loop; OUT_REAL,
+#            default tests/data/online-real-p2.jsonl: nothing reused, every run launched)
 #
 # Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
 # none: every application run launched), the records to reuse; OUT_SHAPES, OUT_APPS (default
@@ -23,8 +27,9 @@
 # runs of the records of 120 (a fixed run does not depend on them):
 #   EXPLORE=30,60 OUT_SHAPES=tests/data/online-sim-explore.jsonl \
 #       REUSE_SHAPES=tests/data/online-sim.jsonl sweeps/bench/online_remake.sh shapes
-# Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...).
-# Every launch is smpirun on platforms/*.xml with `a2a simulate`'s options, MPICH's selector
+# Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...)
+# (p2: build/openmpi/bench/online_loop).
+# Every simulated launch is smpirun on platforms/*.xml with `a2a simulate`'s options, MPICH's selector
 # and copy model; the solver precision of each shape is the one its records were made with.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -32,6 +37,7 @@ REUSE_SHAPES=${REUSE_SHAPES:-tests/data/online-sim-race.jsonl}
 REUSE_APPS=${REUSE_APPS:-}
 OUT_SHAPES=${OUT_SHAPES:-tests/data/online-sim.jsonl}
 OUT_APPS=${OUT_APPS:-tests/data/online-apps-sim.jsonl}
+OUT_REAL=${OUT_REAL:-tests/data/online-real-p2.jsonl}
 WORK=${WORK:-/tmp/a2a-online-remake}
 EXPLORE=${EXPLORE:-}
 mkdir -p "$WORK"
@@ -86,6 +92,17 @@ app() {
         --record "$OUT_APPS" --label "$plat.xml, SMPI coll-selector mpich" "${reuse[@]}"
 }
 
+# real_p2: the real P = 2 launches of online_bench.py (alltoall, then alltoallv)
+real_p2() {
+    local v
+    for v in "" --alltoallv; do
+        echo "online_remake: real P = 2 ${v:-alltoall} ($(date -u +%T))"
+        flock /tmp/a2atune-bench.lock $PY sweeps/bench/online_bench.py \
+            --launch "mpirun -n 2 --bind-to core" --binary build/openmpi/bench/online_loop \
+            --out "$WORK/real-p2$v" --sizes 16,1024,16384 --calls 1000 --repeats 5 $v \
+            --record "$OUT_REAL" --label "real: Open MPI, P = 2 on 2 cores (--bind-to core)"
+    done
+}
 run_one() {
     case $1 in
         df64)   shape dragonfly 64 1e-3 16,1024,16384 alltoall ;;
@@ -99,10 +116,11 @@ run_one() {
         tc)     app dragonfly tc "--graph rmat:9:4" 167 1e-2 ;;
         tc-torus) app torus_tofud tc "--graph rmat:9:4" 167 1e-2 ;;
         apps)   run_one fft; run_one tc ;;
+        p2)     real_p2 ;;
         *) echo "online_remake: unknown '$1' (shapes, apps, df64, df64v, df256, df256v, to64," \
-                "to256, fft, tc, tc-torus)" >&2; exit 2 ;;
+                "to256, fft, tc, tc-torus, p2)" >&2; exit 2 ;;
     esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,28p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
 for what in "$@"; do run_one "$what"; done

@@ -3,7 +3,8 @@ again (online_remake.sh appends the new record after the one it replaces) is one
 last record's, and is counted once against the targets; --explore's section picks the
 A2A_TUNING_EXPLORE value by its rule (most targets met over the rows every value has, then
 the lower geometric mean of online / best fixed, then 120), a row lacking a value counting
-for none; docs/results/online-sim.md is the script's output on the records its first lines
+for none; --real's records (real P = 2) are a section of their own, with each launch's
+choice; docs/results/online-sim.md is the script's output on the records its first lines
 name, byte for byte."""
 import json
 import os
@@ -42,6 +43,22 @@ class OnlineTableLatestRecord(unittest.TestCase):
                            text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         return p.stdout
+
+    def test_real_rows_are_their_own_section_with_each_launch_choice(self):
+        shape = self.records("online-sim.jsonl", 1)[0]
+        real = json.loads(json.dumps(shape))
+        real["label"] = "real: stand-in"
+        real["choices"] = ["MPI library@33", "pairwise@40"]
+        older = json.loads(json.dumps(real))  # made again: only the last record is shown
+        older["choices"] = ["bruck@9"]
+        out = self.table(self.write("shapes.jsonl", [shape]),
+                         "--real", self.write("real.jsonl", [older, real]))
+        section = out[out.index("## Real hardware: P = 2"):]
+        self.assertIn("| real: stand-in |", section)
+        self.assertIn(": MPI library@33, pairwise@40\n", section)
+        self.assertNotIn("bruck@9", out)
+        self.assertIn("\n1 shapes: ", section)
+        self.assertNotIn("real: stand-in", out[:out.index("## Real hardware: P = 2")])
 
     def test_a_shape_and_an_application_made_again_are_one_row_each(self):
         shape = self.records("online-sim.jsonl", 1)[0]
