@@ -843,10 +843,8 @@ investigated further in these records: they are the measurement as it stands.
 """
 
 
-def real_section(recs):
-    """The real rows: the main table's columns, and each launch's choice."""
-    print(REAL_INTRO)
-    print(HEAD.replace("platform, selector", "machine"))
+def shape_rows(recs):
+    """The rows of the shapes' table (after its head), then how many meet each target."""
     counts = [0, 0, 0, 0]
     for rec in recs:
         cells, ok = judge(rec)
@@ -854,8 +852,15 @@ def real_section(recs):
         print("| " + " | ".join(str(c) for c in cells) + " |")
     print("\n%d shapes: the choice within 5 %% of the exhaustive best in %d; total <= 1.10x the "
           "best fixed in %d; below the MPI library where the best is in %d; second run "
-          "<= 1.02x in %d.\n" % (len(recs), *counts))
-    print("What the online runs chose (winner@call it ran from, one per launch):\n")
+          "<= 1.02x in %d." % (len(recs), *counts))
+
+
+def real_section(recs):
+    """The real rows: the main table's columns, and each launch's choice."""
+    print(REAL_INTRO)
+    print(HEAD.replace("platform, selector", "machine"))
+    shape_rows(recs)
+    print("\nWhat the online runs chose (winner@call it ran from, one per launch):\n")
     for rec in recs:
         print("- %s %s: %s" % (rec["coll"], size_text(rec["S"]),
                                ", ".join(rec.get("choices", [rec["online"][1]]))))
@@ -898,14 +903,7 @@ def main():
         sys.exit(2)
     recs = sorted(latest(read_records(args[0]), shape_key), key=shape_key)
     print(INTRO + HEAD)
-    counts = [0, 0, 0, 0]
-    for rec in recs:
-        cells, ok = judge(rec)
-        counts = [c + o for c, o in zip(counts, ok)]
-        print("| " + " | ".join(str(c) for c in cells) + " |")
-    print("\n%d shapes: the choice within 5 %% of the exhaustive best in %d; total <= 1.10x the "
-          "best fixed in %d; below the MPI library where the best is in %d; second run "
-          "<= 1.02x in %d." % (len(recs), *counts))
+    shape_rows(recs)
     calls = sorted({(r["label"], r["P"], r["calls"], r["calls_fixed"], r["calls_best"], r["target"])
                     for r in recs})
     print("\nCalls run (online; fixed; near the best, MPI library and second run) -> totals "
