@@ -215,17 +215,23 @@ int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *cal
     return 1;
 }
 
-/* Guarantees: (agreeing per call) appends the call's choice, computed from the agreed S
- * after the call, and its bucket (or, settled 0, an exploring call's: predicted, appended
- * before the call runs); returns the period when speculation begins with the next call,
- * else 0. */
-int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled, int bucket)
+/* Guarantees: the history's next entry (call `known`) holds choice, settled and bucket. */
+static void push_entry(a2a_speculation *sp, const a2a_choice *choice, int settled, int bucket)
 {
     entry *e = &sp->hist[sp->known % HISTORY];
     e->choice = *choice;
     e->settled = settled;
     e->bucket = bucket;
     sp->known++;
+}
+
+/* Guarantees: (agreeing per call) appends the call's choice, computed from the agreed S
+ * after the call, and its bucket (or, settled 0, an exploring call's: predicted, appended
+ * before the call runs); returns the period when speculation begins with the next call,
+ * else 0. */
+int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled, int bucket)
+{
+    push_entry(sp, choice, settled, bucket);
     sp->period = find_period(sp);
     if (!sp->pending) /* a window may be open: calls of decided shapes predicted between */
         sp->window = WINDOW_MIN;
@@ -238,11 +244,7 @@ int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int se
  * check judges it as it judges the calls speculated on the choices' period. */
 void a2a_speculation_append(a2a_speculation *sp, const a2a_choice *choice, int bucket)
 {
-    entry *e = &sp->hist[sp->known % HISTORY];
-    e->choice = *choice;
-    e->settled = 1;
-    e->bucket = bucket;
-    sp->known++;
+    push_entry(sp, choice, 1, bucket);
     if (!sp->pending && !sp->window)
         sp->window = WINDOW_MIN;
 }
