@@ -13,8 +13,14 @@
  * call are checked while P * S <= 64 KiB, else of the first and the last: under SimGrid at
  * P = 256 checking every call would cost more wall time than simulating it). With
  * ONLINE_LOOP_TIMES=PATH, rank 0 also writes every call's max over ranks (us, one a line)
- * there: a benchmark can average the calls after the online tuner's decision. Exit 0 when
- * every call checked was right, 1 otherwise, 2 for bad input. */
+ * there: a benchmark can average the calls after the online tuner's decision. Under
+ * A2A_TUNING=online rank 0 then prints `summary: TEXT`, TEXT being
+ * A2A_Tuning_summary(MPI_COMM_WORLD) taken after the loop and before A2A_Tuning_finalize
+ * (what ran each shape: the winner, the call it runs from and the calls exploring, or a
+ * shape still exploring or on its warm-up), so that a benchmark learns the decision without
+ * A2A_VERBOSE, whose lines rank 0 prints inside the call that decides (timed); no such line
+ * when the summary is empty. Exit 0 when every call checked was right, 1 otherwise, 2 for
+ * bad input. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +119,9 @@ int main(int argc, char **argv)
                calls, total, t[half + (calls - half) / 2] * 1e6,
                t[half + 3 * (calls - half) / 4] * 1e6, tail / (double)(calls - half) * 1e6,
                wrong ? "WRONG" : "ok");
+    char summary[4096];
+    if (A2A_Tuning_summary(MPI_COMM_WORLD, summary, sizeof summary) > 0 && me == 0)
+        printf("summary: %s\n", summary);
     A2A_Tuning_finalize();
     free(sbuf);
     free(rbuf);
