@@ -5,12 +5,24 @@ same candidates, on an application loop (sweeps/bench/online_loop.c).
     sweeps/bench/online_bench.py --launch "mpirun.openmpi -n 2 --bind-to core" \\
         --binary build/openmpi/bench/online_loop --out DIR [--sizes 16,1024,16384]
         [--calls 1000] [--repeats 3] [--explore N,...] [--alltoallv]
-        [--record FILE --label TEXT]
+        [--record FILE --label TEXT] [--quiet [--a2atune PATH]]
 
 For each S: one online run per A2A_TUNING_EXPLORE value (writing DIR/S-E.json, logging
 its decision and candidates under A2A_VERBOSE=1), the MPI library alone, every candidate
 of the online run fixed from the start (a one-rule tuning file), and a second run that
-reads the written file. Each is launched --repeats times; the table shows the median over
+reads the written file.
+
+--quiet launches the online runs without A2A_VERBOSE: its lines are printed by rank 0
+inside the timed call that decides, which on real hardware costs tens of us against calls
+of under 1 us (under SimGrid printing costs no simulated time: no need there). The decision
+(winner, the call it runs from, calls exploring) then comes from online_loop's `summary:`
+line (A2A_Tuning_summary; a shape still exploring or on its warm-up at the end is recorded
+as such, with no call it runs from), and the candidates to run fixed from `a2atune
+candidates --json` for the run's P, S and collective (--a2atune, default the a2atune beside
+--binary's folder: build/openmpi/a2atune for build/openmpi/bench/online_loop), the list the
+library explores. The record then says "quiet": true, its "candidates" are the labels
+without medians, and its drift counts ("drifts", one per launch; counted from the
+"drifted from" lines under A2A_VERBOSE) are null: the summary does not count drifts. Each is launched --repeats times; the table shows the median over
 launches of total_s (the loop's all-to-all time) and of median_us (the per-call max over
 ranks, last half of the loop). Under SimGrid the launch is an smpirun command line and
 the times are simulated (deterministic: --repeats 1); simulating 1,000 calls at P = 256
@@ -62,6 +74,23 @@ LINE = re.compile(r"S=(\d+) calls=(\d+) total_s=(\S+) median_us=(\S+) q3_us=(\S+
 DECISION = re.compile(r"a2a: online MPI_Alltoallv? P=\d+ S=\S+ -> (.*) from call (\d+) .*?"
                       r"(\d+) calls exploring")
 CANDIDATES = re.compile(r"a2a: online   candidates: (.*)$", re.M)
+# online_loop's line of A2A_Tuning_summary(MPI_COMM_WORLD) (include/a2a_tuned.h); its
+# entries are separated by "; " before a shape ("alltoall P=2 S=16..31: ...") or the
+# alltoallv agreements' entries ("alltoallv P=2: 12 calls on a prediction ...", "S of
+# alltoallv agreed ..."); a still-exploring entry has a "; " of its own inside
+SUMMARY = re.compile(r"^summary: (.*)$", re.M)
+SUMMARY_SPLIT = re.compile(r"; (?=alltoallv? P=\d+|S of alltoallv agreed)")
+SUMMARY_SHAPE = re.compile(r"(alltoallv?) P=(\d+) S=(\d+)\.\.(\d+): (.*)$")
+SUMMARY_STATES = (
+    ("decided", re.compile(r"(.*) from call (\d+) of \d+ \(\d+ candidates, (\d+) calls exploring\)$")),
+    ("single", re.compile(r"(MPI library), \d+ calls \(no other candidate\)$")),
+    ("warm-up", re.compile(r"MPI library, \d+ calls \(the shape's warm-up")),
+    ("exploring", re.compile(r"still exploring after \d+ calls \((\d+) calls exploring")),
+    ("rule", re.compile(r"(.*) by the tuning file's rule, \d+ calls$")))
+# the winner's text of a shape the online run left undecided (the record's "online" and
+# "choices" carry it, with no call it runs from)
+UNDECIDED = {"warm-up": "none (on its warm-up at the end: the MPI library ran every call)",
+             "exploring": "none (still exploring at the end)"}
 # the max-min solver precision of `a2a simulate` (scripts/a2a_tools/simulate.py, smpi_options):
 # SimGrid 3.32's default and 1e-3 segfault with spread_out at P = 256 on torus_tofud.xml
 SOLVER_PRECISION = "maxmin/precision:1e-2"
@@ -155,7 +184,7 @@ def cpu_limiter(seconds):
 
 
 def launch(args, S, env_extra, calls=None, after_decision=False, cpu_limit=0):
-    """(total_s, median_us, stderr, CPU seconds, mean_us) of one launch; total_s
+    """(total_s, median_us, stderr, CPU seconds, mean_us, stdout) of one launch; total_s
     extrapolated to --target calls. With cpu_limit, a launch that reached it: None."""
     calls = calls or args.calls
     env = dict(os.environ, **env_extra)
@@ -179,13 +208,101 @@ def launch(args, S, env_extra, calls=None, after_decision=False, cpu_limit=0):
                            % (p.returncode, cpu, p.stdout[-500:], p.stderr[-1500:]))
     target = args.target or calls
     per_call = float(m.group(6))
-    d = list(DECISION.finditer(p.stderr))[-1:]
-    if after_decision and d and int(d[0].group(2)) <= calls:
+    at = decision_call(args, p.stdout, p.stderr, S) if after_decision else None
+    if at and at <= calls:
         with open(times_path) as f:
-            after = [float(x) for x in f.read().split()][int(d[0].group(2)) - 1:]
+            after = [float(x) for x in f.read().split()][at - 1:]
         per_call = statistics.mean(after)
     return (float(m.group(3)) + (target - calls) * per_call * 1e-6,
-            float(m.group(4)), p.stderr, cpu, per_call)
+            float(m.group(4)), p.stderr, cpu, per_call, p.stdout)
+
+
+def summary_decision(stdout, coll, S):
+    """The online run's outcome for the loop's shape (coll, S) from online_loop's summary
+    line: {"P", "state", "winner", "at", "explored"}, state one of decided, single (the MPI
+    library the only candidate: from call 1, none exploring), warm-up and exploring (winner
+    UNDECIDED's text, at None), rule (a tuning file's rule ran it: at 1, none exploring);
+    None when the summary has no entry of the shape."""
+    lines = SUMMARY.findall(stdout)
+    for entry in SUMMARY_SPLIT.split(lines[-1]) if lines else []:
+        m = SUMMARY_SHAPE.match(entry)
+        if not m or m.group(1) != coll or not int(m.group(3)) <= S <= int(m.group(4)):
+            continue
+        for state, pattern in SUMMARY_STATES:
+            d = pattern.match(m.group(5))
+            if not d:
+                continue
+            out = {"P": int(m.group(2)), "state": state, "winner": UNDECIDED.get(state),
+                   "at": None, "explored": 0}
+            if state == "decided":
+                out.update(winner=d.group(1), at=int(d.group(2)), explored=int(d.group(3)))
+            elif state in ("single", "rule"):
+                out.update(winner=d.group(1), at=1)
+            elif state == "exploring":
+                out["explored"] = int(d.group(1))
+            return out
+    return None
+
+
+def decision_call(args, stdout, stderr, S):
+    """The call from which the online run's last decision ran (its A2A_VERBOSE lines, or
+    with --quiet its summary line); None when it decided nothing."""
+    if args.quiet:
+        d = summary_decision(stdout, "alltoallv" if args.alltoallv else "alltoall", S)
+        return d["at"] if d else None
+    d = list(DECISION.finditer(stderr))[-1:]
+    return int(d[0].group(2)) if d else None
+
+
+def library_candidates(a2atune, P, S, coll):
+    """The labels of the candidates the library explores for (P, S, coll), in its order
+    (`a2atune candidates --json`: the list online tuning makes)."""
+    p = subprocess.run([a2atune, "candidates", "--P", str(P), "--S", str(S), "--collective",
+                        coll, "--json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise LaunchFailed("%s candidates failed (exit %d): %s"
+                           % (a2atune, p.returncode, p.stderr.strip()[-500:]))
+    return [c["text"] for c in json.loads(p.stdout)[0]["candidates"]]
+
+
+def online_outcome(args, res, S, coll, known):
+    """What one online run (launch's result res) decided: (winner, the call it runs from or
+    None, drifts or None, calls exploring, the record's candidates text, the candidates'
+    labels, P). Verbose: the run's last decision and candidates lines (after a drift a
+    challenger kept or a new exploration decides again); --quiet: its summary line and
+    `a2atune candidates` (known caches the labels by P). Exits when neither says."""
+    if args.quiet:
+        d = summary_decision(res[5], coll, S)
+        if not d:
+            sys.exit("online_bench: no %s S=%d in the online run's summary line: %s"
+                     % (coll, S, res[5][-800:]))
+        if d["winner"] in UNDECIDED.values():
+            sys.stderr.write("online_bench: %s S=%d: the online run ended %s\n"
+                             % (coll, S, d["winner"][len("none ("):-1]))
+        if d["P"] not in known:
+            known[d["P"]] = library_candidates(args.a2atune, d["P"], S, coll)
+        labels = known[d["P"]]
+        return (d["winner"], d["at"], None, d["explored"], "; ".join(labels), labels, d["P"])
+    d = list(DECISION.finditer(res[2]))[-1:] or [None]
+    c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
+    if not d[0] or not c[0]:
+        sys.exit("online_bench: no decision in the log: " + res[2][-800:])
+    labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip()) for part in c[0].group(1).split(";")]
+    return (d[0].group(1), int(d[0].group(2)), res[2].count("drifted from"), int(d[0].group(3)),
+            c[0].group(1).strip(), labels, int(re.search(r"P=(\d+)", res[2]).group(1)))
+
+
+def choice_text(winner, at):
+    """'tra radix=2@46': the winner and the call it ran from (an undecided run: its text)."""
+    return winner if at is None else "%s@%d" % (winner, at)
+
+
+def drift_text(drifts):
+    """The drifts of an online run after its choice in the table: '+1 drift', '' for none,
+    ' (drifts -)' when not known (--quiet)."""
+    if drifts is None:
+        return " (drifts -)"
+    return "+%d drift%s" % (drifts, "s" * (drifts > 1)) if drifts else ""
 
 
 def reused_record(reused, label, P, coll, S, E):
@@ -318,12 +435,26 @@ def main():
                     "('bruck,tra radix=2,tuna radix=4 block_count=3')")
     ap.add_argument("--calls-library", type=int, default=0,
                     help="with --fixed-only: the MPI library's calls (default: --calls-best)")
+    ap.add_argument("--quiet", action="store_true",
+                    help="launch the online runs without A2A_VERBOSE (whose lines rank 0 prints "
+                    "inside the timed call that decides): the decision from online_loop's "
+                    "summary line, the candidates from `a2atune candidates`; the record says "
+                    "\"quiet\": true, its drift counts null")
+    ap.add_argument("--a2atune", help="with --quiet: the a2atune whose `candidates` lists the "
+                    "candidates (default: the a2atune beside --binary's folder)")
     ap.add_argument("--cpu-limit", type=int, default=0, metavar="SECONDS",
                     help="with --fixed-only: end a fixed launch at SECONDS of CPU; recorded "
                     "as over the limit, and not launched again by --reuse")
     args = ap.parse_args()
     if (args.kernels or args.cpu_limit or args.calls_library) and not args.fixed_only:
         ap.error("--kernels, --calls-library and --cpu-limit go with --fixed-only")
+    if args.a2atune and not args.quiet:
+        ap.error("--a2atune goes with --quiet")
+    if args.quiet and not args.fixed_only:
+        args.a2atune = args.a2atune or os.path.join(
+            os.path.dirname(os.path.dirname(os.path.abspath(args.binary))), "a2atune")
+        if not os.access(args.a2atune, os.X_OK):
+            ap.error("--quiet: no a2atune program at %s (give --a2atune PATH)" % args.a2atune)
     words = launch_words(args.launch)
     P = launch_ranks(words)
     if args.reuse and P is None:
@@ -349,7 +480,7 @@ def main():
     for S in [int(s) for s in args.sizes.split(",")]:
         # every repeat runs every configuration once, so that the load of a shared machine
         # falls on all of them alike
-        default, online, fixed, files = [], {}, {}, {}
+        default, online, fixed, files, known = [], {}, {}, {}, {}
         E0 = int(args.explore.split(",")[0])
         old = reused_record(reused, args.label, P, coll, S, E0)
         if args.reuse and not old:
@@ -364,21 +495,15 @@ def main():
                 default.append(launch(args, S, {}, args.calls_best or args.calls_fixed))
             for E in args.explore.split(","):
                 out = os.path.join(args.out, "%d-%s-%d.json" % (S, E, r))
-                res = launch(args, S, {"A2A_TUNING": "online", "A2A_VERBOSE": "1",
-                                       "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E},
-                             after_decision=True)
-                # the last decision (after a drift, a challenger kept or a new exploration
-                # decides again)
-                d = list(DECISION.finditer(res[2]))[-1:] or [None]
-                c = list(CANDIDATES.finditer(res[2]))[-1:] or [None]
-                if not d[0] or not c[0]:
-                    sys.exit("online_bench: no decision in the log: " + res[2][-800:])
-                ran = int(re.search(r"P=(\d+)", res[2]).group(1))
+                env = {"A2A_TUNING": "online", "A2A_TUNING_OUT": out, "A2A_TUNING_EXPLORE": E}
+                if not args.quiet:
+                    env["A2A_VERBOSE"] = "1"
+                res = launch(args, S, env, after_decision=True)
+                winner, at, drifts, explored, cands, labels, ran = online_outcome(
+                    args, res, S, coll, known)
                 if old and ran != P:
                     sys.exit("online_bench: the run had P=%d, --launch asked for %d: the "
                              "reused record is of P=%d" % (ran, P, P))
-                labels = [re.sub(r" [0-9.e+-]+ us.*$", "", part.strip())
-                          for part in c[0].group(1).split(";")]
                 over = dict((old or {}).get("over_cpu_limit", {}), **(old or {}).get("failed", {}))
                 for label in labels:
                     if label in over and label not in files:
@@ -391,9 +516,8 @@ def main():
                         fixed_file(files[label], kernel, params, args.alltoallv)
                 again = launch(args, S, {"A2A_TUNING": "online", "A2A_TUNING_FILE": out},
                                args.calls_best or args.calls_fixed)
-                online.setdefault(E, []).append((d[0].group(1), int(d[0].group(2)),
-                                                 res[2].count("drifted from"), res, again,
-                                                 int(d[0].group(3)), c[0].group(1)))
+                online.setdefault(E, []).append((winner, at, drifts, res, again, explored,
+                                                 cands, ran))
             for label, path in files.items():
                 if path and len(fixed.get(label, [])) <= r:
                     fixed.setdefault(label, []).append(launch(args, S, {"A2A_TUNING_FILE": path},
@@ -420,8 +544,7 @@ def main():
             print("| fixed %s%s | %.6g | %.4g |" % (label, " (exhaustive best)" if label == best else "",
                                                  v[0], v[1]))
         for E, runs in online.items():
-            chosen = ", ".join("%s@%d%s" % (w, at, "+%d drift%s" % (rs, "s" * (rs > 1)) if rs else "")
-                               for w, at, rs, *_ in runs)
+            chosen = ", ".join(choice_text(w, at) + drift_text(rs) for w, at, rs, *_ in runs)
             within = sum(1 for w, *_ in runs if w in fmed and fmed[w][1] <= 1.05 * fmed[best][1])
             tot = med([x[3][0] for x in runs])
             again = med([x[4][0] for x in runs])
@@ -434,7 +557,7 @@ def main():
             print("| second run: total / best fixed total %.3f | | |" % (again / best_total))
             if args.record:
                 first = runs[0]
-                rec = {"label": args.label, "P": int(re.search(r"P=(\d+)", first[3][2]).group(1)),
+                rec = {"label": args.label, "P": first[7],
                        "coll": "alltoallv" if args.alltoallv else "alltoall", "S": S, "E": int(E),
                        "calls": args.calls, "calls_fixed": args.calls_fixed or args.calls,
                        "calls_best": args.calls_best or args.calls_fixed or args.calls,
@@ -444,13 +567,16 @@ def main():
                                  for k, v in fmed.items()},
                        "online": [round(tot, 9), first[0], first[1], first[5],
                                   round(first[3][3], 1), first[3][4]],
-                       "candidates": first[6].strip(),
-                       "choices": ["%s@%d" % (w, at) for w, at, *_ in runs],
+                       "candidates": first[6],
+                       "choices": [choice_text(w, at) for w, at, *_ in runs],
+                       "drifts": [rs for _, _, rs, *_ in runs],
                        "again": [round(again, 9), round(first[4][3], 1)],
                        "simgrid": simgrid_options(launch_words(args.launch))}
                 if old:
                     rec["reused"] = os.path.basename(args.reuse)
                     rec["reused_E"] = old["E"]
+                if args.quiet:
+                    rec["quiet"] = True
                 with open(args.record, "a") as f:
                     f.write(json.dumps(rec, sort_keys=True) + "\n")
         sys.stdout.flush()

@@ -15,7 +15,9 @@
 #   APP      one application launch: fft, tc (dragonfly.xml), tc-torus (torus_tofud.xml)
 #   p2       the real rows: Open MPI, mpirun -n 2 --bind-to core, alltoall and alltoallv at
 #            16 B, 1 KiB, 16 KiB, 1,000 calls a run, 5 launches of each, under the benchmark
-#            lock /tmp/a2atune-bench.lock (needs build/openmpi/bench/online_loop; OUT_REAL,
+#            lock /tmp/a2atune-bench.lock, the online runs without A2A_VERBOSE
+#            (online_bench.py --quiet: its lines are printed inside the timed call that
+#            decides; needs build/openmpi/bench/online_loop and build/openmpi/a2atune; OUT_REAL,
 #            default tests/data/online-real-p2.jsonl: nothing reused, every run launched)
 #
 # Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
@@ -28,7 +30,7 @@
 #   EXPLORE=30,60 OUT_SHAPES=tests/data/online-sim-explore.jsonl \
 #       REUSE_SHAPES=tests/data/online-sim.jsonl sweeps/bench/online_remake.sh shapes
 # Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...)
-# (p2: build/openmpi/bench/online_loop).
+# (p2: build/openmpi/bench/online_loop and build/openmpi/a2atune).
 # Every simulated launch is smpirun on platforms/*.xml with `a2a simulate`'s options, MPICH's selector
 # and copy model; the solver precision of each shape is the one its records were made with.
 set -eu
@@ -92,14 +94,14 @@ app() {
         --record "$OUT_APPS" --label "$plat.xml, SMPI coll-selector mpich" "${reuse[@]}"
 }
 
-# real_p2: the real P = 2 launches of online_bench.py (alltoall, then alltoallv)
+# real_p2: the real P = 2 launches of online_bench.py (alltoall, then alltoallv), quiet
 real_p2() {
     local v
     for v in "" --alltoallv; do
         echo "online_remake: real P = 2 ${v:-alltoall} ($(date -u +%T))"
         flock /tmp/a2atune-bench.lock $PY sweeps/bench/online_bench.py \
             --launch "mpirun -n 2 --bind-to core" --binary build/openmpi/bench/online_loop \
-            --out "$WORK/real-p2$v" --sizes 16,1024,16384 --calls 1000 --repeats 5 $v \
+            --out "$WORK/real-p2$v" --sizes 16,1024,16384 --calls 1000 --repeats 5 $v --quiet \
             --record "$OUT_REAL" --label "real: Open MPI, P = 2 on 2 cores (--bind-to core)"
     done
 }
@@ -122,5 +124,5 @@ run_one() {
     esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,33p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,35p' "$0" >&2; exit 2; }
 for what in "$@"; do run_one "$what"; done

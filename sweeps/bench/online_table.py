@@ -599,7 +599,7 @@ def judge(rec):
     met = ", ".join(n for n, good in zip(("choice", "total", "below library", "second"), ok)
                     if not good)
     cells = [rec["label"], rec["P"], rec["coll"], size_text(rec["S"]),
-             "%s (%d; %d)" % (chosen, at, explored), "%s %.4g us" % (best, fixed[best][1]),
+             "%s (%s; %d)" % (chosen, "-" if at is None else at, explored), "%s %.4g us" % (best, fixed[best][1]),
              "%.3f" % per_call, "%.3f" % (total / best_total), "%.3f" % (lib_total / best_total),
              "%.3f" % (rec["again"][0] / best_total), "all" if not met else "missed: " + met,
              "%.0f" % rec["online"][4]]
@@ -826,6 +826,27 @@ dispatcher (the fixed runs under a one-rule tuning file, the online and second r
 `A2A_TUNING=online`) pays its overhead; the MPI library alone does not.
 """
 
+# how the real records' online runs learned their choices: all without A2A_VERBOSE, all
+# with it, or some of each (the shapes named)
+REAL_QUIET = """
+The online runs are launched without `A2A_VERBOSE` (`online_bench.py --quiet`): their
+choices come from the loop's summary line (`A2A_Tuning_summary`, taken after the loop),
+the candidates run fixed from `a2atune candidates` (the list the library explores), and
+their drifts are not counted ("-" below: the summary does not count them).
+"""
+REAL_VERBOSE = """
+The online runs of these records were launched with `A2A_VERBOSE=1`: rank 0 prints the
+decision lines inside the application's call that decides, a cost the fixed runs do not
+pay (measured below). `online_remake.sh p2` launches them without it
+(`online_bench.py --quiet`: the choices from the loop's summary line).
+"""
+REAL_MIXED = """
+The online runs of %s were launched without `A2A_VERBOSE` (`online_bench.py --quiet`: the
+choices from the loop's summary line, drifts not counted: "-"); the others with
+`A2A_VERBOSE=1`, whose decision lines rank 0 prints inside the call that decides (measured
+below).
+"""
+
 
 REAL_OUTRO = """
 Read with the noise in mind. The second run and the fixed MPI library run take the same
@@ -833,13 +854,27 @@ path (a tuning file's rule); a row's gap between them is launch-to-launch noise.
 a launch's per-call median is about 3.6 us or 7 to 11 us whatever runs, one or the other
 for the whole launch (the MPI library alone and under its one-rule file, alternated, 3
 launches each: 7.05 / 6.87, 7.77 / 3.60, 4.06 / 9.54 us), so those rows say which mode the
-launches fell in more than which kernel is faster. Where the MPI library wins (16 B and
-1 KiB, the 5 launches' choices above), the online run's calls after its decision still
-time more than the fixed run's (alltoall 16 B: per-call median 0.361 against 0.240 us),
-and exploring costs its first 15 to 87 calls: at 0.2 to 0.4 us a call, the online run's
-own bookkeeping and its candidates' calls are a large part of a 1,000-call total of under
-1 ms, which is why the totals miss 1.10x here where the simulated ones meet it. Not
-investigated further in these records: they are the measurement as it stands.
+launches fell in more than which kernel is faster.
+
+Where the MPI library wins (16 B and 1 KiB), what the online run pays that the fixed MPI
+library run does not, measured (Open MPI, P = 2, `--bind-to core`, under the benchmark
+lock; alltoall of 16 B, the per-call maximum over the ranks from `ONLINE_LOOP_TIMES`):
+
+- `A2A_VERBOSE`'s decision lines, printed by rank 0 (to stderr, through mpirun's I/O
+  forwarding) inside the application's call that decides: in one launch the calls around
+  the decision took 34.7, 82.8 and 49.6 us, the calls around them 0.2 to 0.3 us. A
+  1,000-call run of 16 B totals about 0.25 to 0.45 ms: those lines alone are 20 to 40 % of
+  it. Hence `online_bench.py --quiet`. (Under SimGrid printing costs no simulated time.)
+- First calls: the first call of any run took about 45 to 230 us; a liba2a kernel's first
+  call on a communicator 63 to 71 us (its private duplicate of the communicator,
+  `MPI_Comm_dup`, made once per communicator: kernels/common/private_comm.c). An online run
+  pays it at the first candidate it explores that is not the MPI library; the fixed MPI
+  library run never does.
+- Steady state, 20,000 calls, 4 launches each (medians of the per-call times): the MPI
+  library alone 0.181 to 0.19 us, under a one-rule file naming it 0.191 to 0.20 us, the
+  online run after its decision 0.21 us, spread_out fixed 0.31 to 0.32 us.
+- The sum of the first 1,000 calls of those 20,000-call launches, without `A2A_VERBOSE`:
+  the MPI library under its one-rule file 334 to 405 us, the online run 409 to 464 us.
 """
 
 
@@ -857,13 +892,26 @@ def shape_rows(recs):
 
 def real_section(recs):
     """The real rows: the main table's columns, and each launch's choice."""
-    print(REAL_INTRO)
+    print(REAL_INTRO, end="")
+    quiet = [r for r in recs if r.get("quiet")]
+    if len(quiet) == len(recs):
+        print(REAL_QUIET)
+    elif not quiet:
+        print(REAL_VERBOSE)
+    else:
+        print(REAL_MIXED % ", ".join("%s %s" % (r["coll"], size_text(r["S"])) for r in quiet))
     print(HEAD.replace("platform, selector", "machine"))
     shape_rows(recs)
-    print("\nWhat the online runs chose (winner@call it ran from, one per launch):\n")
+    counted = any("drifts" in r for r in recs)
+    print("\nWhat the online runs chose (winner@call it ran from, one per launch%s):\n"
+          % ("; then the drifts after the choice per launch, \"-\" not counted" if counted
+             else ""))
     for rec in recs:
-        print("- %s %s: %s" % (rec["coll"], size_text(rec["S"]),
-                               ", ".join(rec.get("choices", [rec["online"][1]]))))
+        drifts = rec.get("drifts")
+        print("- %s %s: %s%s" % (rec["coll"], size_text(rec["S"]),
+                                 ", ".join(rec.get("choices", [rec["online"][1]])),
+                                 "" if drifts is None else "; drifts: " +
+                                 ", ".join("-" if d is None else str(d) for d in drifts)))
     print(REAL_OUTRO, end="")
 
 

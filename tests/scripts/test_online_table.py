@@ -4,8 +4,10 @@ last record's, and is counted once against the targets; --explore's section pick
 A2A_TUNING_EXPLORE value by its rule (most targets met over the rows every value has, then
 the lower geometric mean of online / best fixed, then 120), a row lacking a value counting
 for none; --real's records (real P = 2) are a section of their own, with each launch's
-choice; docs/results/online-sim.md is the script's output on the records its first lines
-name, byte for byte."""
+choice and, where the record counts them, its drifts ("-": not counted, --quiet), and
+prose saying whether the online runs were launched with A2A_VERBOSE;
+docs/results/online-sim.md is the script's output on the records its first lines name,
+byte for byte."""
 import json
 import os
 import re
@@ -59,6 +61,29 @@ class OnlineTableLatestRecord(unittest.TestCase):
         self.assertNotIn("bruck@9", out)
         self.assertIn("\n1 shapes: ", section)
         self.assertNotIn("real: stand-in", out[:out.index("## Real hardware: P = 2")])
+
+    def test_real_drift_counts_and_how_the_online_runs_were_launched(self):
+        shape = self.records("online-sim.jsonl", 1)[0]
+        verbose = json.loads(json.dumps(shape))
+        verbose.update(label="real: stand-in", choices=["bruck@9", "bruck@9"], drifts=[0, 2])
+        quiet = json.loads(json.dumps(verbose))
+        quiet.update(S=1024, quiet=True, drifts=[None, None])
+        quiet["online"][1:3] = ["none (still exploring at the end)", None]
+        quiet["choices"] = ["none (still exploring at the end)", "bruck@40"]
+        base = self.write("shapes.jsonl", [shape])
+
+        def section(*recs):
+            out = self.table(base, "--real", self.write("real.jsonl", list(recs)))
+            return out[out.index("## Real hardware: P = 2"):]
+        both = section(verbose, quiet)
+        self.assertIn(": bruck@9, bruck@9; drifts: 0, 2\n", both)
+        self.assertIn(": none (still exploring at the end), bruck@40; drifts: -, -\n", both)
+        self.assertIn("| none (still exploring at the end) (-; ", both)
+        self.assertIn("The online runs of alltoall 1 KiB were launched without `A2A_VERBOSE`",
+                      both)
+        self.assertIn("The online runs are launched without `A2A_VERBOSE`", section(quiet))
+        self.assertIn("The online runs of these records were launched with `A2A_VERBOSE=1`",
+                      section(verbose))
 
     def test_a_shape_and_an_application_made_again_are_one_row_each(self):
         shape = self.records("online-sim.jsonl", 1)[0]
