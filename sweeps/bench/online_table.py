@@ -875,6 +875,11 @@ lock; alltoall of 16 B, the per-call maximum over the ranks from `ONLINE_LOOP_TI
   online run after its decision 0.21 us, spread_out fixed 0.31 to 0.32 us.
 - The sum of the first 1,000 calls of those 20,000-call launches, without `A2A_VERBOSE`:
   the MPI library under its one-rule file 334 to 405 us, the online run 409 to 464 us.
+- A check of `online_bench.py --quiet` (alltoall of 16 B, 1,000 calls, 2 launches of each
+  run, under the benchmark lock on a machine shared with other jobs): both online runs chose
+  the MPI library (from calls 15 and 81); online / best fixed 1.257, second run / best fixed
+  1.149, the best fixed run (the MPI library under its one-rule file) 0.430 ms, the MPI
+  library alone 0.360 ms.
 """
 
 
