@@ -7,7 +7,7 @@
  * from the environment: nothing set = the MPI library; A2A_TUNING_FILE = a fixed choice;
  * A2A_TUNING=online (+ A2A_TUNING_OUT / A2A_TUNING_FILE) = online tuning.
  *   mpirun -n P build/openmpi/bench/online_loop S CALLS [v]
- * Prints one line: S, calls, total_s (the largest over ranks of the sum of its call
+ * Prints its result line: S, calls, total_s (the largest over ranks of the sum of its call
  * times: the loop's all-to-all time), median_us, q3_us and mean_us of the per-call max
  * over ranks over the last half of the calls (after any exploration), ok or WRONG (the bytes of every
  * call are checked while P * S <= 64 KiB, else of the first and the last: under SimGrid at
