@@ -19,8 +19,8 @@ of under 1 us (under SimGrid printing costs no simulated time: no need there). T
 line (A2A_Tuning_summary; a shape still exploring or on its warm-up at the end is recorded
 as such, with no call it runs from), and the candidates to run fixed from `a2atune
 candidates --json` for the run's P, S and collective (--a2atune, default the a2atune beside
---binary's folder: build/openmpi/a2atune for build/openmpi/bench/online_loop), the list the
-library explores. The record then says "quiet": true, its "candidates" are the labels
+--binary's folder: build/openmpi/a2atune for build/openmpi/bench/online_loop; a SimGrid
+build's runs only under smpirun), the list the library explores. The record then says "quiet": true, its "candidates" are the labels
 without medians, and its drift counts ("drifts", one per launch; counted from the
 "drifted from" lines under A2A_VERBOSE) are null: the summary does not count drifts. Each is launched --repeats times; the table shows the median over
 launches of total_s (the loop's all-to-all time) and of median_us (the per-call max over
@@ -260,7 +260,8 @@ def library_candidates(a2atune, P, S, coll):
     p = subprocess.run([a2atune, "candidates", "--P", str(P), "--S", str(S), "--collective",
                         coll, "--json"], capture_output=True, text=True)
     if p.returncode != 0:
-        raise LaunchFailed("%s candidates failed (exit %d): %s"
+        raise LaunchFailed("%s candidates failed (exit %d; a SimGrid build's a2atune runs "
+                           "only under smpirun: give --a2atune another build's): %s"
                            % (a2atune, p.returncode, p.stderr.strip()[-500:]))
     return [c["text"] for c in json.loads(p.stdout)[0]["candidates"]]
 
