@@ -13,7 +13,12 @@
  * call are checked while P * S <= 64 KiB, else of the first and the last: under SimGrid at
  * P = 256 checking every call would cost more wall time than simulating it). With
  * ONLINE_LOOP_TIMES=PATH, rank 0 also writes every call's max over ranks (us, one a line)
- * there: a benchmark can average the calls after the online tuner's decision. Under
+ * there: a benchmark can average the calls after the online tuner's decision. With
+ * ONLINE_LOOP_CONNECT=1 every rank first makes one MPI_Alltoall of S bytes a block (the MPI
+ * library itself, not the dispatcher, untimed) and an MPI_Barrier: the process's first
+ * exchange pays the MPI library's connection setup (tens to hundreds of us on shared
+ * memory), the same for every kind of run, which a loop of sub-microsecond calls would
+ * otherwise mostly measure. Under
  * A2A_TUNING=online rank 0 then prints `summary: TEXT`, TEXT being
  * A2A_Tuning_summary(MPI_COMM_WORLD) taken after the loop and before A2A_Tuning_finalize
  * (what ran each shape: the winner, the call it runs from and the calls exploring, or a
@@ -74,6 +79,11 @@ int main(int argc, char **argv)
         scounts[j] = (int)block_bytes(v, S, me, j);
         rcounts[j] = (int)block_bytes(v, S, j, me);
         displs[j] = (int)(j * S);
+    }
+    const char *connect = getenv("ONLINE_LOOP_CONNECT");
+    if (connect && strcmp(connect, "1") == 0) {
+        MPI_Alltoall(sbuf, (int)S, MPI_BYTE, rbuf, (int)S, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     int wrong = 0;
     double total = 0;

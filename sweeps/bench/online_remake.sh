@@ -17,7 +17,8 @@
 #            16 B, 1 KiB, 16 KiB, 1,000 calls a run, 5 launches of each, under the benchmark
 #            lock /tmp/a2atune-bench.lock, the online runs without A2A_VERBOSE
 #            (online_bench.py --quiet: its lines are printed inside the timed call that
-#            decides; needs build/openmpi/bench/online_loop and build/openmpi/a2atune; OUT_REAL,
+#            decides), every launch after one untimed MPI_Alltoall (--connect: no total
+#            holds the MPI library's connection setup); needs build/openmpi/bench/online_loop and build/openmpi/a2atune; OUT_REAL,
 #            default tests/data/online-real-p2.jsonl: nothing reused, every run launched)
 #
 # Environment: REUSE_SHAPES (default tests/data/online-sim-race.jsonl), REUSE_APPS (default
@@ -102,6 +103,7 @@ real_p2() {
         flock /tmp/a2atune-bench.lock $PY sweeps/bench/online_bench.py \
             --launch "mpirun -n 2 --bind-to core" --binary build/openmpi/bench/online_loop \
             --out "$WORK/real-p2$v" --sizes 16,1024,16384 --calls 1000 --repeats 5 $v --quiet \
+            --connect \
             --record "$OUT_REAL" --label "real: Open MPI, P = 2 on 2 cores (--bind-to core)"
     done
 }

@@ -846,6 +846,12 @@ choices from the loop's summary line, drifts not counted: "-"); the others with
 `A2A_VERBOSE=1`, whose decision lines rank 0 prints inside the call that decides (measured
 below).
 """
+# the records made with online_bench.py --connect (all of them, or the shapes named)
+REAL_CONNECT = """%s first makes one untimed `MPI_Alltoall` of the MPI library (not the
+dispatcher) and a barrier (`online_bench.py --connect`): the process's first exchange pays
+the MPI library's connection setup (45 to 230 us here, below), the same in every kind of
+run, and no total holds it.
+"""
 
 
 REAL_OUTRO = """
@@ -905,6 +911,11 @@ def real_section(recs):
         print(REAL_VERBOSE)
     else:
         print(REAL_MIXED % ", ".join("%s %s" % (r["coll"], size_text(r["S"])) for r in quiet))
+    connected = [r for r in recs if r.get("connect")]
+    if connected:
+        print(REAL_CONNECT % ("Every launch" if len(connected) == len(recs) else
+                              "Every launch of " + ", ".join("%s %s" % (r["coll"], size_text(r["S"]))
+                                                             for r in connected)))
     print(HEAD.replace("platform, selector", "machine"))
     shape_rows(recs)
     counted = any("drifts" in r for r in recs)

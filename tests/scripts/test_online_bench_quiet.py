@@ -33,7 +33,7 @@ os.execv(args[at], args[at:])
 LOOP = """#!/usr/bin/python3
 import json, os, sys
 S, calls = int(sys.argv[1]), int(sys.argv[2])
-env = {k: v for k, v in os.environ.items() if k.startswith("A2A_")}
+env = {k: v for k, v in os.environ.items() if k.startswith(("A2A_", "ONLINE_LOOP_CONNECT"))}
 with open(os.environ["FAKE_LAUNCHES"], "a") as f:
     f.write(json.dumps(env) + "\\n")
 if os.environ.get("ONLINE_LOOP_TIMES"):
@@ -142,6 +142,7 @@ class QuietLaunch(unittest.TestCase):
         self.assertEqual(len(online), 1, made)
         self.assertNotIn("A2A_VERBOSE", online[0])
         self.assertTrue(all("A2A_VERBOSE" not in e for e in made), made)
+        self.assertTrue(all("ONLINE_LOOP_CONNECT" not in e for e in made), made)
         # the fixed runs: the stand-in a2atune's candidates, the MPI library's by a file
         fixed = sorted(os.path.basename(e["A2A_TUNING_FILE"]) for e in made
                        if "A2A_TUNING_FILE" in e and "A2A_TUNING" not in e)
@@ -162,6 +163,20 @@ class QuietLaunch(unittest.TestCase):
         section = p.stdout[p.stdout.index("## Real hardware: P = 2"):]
         self.assertIn("- alltoall 16 B: tra radix=2@9; drifts: -\n", section)
         self.assertIn("The online runs are launched without `A2A_VERBOSE`", section)
+
+    def test_connect_reaches_every_launch_and_the_record(self):
+        rc, err, made, recs = self.bench("connect", DECIDED, "--quiet", "--a2atune", self.a2atune,
+                                         "--connect")
+        self.assertEqual(rc, 0, err)
+        self.assertGreaterEqual(len(made), 4, made)  # library, online, fixed, second run
+        self.assertTrue(all(e.get("ONLINE_LOOP_CONNECT") == "1" for e in made), made)
+        rec, = recs
+        self.assertTrue(rec["connect"])
+        p = subprocess.run([PYTHON, TABLE, os.path.join(self.dir, "connect.jsonl"), "--real",
+                            os.path.join(self.dir, "connect.jsonl")], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("Every launch first makes one untimed `MPI_Alltoall`", p.stdout)
 
     def test_verbose_run_keeps_its_lines_and_counts_drifts(self):
         rc, err, made, recs = self.bench("verbose", DECIDED)
