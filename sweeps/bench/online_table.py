@@ -873,9 +873,12 @@ lock; alltoall of 16 B, the per-call maximum over the ranks from `ONLINE_LOOP_TI
   it. Hence `online_bench.py --quiet`. (Under SimGrid printing costs no simulated time.)
 - First calls: the first call of any run took about 45 to 230 us; a liba2a kernel's first
   call on a communicator 63 to 71 us (its private duplicate of the communicator,
-  `MPI_Comm_dup`, made once per communicator: kernels/common/private_comm.c). An online run
-  pays it at the first candidate it explores that is not the MPI library; the fixed MPI
-  library run never does.
+  `MPI_Comm_dup`, made once per communicator: kernels/common/private_comm.c; a process's
+  first `MPI_Comm_dup` alone takes 50 us, 125 us once in 4 launches, its second 9 us). An
+  online run pays it at the first candidate it explores that is not the MPI library; the
+  fixed MPI library run never does. A 1,000-call run of 16 B, ~0.19 ms, allows 19 us over
+  the best for the 1.10x target: where the MPI library is the best, exploring any liba2a
+  kernel costs more than that by its duplicate communicator alone.
 - Steady state, 20,000 calls, 4 launches each (medians of the per-call times): the MPI
   library alone 0.181 to 0.19 us, under a one-rule file naming it 0.191 to 0.20 us, the
   online run after its decision 0.21 us, spread_out fixed 0.31 to 0.32 us.
