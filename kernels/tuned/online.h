@@ -154,6 +154,7 @@ int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int se
 int a2a_speculation_bucket(const a2a_speculation *sp, int *period);
 long long a2a_speculation_known(const a2a_speculation *sp);
 void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket);
+void a2a_speculation_refuted(a2a_speculation *sp);
 void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice);
 void a2a_speculation_append(a2a_speculation *sp, const a2a_choice *choice, int bucket);
 int a2a_speculation_deferral_begins(a2a_speculation *sp);

@@ -192,12 +192,19 @@ long long a2a_speculation_known(const a2a_speculation *sp)
 
 /* Guarantees: (a predicted call found of another bucket by a reduction) the entry of call
  * `index` holds its true bucket, when it is still in the history (older ones are past every
- * period's look-back). */
+ * period's look-back). The reduction counts its miss (a2a_speculation_refuted). */
 void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket)
 {
-    note_bucket_miss(sp);
     if (index >= 0 && index < sp->known && index >= sp->known - HISTORY)
         sp->hist[index % HISTORY].bucket = bucket;
+}
+
+/* Guarantees: counts one miss (note_bucket_miss) for a reduction of an exploring shape's
+ * calls that found some of them of another bucket: the calls it checked were all predicted
+ * before it, from the same history, so they refute it once. */
+void a2a_speculation_refuted(a2a_speculation *sp)
+{
+    note_bucket_miss(sp);
 }
 
 /* Guarantees: 1 when the call now beginning runs on a prediction: *out is the choice of
