@@ -9,8 +9,8 @@
  * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
  * speculate.c; such calls reach this file after the window, a2a_online_replay; or, while
  * the shape predicted from the period of the calls' buckets, or else the last agreed one,
- * explores, at the end of its current candidate's calls: a2a_online_predicted_call,
- * keys_held). P is the communicator's. In-place calls
+ * explores, at the end of the pass of its round: a2a_online_predicted_call,
+ * reduce_round). P is the communicator's. In-place calls
  * never reach this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
@@ -34,9 +34,13 @@
  * candidate's first call is), so a shape seen fewer than max(m - 2, 2) + 1 times never
  * leaves the MPI library and the library's first sample costs no call of its own (under
  * SimGrid at P = 256, alltoallv, 16 B two calls of ~200 us, 1.3 % of a 1,000-call run). Every rank times its
- * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
- * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
- * call. After the last round the winner is decided with the rule of `a2a tune`
+ * own call (MPI_Wtime). A round runs every candidate in the race for its calls of the
+ * round, back to back in candidate order, and at the round's end one MPI_Allreduce(MAX)
+ * over all those calls' times (alltoallv: and S) gives the samples, each the max over
+ * ranks of one call: one reduction a round, not one a candidate and round (under SimGrid
+ * at P = 64 one costs ~9 us, where the transitive closure's calls take 2-23 us). Calls
+ * found of another S bucket leave the round, and the candidates left short make them up
+ * in a further pass, with one more reduction (end_pass). After the last round the winner is decided with the rule of `a2a tune`
  * (scripts/a2a_tools/tune.py, decide; the noise test is analysis.within_noise): the
  * fastest median wins if it beats every other candidate by more than the smaller
  * interquartile range of the two; otherwise the simplest candidate within that band (the
@@ -57,13 +61,13 @@
  * state is made): a shape some rank could not make runs the MPI library on every rank for
  * good (no_memory); a communicator's, on every rank until every rank has one (state_of).
  * A freed communicator's decisions are kept for the file (attribute delete callback).
- * The file: a decided shape is a rule; a shape still exploring (some candidate measured)
- * is a record of the "online_partial" list: each candidate's state, median, noise and the
- * samples reduced so far, the round and the candidate whose calls come next. A run reading
- * the file resumes such a shape where it stopped, after its warm-up, when its candidates,
- * calls per candidate and probe are the ones this run makes (the same A2A_TUNING_EXPLORE
- * and registry); the calls of a candidate under way at the end are lost (their times were
- * not reduced yet).
+ * The file: a decided shape is a rule; a shape still exploring (past its warm-up) is a
+ * record of the "online_partial" list: each candidate's state, median, noise and the
+ * samples of the rounds it ended, the round under way and its first candidate in the
+ * race. A run reading the file resumes such a shape where it stopped, after its warm-up,
+ * when its candidates, calls per candidate and probe are the ones this run makes (the same
+ * A2A_TUNING_EXPLORE and registry): the round under way starts again, its calls at the end
+ * lost (their times were not reduced yet).
  */
 #include <errno.h>
 #include <limits.h>
@@ -1443,8 +1447,8 @@ int a2a_online_call(const a2a_call *call)
  * it. An exploring call is correct whatever its S: every candidate was checked valid at P
  * alone (online_candidates.c, add_candidate: a2a_params_valid takes no S), and a kernel's refusal
  * (MPI_ERR_COUNT) is alike on every rank and goes to the MPI library. Its history entry is
- * made before it runs, so that the reduction ending its candidate's calls, when this call
- * is their last, corrects it if it was wrong. */
+ * made before it runs, so that the reduction ending the pass of its round, when this call
+ * is the pass's last, corrects it if it was wrong. */
 int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_prediction *pred)
 {
     comm_state *cs = agreed_state(call->comm);

@@ -13,7 +13,8 @@
  *
  * (While a shape explores, its calls do not agree either: online.c predicts the call's
  * shape from the period of the buckets of S in this history, a2a_speculation_bucket, and
- * checks it in the reduction that ends each candidate's calls, a2a_online_predicted_call;
+ * checks it in the reduction that ends the pass of the shape's round (one for all its
+ * candidates' calls of the pass), a2a_online_predicted_call;
  * those calls join this history as unsettled, with the bucket predicted, which that
  * reduction corrects when it was wrong. One history serves both predictions because both
  * are of the same calls and must be the same on every rank: the choices' period needs

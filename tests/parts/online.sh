@@ -113,7 +113,7 @@ for lib in openmpi mpich; do
         fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
     fi
     # an exploring alltoallv call runs on the S predicted (the last agreed one's shape),
-    # checked in the reduction at the end of its candidate's calls: every alltoallv shape
+    # checked in the reduction at the end of its round's pass: every alltoallv shape
     # of this loop (one S a shape) explores all but its first call without agreeing per call
     check online/$lib/exploring-on-predicted-S holds \
         "[ \"\$(grep -c 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> .* calls exploring, [1-9][0-9]* of them on a predicted S' '$log')\" = \
