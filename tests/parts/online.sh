@@ -5,6 +5,9 @@
 # MPI_COMM_WORLD and, at P = 4, on two halves) and checks every byte it receives itself.
 #   - every rank of a communicator switches at the same call to the same kernel (the
 #     decision lines of A2A_VERBOSE=2, tests/preload/expect.py online);
+#   - an exploring shape makes one MPI_Allreduce per round (and one at its first call),
+#     not one per candidate and round: plain_alltoall --count counts them (its own
+#     MPI_Allreduce, calling PMPI_Allreduce), as many as the decision lines say;
 #   - deferred alltoallv agreement (kernels/tuned/speculate.c): with --cycle the sizes
 #     alternate call by call (the ranks' own largest blocks in different powers of two),
 #     then a new size breaks the pattern; every rank stops agreeing per call at the same
