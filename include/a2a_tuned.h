@@ -31,14 +31,15 @@
  * agreement from the next call: kernels/tuned/speculate.c; while the buckets of S repeat
  * with a period of at most 8 calls, a call runs on the bucket of the call one period
  * before (else on the last agreed call's): an exploring shape's candidate, checked in the
- * reduction of their times, or a decided shape's winner, checked in such a window)
+ * reduction of its round's times, or a decided shape's winner, checked in such a window)
  * a handful of candidates (the MPI library's own
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the
  * rest of their calls), a candidate beyond 1.5x the best median so far (and its noise)
- * out after each of the first two, the MPI library too; one MPI_Allreduce per candidate
- * and round gives the max over ranks of each call; then the winner runs, switched to on
- * every rank at the same call. A winner other than the simplest needs to be faster beyond
+ * out after each of the first two, the MPI library too; a round runs every candidate in
+ * back to back, and one MPI_Allreduce at its end gives the max over ranks of each of its
+ * calls (one more for the calls made up after wrong predictions of S); then the winner
+ * runs, switched to on every rank at the same call. A winner other than the simplest needs to be faster beyond
  * the noise (the rule of `a2a tune`); a shape's first calls (a probe's length, two less,
  * at least 2) run the MPI library (a warm-up), the last two of them timed as its first
  * round: a shape seen no more often stays on the MPI library.

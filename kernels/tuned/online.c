@@ -9,8 +9,8 @@
  * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
  * speculate.c; such calls reach this file after the window, a2a_online_replay; or, while
  * the shape predicted from the period of the calls' buckets, or else the last agreed one,
- * explores, at the end of its current candidate's calls: a2a_online_predicted_call,
- * keys_held). P is the communicator's. In-place calls
+ * explores, at the end of the pass of its round: a2a_online_predicted_call,
+ * reduce_round). P is the communicator's. In-place calls
  * never reach this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
@@ -34,9 +34,13 @@
  * candidate's first call is), so a shape seen fewer than max(m - 2, 2) + 1 times never
  * leaves the MPI library and the library's first sample costs no call of its own (under
  * SimGrid at P = 256, alltoallv, 16 B two calls of ~200 us, 1.3 % of a 1,000-call run). Every rank times its
- * own call (MPI_Wtime), and at the end of a candidate's calls of a round one
- * MPI_Allreduce(MAX) over their times gives the samples, each the max over ranks of one
- * call. After the last round the winner is decided with the rule of `a2a tune`
+ * own call (MPI_Wtime). A round runs every candidate in the race for its calls of the
+ * round, back to back in candidate order, and at the round's end one MPI_Allreduce(MAX)
+ * over all those calls' times (alltoallv: and S) gives the samples, each the max over
+ * ranks of one call: one reduction a round, not one a candidate and round (under SimGrid
+ * at P = 64 one costs ~9 us, where the transitive closure's calls take 2-23 us). Calls
+ * found of another S bucket leave the round, and the candidates left short make them up
+ * in a further pass, with one more reduction (end_pass). After the last round the winner is decided with the rule of `a2a tune`
  * (scripts/a2a_tools/tune.py, decide; the noise test is analysis.within_noise): the
  * fastest median wins if it beats every other candidate by more than the smaller
  * interquartile range of the two; otherwise the simplest candidate within that band (the
@@ -57,13 +61,13 @@
  * state is made): a shape some rank could not make runs the MPI library on every rank for
  * good (no_memory); a communicator's, on every rank until every rank has one (state_of).
  * A freed communicator's decisions are kept for the file (attribute delete callback).
- * The file: a decided shape is a rule; a shape still exploring (some candidate measured)
- * is a record of the "online_partial" list: each candidate's state, median, noise and the
- * samples reduced so far, the round and the candidate whose calls come next. A run reading
- * the file resumes such a shape where it stopped, after its warm-up, when its candidates,
- * calls per candidate and probe are the ones this run makes (the same A2A_TUNING_EXPLORE
- * and registry); the calls of a candidate under way at the end are lost (their times were
- * not reduced yet).
+ * The file: a decided shape is a rule; a shape still exploring (past its warm-up) is a
+ * record of the "online_partial" list: each candidate's state, median, noise and the
+ * samples of the rounds it ended, the round under way and its first candidate in the
+ * race. A run reading the file resumes such a shape where it stopped, after its warm-up,
+ * when its candidates, calls per candidate and probe are the ones this run makes (the same
+ * A2A_TUNING_EXPLORE and registry): the round under way starts again, its calls at the end
+ * lost (their times were not reduced yet).
  */
 #include <errno.h>
 #include <limits.h>
@@ -139,18 +143,20 @@ typedef struct shape {
                             * max over ranks (the first, a warm-up, is not used) */
     double *times;         /* a window's calls, likewise */
     double *sorted;        /* scratch of the statistics */
-    double *keys;          /* alltoallv: the S of each call of the current candidate's calls
-                            * of the round, this rank's where the call ran on a predicted
-                            * S (a2a_online_predicted_call), then their reduction scratch */
-    long long *entries;    /* and the index of each in the communicator's history of calls
-                            * (speculate.c), -1 for an agreed one (or one whose prediction
-                            * a reduction checked, kept: keys_held): a wrong prediction's
-                            * entry takes its true bucket */
+    double *keys;          /* alltoallv: per candidate (rows like samples'), the S of each
+                            * of its calls of the round, this rank's where the call ran on a
+                            * predicted S (a2a_online_predicted_call) */
+    double *scratch;       /* the round's reduction: the times, then the S, of its calls */
+    long long *entries;    /* and, per candidate likewise, the index of each in the
+                            * communicator's history of calls (speculate.c), -1 for an
+                            * agreed one: a wrong prediction's entry takes its true bucket */
     long long predicted;   /* exploring calls that ran on a predicted S, checked right */
-    int pending_predicted; /* calls of the current candidate's calls of the round so */
-                           /* far that ran on a predicted S (their check is its end) */
+    int pending_predicted; /* calls of the round not reduced yet that ran on a predicted S */
+    int made[MAX_CANDIDATES];    /* exploring: each candidate's calls of the round so far */
+    int reduced[MAX_CANDIDATES]; /* of them, the first ones reduced over the ranks */
+    long long reductions;  /* MPI_Allreduce calls of its explorations and its first call */
     int current;           /* candidate whose calls are under way (exploring) */
-    int pos;               /* calls made in the current round's sub-block or window */
+    int pos;               /* calls made in the current window */
     int winner;            /* -1 while exploring */
     long long calls;       /* calls of this shape on the communicator */
     int warmup_left;       /* first calls still to run on the MPI library, untimed */
@@ -325,6 +331,7 @@ static void candidate_list(shape *sh, long long S)
 /* ---- states -------------------------------------------------------------------------- */
 
 static void describe(const candidate *c, char *text, size_t len);
+static int next_candidate(const shape *sh, int from);
 
 /* Guarantees: the calls of round r of a candidate are its samples [*start, *start +
  * *len): round 0 its first CUT_CALLS (a warm-up and one sample), round 1 the rest of its
@@ -336,9 +343,10 @@ static void round_span(const shape *sh, int r, int *start, int *len)
     *len = bounds[r + 1] - bounds[r];
 }
 
-/* Guarantees: how many of candidate i's samples (from the first) are reduced over the
- * ranks: the spans of the rounds it ran to their end (a candidate out after round r
- * keeps round r's); 0 for one not measured or dropped. */
+/* Guarantees: how many of candidate i's samples (from the first) are kept for the file:
+ * the spans of the rounds before the one under way (a candidate out after round r keeps
+ * round r's; the round under way is made again, its reduction not made yet); 0 for one
+ * not measured or dropped. */
 static int reduced_samples(const shape *sh, int i)
 {
     const candidate *c = &sh->cand[i];
@@ -347,21 +355,22 @@ static int reduced_samples(const shape *sh, int i)
         return 0;
     if (c->cut)
         return CUT_CALLS;
-    int done = c->eliminated || i >= sh->current ? sh->round - 1 : sh->round;
-    if (done < 0) /* (round 0) a candidate measured is one whose round 0 ended */
+    int done = sh->round - 1;
+    if (done < 0) /* (a record resumed in round 0) its samples of round 0 */
         done = 0;
     round_span(sh, done, &start, &len);
     return start + len;
 }
 
-/* Guarantees: (a shape exploring, some candidate measured) the record of how far its
- * exploration went, for the file; 0 when there is nothing to keep. */
+/* Guarantees: (a shape exploring) the record of how far its exploration went, for the
+ * file: the round under way from its first candidate in the race (its calls so far are
+ * not kept: their reduction was not made); 0 when nothing was explored or measured. */
 static int partial_of(const shape *sh, learned *out)
 {
-    int any = 0;
+    int any = sh->explore_calls > 0, first = next_candidate(sh, -1);
     for (int i = 0; i < sh->ncand; i++)
         any |= sh->cand[i].measured || sh->cand[i].dropped;
-    if (!any || sh->current >= sh->ncand)
+    if (!any || first >= sh->ncand)
         return 0;
     memset(out, 0, sizeof *out);
     out->coll = sh->coll;
@@ -371,7 +380,7 @@ static int partial_of(const shape *sh, learned *out)
     out->explore_calls = sh->explore_calls;
     out->partial = 1;
     out->round = sh->round;
-    out->current = sh->current;
+    out->current = first;
     out->block = sh->block;
     out->probe = sh->probe;
     out->calls = sh->calls;
@@ -726,17 +735,19 @@ static shape *new_shape(const comm_state *cs, const a2a_call *call, int b)
     sh->block = settings.explore / sh->ncand;
     sh->block = sh->block < MIN_BLOCK ? MIN_BLOCK : sh->block > MAX_BLOCK ? MAX_BLOCK : sh->block;
     sh->probe = sh->block / 3 > 2 ? sh->block / 3 : 2;
-    sh->samples = malloc((size_t)(sh->ncand + 5) * (size_t)sh->block * sizeof *sh->samples);
-    sh->entries = malloc((size_t)sh->block * sizeof *sh->entries);
+    size_t calls = (size_t)sh->ncand * (size_t)sh->block; /* of a round, at most */
+    sh->samples = malloc((4 * calls + 2 * (size_t)sh->block) * sizeof *sh->samples);
+    sh->entries = malloc(calls * sizeof *sh->entries);
     if (!sh->samples || !sh->entries) {
         free(sh->samples);
         free(sh->entries);
         free(sh);
         return NULL;
     }
-    sh->times = sh->samples + (size_t)sh->ncand * (size_t)sh->block;
+    sh->keys = sh->samples + calls;
+    sh->scratch = sh->keys + calls; /* 2 calls: the times, then the S */
+    sh->times = sh->scratch + 2 * calls;
     sh->sorted = sh->times + sh->block;
-    sh->keys = sh->sorted + sh->block; /* block keys, then 2 block of the check's scratch */
     sh->winner = sh->ncand == 1 ? 0 : -1; /* only the MPI library: nothing to explore */
     sh->drift_winner = -1;
     sh->warmup_left = warmup_calls(sh);
@@ -785,6 +796,8 @@ static shape *shape_of(comm_state *cs, const a2a_call *call)
         free(sh);
         sh = &no_memory;
         tell_no_memory(cs, call);
+    } else {
+        sh->reductions = 1;
     }
     *slot = sh;
     return sh;
@@ -879,12 +892,12 @@ static void tell_decision(const comm_state *cs, const shape *sh)
     MPI_Comm_get_name(cs->comm, comm_name, &len);
     fprintf(stderr, "a2a: online %s P=%d S=%lld..%lld -> %s from call %lld (median %.3g us, "
             "noise %.2g us; MPI library %.3g us; %d candidates, %lld calls exploring, %lld of "
-            "them on a predicted S, costing %.3g us over the winner's time) [comm %s, world "
-            "rank %d]\n", call_names[sh->coll],
+            "them on a predicted S, costing %.3g us over the winner's time, %lld reductions) "
+            "[comm %s, world rank %d]\n", call_names[sh->coll],
             sh->P, lo, hi, name, sh->decided_at, w->median * 1e6, w->noise * 1e6,
             sh->cand[0].median * 1e6, sh->ncand, sh->explore_calls, sh->predicted,
             (sh->explore_seconds - (double)sh->explore_calls * w->median) * 1e6,
-            len > 0 ? comm_name : "unnamed", cs->world_rank);
+            sh->reductions, len > 0 ? comm_name : "unnamed", cs->world_rank);
     if (cs->rank != 0)
         return;
     char line[1024];
@@ -959,11 +972,12 @@ static void finish_exploring(const comm_state *cs, shape *sh)
     tell_decision(cs, sh);
 }
 
-/* Guarantees: a round is over: but after the last, every candidate still in whose median
+/* Guarantees: a round is over (every candidate in the race has its calls of it, reduced,
+ * and its median and noise): but after the last, every candidate still in whose median
  * so far (round 0: its one sample) is beyond RACE_FACTOR times the best one's and beyond
  * the noise of the two is out (after round 0: cut); the next round with calls to make
- * begins with the first candidate left, or, with one left or after the last round, the
- * winner is decided. */
+ * begins with the first candidate left, no call of it made yet, or, with one left or
+ * after the last round, the winner is decided. */
 static void end_round(const comm_state *cs, shape *sh)
 {
     int best = -1, left = 0, start, len;
@@ -985,115 +999,147 @@ static void end_round(const comm_state *cs, shape *sh)
     len = 0;
     while (len == 0 && sh->round < ROUNDS - 1) /* the next round with calls to make */
         round_span(sh, ++sh->round, &start, &len);
-    sh->pos = 0;
+    memset(sh->made, 0, sizeof sh->made);
+    memset(sh->reduced, 0, sizeof sh->reduced);
     sh->current = next_candidate(sh, -1);
     if (left <= 1 || len == 0 || sh->current >= sh->ncand)
         finish_exploring(cs, sh);
 }
 
-/* Guarantees: the calls of the next candidate of the round begin; after the round's last
- * candidate, the round is judged (end_round). */
-static void next_calls(const comm_state *cs, shape *sh)
+/* Guarantees: the candidate after `from` that is in the race (not dropped nor out) and
+ * short of the round's len calls, or ncand: whose calls come next in the round's pass. */
+static int next_short(const shape *sh, int from, int len)
 {
-    sh->pos = 0;
-    sh->current = next_candidate(sh, sh->current);
-    if (sh->current >= sh->ncand)
-        end_round(cs, sh);
+    int i = next_candidate(sh, from);
+    while (i < sh->ncand && sh->made[i] >= len)
+        i = next_candidate(sh, i);
+    return i;
 }
 
-/* Guarantees: (alltoallv, the current candidate's calls of the round complete, or ended
- * by a drop of the candidate, their times in row[start..start + len) and this rank's S of
- * each in keys[0..len)) one
- * MPI_Allreduce(MAX) over both gives each call's time (max over ranks) and agreed S; 1
- * when every agreed S is in the shape's bucket (the prediction held). Otherwise 0: the
- * calls of another bucket are taken out of the shape's counts and accounted to their own
- * shapes (a2a_online_replay, as a speculated call is), each one's entry in the
- * communicator's history takes its true bucket (a2a_speculation_correct); the calls of the
- * shape's bucket stay, checked (their reduced times and S moved to the front, sh->pos of
- * them), and the candidate's calls of the round go on from there, so that a prediction
- * wrong again in every round (buckets whose true period is longer than the one found)
- * costs its wrong calls only and the exploration still ends; from then on the communicator
- * predicts S only from a period of the buckets (v_mispredicted), no longer from the last
- * agreed shape. The same on every rank: it judges the reduced values only. *rc: the
- * reduction's or the accounting's error. */
-static int keys_held(comm_state *cs, shape *sh, double *row, int start, int len, int *rc)
+/* Guarantees: under A2A_VERBOSE, rank 0 of the communicator (every rank at 2) says that a
+ * reduction found `calls - kept` of the `calls` alltoallv calls it checked in another
+ * bucket than the shape's. */
+static void tell_mispredicted(const comm_state *cs, const shape *sh, int calls, int kept)
 {
-    double *buf = sh->keys + sh->block;
-    memcpy(buf, row + start, (size_t)len * sizeof *buf);
-    memcpy(buf + len, sh->keys, (size_t)len * sizeof *buf);
-    *rc = MPI_Allreduce(MPI_IN_PLACE, buf, 2 * len, MPI_DOUBLE, MPI_MAX, cs->comm);
-    if (*rc != MPI_SUCCESS)
-        return 0;
-    memcpy(row + start, buf, (size_t)len * sizeof *buf);
-    int held = 1;
-    for (int i = 0; i < len; i++)
-        held &= bucket_of((long long)buf[len + i]) == sh->bucket;
-    if (held) {
-        sh->predicted += sh->pending_predicted;
-        sh->pending_predicted = 0;
-        return 1;
-    }
-    a2a_call other = { A2A_COLL_ALLTOALLV, cs->comm, sh->P, 0, { 0 }, { 0 } };
-    int kept = 0;
-    for (int i = 0; i < len; i++) {
-        if (bucket_of((long long)buf[len + i]) == sh->bucket) { /* a call of the shape: kept */
-            sh->predicted += sh->entries[i] >= 0;
-            row[start + kept] = buf[i];
-            sh->keys[kept] = buf[len + i];
-            sh->entries[kept++] = -1; /* checked: its S is agreed now */
-            continue;
-        }
-        sh->calls--;
-        sh->explore_calls--;
-        other.S = (long long)buf[len + i];
-        a2a_speculation_correct(cs->speculation, sh->entries[i], bucket_of(other.S));
-        int arc = a2a_online_replay(&other, buf[i], 0);
-        *rc = *rc != MPI_SUCCESS ? *rc : arc;
-    }
-    sh->pos = kept;
-    sh->pending_predicted = 0;
-    cs->v_mispredicted = 1;
     int verbose = a2a_tuned_verbose();
-    if (verbose && (cs->rank == 0 || verbose > 1)) {
-        long long lo, hi;
-        bucket_range(sh->bucket, &lo, &hi);
-        char comm_name[MPI_MAX_OBJECT_NAME] = "";
-        int name_len = 0;
-        MPI_Comm_get_name(cs->comm, comm_name, &name_len);
-        fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
-                "last %d calls (another S among them); %d of them kept, the others counted for "
-                "their own S; S predicted from then on only from a period of the calls' S "
-                "[comm %s, world rank %d]\n", sh->P, lo, hi, len, kept,
-                name_len > 0 ? comm_name : "unnamed", cs->world_rank);
-    }
-    return 0;
+    if (!verbose || (cs->rank != 0 && verbose < 2))
+        return;
+    long long lo, hi;
+    bucket_range(sh->bucket, &lo, &hi);
+    char comm_name[MPI_MAX_OBJECT_NAME] = "";
+    int name_len = 0;
+    MPI_Comm_get_name(cs->comm, comm_name, &name_len);
+    fprintf(stderr, "a2a: online MPI_Alltoallv P=%d S=%lld..%lld: S predicted wrong in the "
+            "last %d calls (another S among them); %d of them kept, the others counted for "
+            "their own S; S predicted from then on only from a period of the calls' S "
+            "[comm %s, world rank %d]\n", sh->P, lo, hi, calls, kept,
+            name_len > 0 ? comm_name : "unnamed", cs->world_rank);
 }
 
-/* Guarantees: the current candidate's calls of this round are complete: their times
- * reduced to the max over ranks (one MPI_Allreduce on the communicator, on every rank at
- * the same call; for alltoallv with each call's agreed S, keys_held: when some call ran on
- * a wrong prediction of S, the calls are dropped and made again), its median and noise
- * from all its samples so far but the first (a warm-up), and the next candidate's calls
- * begin (or the round ends). */
-static int end_block(comm_state *cs, shape *sh)
+/* Guarantees: the calls of the round under way not reduced yet (every candidate's, a
+ * dropped one's too, in candidate order) are reduced by one MPI_Allreduce(MAX) on the
+ * communicator over their times and, alltoallv, this rank's S of each: each call's time
+ * is then the max over ranks and its S agreed; nothing is sent when there are none (the
+ * calls made are agreed state: alike on every rank). A call of another bucket (it ran on
+ * a predicted S) leaves its candidate's round: it is taken out of the shape's counts and
+ * accounted to its own shape (a2a_online_replay, as a speculated call is), its entry in
+ * the communicator's history takes its true bucket (a2a_speculation_correct; the
+ * reduction counts one miss, a2a_speculation_refuted) and from then on the communicator
+ * predicts S only from a period of the buckets (v_mispredicted). The calls of the shape
+ * stay, in order, each candidate's first made[i] (all reduced), and their times join the
+ * exploring cost. If the reduction fails, the calls are dropped (made again). The same on
+ * every rank: it judges reduced values only. Returns the reduction's or the accounting's
+ * first error. */
+static int reduce_round(comm_state *cs, shape *sh)
 {
-    int start, len, rc;
+    int start, len, n = 0, alltoallv = sh->coll == A2A_COLL_ALLTOALLV;
     round_span(sh, sh->round, &start, &len);
-    double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
-    if (sh->coll == A2A_COLL_ALLTOALLV) {
-        if (!keys_held(cs, sh, row, start, len, &rc))
-            return rc;
-    } else if ((rc = MPI_Allreduce(MPI_IN_PLACE, row + start, len, MPI_DOUBLE, MPI_MAX,
-                                   cs->comm)) != MPI_SUCCESS) {
+    for (int i = 0; i < sh->ncand; i++)
+        n += sh->made[i] - sh->reduced[i];
+    if (n == 0)
+        return MPI_SUCCESS;
+    double *buf = sh->scratch;
+    for (int i = 0, k = 0; i < sh->ncand; i++)
+        for (int j = sh->reduced[i]; j < sh->made[i]; j++, k++) {
+            size_t at = (size_t)i * (size_t)sh->block;
+            buf[k] = sh->samples[at + (size_t)(start + j)];
+            buf[n + k] = sh->keys[at + (size_t)j];
+        }
+    int rc = MPI_Allreduce(MPI_IN_PLACE, buf, alltoallv ? 2 * n : n, MPI_DOUBLE, MPI_MAX,
+                           cs->comm);
+    sh->reductions++;
+    sh->pending_predicted = 0;
+    if (rc != MPI_SUCCESS) {
+        memcpy(sh->made, sh->reduced, sizeof sh->made);
         return rc;
     }
-    candidate *c = &sh->cand[sh->current];
-    for (int i = start; i < start + len; i++)
-        sh->explore_seconds += row[i];
-    median_noise(row + 1, start + len - 1, sh->sorted, &c->median, &c->noise);
-    c->measured = 1;
-    next_calls(cs, sh);
-    return MPI_SUCCESS;
+    a2a_call other = { A2A_COLL_ALLTOALLV, cs->comm, sh->P, 0, { 0 }, { 0 } };
+    int wrong = 0;
+    for (int i = 0, k = 0; i < sh->ncand; i++) {
+        size_t at = (size_t)i * (size_t)sh->block;
+        int kept = sh->reduced[i];
+        for (int j = sh->reduced[i]; j < sh->made[i]; j++, k++) {
+            other.S = (long long)buf[n + k];
+            if (alltoallv && bucket_of(other.S) != sh->bucket) {
+                wrong++;
+                sh->calls--;
+                sh->explore_calls--;
+                a2a_speculation_correct(cs->speculation, sh->entries[at + (size_t)j],
+                                        bucket_of(other.S));
+                int arc = a2a_online_replay(&other, buf[k], 0);
+                rc = rc != MPI_SUCCESS ? rc : arc;
+                continue;
+            }
+            sh->predicted += sh->entries[at + (size_t)j] >= 0;
+            sh->explore_seconds += buf[k];
+            sh->samples[at + (size_t)(start + kept++)] = buf[k];
+        }
+        sh->made[i] = sh->reduced[i] = kept;
+    }
+    if (wrong) {
+        a2a_speculation_refuted(cs->speculation);
+        cs->v_mispredicted = 1;
+        tell_mispredicted(cs, sh, n, n - wrong);
+    }
+    return rc;
+}
+
+/* Guarantees: a pass of the round is over (each candidate in the race that was short of
+ * the round's calls made up to them, or was dropped): one reduction checks its calls
+ * (reduce_round); while a candidate in the race is still short (calls of another bucket
+ * left the round, or the reduction failed), a further pass runs those candidates only, in
+ * candidate order, for their missing calls; else each candidate in the race has its
+ * median and noise from all its samples so far but the first (a warm-up), and the round
+ * is judged (end_round). */
+static int end_pass(comm_state *cs, shape *sh)
+{
+    int start, len;
+    round_span(sh, sh->round, &start, &len);
+    int rc = reduce_round(cs, sh);
+    sh->current = next_short(sh, -1, len);
+    if (sh->current < sh->ncand)
+        return rc; /* the make-up pass */
+    for (int i = 0; i < sh->ncand; i++) {
+        candidate *c = &sh->cand[i];
+        if (c->dropped || c->eliminated)
+            continue;
+        median_noise(sh->samples + (size_t)i * (size_t)sh->block + 1, start + len - 1,
+                     sh->sorted, &c->median, &c->noise);
+        c->measured = 1;
+    }
+    end_round(cs, sh);
+    return rc;
+}
+
+/* Guarantees: the current candidate's calls of the pass are over (made up to the round's,
+ * or it was dropped): the next short candidate's calls begin, or, after the pass's last,
+ * the pass ends (end_pass: its one reduction). */
+static int next_calls(comm_state *cs, shape *sh)
+{
+    int start, len;
+    round_span(sh, sh->round, &start, &len);
+    sh->current = next_short(sh, sh->current, len);
+    return sh->current < sh->ncand ? MPI_SUCCESS : end_pass(cs, sh);
 }
 
 /* Guarantees: (the test hook A2A_TUNING_TEST_WINDOW_SCALE=F[,G] set) the time of a call
@@ -1147,6 +1193,8 @@ static void explore_again(shape *sh)
         sh->cand[i].measured = sh->cand[i].eliminated = sh->cand[i].cut = 0;
     sh->round = 0;
     sh->current = 0;
+    memset(sh->made, 0, sizeof sh->made);
+    memset(sh->reduced, 0, sizeof sh->reduced);
 }
 
 /* Guarantees: a monitoring window of the winner is complete (or, a trial's, closed early
@@ -1319,12 +1367,14 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
 }
 
 /* Guarantees: a call of shape sh past its warm-up: exploring, the current candidate runs,
- * timed, its S (call->S: agreed, or this rank's own when predicted: then `entry` is its
- * index in the communicator's history of calls, else -1) kept for the check,
- * and the end of its calls of the round reduces and decides (end_block); a refusal or a
- * failed check drops the candidate on every rank at the same call (its calls of the round
- * that ran on a predicted S checked first, keys_held, so that every call is counted for
- * its own shape) and the next one's calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
+ * timed, its time and S (call->S: agreed, or this rank's own when predicted: then `entry`
+ * is its index in the communicator's history of calls, else -1) kept, not reduced; the
+ * candidate's last call of the pass hands on to the next candidate, and the pass's last
+ * call reduces all the pass's calls at once and goes on (end_pass). A refusal or a failed
+ * check (A2A_TUNING_CHECK: one more reduction, at the candidate's first call) drops the
+ * candidate on every rank at the same call: its calls so far stay in the pass's
+ * reduction, so that every call is counted for its own shape, and the next candidate's
+ * calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
 static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, long long entry)
 {
     int exploring = sh->winner < 0;
@@ -1343,31 +1393,23 @@ static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, long long
         if (!refused && settings.check && !c->checked && sh->current > 0) {
             corrupt_for_test(call, cs, c);
             int crc = check_candidate(call, cs, sh, c);
+            sh->reductions++;
             rc = rc != MPI_SUCCESS ? rc : crc;
         } else if (!refused) {
             corrupt_for_test(call, cs, c);
         }
-        int start, len;
+        int start, len, j = sh->made[sh->current]++;
         round_span(sh, sh->round, &start, &len);
-        double *row = sh->samples + (size_t)sh->current * (size_t)sh->block;
-        sh->keys[sh->pos] = (double)call->S;
-        sh->entries[sh->pos] = entry;
+        size_t at = (size_t)sh->current * (size_t)sh->block;
+        sh->samples[at + (size_t)(start + j)] = test_time(sh->current, t, 0);
+        sh->keys[at + (size_t)j] = (double)call->S;
+        sh->entries[at + (size_t)j] = entry;
         sh->pending_predicted += entry >= 0;
-        row[start + sh->pos++] = test_time(sh->current, t, 0);
-        if (refused || c->dropped) { /* alike on every rank: move on */
+        if (refused) /* alike on every rank */
             c->dropped = 1;
-            int hrc = MPI_SUCCESS;
-            if (sh->pending_predicted) /* calls on a predicted S: checked all the same */
-                keys_held(cs, sh, row, start, sh->pos, &hrc); /* sh->pos: the shape's */
-            for (int i = start; i < start + sh->pos; i++)
-                sh->explore_seconds += row[i];
-            sh->pending_predicted = 0;
-            next_calls(cs, sh);
-            return rc != MPI_SUCCESS ? rc : hrc;
-        }
-        if (sh->pos == len) {
-            int rrc = end_block(cs, sh);
-            rc = rc != MPI_SUCCESS ? rc : rrc;
+        if (c->dropped || j + 1 == len) {
+            int nrc = next_calls(cs, sh);
+            rc = rc != MPI_SUCCESS ? rc : nrc;
         }
         return rc;
     }
@@ -1405,8 +1447,8 @@ int a2a_online_call(const a2a_call *call)
  * it. An exploring call is correct whatever its S: every candidate was checked valid at P
  * alone (online_candidates.c, add_candidate: a2a_params_valid takes no S), and a kernel's refusal
  * (MPI_ERR_COUNT) is alike on every rank and goes to the MPI library. Its history entry is
- * made before it runs, so that the reduction ending its candidate's calls, when this call
- * is their last, corrects it if it was wrong. */
+ * made before it runs, so that the reduction ending the pass of its round, when this call
+ * is the pass's last, corrects it if it was wrong. */
 int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_prediction *pred)
 {
     comm_state *cs = agreed_state(call->comm);
@@ -1755,12 +1797,13 @@ static void tell_summary(const comm_state *cs, const char *when)
             len > 0 ? comm_name : "unnamed", cs->world_rank, text);
 }
 
-/* Guarantees: (collective over cs->comm, at its end) the alltoallv calls run on a predicted
- * S whose candidate's calls of the round are still under way are checked now (keys_held),
- * so that each is counted for its own shape: every shape with such calls (several explore
- * at once when the buckets repeat with a period), in the order of their buckets; their
- * pending counts are agreed state, so every rank makes the same reductions in that order,
- * and nothing is sent when there are none. */
+/* Guarantees: (collective over cs->comm, at its end) the calls of the round under way
+ * of every alltoallv shape with calls run on a predicted S not checked yet are reduced
+ * now (reduce_round: one reduction a shape, all such calls of its round), so that each is
+ * counted for its own shape: every such shape (several explore at once when the buckets
+ * repeat with a period), in the order of their buckets; their pending counts are agreed
+ * state, so every rank makes the same reductions in that order, and nothing is sent when
+ * there are none. */
 static int close_predictions(comm_state *cs)
 {
     int rc = MPI_SUCCESS;
@@ -1768,10 +1811,7 @@ static int close_predictions(comm_state *cs)
         shape *sh = cs->shapes[A2A_COLL_ALLTOALLV][b];
         if (!has_state(sh) || !sh->pending_predicted)
             continue;
-        int start, len, krc = MPI_SUCCESS;
-        round_span(sh, sh->round, &start, &len);
-        keys_held(cs, sh, sh->samples + (size_t)sh->current * (size_t)sh->block, start, sh->pos,
-                  &krc);
+        int krc = reduce_round(cs, sh);
         rc = rc != MPI_SUCCESS ? rc : krc;
     }
     return rc;

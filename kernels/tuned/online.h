@@ -95,11 +95,11 @@ typedef struct a2a_prediction {
  * (agreed, or predicted and not refuted) repeat with a period L <= 8
  * (a2a_speculation_bucket), else, until a prediction was wrong once, the shape of the last
  * call whose S was agreed. Returns 1 when the call ran as a call of that shape, exploring
- * past its warm-up: it explores the shape's current candidate, and the reduction that ends
- * the candidate's calls of the round checks the prediction (a wrong one takes the calls of
- * other buckets out of the round, replays each to its own shape, corrects the history, and
- * ends the fallback to the last agreed shape; the round goes on with the calls that were
- * of the shape); *rc is the call's result. 2 when, besides, the prediction was the last
+ * past its warm-up: it explores the shape's current candidate, and the one reduction that
+ * ends the pass of the round checks the prediction with every other call of the pass (a
+ * wrong one takes the calls of other buckets out of the round, replays each to its own
+ * shape, corrects the history, and ends the fallback to the last agreed shape; the
+ * candidates left short make up their calls in a further pass); *rc is the call's result. 2 when, besides, the prediction was the last
  * call's bucket (L = 1) and this call ended the shape's exploration with every call of it
  * run on a predicted S checked right: pred->winner is the winner, which the next calls may
  * run on a prediction too (a2a_speculation_enter). 3 (nothing run) when the buckets' period
@@ -154,6 +154,7 @@ int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int se
 int a2a_speculation_bucket(const a2a_speculation *sp, int *period);
 long long a2a_speculation_known(const a2a_speculation *sp);
 void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket);
+void a2a_speculation_refuted(a2a_speculation *sp);
 void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice);
 void a2a_speculation_append(a2a_speculation *sp, const a2a_choice *choice, int bucket);
 int a2a_speculation_deferral_begins(a2a_speculation *sp);

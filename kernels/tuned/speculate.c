@@ -13,7 +13,8 @@
  *
  * (While a shape explores, its calls do not agree either: online.c predicts the call's
  * shape from the period of the buckets of S in this history, a2a_speculation_bucket, and
- * checks it in the reduction that ends each candidate's calls, a2a_online_predicted_call;
+ * checks it in the reduction that ends the pass of the shape's round (one for all its
+ * candidates' calls of the pass), a2a_online_predicted_call;
  * those calls join this history as unsettled, with the bucket predicted, which that
  * reduction corrects when it was wrong. One history serves both predictions because both
  * are of the same calls and must be the same on every rank: the choices' period needs
@@ -192,12 +193,19 @@ long long a2a_speculation_known(const a2a_speculation *sp)
 
 /* Guarantees: (a predicted call found of another bucket by a reduction) the entry of call
  * `index` holds its true bucket, when it is still in the history (older ones are past every
- * period's look-back). */
+ * period's look-back). The reduction counts its miss (a2a_speculation_refuted). */
 void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket)
 {
-    note_bucket_miss(sp);
     if (index >= 0 && index < sp->known && index >= sp->known - HISTORY)
         sp->hist[index % HISTORY].bucket = bucket;
+}
+
+/* Guarantees: counts one miss (note_bucket_miss) for a reduction of an exploring shape's
+ * calls that found some of them of another bucket: the calls it checked were all predicted
+ * before it, from the same history, so they refute it once. */
+void a2a_speculation_refuted(a2a_speculation *sp)
+{
+    note_bucket_miss(sp);
 }
 
 /* Guarantees: 1 when the call now beginning runs on a prediction: *out is the choice of

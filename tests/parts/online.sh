@@ -5,6 +5,9 @@
 # MPI_COMM_WORLD and, at P = 4, on two halves) and checks every byte it receives itself.
 #   - every rank of a communicator switches at the same call to the same kernel (the
 #     decision lines of A2A_VERBOSE=2, tests/preload/expect.py online);
+#   - an exploring shape makes one MPI_Allreduce per round (and one at its first call),
+#     not one per candidate and round: plain_alltoall --count counts them (its own
+#     MPI_Allreduce, calling PMPI_Allreduce), as many as the decision lines say;
 #   - deferred alltoallv agreement (kernels/tuned/speculate.c): with --cycle the sizes
 #     alternate call by call (the ranks' own largest blocks in different powers of two),
 #     then a new size breaks the pattern; every rank stops agreeing per call at the same
@@ -113,7 +116,7 @@ for lib in openmpi mpich; do
         fail online/$lib/same-call-same-kernel "$(echo "$out" | tail -3)"
     fi
     # an exploring alltoallv call runs on the S predicted (the last agreed one's shape),
-    # checked in the reduction at the end of its candidate's calls: every alltoallv shape
+    # checked in the reduction at the end of its round's pass: every alltoallv shape
     # of this loop (one S a shape) explores all but its first call without agreeing per call
     check online/$lib/exploring-on-predicted-S holds \
         "[ \"\$(grep -c 'MPI_Alltoallv P=[0-9]* S=[0-9.]* -> .* calls exploring, [1-9][0-9]* of them on a predicted S' '$log')\" = \
@@ -126,6 +129,22 @@ for lib in openmpi mpich; do
         sed -n 's/.* from call \([0-9]*\) .*/\1/p')
     check online/$lib/deferred-from-the-decision holds \
         "[ -n '$first' ] && grep -q 'agreement on S deferred from call $first (.*\[comm MPI_COMM_WORLD, world rank 0\]' '$log'"
+
+    # one reduction per exploring round, not one per candidate and round: the program
+    # counts the MPI_Allreduce calls on MPI_COMM_WORLD (its own MPI_Allreduce, calling
+    # PMPI_Allreduce) over 40 alltoall calls at each of 2 sizes, both shapes decided, no
+    # monitoring window yet (due 16 x 5 calls after a decision): the communicator's state
+    # (1) and, per shape, its first call (1) and one reduction a round (3 rounds at most;
+    # alltoall: no make-up pass), what the decision line says ("N reductions"). With 5 or
+    # more candidates a shape made at least 1 + its candidates before: 7 to 13 a shape
+    run online/$lib/reductions 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+        A2A_TUNING_EXPLORE=30 $prog --repeat 40 --count - 16 1024
+    check online/$lib/one-reduction-per-round /usr/bin/python3 -c 'import re, sys
+log = open(sys.argv[1]).read()
+total = [int(n) for n in re.findall(r"plain_alltoall: (\d+) MPI_Allreduce on MPI_COMM_WORLD in 80 calls", log)]
+shapes = [(int(c), int(n)) for c, n in re.findall(r"MPI_Alltoall P=\d+ S=\S+ -> .*?; (\d+) candidates, .* (\d+) reductions\) \[comm MPI_COMM_WORLD, world rank 0\]", log)]
+sys.exit(not (len(total) == 1 and len(shapes) == 2 and all(c >= 5 and 2 <= n <= 4 for c, n in shapes)
+              and total[0] == 1 + sum(n for c, n in shapes)))' "$WORK/online_${lib}_reductions.log"
 
     # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every
     # rank. The new size first comes at call 2R + 3 of 5R; the break shows at the end of a
@@ -147,24 +166,29 @@ for lib in openmpi mpich; do
     # the period of the shapes (kernels/tuned/speculate.c, a2a_speculation_bucket): the
     # alltoallv calls' S go round 3 buckets (--period: on the first p ranks, p = 1..5, in
     # one launch), 40 rounds, and in round 8 one call of 32768 B breaks the period. The
-    # first prediction (call 2, the last agreed shape's) fails at 16 B, as before; from
-    # call 9 the buckets repeat every 3 calls and each call runs on the shape of the call
-    # 3 before: every shape explores on predictions, decided alike on every rank; the
-    # break (predicted 1024 B, exploring) is found by 1024 B's reduction and counted for
-    # its own shape (1 call; the others 40), and predictions come back 8 calls later. A
-    # call predicted of a decided shape runs its winner, checked in a window: every rank
-    # defers the agreement at the same call ("the S buckets repeat every 3 calls"), and of
-    # each communicator's 121 calls 15 agree per call (calls 1 and 3-8, 27-34; at most 20
-    # allowed: a drift under load may explore a shape again). Before, the first wrong
-    # prediction ended the predictions: no shape explored on one (0 of them), 119 agreed;
-    # with a decided shape's calls agreeing per call until the choices repeat, 28 to 42.
+    # calls from call 2 run on the last agreed shape's prediction (16 B) until the 16 B
+    # shape's first round ends (12 calls, 8 of them of other sizes: one line a rank);
+    # from then on the corrected buckets repeat every 3 calls and each call runs on the
+    # shape of the call 3 before: every shape explores on predictions, decided alike on
+    # every rank; the break (predicted 1024 B, exploring) is found by 1024 B's round
+    # reduction and counted for its own shape (1 call; the others 40), and the calls after
+    # it, on the period shifted by one call until then, by each shape's next reduction (at
+    # most 5 lines a rank and communicator). A call predicted of a decided shape runs its
+    # winner, checked in a window: every rank defers the agreement at the same call ("the
+    # S buckets repeat every 3 calls"), and of each communicator's 121 calls at most 20
+    # agree per call (1 with one reduction a round, 15 with one a candidate and round:
+    # calls 1 and 3-8, 27-34; a drift under load may explore a shape again). Before, the
+    # first wrong prediction ended the predictions: no shape explored on one (0 of them),
+    # 119 agreed; with a decided shape's calls agreeing per call until the choices repeat,
+    # 28 to 42.
     run online/$lib/period 60 $launch 5 env $pre A2A_TUNING=online A2A_VERBOSE=2 \
         A2A_TUNING_EXPLORE=30 $prog --repeat 40 --period 8 - 16 1024 16384
     plog="$WORK/online_${lib}_period.log"
     if out=$(MIN=12 $EXPECT online "$plog") && echo "$out" | grep -q '^online: 12 calls' &&
         [ "$(grep -c 'MPI_Alltoallv P=[2-5] S=[0-9.]* -> .* calls exploring, [1-9][0-9]* of them on a predicted S' "$plog")" = 42 ] &&
         [ "$(grep -c 'S=1024\.\.2047: S predicted wrong in the last' "$plog")" = 14 ] &&
-        [ "$(grep -c 'S predicted wrong in the last' "$plog")" = 28 ] &&
+        [ "$(grep -c 'S=16\.\.31: S predicted wrong in the last 12 calls' "$plog")" = 14 ] &&
+        [ "$(grep -c 'S predicted wrong in the last' "$plog")" -le 70 ] &&
         alltoallv_calls_each "$plog" 16 40 32768=1 &&
         MIN=4 $EXPECT agreement "$plog" > /dev/null &&
         [ "$(grep -c 'agreement on S deferred from call [0-9]* (the S buckets repeat every 3 calls)' "$plog")" -ge 14 ] &&
@@ -388,15 +412,15 @@ sys.exit(not recs or any(r["calls"] - r["explore_calls"] != max(r["probe"] - 4, 
         "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm MPI_COMM_WORLD, ' '$wlog')\" = $np ] &&
          [ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last [0-9]* calls .*\[comm dup, ' '$wlog')\" = $np ] &&
          alltoallv_calls_each '$wlog' 6 2"
-    # the run (and each half, at MPI_Comm_free) ends on a call run on a prediction whose
-    # candidate's calls are under way (16, 16, 1024: the second 16 B call ends the MPI
-    # library's round, the 1024 B one begins spread_out's): checked there, it is counted
-    # for 1024 B (before, for 16 B: 3 calls and no 1024 B shape)
+    # the run (and each half, at MPI_Comm_free) ends on a call run on a prediction in the
+    # round under way (16, 16, 1024: the two 16 B calls are the MPI library's of round 0,
+    # the 1024 B one begins spread_out's): the round's 3 calls are reduced there, and the
+    # 1024 B call is counted for 1024 B (before, for 16 B: 3 calls and no 1024 B shape)
     run online/$lib/prediction-pending-at-end 60 $launch $np env $pre A2A_TUNING=online \
         A2A_VERBOSE=1 A2A_TUNING_EXPLORE=30 $prog - 16 16 1024
     elog="$WORK/online_${lib}_prediction-pending-at-end.log"
     check online/$lib/prediction-pending-at-end-counted holds \
-        "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last 1 calls' '$elog')\" = $((np == 4 ? 3 : 1)) ] &&
+        "[ \"\$(grep -c 'S=16\.\.31: S predicted wrong in the last 3 calls (another S among them); 2 of them kept' '$elog')\" = $((np == 4 ? 3 : 1)) ] &&
          alltoallv_calls_each '$elog' $((np == 4 ? 6 : 2)) 2 1024=1"
     # drift: A2A_TUNING_TEST_WINDOW_SCALE=F[,G] makes every call's time a constant of its
     # candidate, (candidate + 1) ms (no noise; the MPI library, the winner, is fastest), and

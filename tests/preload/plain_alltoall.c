@@ -4,7 +4,7 @@
  * on two halves of it, with bytes and ints, uniform and non-uniform counts (some zero).
  *
  *   mpirun -n 4 plain_alltoall [--repeat N [--cycle | --dup | --free-in-callback |
- *                                            --period B]] OUT BYTES...
+ *                                            --period B | --count]] OUT BYTES...
  *   e.g. plain_alltoall /tmp/out 16 1024
  *
  * --repeat N makes every call N times in a row (a loop of calls at each size, for the
@@ -22,7 +22,11 @@
  * on communicators of the first p ranks for p = 1, 2, ..., P in turn (named "first<p>";
  * the other ranks wait), going N times round the sizes (the calls' S repeat with a period
  * of the number of sizes), and, when B > 0, once more in round B after its first size:
- * one call of twice the largest size (the period broken at one call). Non-uniform blocks
+ * one call of twice the largest size (the period broken at one call). With --count only
+ * MPI_Alltoall of bytes is called, N times a size on MPI_COMM_WORLD, and rank 0 prints how
+ * many MPI_Allreduce calls were made on MPI_COMM_WORLD meanwhile (by a library the program
+ * runs under: this program's MPI_Allreduce counts them and calls PMPI_Allreduce; under
+ * liba2a_preload.so, the online tuner's reductions). Non-uniform blocks
  * are up to S bytes
  * from odd ranks and 2S/3 from even ones, so the ranks' own largest blocks fall in
  * different powers of two. The halves are named "half0" and "half1" (MPI_Comm_set_name).
@@ -35,6 +39,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+
+static long long world_allreduces; /* MPI_Allreduce calls on MPI_COMM_WORLD so far */
+
+/* Guarantees: PMPI_Allreduce's result; a call on MPI_COMM_WORLD is counted (--count). The
+ * program's own MPI_Allreduce and those of the libraries it runs under come here. */
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                  MPI_Op op, MPI_Comm comm)
+{
+    world_allreduces += comm == MPI_COMM_WORLD;
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+}
 
 /* The byte at offset k of the block sender -> receiver in call `call`. */
 static unsigned char payload(int call, int sender, int receiver, long long k)
@@ -262,7 +277,7 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    int repeat = 1, cycle = 0, dup = 0, in_callback = 0, period = 0, brk = 0;
+    int repeat = 1, cycle = 0, dup = 0, in_callback = 0, period = 0, brk = 0, count = 0;
     if (argc > 2 && strcmp(argv[1], "--repeat") == 0) {
         repeat = atoi(argv[2]);
         argv += 2;
@@ -275,10 +290,11 @@ int main(int argc, char **argv)
             argv += 2;
             argc -= 2;
         } else if (argc > 1 && (!strcmp(argv[1], "--cycle") || !strcmp(argv[1], "--dup") ||
-                         !strcmp(argv[1], "--free-in-callback"))) {
+                         !strcmp(argv[1], "--free-in-callback") || !strcmp(argv[1], "--count"))) {
             cycle = !strcmp(argv[1], "--cycle");
             dup = !strcmp(argv[1], "--dup");
-            in_callback = !cycle && !dup;
+            count = !strcmp(argv[1], "--count");
+            in_callback = !cycle && !dup && !count;
             argv++;
             argc--;
         }
@@ -286,7 +302,8 @@ int main(int argc, char **argv)
     if (argc < 3 || repeat < 1) {
         if (r.rank == 0)
             fprintf(stderr, "usage: plain_alltoall [--repeat N [--cycle | --dup | "
-                            "--free-in-callback | --period B (0 <= B < N)]] OUT|- BYTES...\n");
+                            "--free-in-callback | --period B (0 <= B < N) | --count]] "
+                            "OUT|- BYTES...\n");
         MPI_Finalize();
         return 2;
     }
@@ -315,6 +332,14 @@ int main(int argc, char **argv)
     MPI_Comm half, world_dup;
     if (period) {
         period_loops(&r, sizes, nsizes, repeat, brk);
+    } else if (count) {
+        long long before = world_allreduces;
+        for (int i = 0; i < nsizes; i++)
+            for (int n = 0; n < repeat; n++)
+                uniform(&r, MPI_COMM_WORLD, sizes[i], 0);
+        if (r.rank == 0)
+            printf("plain_alltoall: %lld MPI_Allreduce on MPI_COMM_WORLD in %d calls\n",
+                   world_allreduces - before, r.call);
     } else if (dup) {
         MPI_Comm_dup(MPI_COMM_WORLD, &world_dup);
         MPI_Comm_set_name(world_dup, "dup");
