@@ -126,9 +126,14 @@ void a2a_speculation_free(a2a_speculation *sp)
 
 /* Guarantees: the smallest period L <= MAX_PERIOD with which the last n = max(ENTER_CALLS,
  * 2 L) choices and the L before them are all settled and each of the n equals the one L
- * calls before; 0 if none. */
+ * calls before; 0 if none, or once the buckets' period is given up (note_bucket_miss): the
+ * calls' true period is then longer than MAX_PERIOD, and a run of at least ENTER_CALLS
+ * equal choices between its odd calls would defer the agreement at every odd call, which
+ * would then never explore its own shape. */
 static int find_period(const a2a_speculation *sp)
 {
+    if (sp->bucket_misses >= BUCKET_MISSES)
+        return 0;
     for (int L = 1; L <= MAX_PERIOD; L++) {
         long long n = ENTER_CALLS > 2 * L ? ENTER_CALLS : 2 * L, k = sp->known - n;
         if (sp->known < n + L)
@@ -147,12 +152,13 @@ static int find_period(const a2a_speculation *sp)
     return 0;
 }
 
-/* Guarantees: counts a bucket predicted wrong (found by a reduction: the same on every
- * rank at the same call), the count restarting when the last was over HISTORY calls ago:
- * BUCKET_MISSES of them so close together say that the buckets' true period is longer
- * than MAX_PERIOD (say 8 calls of one S, then one of another: the odd call predicted as the
- * others every time, so that its shape never explores), and a2a_speculation_bucket
- * predicts no more; an application's new phase now and then does not add up. */
+/* Guarantees: counts a reduction that found buckets predicted wrong (one miss however many
+ * of its calls were: the same on every rank at the same call), the count restarting when
+ * the last was over HISTORY calls ago: BUCKET_MISSES of them so close together say that
+ * the buckets' true period is longer than MAX_PERIOD (say 8 calls of one S, then one of
+ * another: the odd call predicted as the others every time, so that its shape never
+ * explores), and neither a2a_speculation_bucket nor find_period predicts any more; an
+ * application's new phase now and then does not add up. */
 static void note_bucket_miss(a2a_speculation *sp)
 {
     if (sp->known - sp->last_miss > HISTORY)
@@ -202,7 +208,8 @@ void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket)
 
 /* Guarantees: counts one miss (note_bucket_miss) for a reduction of an exploring shape's
  * calls that found some of them of another bucket: the calls it checked were all predicted
- * before it, from the same history, so they refute it once. */
+ * before it, from the same history, so they refute it once (as a check window's reduction
+ * does, a2a_speculation_check). */
 void a2a_speculation_refuted(a2a_speculation *sp)
 {
     note_bucket_miss(sp);
@@ -323,8 +330,9 @@ int a2a_speculation_unchecked(const a2a_speculation *sp)
  * max time in seconds, predicted choice, arg) says whether the dispatcher's choice for
  * that S is settled and the one predicted (judge accounts the call for its shape). The
  * first call judged otherwise ends speculation (the rest are still judged, for their
- * accounting); its history entry takes the true choice. Returns the reduction's error or
- * MPI_SUCCESS; *ended_at is the call that broke the prediction, or 0. */
+ * accounting); its history entry takes the true choice; a check that found calls of
+ * another bucket than predicted counts one miss (note_bucket_miss). Returns the
+ * reduction's error or MPI_SUCCESS; *ended_at is the call that broke the prediction, or 0. */
 int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
                           void *arg, long long *ended_at)
 {
@@ -340,6 +348,7 @@ int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_ju
         sp->deferring = 0;
         return rc;
     }
+    int refuted = 0;
     for (int i = 0; i < w; i++) {
         entry past, *e = sp->at[i] >= sp->known - HISTORY ? &sp->hist[sp->at[i] % HISTORY] : &past;
         a2a_choice truth;
@@ -347,14 +356,15 @@ int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_ju
         int bucket = a2a_online_bucket(buf[i]), predicted = e != &past ? e->bucket : bucket;
         e->bucket = bucket; /* a right choice may come from another bucket */
         if (!judge(buf[i], (double)buf[w + i] * 1e-9, &sp->ran[i], &truth, &settled, arg)) {
-            if (predicted != bucket)
-                note_bucket_miss(sp);
+            refuted |= predicted != bucket;
             e->choice = truth;
             e->settled = settled;
             if (!*ended_at)
                 *ended_at = sp->callno[i];
         }
     }
+    if (refuted) /* once per check, however many of its calls: as an exploring reduction */
+        note_bucket_miss(sp);
     sp->pending = 0;
     if (*ended_at) {
         sp->period = 0;

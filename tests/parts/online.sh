@@ -218,6 +218,15 @@ sys.exit(not (len(n) == 4 and all(a <= 20 and b == 121 for a, b in n)))' "$plog"
         "[ \"\$(grep -c 'at MPI_Comm_free \[comm first[2-9], world rank 0\]: .*alltoallv P=[2-9] S=16\.\.31: [^;]* from call [0-9]* of 320 ' '$llog')\" = $((np - 1)) ] &&
          grep -q 'S=16\.\.31: S predicted wrong in the last' '$llog' &&
          [ \"\$(grep -Ec 'at MPI_Comm_free \[comm first[2-9], world rank 0\]: .*alltoallv P=[2-9] S=1024\.\.2047: ([^;]* from call [0-9]* of 40 |still exploring after 40 calls \([1-9])' '$llog')\" = $((np - 1)) ]"
+    # a true period of 10 calls (9 of 16 B, one of 1 KiB): the 9 equal choices between the
+    # odd calls are a period of the choices too (8 settled calls in a row), so that
+    # deferral, not the buckets', ran every 1 KiB call as the 16 B winner; once the
+    # buckets' period is given up the choices' is too (speculate.c, find_period), and the
+    # 1 KiB shape explores (before: 0 of its 40 calls exploring on every communicator)
+    run online/$lib/longer-period 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
+        $prog --repeat 40 --period 0 - 16 16 16 16 16 16 16 16 16 1024
+    check online/$lib/longer-period-odd-shape-explores holds \
+        "[ \"\$(grep -Ec 'at MPI_Comm_free \[comm first[2-9], world rank 0\]: .*alltoallv P=[2-9] S=1024\.\.2047: ([^;]* from call [0-9]* of 40 |still exploring after 40 calls \([1-9])' '$WORK/online_${lib}_longer-period.log')\" = $((np - 1)) ]"
     # several shapes with calls run on a wrong prediction still under way when the
     # communicator is freed: the sizes in turn (16, 1024), 10 rounds, the last broken by a
     # call of 2048 B; at 30 calls a shape every call is in round 0 (2 calls a candidate),
