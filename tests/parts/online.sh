@@ -14,12 +14,14 @@
 #     call, takes it up again at the same call when the new size is seen, and defers again
 #     once the new shape is decided (expect.py agreement), all bytes right; an exploring
 #     call runs on the S predicted from the last one agreed (checked in the reduction that
-#     ends its candidate's calls): in the loop every alltoallv shape explores so, and in
+#     ends its round): in the loop every alltoallv shape explores so, and in
 #     the cycle the first wrong prediction takes its call out and agrees per call again;
 #   - with the calls' S going round 3 buckets (--period, P = 1..5 in one launch) every
 #     exploring call after the first few runs on the shape of the call 3 before (the period
 #     of the buckets), decided alike on every rank; a call that breaks the period once is
-#     found by the reduction of the shape it was predicted as, and counted for its own;
+#     found by the reduction of the shape it was predicted as, and counted for its own; a
+#     true period longer than 8 calls (9 or 10) gives the periods up, and its odd shape
+#     explores too;
 #   - the file written at MPI_Finalize (A2A_TUNING_OUT) is valid and read back: a second
 #     run with it exploits it call by call (expect.py a2a) and explores nothing;
 #   - a run that ends with shapes still exploring (10 calls a shape) keeps them in the
