@@ -36,9 +36,10 @@
  * algorithm first, direct exchanges, Bruck, tra / tuna at the radices the K/D model
  * prefers) race in turn, in three rounds (two calls each, the rest of a short probe, the
  * rest of their calls), a candidate beyond 1.5x the best median so far (and its noise)
- * out after each of the first two, the MPI library too; a round runs every candidate in
- * back to back, and one MPI_Allreduce at its end gives the max over ranks of each of its
- * calls (one more for the calls made up after wrong predictions of S); then the winner
+ * out after each of the first two, the MPI library too; an MPI_Allreduce gives the max
+ * over ranks of each call timed: one at the end of round 0 (every candidate's two calls
+ * back to back), one at the end of each candidate's calls of rounds 1 and 2, one more for
+ * the calls made up after wrong predictions of S; then the winner
  * runs, switched to on every rank at the same call. A winner other than the simplest needs to be faster beyond
  * the noise (the rule of `a2a tune`); a shape's first calls (a probe's length, two less,
  * at least 2) run the MPI library (a warm-up), the last two of them timed as its first

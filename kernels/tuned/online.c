@@ -35,12 +35,18 @@
  * leaves the MPI library and the library's first sample costs no call of its own (under
  * SimGrid at P = 256, alltoallv, 16 B two calls of ~200 us, 1.3 % of a 1,000-call run). Every rank times its
  * own call (MPI_Wtime). A round runs every candidate in the race for its calls of the
- * round, back to back in candidate order, and at the round's end one MPI_Allreduce(MAX)
- * over all those calls' times (alltoallv: and S) gives the samples, each the max over
- * ranks of one call: one reduction a round, not one a candidate and round (under SimGrid
- * at P = 64 one costs ~9 us, where the transitive closure's calls take 2-23 us). Calls
- * found of another S bucket leave the round, and the candidates left short make them up
- * in a further pass, with one more reduction (end_pass). After the last round the winner is decided with the rule of `a2a tune`
+ * round in candidate order, and one MPI_Allreduce(MAX) over the calls' times (alltoallv:
+ * and S) gives the samples, each the max over ranks of one call. Round 0 (every
+ * candidate, each a warm-up call then one sample) runs back to back with one reduction at
+ * its end, not one a candidate (under SimGrid at P = 64 one costs ~9 us, where the
+ * transitive closure's calls take 2-23 us); in rounds 1 and 2, which have no warm-up call,
+ * each candidate's calls end with their reduction, so that the next candidate's first
+ * sample starts with the ranks in step, as the MPI library's does after the round before
+ * (back to back, a kernel's first call inherits the skew the one before left, and under
+ * SimGrid at P = 64 on torus_tofud.xml the choice of 16 B and 1 KiB then fell on kernels
+ * 1.05-1.3x slower exploited). Calls found of another S bucket leave the round, and the
+ * candidates left short make them up in a further pass, with one more reduction
+ * (end_pass). After the last round the winner is decided with the rule of `a2a tune`
  * (scripts/a2a_tools/tune.py, decide; the noise test is analysis.within_noise): the
  * fastest median wins if it beats every other candidate by more than the smaller
  * interquartile range of the two; otherwise the simplest candidate within that band (the
@@ -1132,14 +1138,21 @@ static int end_pass(comm_state *cs, shape *sh)
 }
 
 /* Guarantees: the current candidate's calls of the pass are over (made up to the round's,
- * or it was dropped): the next short candidate's calls begin, or, after the pass's last,
- * the pass ends (end_pass: its one reduction). */
+ * or it was dropped): in rounds 1 and 2 they are reduced now (reduce_round: the ranks in
+ * step before the next candidate's first sample); the next short candidate's calls begin,
+ * or, after the pass's last, the pass ends (end_pass: round 0's one reduction, or none
+ * left to make). */
 static int next_calls(comm_state *cs, shape *sh)
 {
-    int start, len;
+    int start, len, rc = MPI_SUCCESS;
     round_span(sh, sh->round, &start, &len);
+    if (sh->round > 0)
+        rc = reduce_round(cs, sh);
     sh->current = next_short(sh, sh->current, len);
-    return sh->current < sh->ncand ? MPI_SUCCESS : end_pass(cs, sh);
+    if (sh->current < sh->ncand)
+        return rc;
+    int prc = end_pass(cs, sh);
+    return rc != MPI_SUCCESS ? rc : prc;
 }
 
 /* Guarantees: (the test hook A2A_TUNING_TEST_WINDOW_SCALE=F[,G] set) the time of a call
@@ -1369,8 +1382,9 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
 /* Guarantees: a call of shape sh past its warm-up: exploring, the current candidate runs,
  * timed, its time and S (call->S: agreed, or this rank's own when predicted: then `entry`
  * is its index in the communicator's history of calls, else -1) kept, not reduced; the
- * candidate's last call of the pass hands on to the next candidate, and the pass's last
- * call reduces all the pass's calls at once and goes on (end_pass). A refusal or a failed
+ * candidate's last call of the pass hands on to the next candidate (in rounds 1 and 2
+ * after reducing its calls), and the pass's last call reduces the pass's calls not
+ * reduced yet and goes on (end_pass). A refusal or a failed
  * check (A2A_TUNING_CHECK: one more reduction, at the candidate's first call) drops the
  * candidate on every rank at the same call: its calls so far stay in the pass's
  * reduction, so that every call is counted for its own shape, and the next candidate's

@@ -5,9 +5,10 @@
 # MPI_COMM_WORLD and, at P = 4, on two halves) and checks every byte it receives itself.
 #   - every rank of a communicator switches at the same call to the same kernel (the
 #     decision lines of A2A_VERBOSE=2, tests/preload/expect.py online);
-#   - an exploring shape makes one MPI_Allreduce per round (and one at its first call),
-#     not one per candidate and round: plain_alltoall --count counts them (its own
-#     MPI_Allreduce, calling PMPI_Allreduce), as many as the decision lines say;
+#   - an exploring shape makes one MPI_Allreduce for round 0 (and one at its first call),
+#     not one per candidate, and one per candidate in the later rounds: plain_alltoall
+#     --count counts them (its own MPI_Allreduce, calling PMPI_Allreduce), as many as the
+#     decision lines say;
 #   - deferred alltoallv agreement (kernels/tuned/speculate.c): with --cycle the sizes
 #     alternate call by call (the ranks' own largest blocks in different powers of two),
 #     then a new size breaks the pattern; every rank stops agreeing per call at the same
@@ -132,21 +133,24 @@ for lib in openmpi mpich; do
     check online/$lib/deferred-from-the-decision holds \
         "[ -n '$first' ] && grep -q 'agreement on S deferred from call $first (.*\[comm MPI_COMM_WORLD, world rank 0\]' '$log'"
 
-    # one reduction per exploring round, not one per candidate and round: the program
-    # counts the MPI_Allreduce calls on MPI_COMM_WORLD (its own MPI_Allreduce, calling
-    # PMPI_Allreduce) over 40 alltoall calls at each of 2 sizes, both shapes decided, no
-    # monitoring window yet (due 16 x 5 calls after a decision): the communicator's state
-    # (1) and, per shape, its first call (1) and one reduction a round (3 rounds at most;
-    # alltoall: no make-up pass), what the decision line says ("N reductions"). With 5 or
-    # more candidates a shape made at least 1 + its candidates before: 7 to 13 a shape
+    # round 0 with one reduction, not one per candidate: the program counts the
+    # MPI_Allreduce calls on MPI_COMM_WORLD (its own MPI_Allreduce, calling PMPI_Allreduce)
+    # over 40 alltoall calls at each of 2 sizes, both shapes decided, no monitoring window
+    # yet (due 16 x 5 calls after a decision): the communicator's state (1) and, per shape,
+    # its first call (1), round 0 (1) and, in round 2 (at A2A_TUNING_EXPLORE=30 round 1
+    # has no calls), one per candidate left after round 0 (the candidates line: those not
+    # "out after its first sample"); alltoall: no make-up pass. What the decision line says
+    # ("N reductions"). One per candidate in round 0 made 1 + the candidates more a shape
     run online/$lib/reductions 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_EXPLORE=30 $prog --repeat 40 --count - 16 1024
-    check online/$lib/one-reduction-per-round /usr/bin/python3 -c 'import re, sys
+    check online/$lib/one-reduction-for-round-0 /usr/bin/python3 -c 'import re, sys
 log = open(sys.argv[1]).read()
 total = [int(n) for n in re.findall(r"plain_alltoall: (\d+) MPI_Allreduce on MPI_COMM_WORLD in 80 calls", log)]
-shapes = [(int(c), int(n)) for c, n in re.findall(r"MPI_Alltoall P=\d+ S=\S+ -> .*?; (\d+) candidates, .* (\d+) reductions\) \[comm MPI_COMM_WORLD, world rank 0\]", log)]
-sys.exit(not (len(total) == 1 and len(shapes) == 2 and all(c >= 5 and 2 <= n <= 4 for c, n in shapes)
-              and total[0] == 1 + sum(n for c, n in shapes)))' "$WORK/online_${lib}_reductions.log"
+shapes = re.findall(r"MPI_Alltoall P=\d+ S=\S+ -> .*?; (\d+) candidates, .* (\d+) reductions\) \[comm MPI_COMM_WORLD, world rank 0\]\na2a: online   candidates: (.*)", log)
+left = [sum("out after its first sample" not in c for c in line.split(";")) for _, _, line in shapes]
+sys.exit(not (len(total) == 1 and len(shapes) == 2 and all(int(c) >= 5 for c, _, _ in shapes)
+              and all(int(n) == 2 + k for (_, n, _), k in zip(shapes, left))
+              and total[0] == 1 + sum(int(n) for _, n, _ in shapes)))' "$WORK/online_${lib}_reductions.log"
 
     # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every
     # rank. The new size first comes at call 2R + 3 of 5R; the break shows at the end of a
