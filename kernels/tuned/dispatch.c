@@ -669,8 +669,8 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
             S = (long long)scounts[i] * tsize;
     /* online tuning keys its shapes by S: then every call agrees on it, at once or, while
      * the choices repeat, a window of calls later (speculate.c), or, while the shape
-     * predicted from the period of the calls' buckets explores, at the end of the pass of
-     * its round (online.c) */
+     * predicted from the period of the calls' buckets explores, by the reduction that
+     * gathers its time (online.c) */
     a2a_speculation *sp = NULL;
     long long callno = 0;
     if (!only && !tuning.error[0] && P > 1 && tuning.online > 0 &&

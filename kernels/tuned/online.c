@@ -9,8 +9,8 @@
  * with one MPI_Allreduce per call or, while its choices repeat, a window of calls later:
  * speculate.c; such calls reach this file after the window, a2a_online_replay; or, while
  * the shape predicted from the period of the calls' buckets, or else the last agreed one,
- * explores, at the end of the pass of its round: a2a_online_predicted_call,
- * reduce_round). P is the communicator's. In-place calls
+ * explores, by the reduction that gathers the call's time (round 0's, or its candidate's
+ * in rounds 1 and 2): a2a_online_predicted_call, reduce_round). P is the communicator's. In-place calls
  * never reach this file (the MPI library runs them, as in file mode).
  *
  * Candidates (candidate_list): the MPI library's own algorithm, first; the direct
@@ -73,7 +73,8 @@
  * race. A run reading the file resumes such a shape where it stopped, after its warm-up,
  * when its candidates, calls per candidate and probe are the ones this run makes (the same
  * A2A_TUNING_EXPLORE and registry): the round under way starts again, its calls at the end
- * lost (their times were not reduced yet).
+ * lost (round 0's times were not reduced yet; in rounds 1 and 2 the candidates reduced so
+ * far run again too, the file keeping only whole rounds).
  */
 #include <errno.h>
 #include <limits.h>
@@ -370,7 +371,7 @@ static int reduced_samples(const shape *sh, int i)
 
 /* Guarantees: (a shape exploring) the record of how far its exploration went, for the
  * file: the round under way from its first candidate in the race (its calls so far are
- * not kept: their reduction was not made); 0 when nothing was explored or measured. */
+ * not kept: whole rounds only); 0 when nothing was explored or measured. */
 static int partial_of(const shape *sh, learned *out)
 {
     int any = sh->explore_calls > 0, first = next_candidate(sh, -1);
@@ -1386,8 +1387,8 @@ static int check_candidate(const a2a_call *call, const comm_state *cs, shape *sh
  * after reducing its calls), and the pass's last call reduces the pass's calls not
  * reduced yet and goes on (end_pass). A refusal or a failed
  * check (A2A_TUNING_CHECK: one more reduction, at the candidate's first call) drops the
- * candidate on every rank at the same call: its calls so far stay in the pass's
- * reduction, so that every call is counted for its own shape, and the next candidate's
+ * candidate on every rank at the same call: its calls so far are reduced with the others
+ * (round 0) or by themselves, so that every call is counted for its own shape, and the next candidate's
  * calls begin. Exploiting: the winner runs, a window timed now and then (end_window). */
 static int shape_call(comm_state *cs, shape *sh, const a2a_call *call, long long entry)
 {
@@ -1461,8 +1462,8 @@ int a2a_online_call(const a2a_call *call)
  * it. An exploring call is correct whatever its S: every candidate was checked valid at P
  * alone (online_candidates.c, add_candidate: a2a_params_valid takes no S), and a kernel's refusal
  * (MPI_ERR_COUNT) is alike on every rank and goes to the MPI library. Its history entry is
- * made before it runs, so that the reduction ending the pass of its round, when this call
- * is the pass's last, corrects it if it was wrong. */
+ * made before it runs, so that the reduction that gathers its time (round 0's, or its
+ * candidate's in rounds 1 and 2) corrects it if it was wrong. */
 int a2a_online_predicted_call(const a2a_call *call, int *rc, a2a_prediction *pred)
 {
     comm_state *cs = agreed_state(call->comm);

@@ -13,8 +13,8 @@
  *
  * (While a shape explores, its calls do not agree either: online.c predicts the call's
  * shape from the period of the buckets of S in this history, a2a_speculation_bucket, and
- * checks it in the reduction that ends the pass of the shape's round (one for all its
- * candidates' calls of the pass), a2a_online_predicted_call;
+ * checks it in the reduction that gathers the call's time (round 0's, one for all its
+ * candidates' calls, or in rounds 1 and 2 its candidate's), a2a_online_predicted_call;
  * those calls join this history as unsettled, with the bucket predicted, which that
  * reduction corrects when it was wrong. One history serves both predictions because both
  * are of the same calls and must be the same on every rank: the choices' period needs
@@ -124,15 +124,27 @@ void a2a_speculation_free(a2a_speculation *sp)
     free(sp);
 }
 
+/* Guarantees: 1 when one of the last HISTORY calls (the history's) is unsettled: a call of
+ * a shape still exploring. */
+static int exploring_in_history(const a2a_speculation *sp)
+{
+    for (long long j = sp->known > HISTORY ? sp->known - HISTORY : 0; j < sp->known; j++)
+        if (!sp->hist[j % HISTORY].settled)
+            return 1;
+    return 0;
+}
+
 /* Guarantees: the smallest period L <= MAX_PERIOD with which the last n = max(ENTER_CALLS,
  * 2 L) choices and the L before them are all settled and each of the n equals the one L
- * calls before; 0 if none, or once the buckets' period is given up (note_bucket_miss): the
- * calls' true period is then longer than MAX_PERIOD, and a run of at least ENTER_CALLS
- * equal choices between its odd calls would defer the agreement at every odd call, which
- * would then never explore its own shape. */
+ * calls before; 0 if none, or while the buckets' period is given up (note_bucket_miss) and
+ * a call of a shape still exploring is in the history: the calls' true period is then
+ * longer than MAX_PERIOD, and a run of at least ENTER_CALLS equal choices between its odd
+ * calls would defer the agreement at every odd call, whose shape would never explore.
+ * Once every shape of the history has decided, the choices' period is found again (an
+ * application whose phases change now and then keeps its deferral). */
 static int find_period(const a2a_speculation *sp)
 {
-    if (sp->bucket_misses >= BUCKET_MISSES)
+    if (sp->bucket_misses >= BUCKET_MISSES && exploring_in_history(sp))
         return 0;
     for (int L = 1; L <= MAX_PERIOD; L++) {
         long long n = ENTER_CALLS > 2 * L ? ENTER_CALLS : 2 * L, k = sp->known - n;
@@ -157,8 +169,8 @@ static int find_period(const a2a_speculation *sp)
  * the last was over HISTORY calls ago: BUCKET_MISSES of them so close together say that
  * the buckets' true period is longer than MAX_PERIOD (say 8 calls of one S, then one of
  * another: the odd call predicted as the others every time, so that its shape never
- * explores), and neither a2a_speculation_bucket nor find_period predicts any more; an
- * application's new phase now and then does not add up. */
+ * explores), and a2a_speculation_bucket predicts no more, nor find_period while a shape
+ * explores; an application's new phase now and then does not add up. */
 static void note_bucket_miss(a2a_speculation *sp)
 {
     if (sp->known - sp->last_miss > HISTORY)

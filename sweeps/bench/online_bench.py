@@ -312,13 +312,22 @@ def drift_text(drifts):
     return "+%d drift%s" % (drifts, "s" * (drifts > 1)) if drifts else ""
 
 
-def reused_record(reused, label, P, coll, S, E):
+def reused_record(reused, label, P, coll, S, E, connect=False):
     """The record of --reuse (reused: shape key -> its records in file order) that gives the
     shape's MPI library and fixed runs: the last one of A2A_TUNING_EXPLORE E, else the last
-    one of any E (a fixed run does not depend on it); None when the shape has none."""
+    one of any E (a fixed run does not depend on it); None when the shape has none. Exits
+    (2, one line) when that record's launches differ from these in --connect: their totals
+    would hold the connection setup on one side only."""
     recs = reused.get((label, P, coll, S), [])
     same = [r for r in recs if r["E"] == E]
-    return (same or recs or [None])[-1]
+    rec = (same or recs or [None])[-1]
+    if rec and bool(rec.get("connect")) != connect:
+        sys.stderr.write("online_bench: the reused record of %s P=%d %s S=%d was made %s "
+                         "--connect: launch it %s too, or do not reuse it\n"
+                         % (label, P, coll, S, "with" if rec.get("connect") else "without",
+                            "with it" if rec.get("connect") else "without it"))
+        sys.exit(2)
+    return rec
 
 
 def candidate_rule(label):
@@ -347,12 +356,14 @@ def fixed_only(args, P, coll, reused):
     few_calls = args.calls_fixed or args.calls
     E0 = int(args.explore.split(",")[0])
     for S in [int(s) for s in args.sizes.split(",")]:
-        old = reused_record(reused, args.label, P, coll, S, E0) or {}
+        old = reused_record(reused, args.label, P, coll, S, E0, args.connect) or {}
         rec = {"label": args.label, "P": P, "coll": coll, "S": S, "E": E0, "fixed_only": True,
                "calls_fixed": few_calls, "calls_best": best_calls,
                "target": args.target or args.calls, "fixed": {}, "fixed_calls": {},
                "over_cpu_limit": dict(old.get("over_cpu_limit", {})),
                "simgrid": simgrid_options(launch_words(args.launch))}
+        if args.connect:
+            rec["connect"] = True
         for label, v in old.get("fixed", {}).items():
             rec["fixed"][label] = v
             rec["fixed_calls"][label] = old.get("fixed_calls", {}).get(label, old["calls_fixed"])
@@ -493,7 +504,7 @@ def main():
         # falls on all of them alike
         default, online, fixed, files, known = [], {}, {}, {}, {}
         E0 = int(args.explore.split(",")[0])
-        old = reused_record(reused, args.label, P, coll, S, E0)
+        old = reused_record(reused, args.label, P, coll, S, E0, args.connect)
         if args.reuse and not old:
             sys.exit("online_bench: --reuse %s has no record of %s P=%d %s S=%d (of any "
                      "A2A_TUNING_EXPLORE)" % (args.reuse, args.label, P, coll, S))

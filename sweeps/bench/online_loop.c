@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     }
     const char *connect = getenv("ONLINE_LOOP_CONNECT");
     if (connect && strcmp(connect, "1") == 0) {
+        memset(sbuf, 0, (size_t)(S * P));
         MPI_Alltoall(sbuf, (int)S, MPI_BYTE, rbuf, (int)S, MPI_BYTE, MPI_COMM_WORLD);
         MPI_Barrier(MPI_COMM_WORLD);
     }

@@ -91,7 +91,7 @@ that reduction is ~4.9 us of a ~25 us call (tuna fixed by a file whose choice de
 S costs 29.66 us a call, by a one-rule file 24.79 us). The dispatcher agrees per call only
 without a prediction: a call's shape is predicted from the period of the calls' S buckets
 (here one S: the last call's); a shape exploring runs its calls on it, checked by the
-reduction that ends each candidate's calls of a round, and a decided shape runs its winner
+reduction that gathers the round's times (round 0's, or in rounds 1 and 2 its candidate's), and a decided shape runs its winner
 (or, the choices repeating, the predicted choice), checked with one MPI_Allreduce per
 window of 8..64 calls (kernels/tuned/speculate.c), from the call it decided at
 (docs/tuning-files.md).

@@ -139,17 +139,20 @@ for lib in openmpi mpich; do
     # yet (due 16 x 5 calls after a decision): the communicator's state (1) and, per shape,
     # its first call (1), round 0 (1) and, in round 2 (at A2A_TUNING_EXPLORE=30 round 1
     # has no calls), one per candidate left after round 0 (the candidates line: those not
-    # "out after its first sample"); alltoall: no make-up pass. What the decision line says
-    # ("N reductions"). One per candidate in round 0 made 1 + the candidates more a shape
+    # "out after its first sample"; none when only one is left: it wins at once); alltoall:
+    # no make-up pass. What the decision line says ("N reductions"), paired with its
+    # candidates line among the tuner's lines only (MPICH's launcher may put the program's
+    # own lines between them). One per candidate in round 0 made the candidates - 1 more
     run online/$lib/reductions 60 $launch $np env $pre A2A_TUNING=online A2A_VERBOSE=1 \
         A2A_TUNING_EXPLORE=30 $prog --repeat 40 --count - 16 1024
     check online/$lib/one-reduction-for-round-0 /usr/bin/python3 -c 'import re, sys
 log = open(sys.argv[1]).read()
 total = [int(n) for n in re.findall(r"plain_alltoall: (\d+) MPI_Allreduce on MPI_COMM_WORLD in 80 calls", log)]
-shapes = re.findall(r"MPI_Alltoall P=\d+ S=\S+ -> .*?; (\d+) candidates, .* (\d+) reductions\) \[comm MPI_COMM_WORLD, world rank 0\]\na2a: online   candidates: (.*)", log)
+tuner = "\n".join(l for l in log.splitlines() if l.startswith("a2a: "))
+shapes = re.findall(r"MPI_Alltoall P=\d+ S=\S+ -> .*?; (\d+) candidates, .* (\d+) reductions\) \[comm MPI_COMM_WORLD, world rank 0\]\na2a: online   candidates: (.*)", tuner)
 left = [sum("out after its first sample" not in c for c in line.split(";")) for _, _, line in shapes]
 sys.exit(not (len(total) == 1 and len(shapes) == 2 and all(int(c) >= 5 for c, _, _ in shapes)
-              and all(int(n) == 2 + k for (_, n, _), k in zip(shapes, left))
+              and all(int(n) == 2 + (k if k > 1 else 0) for (_, n, _), k in zip(shapes, left))
               and total[0] == 1 + sum(int(n) for _, n, _ in shapes)))' "$WORK/online_${lib}_reductions.log"
 
     # the sizes in turn, then a new one: deferred, per call again, deferred, alike on every

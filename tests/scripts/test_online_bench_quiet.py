@@ -178,6 +178,17 @@ class QuietLaunch(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("Every launch first makes one untimed `MPI_Alltoall`", p.stdout)
 
+    def test_reuse_across_connect_is_refused(self):
+        rc, err, made, recs = self.bench("plain", DECIDED, "--quiet", "--a2atune", self.a2atune)
+        self.assertEqual(rc, 0, err)
+        rc, err, made, recs = self.bench("mixed", DECIDED, "--quiet", "--a2atune", self.a2atune,
+                                         "--connect", "--reuse",
+                                         os.path.join(self.dir, "plain.jsonl"))
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("made without --connect", err)
+        self.assertEqual(recs, [])
+
     def test_verbose_run_keeps_its_lines_and_counts_drifts(self):
         rc, err, made, recs = self.bench("verbose", DECIDED)
         self.assertEqual(rc, 0, err)
