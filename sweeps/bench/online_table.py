@@ -3,10 +3,11 @@
 table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
 
     sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
-        --before tests/data/online-sim-race.jsonl \
+        --before tests/data/online-sim-per-candidate.jsonl \
         --apps-before tests/data/online-apps-sim-240.jsonl \
         --explore tests/data/online-sim-explore.jsonl \
-        --explore tests/data/online-apps-sim-explore.jsonl > docs/results/online-sim.md
+        --explore tests/data/online-apps-sim-explore.jsonl \
+        --real tests/data/online-real-p2.jsonl > docs/results/online-sim.md
 
 The text above the table (how the records were made) is part of this script.
 
@@ -24,9 +25,10 @@ the applications (`a2atune app tc|fft --kernel tuned`), one row per application,
 and A2A_TUNING_EXPLORE, with the whole run's all-to-all time against the best kernel fixed
 for every call, the MPI library's, and a second run's.
 
---before FILE: records of the same shapes made by an earlier online tuner; a table puts
-each shape's choice and ratios before and after side by side, and a paragraph says what
-moved. --apps-before FILE does the same for the applications' records.
+--before FILE: records of the same shapes made by an earlier online tuner (the page's: the
+tuner of one reduction per candidate and round); a table puts each shape's choice and ratios
+before and after side by side, and a paragraph says what moved (the choices, the calls
+exploring, the totals, the second runs, the targets met). --apps-before FILE does the same for the applications' records.
 
 --explore FILE (repeatable): records of the shapes or of the applications (either tool's)
 made at other A2A_TUNING_EXPLORE values. A last section compares the values: per shape and
@@ -46,8 +48,8 @@ HEAD = """| platform, selector | P | call | S | online chose (from call; calls e
 INTRO = """# Online tuning under SimGrid: the issue's targets
 
 Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
-tests/data/online-apps-sim.jsonl --before tests/data/online-sim-race.jsonl --apps-before
-tests/data/online-apps-sim-240.jsonl --explore tests/data/online-sim-explore.jsonl
+tests/data/online-apps-sim.jsonl --before tests/data/online-sim-per-candidate.jsonl
+--apps-before tests/data/online-apps-sim-240.jsonl --explore tests/data/online-sim-explore.jsonl
 --explore tests/data/online-apps-sim-explore.jsonl --real tests/data/online-real-p2.jsonl`,
 from the records of
 `sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
@@ -66,10 +68,14 @@ Totals are of 1,000 calls, extrapolated: the online run simulates `calls` calls 
 simulates `calls_fixed` calls, and those within 10 % of the best, the MPI library and the
 second run `calls_best`, adding (1000 - calls) x the mean of their last half. The online
 and second runs below were made by the online tuner as it is now
-(docs/tuning-files.md), by `sweeps/bench/online_remake.sh shapes apps` (the launches of the
-table's precisions below); their MPI library and fixed runs, which the online tuner does not
-touch, were simulated for the records of `tests/data/online-sim-two-rounds.jsonl` and are
-reused since (`online_bench.py --reuse`).
+(docs/tuning-files.md: round 0 of a shape's exploration, every candidate's two calls, ends
+with one reduction; rounds 1 and 2 with one per candidate), by
+`sweeps/bench/online_remake.sh shapes` (the launches of the table's precisions below); their
+MPI library and fixed runs, which the online tuner does not touch, were simulated for the
+records of `tests/data/online-sim-two-rounds.jsonl` and are reused since
+(`online_bench.py --reuse`): this re-make read them from
+`tests/data/online-sim-race.jsonl` (`online_remake.sh`'s default source, the records'
+`reused`), which the page no longer shows otherwise.
 
 """
 
@@ -168,71 +174,92 @@ simulation got 5-50 % of a core):
 - torus_tofud.xml at P = 256 ran at 16 B only (the table): with maxmin/precision 1e-3
   spread_out crashed SimGrid there (signal 11: the online run, which explores it, 3 times
   of 3); with `a2a simulate`'s 1e-2, which online_bench.py now gives an smpirun launch
-  that sets none, every launch ended. CPU: the online run 177 s (spread_out and scattered
-  out after their first sample; 617 s when the online tuner of two rounds ran their
-  probes), fixed spread_out 138 s and scattered 20 s for 2 calls, every other launch 1-2 s.
-  Its online / best fixed 0.973 is below 1: the online run's calls after its decision
-  average 61.28 us, the fixed tra radix=4 run's per-call median is 62.42 us (16 calls; both
-  extrapolated to 1,000 calls, not simulated so long).
+  that sets none, every launch ended. CPU: the online run 161 s (spread_out and scattered
+  out after their first sample; 177 s with one reduction per candidate and round, 617 s
+  when the online tuner of two rounds ran their probes), fixed spread_out 138 s and
+  scattered 20 s for 2 calls, every other launch 1-2 s. The online run keeps the MPI
+  library (the comparison above), whose calls after the decision average 69.33 us against
+  its fixed run's per-call median of 63.46 us and tra radix=4's 62.42 us (16 calls; both
+  extrapolated to 1,000 calls, not simulated so long): online / best fixed 1.097. The tuner
+  before chose tra radix=4, whose calls after the decision averaged 61.28 us: 0.973, below
+  1.
 - The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml and at
   P = 256, 16 B on dragonfly.xml (the table), not on torus_tofud.xml. At P = 64, 1 KiB the
-  race chose spread_out (1.069x linear's per-call time) while every exploring call agreed
-  on S first: that reduction starts each call with the ranks in step, which linear pays for
+  online tuner of `tests/data/online-sim-race.jsonl` chose spread_out (1.069x linear's
+  per-call time) while every exploring call agreed on S first: that reduction starts each call with the ranks in step, which linear pays for
   (47.4 us a call so, 39.7 us in its own steady state), whatever ran before it. Exploring on
-  the predicted S, linear's calls of a round take 47.4 us (after the round's reduction),
-  44.3, 40.0, 39.7 us ..., a median of 39.8 us, and linear is chosen.
+  the predicted S (the online tuner of 4e060da, one reduction per candidate and round),
+  linear's calls of a round took 47.4 us (after the reduction before them), 44.3, 40.0,
+  39.7 us ..., a median of 39.8 us, and linear was chosen; the table's record (round 0's one
+  reduction) has linear's exploring median at 39.8 us again (noise 4.5), and linear
+  chosen.
 
 **Alltoallv at P = 256 on dragonfly.xml, 16 B** (maxmin/precision 1e-2, as `a2a
 simulate`; the same launch as the torus P = 256 row, with `--alltoallv --calls-best 64`):
 the online run chose tuna radix=4 block_count=3 from call 57, the exhaustive best (31.59 us
 a call fixed), 6.0x faster than the MPI library (190.6 us); its second run is 1.018x the
-best fixed and the online run 1.098x, just within the target: exploring costs nearly 10 %
+best fixed and the online run 1.096x, just within the target: exploring costs nearly 10 %
 of the 1,000 calls. Its first 56 calls (55 of them exploring, every one but the first on a
-predicted S) took 4.517 ms where the best would take 1.769 ms. Round 0 (two calls each,
-17 with the warm-up) leaves three candidates: the MPI library's 3 calls (the warm-up, its
-last two timed as its round) cost 0.614 ms, 1.9 % of the best run's 31.59 ms, pairwise's 2
-calls 1.124 ms (3.6 %), spread_out, linear and scattered's 6 calls of ~130 us 0.813 ms
-(2.6 %); twophase_bruck (45.4 us) and tuna radix=2 (44.1 us), within 1.5x of tuna radix=4,
-run their whole blocks. After the decision the calls average 32.08 us (the windows'
-checks from the decision on), 1.016x the fixed run's median. The totals are extrapolated
-from 200 calls (online) and 64 (the MPI library, the second run, tuna radix=4): the
-extrapolation of the dragonfly P = 256 alltoall row was checked against a simulated
-1,000-call run (above). CPU: the online run 112 s, its second run 11 s
-(the MPI library's 64 calls had taken 68 s, fixed linear 22 s, spread_out, scattered and
-tuna radix=4 (64 calls) 8-10 s each, the rest under 3 s); the benchmark 3.4 min
-of wall time on the shared machine.
+predicted S) take 4.350 ms (the online total less the 944 calls from the decision on at
+their mean; 4.415 ms with one reduction per candidate and round) where the best would take
+1.769 ms. Round 0 (two calls each, 17 with the warm-up) leaves three candidates: the MPI
+library, spread_out, pairwise, linear and scattered are out after their first sample
+(191, 128, 552, 127 and 128 us, the record's medians); twophase_bruck (45.4 us) and tuna
+radix=2 (44 us), within 1.5x of tuna radix=4 (31.6 us), run their whole blocks. Measured
+per call with the online tuner of 4e060da (one reduction per candidate and round), the MPI
+library's 3 calls (the warm-up, its last two timed as its round) cost 0.614 ms, 1.9 % of
+the best run's 31.59 ms, pairwise's 2 calls 1.124 ms (3.6 %), spread_out, linear and
+scattered's 6 calls of ~130 us 0.813 ms (2.6 %). After the decision the calls average
+32.08 us (the windows' checks from the decision on), 1.015x the fixed run's median. The
+totals are extrapolated from 200 calls (online) and 64 (the MPI library, the second run,
+tuna radix=4): the extrapolation of the dragonfly P = 256 alltoall row was checked against a
+simulated 1,000-call run (above). CPU: the online run 61 s (112 s with one reduction per
+candidate and round), its second run 9 s (the MPI library's 64 calls had taken 68 s, fixed
+linear 22 s, spread_out, scattered and tuna radix=4 (64 calls) 8-10 s each, the rest under
+3 s).
 """
 
 BEFORE_HEAD = """| platform | P | call | S | online chose (from call; calls exploring) | chosen / best per call | online / best fixed | MPI library / best fixed | second run / best fixed | CPU s (online run) |
 |---|---|---|---|---|---|---|---|---|---|"""
 
 BEFORE_INTRO = """
-## The online tuner now against the race of three rounds as it was
+## The online tuner now against one reduction per candidate and round
 
-Before: the records of `tests/data/online-sim-race.jsonl` (the race of three rounds as it
-was: every exploring alltoallv call agreed on S with an `MPI_Allreduce` before the kernel; a
-decided shape agreed per call until its choices had repeated 8 calls; the MPI library's
-first round was two calls of its own after the shape's warm-up of m - 2 calls). After: the
-table above (docs/tuning-files.md): exploring alltoallv calls run on the predicted S, which
-the reduction ending each candidate's calls of a round checks; a shape whose exploration ran
-on predictions checked right defers the agreement from its decision on; the last two calls
-of the warm-up are the MPI library's first round (its calls before the first other
-candidate max(m - 2, 2) instead of max(m, 3), m the probe). The MPI library and fixed
-columns are the same runs (reused), so only the online and second runs differ.
+Before: the records of `tests/data/online-sim-per-candidate.jsonl`, made at 4e060da by the
+online tuner of one reduction per candidate and round (in every round of a shape's
+exploration each candidate's calls ended with their own `MPI_Allreduce`), as it stood up to
+main 24d542b (dragonfly.xml P = 64's six shapes, simulated again by the tuners of 9848935
+and 719393a, gave the same totals to the last digit). After: the table above
+(docs/tuning-files.md): round 0, every candidate's two calls (a warm-up and a sample), runs
+back to back with one `MPI_Allreduce` at its end, and a candidate's warm-up call takes
+whatever skew the kernel before it left; rounds 1 and 2 keep one reduction per candidate's
+calls. The MPI library and fixed columns are the same runs (reused), so only the online and
+second runs differ.
 
 """
 
 BEFORE_OUTRO = """
-The alltoallv rows gain from exploring on the predicted S: dragonfly P = 256, 16 B
-1.141 -> 1.098 (within 1.10 now), P = 64, 16 B 1.071 -> 1.038, 1 KiB 1.086 -> 1.034 with
-linear chosen, the exhaustive best (spread_out before, 1.069x linear's per-call time: see
-"Not run, and why"), 16 KiB 1.011 -> 1.005 (spread_out, scattered and linear are within
-0.001 % of each other at 531.1 us a call). Every shape decides 2 calls sooner (the MPI
-library's first round is the end of its warm-up); the alltoall totals moved by less than
-0.05 %, but for two: torus_tofud.xml P = 256, 16 B 0.978 -> 0.973, and dragonfly.xml
-P = 256, 16 B 1.091 -> 1.094, where the calls after the decision (the MPI library in both)
-average 21.96 us against 21.88 us before, a difference the extrapolation to 1,000 calls
-carries.
+What moved. The choice of one shape: torus_tofud.xml P = 256, alltoall 16 B now keeps the
+MPI library (1.017x tra radix=4's per-call median), where the tuner before chose tra
+radix=4. The records' exploring medians: the MPI library 65.9 us (noise 7.4) against 73 us
+(noise 13) before, tra radix=4 61.7 us (noise 7.3) against 60.6 us (noise 4.4): tra radix=4
+is no longer faster beyond the noise, and a kernel replaces the MPI library only then. After
+the decision the MPI library's calls average 69.33 us (tra radix=4's 61.28 us before; the
+MPI library's fixed run's median is 63.46 us): online 0.973 -> 1.097, within the 1.10x but
+no longer below the MPI library's 1.027, and the second run, the MPI library by the file's
+rule, 0.997 -> 1.083, over the 2 %: the two targets this table now misses. The calls
+exploring: the same in 11 shapes; dragonfly.xml P = 64 alltoallv 16 KiB explores 89 calls
+instead of 104, deciding from call 91 instead of 106, spread_out again: pairwise's round-0
+sample, right after the other candidates' calls, took 1.06 ms, beyond 1.5x spread_out's
+531 us, and it is out after it (before, its median was 560 us, noise 2.1, and it stayed
+in). The totals of the 11 other shapes are lower in 8, by 0.4 % at most (dragonfly.xml
+P = 256 alltoall 16 B, 1.094 -> 1.090) and within 0.05 % in 3: the same choices (from the
+same calls but at alltoallv 16 KiB), their calls up to the decision (the total less the
+calls from the decision on at their mean) shorter, e.g. 1.123 -> 1.099 ms at dragonfly.xml
+P = 64 alltoall 16 B, 3.296 -> 3.241 ms at P = 256 alltoall 16 B, 4.415 -> 4.350 ms at
+P = 256 alltoallv 16 B, 58.08 -> 49.71 ms at P = 64 alltoallv 16 KiB (pairwise's calls).
+The CPU seconds of the online runs' simulations are lower in all 12 shapes, 1214 -> 974 s
+summed (the shared machine's load weighs on them too): P = 256, alltoallv 16 B 112 -> 61 s.
 
 **Why 1.5x on one sample.** The noise rule's band is narrow next to it: on this machine
 (Open MPI, P = 2 and 4 oversubscribed on 2 cores shared with other jobs; 54 configurations
@@ -268,12 +295,12 @@ Made from `tests/data/online-apps-sim.jsonl`, the records of
 `sweeps/bench/app_online_bench.py --record` made by `sweeps/bench/online_remake.sh apps
 tc-torus` (simulated as above: P = 64 on dragonfly.xml, and tc also on torus_tofud.xml;
 SMPI with MPICH's selector, `a2a simulate`'s options and copy model; maxmin/precision 1e-3
-for fft, 1e-2 for tc), every run of them
-launched anew by the online tuner and the kernels as they are now (docs/tuning-files.md),
-but tc's fixed runs: its online and second runs were re-made for the shape predicted from
-the period of the calls' S (`REUSE_APPS=tests/data/online-apps-sim.jsonl
-sweeps/bench/online_remake.sh tc tc-torus`), its fixed runs reused from the records before
-(the kernels did not change). One launch of an application is `runs` closures (tc) or forward
+for fft, 1e-2 for tc), their online and second runs made by the online tuner as it is now
+(docs/tuning-files.md: round 0's one reduction, the first table's tuner; the launches of
+`REUSE_APPS=tests/data/online-apps-sim.jsonl sweeps/bench/online_remake.sh`, `fft`, `tc`
+and `tc-torus`, appended to the file: a row's last record is the one shown), their MPI
+library's and fixed runs reused from the file's records before them (`app_online_bench.py
+--reuse`; the kernels did not change). One launch of an application is `runs` closures (tc) or forward
 transforms (fft) with no warm-up, so every all-to-all of the launch counts: 167 closures of
 rmat:9:4 make 1,002 alltoallv calls, 500 transforms of 512x512 1,000 alltoall calls, the
 issue's loop of 1,000. Its total is the metric `comm_sum_s` of `a2atune app` (per run the
@@ -294,18 +321,20 @@ run before it wrote.
 
 APPS_OUTRO = """
 **Targets, row by row** (the issue's, for a loop of 1,000 all-to-alls): fft with
-EXPLORE=120 meets the table's three (online 1.023x the best fixed, below the MPI library's
-1.141x, second run 1.000x); fft with EXPLORE=30 meets the total (1.041x) and is below the
+EXPLORE=120 meets the table's three (online 1.022x the best fixed, below the MPI library's
+1.141x, second run 1.000x); fft with EXPLORE=30 meets the total (1.040x) and is below the
 MPI library, and misses the second run (1.029x, over 2 %); tc on dragonfly.xml at both
-values is below the MPI library (2.438x) and misses the total (1.159x and 1.136x, over
-1.10x), and its second run meets 2 % at both (1.015x and 1.019x); tc on torus_tofud.xml
-meets all three with EXPLORE=30 (1.047x, the MPI library 1.714x, second run 0.988x) and
-misses the total with EXPLORE=120 (1.107x; second run 0.999x). The choice per shape:
-fft's is within 5 % of the exhaustive best at both values (scattered block_count=32, the
-best; spread_out, 1.029x); tc's is the fastest of the per-shape exploring medians in 5 of
-5 shapes on both platforms (ties go to the simplest), and linear, the best fixed kernel, at S
-= 2048..4095 on dragonfly.xml, where tuna radix=8 block_count=7 won before (19.9 us
-exploring, 25.4 us exploited): its exploring calls no longer agree on S first (below).
+values is below the MPI library (2.438x) and misses the total (1.145x and 1.131x, over
+1.10x), and its second run meets 2 % at both (1.015x); tc on torus_tofud.xml meets all
+three at both values (EXPLORE=120 1.099x, EXPLORE=30 1.054x, the MPI library 1.714x,
+second runs 0.999x). With one reduction per candidate and round the online runs were
+1.023x and 1.041x (fft), 1.159x and 1.136x (tc, dragonfly.xml), 1.107x and 1.047x (tc,
+torus_tofud.xml: 120 over the 1.10x then). The choice per shape: fft's is within 5 % of the
+exhaustive best at both values (scattered block_count=32, the best; spread_out, 1.029x);
+tc's is linear, the best fixed kernel, at every shape on dragonfly.xml at both values, and
+at S = 2048..4095 on dragonfly.xml tuna radix=8 block_count=7 won in the records before the
+prediction of the shape (19.9 us exploring, 25.4 us exploited): its exploring calls no
+longer agree on S first (below).
 
 **tc: empty blocks** (dragonfly.xml). A closure of rmat:9:4 at P = 64 has 6 iterations
 whose count matrices are sparse (the sparsest iteration's linear call: 2.4 us). The direct
@@ -315,12 +344,12 @@ for each of its P - 1 peers. Fixed linear at 40 closures went from 8.053 ms (1.8
 radix=63, the best then, 4.291 ms) to 4.287 ms, and at 167 closures it is the best: 17.867
 ms, with tuna radix=63 block_count=62 1.001x, spread_out 1.023x, scattered block_count=32
 1.100x, the MPI library 2.438x (43.559 ms). The online run's candidates per shape (the
-EXPLORE=120 run's medians while exploring, `A2A_VERBOSE=1`): S = 64..127 spread_out,
-linear and scattered 5.34 us, the MPI library 43.1 us; 512..1023 linear 12.7 us,
-spread_out 13.2 us, scattered 13.3 us; 2048..4095 linear and tuna radix=63 23.0 us,
-spread_out and scattered 23.5 us, tuna radix=8 block_count=7 25.4 us; 4096..8191 and
-8192..16383 linear and tuna radix=63 23.0 us, spread_out 23.5 us, the MPI library 43.8
-and 44.3 us.
+EXPLORE=120 run's medians while exploring, `A2A_VERBOSE=1`, with the online tuner of one
+reduction per candidate and round): S = 64..127 spread_out, linear and scattered 5.34 us,
+the MPI library 43.1 us; 512..1023 linear 12.7 us, spread_out 13.2 us, scattered 13.3 us;
+2048..4095 linear and tuna radix=63 23.0 us, spread_out and scattered 23.5 us, tuna
+radix=8 block_count=7 25.4 us; 4096..8191 and 8192..16383 linear and tuna radix=63 23.0 us,
+spread_out 23.5 us, the MPI library 43.8 and 44.3 us.
 
 **tc: where the online run's time goes** (dragonfly.xml; the same launches again with
 `A2A_VERBOSE=1`, and the second run with other files; 167 closures, fixed linear 17.867
@@ -329,83 +358,94 @@ candidates.
 
 - Exploring. At EXPLORE=120 the five shapes (S = 64..127, 512..1023, 2048..4095,
   4096..8191, 8192..16383) explore 55, 55, 94, 68 and 68 calls (340 of the 1,002) and
-  decide from their calls 57, 57, 96, 70 and 70 (linear, all five); the tuner's own
-  account of those calls is 1.872 ms over each shape's winner (392, 340, 336, 392 and 412
-  us). At EXPLORE=30 they explore 19 to 22 calls and decide from their calls 20 to 23
-  (spread_out at 64..127, linear elsewhere): 1.613 ms over the winners (389, 324, 240, 320
-  and 340 us).
+  decide from their calls 58, 59, 96, 72 and 72 (linear, all five); the tuner's own
+  account of those calls is 1.894 ms over each shape's winner (395, 343, 347, 395 and 414
+  us), in 8, 8, 15, 10 and 10 reductions (51; the tuner of one reduction per candidate and
+  round made 85: 21, 15, 15, 17 and 17). At EXPLORE=30 they explore 19, 19, 22, 20 and 20
+  calls and decide from their calls 22, 22, 23, 24 and 24 (linear, all five): 1.632 ms
+  over the winners (395, 330, 238, 326 and 343 us), in 5, 5, 9, 6 and 6 reductions (31;
+  before, 65).
 - The agreement on S. An alltoallv call is keyed by its largest block, agreed by an
   `MPI_Allreduce` unless the tuner predicts it; one agreement costs 9.3 us here (the five
-  rules all linear: 27.252 ms under `A2A_TUNING=file`, where every call agrees, 18.134 ms
-  under `A2A_TUNING=online`, deferred from call 19: 9.118 ms over 984 calls), against 2.4
-  to 23 us for the kernel's call. The tuner predicts a call's shape from the period of the
-  calls' S buckets (docs/tuning-files.md): the closure's 6 calls over 5 buckets repeat
-  every 6 calls, so from the third closure on every call runs on the shape of the call 6
-  before, an exploring shape's candidate (checked by the reduction ending the candidate's
-  calls of a round) or a decided shape's winner (checked by one `MPI_Allreduce` per
-  window of 8..64 such calls, from the first decision: call 286 at EXPLORE=120, 67 at
-  EXPLORE=30). Before, the shape predicted was the last call's: wrong at call 2 of the
-  launch, after which every call agreed on S until every shape had decided and the
-  choices repeated. Calls that agreed per call (the summary's count): 10 of 1,002 at
-  EXPLORE=120, 11 at 30, where the tuner before this prediction (9848935, counted with
-  the same summary line) made 423 and 149 (~3.8 and ~1.3 ms of agreements); the 10 are
-  call 1 and calls 3 to 11, before the buckets had repeated twice.
+  rules all linear, by hand with the tuner of ead7003: 27.252 ms under `A2A_TUNING=file`,
+  where every call agrees, 18.134 ms under `A2A_TUNING=online`, deferred from call 19:
+  9.118 ms over 984 calls), against 2.4 to 23 us for the kernel's call. The tuner predicts a call's shape
+  from the period of the calls' S buckets (docs/tuning-files.md): the closure's 6 calls
+  over 5 buckets repeat every 6 calls, so from the third closure on every call runs on the
+  shape of the call 6 before, an exploring shape's candidate (checked by the reduction that
+  gathers its round's times: round 0's, for every candidate's calls, or in rounds 1 and 2
+  its candidate's) or a decided shape's winner (checked by one `MPI_Allreduce` per window
+  of 8..64 such calls, from the first decision). Before, the shape predicted was the last
+  call's: wrong at call 2 of the launch, after which every call agreed on S until every
+  shape had decided and the choices repeated. Calls that agreed per call (the summary's
+  count): 1 of 1,002 at both values, where the tuner of one reduction per candidate and
+  round made 10 (EXPLORE=120) and 11 (30), and the tuner before this prediction (9848935,
+  counted with the same summary line) 423 and 149 (~3.8 and ~1.3 ms of agreements).
 - The choices. An exploring call that agreed on S first started every rank's call at the
   same time, which some kernels gain from: at S = 2048..4095 tuna radix=8 block_count=7
   timed 19.9 us a call so, and 25.4 us exploited, where linear takes 23.0 us; it won that
   shape, and at EXPLORE=120 its rule stayed (second run 1.040x). Exploring on predictions,
   its calls run as they would exploited: 25.4 us, and linear (23.0 us) wins at both
-  values (second runs 1.015x and 1.019x); no monitoring window drifted in these runs. The
-  other way, S = 64..127's candidates time 5.34 us a call exploring now, 2.42 us when the
-  agreement lined the ranks up first.
-- The rest: at EXPLORE=120 the online run spends 2.840 ms over the best fixed, of which
-  exploring 1.872 ms and the 10 agreements ~0.09 ms; at EXPLORE=30 2.429 ms, exploring
-  1.613 ms and 11 agreements ~0.10 ms. The remaining ~0.88 and ~0.72 ms are the
-  windows' checks, the monitoring windows and the decided shapes' calls that time more in
-  the online run than in fixed linear's.
-- The deferred agreement's checks: the five rules all linear, under `A2A_TUNING=online`,
-  18.134 ms, 1.015x the fixed run (the agreement per call for the first 18 calls, then
-  one `MPI_Allreduce` per window of 8..64 calls).
+  values (second runs 1.015x). The other way, S = 64..127's candidates timed 5.34 us a call
+  exploring on predictions (the medians above), 2.42 us when the agreement lined the ranks
+  up first.
+- The rest: at EXPLORE=120 the online run spends 2.582 ms over the best fixed, of which
+  exploring 1.894 ms and the 1 agreement ~0.01 ms; at EXPLORE=30 2.342 ms, exploring
+  1.632 ms and 1 agreement ~0.01 ms. The remaining ~0.68 and ~0.70 ms are the windows'
+  checks, the monitoring windows and the decided shapes' calls that time more in the
+  online run than in fixed linear's; the second run, the same five rules without the
+  exploring, spends 0.268 ms over it (below).
+- The deferred agreement's checks: the second runs of both values read files of the five
+  rules all linear and take 18.134 ms under `A2A_TUNING=online`, 1.015x the fixed run (S
+  agreed per call in 9 of the 1,002 calls, the summary says, then one `MPI_Allreduce` per
+  window of 8..64 calls).
 
 Both EXPLORE values decide all 5 shapes in the first launch, and both files have linear at
-S = 2048..4095 now. The online runs are 2.840 ms (EXPLORE=120) and 2.429 ms (30) over the
-best fixed at 1,002 calls (6.360 and 3.594 ms with the shape predicted from the last call
-only), where the 1.10x target allows 1.787 ms: exploring alone costs 1.872 and 1.613 ms
-(each shape has ~167 calls, S = 2048..4095 334, to spread 8 candidates' exploring over),
-and of the agreement on S 10 and 11 calls are left.
+every shape. The online runs are 2.582 ms (EXPLORE=120) and 2.342 ms (30) over the best
+fixed at 1,002 calls (2.840 and 2.429 ms with one reduction per candidate and round, 6.360
+and 3.594 ms with the shape predicted from the last call only), where the 1.10x target
+allows 1.787 ms: exploring alone costs 1.894 ms at 120, more than that, and 1.632 ms at
+30, within it, where the rest takes the total over (each shape has ~167 calls, S =
+2048..4095 334, to spread 8 candidates' exploring over); of the agreement on S one call is
+left.
 
 **tc on torus_tofud.xml** (P = 64, the same 167 closures and precision; `online_remake.sh
 tc-torus`): fixed linear is the best again, 25.088 ms, tuna radix=63 1.009x, spread_out
-1.012x, scattered block_count=32 1.219x, the MPI library 1.714x. The shapes choose
-spread_out (S = 64..127, 2.01 us, tied with linear; scattered block_count=32 at
-EXPLORE=30, tied too), twophase_bruck (512..1023, 13.2 us), linear (2048..4095,
-4096..8191 and 8192..16383: 27.4, 39.9 and 40.6 us; twophase_bruck at 2048..4095 with
-EXPLORE=30), and the second runs of these rules are 0.999x (EXPLORE=120) and 0.988x (30:
-a rule per shape beats the one kernel of the best fixed run). With EXPLORE=30 the shapes
-decide by their call 24 and the online run spends 1.179 ms over the best fixed (1.047x,
-every target met); with EXPLORE=120 they decide by their call 109, from call
-325, exploring cost 2.307 ms of 2.682 ms (1.107x). Calls that agreed per call: 10
-(EXPLORE=120) and 11 (30) of 1,002, where the tuner before this prediction made 579 and
-142 (then 1.196x and 1.076x, 4.929 and 1.915 ms over the best fixed).
+1.012x, scattered block_count=32 1.219x, the MPI library 1.714x. At both values the shapes
+choose spread_out (S = 64..127), twophase_bruck (512..1023) and linear (2048..4095,
+4096..8191 and 8192..16383), and the second runs of these rules are 0.999x. With
+EXPLORE=30 the shapes explore 19, 22, 22, 22 and 21 calls and decide by their call 26:
+the online run spends 1.344 ms over the best fixed (1.054x); with EXPLORE=120 they explore
+55, 94, 107, 94 and 81 calls and decide by their call 109: 2.490 ms (1.099x), every target
+met at both. The tuner of one reduction per candidate and round made 1.107x (120; the
+tuner's account of its exploring then 2.307 ms of its 2.682 ms over the best fixed) and
+1.047x (30, choosing scattered block_count=32 at S = 64..127 and twophase_bruck at
+2048..4095: second run 0.988x, a rule per shape beating the one kernel of the best fixed
+run). Calls that agreed per call: 1 of 1,002 at both values (10 and 11 with one reduction
+per candidate and round), where the tuner before this prediction made 579 and 142 (then
+1.196x and 1.076x, 4.929 and 1.915 ms over the best fixed).
 
 **fft** (512x512: one alltoall shape, S = 1 KiB, two calls a transform): 500 transforms
 give the shape 1,000 calls; an alltoall's S is known to every rank, so no call agrees on
 it. Fixed: scattered block_count=32 54.114 ms, spread_out 1.029x, the MPI library 1.141x,
 tra radix=8 1.263x. With EXPLORE=120 the shape decides at call 83 (scattered
-block_count=32, the exhaustive best) after 81 calls exploring, the same calls as in the
-100-transform launch (medians: scattered 54.5 us, spread_out 55.4, the MPI library 62.7,
-tra radix=8 68.5, radix=4 81.3; pairwise, bruck and tra radix=63 out after one sample at
-107-138 us): exploring cost 1.17 ms over the winner's time (the tuner's account), of the
-1.242 ms the online run spends over the best fixed; the rest is its monitoring windows (15
-timed calls every 240 calls, one `MPI_Allreduce` each). Online 1.023x, second run 1.000x:
-every target met. With EXPLORE=30 it keeps spread_out from call 21 after 20 calls
-exploring (median 54.3 us; a 200-call run by hand measured 56.3 us in its monitoring
-windows, +3.7 %, within the drift floor's 5 %: no second exploration in the 1,000 calls):
-online 1.041x, below the MPI library, but the second run, the file's spread_out for all
-1,000 calls, is 1.029x, over the 2 % target (spread_out is within the 5 % of the choice
-target). At 200 calls (the before records) EXPLORE=120 made the same choice, 1.113x with
-81 of 200 calls exploring against 81 of 1,000 now; EXPLORE=30 explored again after the
-drift the floor now ignores and ran scattered block_count=32 from call 143, 1.127x.
+block_count=32, the exhaustive best) after 81 calls exploring, as in the 100-transform
+launch and with one reduction per candidate and round: the online run spends 1.180 ms over
+the best fixed (1.022x; 1.242 ms, 1.023x, with one reduction per candidate and round, of
+which exploring was 1.17 ms over the winner's time by the tuner's account, the rest its
+monitoring windows: 15 timed calls every 240 calls, one `MPI_Allreduce` each). The
+exploring medians of the 100-transform launch (the tuner of then): scattered 54.5 us,
+spread_out 55.4, the MPI library 62.7, tra radix=8 68.5, radix=4 81.3; pairwise, bruck
+and tra radix=63 out after one sample at 107-138 us. Second run 1.000x: every target met.
+With EXPLORE=30 it keeps spread_out from call 21 after 20 calls exploring, as before (its
+median then 54.3 us; a 200-call run by hand, with the tuner of then, measured 56.3 us in
+its monitoring windows, +3.7 %, within the drift floor's 5 %: no second exploration in the
+1,000 calls): online 1.040x (1.041x with one reduction per candidate and round), below the
+MPI library, but the second run, the file's spread_out for all 1,000 calls, is 1.029x, over
+the 2 % target (spread_out is within the 5 % of the choice target). At 200 calls (the
+before records) EXPLORE=120 made the same choice, 1.113x with 81 of 200 calls exploring
+against 81 of 1,000 now; EXPLORE=30 explored again after the drift the floor now ignores
+and ran scattered block_count=32 from call 143, 1.127x.
 
 **Crashes.** The re-makes of the 100-transform records crashed SimGrid 3.32 (signal 11 in
 SMPI, maxmin/precision 1e-3) in 7 of 10 second runs launched by `app_online_bench.py` (0
@@ -430,9 +470,10 @@ EXPLORE_INTRO = """
 ([tuning-files.md](../tuning-files.md#online-tuning-a2atuningonline); each of its candidates gets
 A2A_TUNING_EXPLORE / candidates calls, 3..64, and a decided shape's monitoring window is as
 many calls every 16 times as many). The shapes of the first table and the applications
-again at other values: the records of `--explore` (`sweeps/bench/online_remake.sh` with
-`EXPLORE=30,60`, and `EXPLORE=60` for fft and tc), their MPI library's and fixed runs those of the
-records above (`online_bench.py --reuse`, `app_online_bench.py --reuse`: a fixed run does
+again at other values: the rows at 120, and the applications' at 30, are the records
+above; the rest, the records of `--explore` (`sweeps/bench/online_remake.sh` with
+`EXPLORE=30,60`, and `EXPLORE=60` for fft and tc), their MPI library's and fixed runs those
+of the records above (`online_bench.py --reuse`, `app_online_bench.py --reuse`: a fixed run does
 not depend on the value), so only the online and second runs differ. A cell lists the
 values of the row's `values` column in that order. An application
 of several shapes has no choice target (its fixed runs fix one kernel for every shape).
@@ -458,40 +499,54 @@ alltoall 1 KiB spread_out's is 137, 133 and 129 us (124.3 fixed), so 30 keeps tr
 radix=63 (1.081x) and 60 the MPI library (1.047x: within the 5 %, but its total is not
 below the MPI library's and its second run is 1.047x); at torus_tofud.xml P = 256, 16 B,
 30 keeps bruck (1.110x; its second run 1.163x), tra radix=4's 3 calls (62.3 us, noise 5.1)
-not beyond bruck's 66.2 us by the noise rule; at dragonfly.xml P = 64 alltoall 1 KiB, 60
+not beyond bruck's 66.2 us by the noise rule, and 120 the MPI library (1.017x: tra
+radix=4's 61.7 us, noise 7.3, not beyond the MPI library's 65.9 us, noise 7.4; the
+comparison with one reduction per candidate and round above), where 60 chose tra radix=4;
+at dragonfly.xml P = 64 alltoall 1 KiB, 60
 keeps scattered block_count=32 (1.151x: 53.1 us exploring, noise 1.4, against
 spread_out's 54.6, noise 1.7; fixed 57.99 against 50.4 us), where at 120 spread_out's
 53.4 us (noise 2.9) ties it and the simpler is kept. The misses of 30 and 60 are such choices, the second runs that
 inherit them, and the totals of choices no faster than the MPI library (torus_tofud.xml
 P = 64 16 KiB at 30: pairwise, 1.003x per call, online 1.005x, the MPI library 1.005x);
-120 meets every target of the loop shapes and of fft.
+120 misses two targets, torus_tofud.xml P = 256 16 B's total below the MPI library's (online
+1.097x, the MPI library 1.027x) and its second run (1.083x), and meets every other target
+of the loop shapes and of fft.
 
 What the smaller values save is the exploring: dragonfly.xml alltoallv 16 B at P = 64 is
-1.025x at 30 against 1.038x at 120, at P = 256 1.083x against 1.098x; fft 1.014x at 60
-against 1.023x at 120 (both keep the exhaustive best, scattered block_count=32, from call
+1.025x at 30 against 1.037x at 120, at P = 256 1.083x against 1.096x; fft 1.014x at 60
+against 1.022x at 120 (both keep the exhaustive best, scattered block_count=32, from call
 37 and 83; 30 keeps spread_out, 1.029x, and its second run misses the 2 %); and tc,
-whose ~167 calls a shape make exploring a larger part: 1.136x at 30, 1.137x at 60 and
-1.159x at 120 (dragonfly.xml; the exploring alone is more than the 1.10x allows at every
-value), 1.047x, 1.059x and 1.107x (torus_tofud.xml, within 1.10x at 30 and 60). A smaller
-value suits an application with few calls a shape (`A2A_TUNING_EXPLORE=30`, tc's rows);
+whose ~167 calls a shape make exploring a larger part: 1.131x at 30, 1.137x at 60 and
+1.145x at 120 (dragonfly.xml; the exploring alone, by the tuner's account, is 1.894 ms at
+120, more than the 1.787 ms the 1.10x allows, and 1.632 ms at 30, within it, where the
+rest takes the total over), 1.054x, 1.059x and 1.099x (torus_tofud.xml, within 1.10x at
+every value). A smaller value suits an application with few calls a shape (`A2A_TUNING_EXPLORE=30`, tc's rows);
 the default stays 120.
 
 Caveats. Simulated (SimGrid 3.32, no noise): on a loaded machine a median of 3 calls is
-noisier still, which weighs against the smaller values, not for them. The records at 120
-of the loop shapes were made by the online tuner of 4e060da, those at 30 and 60 by that of
-9848935 (tc's at every value by the tuner that predicts alltoallv's S from the period of
-the calls' buckets, the section above); the changes
-between them are in what follows a drift, a candidate dropped (check mode) and the end of
-a run, and in the direct alltoallv exchanges' empty blocks (the loop's blocks are S/2..S
+noisier still, which weighs against the smaller values, not for them. The rows come from
+tuners of different revisions. The records at 120 of the loop shapes, and fft's and tc's
+at 30 and 120, were made by the online tuner as it is now (round 0's one reduction: the
+first table, the applications' table); the loop shapes' at 30 and 60 by that of 9848935,
+fft's at 60 by that of 962ed0c and tc's at 60 by that of 719393a (it predicts alltoallv's
+S from the period of the calls' buckets, the section above), all three with one reduction
+per candidate and round. What round 0's one reduction changed at 120 is the comparison
+above: one choice (torus_tofud.xml P = 256 16 B, the MPI library for tra radix=4), the
+calls exploring of one shape, the other totals by 0.4 % at most, lower; tc's totals
+1.159x -> 1.145x and 1.136x -> 1.131x (dragonfly.xml), 1.107x -> 1.099x and 1.047x ->
+1.054x (torus_tofud.xml), fft's 1.023x -> 1.022x and 1.041x -> 1.040x. Between the records
+at 120 before it (those of 4e060da, the comparison's before) and the tuner of 9848935 the
+changes are in what follows a drift, a candidate dropped (check mode) and the end of a
+run, and in the direct alltoallv exchanges' empty blocks (the loop's blocks are S/2..S
 bytes), none of which the 120 runs' 200 simulated calls reach: the three dragonfly.xml
-P = 64 alltoall shapes simulated again at 120 by the tuner of 9848935 gave the records'
+P = 64 alltoall shapes simulated again at 120 by the tuner of 9848935 gave those records'
 online and second-run totals to the last digit. A decided shape's first monitoring window
 comes 16 x 15 = 240 calls after its decision at 120, so the 120 totals, extrapolated from
 the calls after the decision, hold no window, where those at 60 hold one (every 112 calls)
 and at 30 several (every 48). A window is 3 to 15 timed calls and one `MPI_Allreduce`: at
 the 16 B alltoall rows, where the MPI library wins at every value, the calls after the
 decision average 11.30 us at 30 against 11.18 at 60 and 120 (dragonfly.xml P = 64; online
-1.041x against 1.032x), a bias of about 1 % in 120's favour that changes no target met.
+1.041x against 1.032x at 60 and 1.030x at 120), a bias of about 1 % in 120's favour that changes no target met.
 """
 
 
@@ -651,7 +706,8 @@ def shape_name(rec):
 
 def moved(pairs):
     """What changed from each (before, after) pair of one shape's records, in words: the
-    choices, the online runs' and second runs' totals / best fixed, the targets met."""
+    choices, the online runs' totals / best fixed, the calls exploring (and the decision's
+    call), the second runs' totals / best fixed, the targets met."""
     def ratio(rec, key):
         best = min(v[0] for v in rec["fixed"].values())
         return rec[key][0] / best
@@ -670,6 +726,13 @@ def moved(pairs):
             d, a, b = max(group, key=lambda x: abs(x[0]))
             text += ("; most %s: %s, %.3f -> %.3f (%+.1f %%)"
                      % (word, shape_name(b), ratio(a, "online"), ratio(b, "online"), 100 * d))
+    explored = ["%s %d -> %d (from call %s -> %s)" % (shape_name(b), a["online"][3],
+                                                       b["online"][3], a["online"][2],
+                                                       b["online"][2])
+                for a, b in pairs if a["online"][2:4] != b["online"][2:4]]
+    text += (". Calls exploring as before in %d of %d%s"
+             % (len(pairs) - len(explored), len(pairs),
+                "; changed: " + ", ".join(explored) if explored else ""))
     again = ["%s %.3f -> %.3f" % (shape_name(b), ratio(a, "again"), ratio(b, "again"))
              for a, b in pairs if abs(ratio(b, "again") - ratio(a, "again")) >= 0.0005]
     text += (". Second runs that moved: %s." % ("; ".join(again) if again else "none"))
@@ -884,11 +947,22 @@ lock; alltoall of 16 B, the per-call maximum over the ranks from `ONLINE_LOOP_TI
   online run after its decision 0.21 us, spread_out fixed 0.31 to 0.32 us.
 - The sum of the first 1,000 calls of those 20,000-call launches, without `A2A_VERBOSE`:
   the MPI library under its one-rule file 334 to 405 us, the online run 409 to 464 us.
-- A check of `online_bench.py --quiet` (alltoall of 16 B, 1,000 calls, 2 launches of each
-  run, under the benchmark lock on a machine shared with other jobs): both online runs chose
-  the MPI library (from calls 15 and 81); online / best fixed 1.257, second run / best fixed
-  1.149, the best fixed run (the MPI library under its one-rule file) 0.430 ms, the MPI
-  library alone 0.360 ms.
+- The table's records (`online_remake.sh p2`: `--quiet --connect`, the online tuner of
+  round 0's one reduction, 5 launches of each run alternated under the benchmark lock on a
+  machine shared with other jobs; medians over the launches): where the MPI library is the
+  best per call (16 B and 1 KiB, both calls), the online runs chose it in 17 of 20 launches
+  (alltoall 16 B: bruck in 2, tra radix=2 in 1, from call 59), and total 1.059x (alltoallv
+  16 B, every target met) to 1.605x (alltoall 16 B) the best fixed run, the MPI library
+  under its one-rule file; their second runs, the same rule read back, 0.884x to 1.723x.
+  The MPI library alone, outside the dispatcher, is 0.635x to 0.805x of that best fixed
+  run in those four rows (alltoall 16 B: 0.201 ms against 0.280 ms, per-call medians 0.19
+  and 0.2 us): no online or second run's total in them comes below the MPI library
+  alone's, and the table counts "below library" met there only because the best fixed run
+  is slower than the MPI library alone. At 16 KiB the fixed runs' per-call medians are 3.6 to 4.7 us (bruck's 6.6 us) and
+  the choices spread: alltoall pairwise in 4 launches and spread_out in 1, from call 103
+  (pairwise 1.115x the MPI library per call; online 1.357x, every target missed);
+  alltoallv the MPI library in 2, tuna radix=2 block_count=1 in 2, pairwise in 1 (online
+  1.038x, the second run 1.225x).
 """
 
 
