@@ -186,7 +186,8 @@ simulation got 5-50 % of a core):
 - The alltoallv loop (`online_loop S CALLS v`) ran at P = 64 on dragonfly.xml and at
   P = 256, 16 B on dragonfly.xml (the table), not on torus_tofud.xml. At P = 64, 1 KiB the
   online tuner of `tests/data/online-sim-race.jsonl` chose spread_out (1.069x linear's
-  per-call time) while every exploring call agreed on S first: that reduction starts each call with the ranks in step, which linear pays for
+  per-call time) while every exploring call agreed on S first: that reduction starts each
+  call with the ranks in step, which linear pays for
   (47.4 us a call so, 39.7 us in its own steady state), whatever ran before it. Exploring on
   the predicted S (the online tuner of 4e060da, one reduction per candidate and round),
   linear's calls of a round took 47.4 us (after the reduction before them), 44.3, 40.0,
@@ -295,12 +296,12 @@ Made from `tests/data/online-apps-sim.jsonl`, the records of
 `sweeps/bench/app_online_bench.py --record` made by `sweeps/bench/online_remake.sh apps
 tc-torus` (simulated as above: P = 64 on dragonfly.xml, and tc also on torus_tofud.xml;
 SMPI with MPICH's selector, `a2a simulate`'s options and copy model; maxmin/precision 1e-3
-for fft, 1e-2 for tc), their online and second runs made by the online tuner as it is now
-(docs/tuning-files.md: round 0's one reduction, the first table's tuner; the launches of
-`REUSE_APPS=tests/data/online-apps-sim.jsonl sweeps/bench/online_remake.sh`, `fft`, `tc`
-and `tc-torus`, appended to the file: a row's last record is the one shown), their MPI
-library's and fixed runs reused from the file's records before them (`app_online_bench.py
---reuse`; the kernels did not change). One launch of an application is `runs` closures (tc) or forward
+for fft, 1e-2 for tc). The rows' online and second runs were made again by the online
+tuner as it is now (docs/tuning-files.md: round 0's one reduction, the first table's tuner),
+with `REUSE_APPS=tests/data/online-apps-sim.jsonl` (the launches fft, tc and tc-torus,
+appended to the file: a row's last record is the one shown), their MPI library's and fixed
+runs reused from the file's records before them (`app_online_bench.py --reuse`; the
+kernels did not change). One launch of an application is `runs` closures (tc) or forward
 transforms (fft) with no warm-up, so every all-to-all of the launch counts: 167 closures of
 rmat:9:4 make 1,002 alltoallv calls, 500 transforms of 512x512 1,000 alltoall calls, the
 issue's loop of 1,000. Its total is the metric `comm_sum_s` of `a2atune app` (per run the
@@ -369,13 +370,14 @@ candidates.
   `MPI_Allreduce` unless the tuner predicts it; one agreement costs 9.3 us here (the five
   rules all linear, by hand with the tuner of ead7003: 27.252 ms under `A2A_TUNING=file`,
   where every call agrees, 18.134 ms under `A2A_TUNING=online`, deferred from call 19:
-  9.118 ms over 984 calls), against 2.4 to 23 us for the kernel's call. The tuner predicts a call's shape
-  from the period of the calls' S buckets (docs/tuning-files.md): the closure's 6 calls
-  over 5 buckets repeat every 6 calls, so from the third closure on every call runs on the
-  shape of the call 6 before, an exploring shape's candidate (checked by the reduction that
-  gathers its round's times: round 0's, for every candidate's calls, or in rounds 1 and 2
-  its candidate's) or a decided shape's winner (checked by one `MPI_Allreduce` per window
-  of 8..64 such calls, from the first decision). Before, the shape predicted was the last
+  9.118 ms over 984 calls), against 2.4 to 23 us for the kernel's call. The tuner predicts
+  a call's shape from the period of the calls' S buckets (docs/tuning-files.md): the
+  closure's 6 calls over 5 buckets repeat every 6 calls, so from the third closure on every
+  call runs on the shape of the call 6 before, an exploring shape's candidate (checked by
+  the reduction that gathers its round's times: round 0's, for every candidate's calls, or
+  in rounds 1 and 2 its candidate's) or a decided shape's winner (checked by one
+  `MPI_Allreduce` per window of 8..64 such calls, from the first decision). Before, the
+  shape predicted was the last
   call's: wrong at call 2 of the launch, after which every call agreed on S until every
   shape had decided and the choices repeated. Calls that agreed per call (the summary's
   count): 1 of 1,002 at both values, where the tuner of one reduction per candidate and
@@ -502,8 +504,8 @@ below the MPI library's and its second run is 1.047x); at torus_tofud.xml P = 25
 not beyond bruck's 66.2 us by the noise rule, and 120 the MPI library (1.017x: tra
 radix=4's 61.7 us, noise 7.3, not beyond the MPI library's 65.9 us, noise 7.4; the
 comparison with one reduction per candidate and round above), where 60 chose tra radix=4;
-at dragonfly.xml P = 64 alltoall 1 KiB, 60
-keeps scattered block_count=32 (1.151x: 53.1 us exploring, noise 1.4, against
+at dragonfly.xml P = 64 alltoall 1 KiB, 60 keeps scattered block_count=32 (1.151x: 53.1 us
+exploring, noise 1.4, against
 spread_out's 54.6, noise 1.7; fixed 57.99 against 50.4 us), where at 120 spread_out's
 53.4 us (noise 2.9) ties it and the simpler is kept. The misses of 30 and 60 are such choices, the second runs that
 inherit them, and the totals of choices no faster than the MPI library (torus_tofud.xml
@@ -520,8 +522,8 @@ whose ~167 calls a shape make exploring a larger part: 1.131x at 30, 1.137x at 6
 1.145x at 120 (dragonfly.xml; the exploring alone, by the tuner's account, is 1.894 ms at
 120, more than the 1.787 ms the 1.10x allows, and 1.632 ms at 30, within it, where the
 rest takes the total over), 1.054x, 1.059x and 1.099x (torus_tofud.xml, within 1.10x at
-every value). A smaller value suits an application with few calls a shape (`A2A_TUNING_EXPLORE=30`, tc's rows);
-the default stays 120.
+every value). A smaller value suits an application with few calls a shape
+(`A2A_TUNING_EXPLORE=30`, tc's rows); the default stays 120.
 
 Caveats. Simulated (SimGrid 3.32, no noise): on a loaded machine a median of 3 calls is
 noisier still, which weighs against the smaller values, not for them. The rows come from
@@ -532,9 +534,10 @@ fft's at 60 by that of 962ed0c and tc's at 60 by that of 719393a (it predicts al
 S from the period of the calls' buckets, the section above), all three with one reduction
 per candidate and round. What round 0's one reduction changed at 120 is the comparison
 above: one choice (torus_tofud.xml P = 256 16 B, the MPI library for tra radix=4), the
-calls exploring of one shape, the other totals by 0.4 % at most, lower; tc's totals
-1.159x -> 1.145x and 1.136x -> 1.131x (dragonfly.xml), 1.107x -> 1.099x and 1.047x ->
-1.054x (torus_tofud.xml), fft's 1.023x -> 1.022x and 1.041x -> 1.040x. Between the records
+calls exploring of one shape, the other totals lower by 0.4 % at most or within 0.05 %;
+tc's totals 1.159x -> 1.145x and 1.136x -> 1.131x (dragonfly.xml), 1.107x -> 1.099x and
+1.047x -> 1.054x (torus_tofud.xml), fft's 1.023x -> 1.022x and 1.041x -> 1.040x. Between
+the records
 at 120 before it (those of 4e060da, the comparison's before) and the tuner of 9848935 the
 changes are in what follows a drift, a candidate dropped (check mode) and the end of a
 run, and in the direct alltoallv exchanges' empty blocks (the loop's blocks are S/2..S
@@ -546,7 +549,8 @@ the calls after the decision, hold no window, where those at 60 hold one (every 
 and at 30 several (every 48). A window is 3 to 15 timed calls and one `MPI_Allreduce`: at
 the 16 B alltoall rows, where the MPI library wins at every value, the calls after the
 decision average 11.30 us at 30 against 11.18 at 60 and 120 (dragonfly.xml P = 64; online
-1.041x against 1.032x at 60 and 1.030x at 120), a bias of about 1 % in 120's favour that changes no target met.
+1.041x against 1.032x at 60 and 1.030x at 120), a bias of about 1 % in 120's favour that
+changes no target met.
 """
 
 
@@ -953,13 +957,14 @@ lock; alltoall of 16 B, the per-call maximum over the ranks from `ONLINE_LOOP_TI
   best per call (16 B and 1 KiB, both calls), the online runs chose it in 17 of 20 launches
   (alltoall 16 B: bruck in 2, tra radix=2 in 1, from call 59), and total 1.059x (alltoallv
   16 B, every target met) to 1.605x (alltoall 16 B) the best fixed run, the MPI library
-  under its one-rule file; their second runs, the same rule read back, 0.884x to 1.723x.
+  under its one-rule file; their second runs, reading the files they wrote, 0.884x to
+  1.723x.
   The MPI library alone, outside the dispatcher, is 0.635x to 0.805x of that best fixed
   run in those four rows (alltoall 16 B: 0.201 ms against 0.280 ms, per-call medians 0.19
   and 0.2 us): no online or second run's total in them comes below the MPI library
   alone's, and the table counts "below library" met there only because the best fixed run
-  is slower than the MPI library alone. At 16 KiB the fixed runs' per-call medians are 3.6 to 4.7 us (bruck's 6.6 us) and
-  the choices spread: alltoall pairwise in 4 launches and spread_out in 1, from call 103
+  is slower than the MPI library alone. At 16 KiB the fixed runs' per-call medians are 3.6
+  to 4.7 us (bruck's 6.6 us) and the choices spread: alltoall pairwise in 4 launches and spread_out in 1, from call 103
   (pairwise 1.115x the MPI library per call; online 1.357x, every target missed);
   alltoallv the MPI library in 2, tuna radix=2 block_count=1 in 2, pairwise in 1 (online
   1.038x, the second run 1.225x).
