@@ -248,7 +248,15 @@ is no longer faster beyond the noise, and a kernel replaces the MPI library only
 the decision the MPI library's calls average 69.33 us (tra radix=4's 61.28 us before; the
 MPI library's fixed run's median is 63.46 us): online 0.973 -> 1.097, within the 1.10x but
 no longer below the MPI library's 1.027, and the second run, the MPI library by the file's
-rule, 0.997 -> 1.083, over the 2 %: the two targets this table now misses. The calls
+rule, 0.997 -> 1.083, over the 2 %: the two targets this table now misses. Both are
+extrapolations from a run's last calls (the second run's last 8 of 16, the online run's
+from its decision on), and there the MPI library's calls take 61 to 81 us from one call to
+the next, with the ranks' skew that whatever ran before leaves: the same 16 calls
+simulated again by hand total 0.963 ms under the MPI library alone and under its one-rule
+file (the same calls to the last digit), 0.959 ms under the second run's
+`A2A_TUNING=online` with its file (its first call 66.7 us against 61.8, and each call
+after it differs), and the means of their last 8 calls are 63.68 and 67.22 us: 0.995x over the 16 calls,
+1.055x over the last 8. The calls
 exploring: the same in 11 shapes; dragonfly.xml P = 64 alltoallv 16 KiB explores 89 calls
 instead of 104, deciding from call 91 instead of 106, spread_out again: pairwise's round-0
 sample, right after the other candidates' calls, took 1.06 ms, beyond 1.5x spread_out's
