@@ -95,11 +95,12 @@ typedef struct a2a_prediction {
  * (agreed, or predicted and not refuted) repeat with a period L <= 8
  * (a2a_speculation_bucket), else, until a prediction was wrong once, the shape of the last
  * call whose S was agreed. Returns 1 when the call ran as a call of that shape, exploring
- * past its warm-up: it explores the shape's current candidate, and the one reduction that
- * ends the pass of the round checks the prediction with every other call of the pass (a
- * wrong one takes the calls of other buckets out of the round, replays each to its own
- * shape, corrects the history, and ends the fallback to the last agreed shape; the
- * candidates left short make up their calls in a further pass); *rc is the call's result. 2 when, besides, the prediction was the last
+ * past its warm-up: it explores the shape's current candidate, and the reduction that
+ * gathers its time (round 0's, for every candidate's calls of the round, or in rounds 1
+ * and 2 its candidate's) checks the prediction (a wrong one takes the calls of other
+ * buckets out of the round, replays each to its own shape, corrects the history, and ends
+ * the fallback to the last agreed shape; the candidates left short make up their calls in
+ * a further pass); *rc is the call's result. 2 when, besides, the prediction was the last
  * call's bucket (L = 1) and this call ended the shape's exploration with every call of it
  * run on a predicted S checked right: pred->winner is the winner, which the next calls may
  * run on a prediction too (a2a_speculation_enter). 3 (nothing run) when the buckets' period
