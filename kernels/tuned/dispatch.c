@@ -19,6 +19,11 @@
  * tuning, deferred while the choices repeat: speculate.c). Datatypes are
  * handled per rank by staging (a2a_stage), never by a different route. A kernel's
  * MPI_ERR_COUNT (refused alike, before any data moved) sends the call to the MPI library.
+ *
+ * Every entry point of a2a_tuned.h is here. Under A2A_TUNING=online the calls without a
+ * rule go to the online tuner (online.h, online*.c), to which this file hands, once, what
+ * the tuner runs calls and reads the tuning file through (a2a_online_ops): calls run one
+ * way, from this file to the tuner, and both use speculate.c, which uses neither.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -46,7 +51,7 @@ static struct {
     pthread_once_t once;
     const char *path;          /* A2A_TUNING_FILE, or NULL */
     int verbose;               /* A2A_VERBOSE: 0, 1, or 2 (every rank logs online decisions) */
-    int online;                /* A2A_TUNING=online: calls without a rule go to online.c */
+    int online;                /* A2A_TUNING=online: calls without a rule go to online*.c */
     rule *rules[2];
     int nrules[2];
     json_t *file_rules[2];     /* the file's rule lists as written (online: re-written) */
@@ -152,13 +157,27 @@ static int read_rule(json_t *obj, int coll, int i, const char *library, rule *r)
     return 0;
 }
 
+/* What the online tuner calls through (a2a_online_ops), defined below. */
+static int call_library(const a2a_call *call, void *rbuf);
+static int call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
+                       int *refused);
+static int close_window(MPI_Comm comm, a2a_speculation *sp, const char *when);
+static json_t *file_rules(int coll);
+static json_t *file_partial(void);
+
 /* Reads the environment and A2A_TUNING_FILE once (pthread_once): rules, or an error and
- * no rules (a bad A2A_TUNING* value is such an error: every call goes to the MPI library). */
+ * no rules (a bad A2A_TUNING* value is such an error: every call goes to the MPI library).
+ * The online tuner gets A2A_VERBOSE and what it calls through (a2a_online_configure). */
 static void load_tuning(void)
 {
+    static const a2a_online_ops online_ops = {
+        .call_library = call_library, .call_kernel = call_kernel, .close_window = close_window,
+        .file_rules = file_rules, .file_partial = file_partial,
+    };
     const char *v = getenv("A2A_VERBOSE");
     tuning.verbose = v && *v && strcmp(v, "0") != 0 ? (strcmp(v, "2") == 0 ? 2 : 1) : 0;
-    tuning.online = a2a_online_configure(tuning.error, sizeof tuning.error);
+    tuning.online = a2a_online_configure(&online_ops, tuning.verbose, tuning.error,
+                                         sizeof tuning.error);
     if (tuning.online < 0)
         return;
     tuning.path = getenv("A2A_TUNING_FILE");
@@ -210,23 +229,17 @@ static void load_tuning(void)
     json_decref(root);
 }
 
-/* Guarantees: A2A_VERBOSE as read at the first call (0, 1 or 2). */
-int a2a_tuned_verbose(void)
-{
-    pthread_once(&tuning.once, load_tuning);
-    return tuning.verbose;
-}
-
 /* Guarantees: the rule list of the tuning file for coll, borrowed, or NULL (no file, no
- * such list, or a file that is not used). */
-json_t *a2a_tuned_file_rules(int coll)
+ * such list, or a file that is not used). The online tuner's file_rules (a2a_online_ops). */
+static json_t *file_rules(int coll)
 {
     pthread_once(&tuning.once, load_tuning);
     return coll == COLL_ALLTOALL || coll == COLL_ALLTOALLV ? tuning.file_rules[coll] : NULL;
 }
 
-/* Guarantees: see online.h (NULL when the file is not used or not under online tuning). */
-json_t *a2a_tuned_file_partial(void)
+/* Guarantees: the file's "online_partial" list, borrowed; NULL when the file is not used
+ * or not under online tuning. The online tuner's file_partial (a2a_online_ops). */
+static json_t *file_partial(void)
 {
     pthread_once(&tuning.once, load_tuning);
     return tuning.error[0] ? NULL : tuning.file_partial;
@@ -384,7 +397,7 @@ static void tell(int coll, MPI_Comm comm, int P, long long S, const choice *ch)
         if (world_rank == 0)
             fprintf(stderr, "a2a: %s; using the MPI library's collectives\n", tuning.error);
     }
-    if (ch->online || !tuning.verbose) /* online.c logs its decisions, not every call */
+    if (ch->online || !tuning.verbose) /* the tuner logs its decisions, not every call */
         return;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0)
@@ -433,8 +446,9 @@ static int kernel_outcome(int coll, MPI_Comm comm, int P, long long S, const a2a
     return 0;
 }
 
-/* Guarantees: see online.h. */
-int a2a_call_library(const a2a_call *call, void *rbuf)
+/* Guarantees: the MPI library's own collective for `call`, received into rbuf (the call's
+ * receive buffer, or a copy of it laid out alike). */
+static int call_library(const a2a_call *call, void *rbuf)
 {
     if (call->coll == COLL_ALLTOALL)
         return MPI_Alltoall(call->send.buf, call->send.count, call->send.type, rbuf,
@@ -443,19 +457,22 @@ int a2a_call_library(const a2a_call *call, void *rbuf)
                          rbuf, call->recv.counts, call->recv.displs, call->recv.type, call->comm);
 }
 
-/* Guarantees: see online.h. The MPI library's own choice (the baseline kernel with
- * vendor_algorithm 0) is the MPI library's call itself, unstaged (as fast as without a
- * tuning file). */
-int a2a_call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
+/* Guarantees: the kernel's result for `call` (staged where a type is not one ascending
+ * run). A kernel that refuses the call (MPI_ERR_COUNT: alike on every rank, before any
+ * data moved) sets *refused and the MPI library computes the call instead; any other error
+ * went through the communicator's error handler and is returned. The MPI library's own
+ * choice (the baseline kernel with vendor_algorithm 0) is the MPI library's call itself,
+ * unstaged (as fast as without a tuning file). */
+static int call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
                     int *refused)
 {
     *refused = 0;
     if (kernel->is_baseline && !params[A2A_PARAM_VENDOR_ALGORITHM])
-        return a2a_call_library(call, call->recv.buf);
+        return call_library(call, call->recv.buf);
     a2a_side send = call->send, recv = call->recv;
     int err = run_kernel(call->coll, kernel, params, call->P, &send, &recv, call->comm);
     *refused = kernel_outcome(call->coll, call->comm, call->P, call->S, kernel, &err);
-    return *refused ? a2a_call_library(call, call->recv.buf) : err;
+    return *refused ? call_library(call, call->recv.buf) : err;
 }
 
 /* Guarantees: the reason a call goes to the MPI library whatever the file says, or NULL.
@@ -504,7 +521,7 @@ int A2A_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     if (tuning.online > 0)
         a2a_online_note_rule(&call, ch.kernel, ch.params);
     int refused;
-    return a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
+    return call_kernel(&call, ch.kernel, ch.params, &refused);
 }
 
 /* Guarantees: *out is the dispatcher's choice for an alltoallv call whose S is agreed on
@@ -593,7 +610,7 @@ static void after_agreed_call(a2a_speculation *sp, const a2a_call *call, long lo
     a2a_choice c;
     choice ch;
     int settled = settled_choice(call, &c, &ch);
-    int period = a2a_speculation_agreed(sp, &c, settled, a2a_online_bucket(call->S));
+    int period = a2a_speculation_agreed(sp, &c, settled, a2a_bucket_of(call->S));
     if (period) {
         a2a_speculation_deferral_begins(sp);
         tell_agreement(call, callno + 1, period, "choices", 0);
@@ -610,9 +627,9 @@ static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_
     int refused, rc;
     double t0 = MPI_Wtime();
     if (predicted->kernel)
-        rc = a2a_call_kernel(call, predicted->kernel, predicted->params, &refused);
+        rc = call_kernel(call, predicted->kernel, predicted->params, &refused);
     else
-        rc = a2a_call_library(call, call->recv.buf);
+        rc = call_library(call, call->recv.buf);
     double t = MPI_Wtime() - t0;
     if (!a2a_speculation_record(sp, call->S, t))
         return rc;
@@ -623,9 +640,12 @@ static int speculated_call(a2a_speculation *sp, const a2a_call *call, const a2a_
     return rc != MPI_SUCCESS ? rc : crc;
 }
 
-/* Guarantees: see online.h. Under A2A_VERBOSE rank 0 of comm says how many calls it
- * checked. */
-int a2a_tuned_close_window(MPI_Comm comm, a2a_speculation *sp, const char *when)
+/* Guarantees: (collective over comm, at the end of the run or before comm is freed) the
+ * alltoallv calls of sp's window not checked yet are checked now and accounted to their
+ * shapes, as at the window's end (check_window); nothing when there are none (alike on
+ * every rank). Under A2A_VERBOSE rank 0 of comm says how many calls it checked, `when`.
+ * The online tuner's close_window (a2a_online_ops). */
+static int close_window(MPI_Comm comm, a2a_speculation *sp, const char *when)
 {
     int pending = a2a_speculation_unchecked(sp), rank, world_rank, len = 0;
     if (!pending)
@@ -670,7 +690,7 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     /* online tuning keys its shapes by S: then every call agrees on it, at once or, while
      * the choices repeat, a window of calls later (speculate.c), or, while the shape
      * predicted from the period of the calls' buckets explores, by the reduction that
-     * gathers its time (online.c) */
+     * gathers its time (online.c, online_rounds.c) */
     a2a_speculation *sp = NULL;
     long long callno = 0;
     if (!only && !tuning.error[0] && P > 1 && tuning.online > 0 &&
@@ -721,9 +741,32 @@ int A2A_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
     else {
         if (tuning.online > 0)
             a2a_online_note_rule(&call, ch.kernel, ch.params);
-        rc = a2a_call_kernel(&call, ch.kernel, ch.params, &refused);
+        rc = call_kernel(&call, ch.kernel, ch.params, &refused);
     }
     if (sp)
         after_agreed_call(sp, &call, callno);
     return rc;
+}
+
+/* Guarantees: see a2a_tuned.h (the online tuner's summary: a2a_online_summary). */
+int A2A_Tuning_summary(MPI_Comm comm, char *text, size_t len)
+{
+    return a2a_online_summary(comm, text, len);
+}
+
+/* Guarantees: see a2a_tuned.h. Under online tuning the communicator is closed first
+ * (a2a_online_before_comm_free), then freed. */
+int A2A_Comm_free(MPI_Comm *comm)
+{
+    pthread_once(&tuning.once, load_tuning); /* reads the settings if no call did */
+    int rc = a2a_online_before_comm_free(comm);
+    int frc = MPI_Comm_free(comm);
+    return rc != MPI_SUCCESS ? rc : frc;
+}
+
+/* Guarantees: see a2a_tuned.h (a2a_online_finalize). */
+int A2A_Tuning_finalize(void)
+{
+    pthread_once(&tuning.once, load_tuning); /* reads the settings if no call did */
+    return a2a_online_finalize();
 }

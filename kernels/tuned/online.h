@@ -1,12 +1,14 @@
 /*
- * online.h — what the tuned dispatcher (dispatch.c) and its online tuner (online.c) share
+ * online.h — what the tuned dispatcher (dispatch.c) calls of its online tuner (online*.c)
  * (internal to kernels/tuned; the public side is include/a2a_tuned.h).
  *
  * dispatch.c decides every call as before: the MPI library where a call must go there
  * (intercommunicator, MPI_IN_PLACE, ...), the tuning file's rule where it has one. Under
  * A2A_TUNING=online a call the file has no rule for is handed to a2a_online_call, which
- * explores candidates for its shape and then runs the winner, through the two executors
- * dispatch.c provides below.
+ * explores candidates for its shape and then runs the winner. Calls run one way: the
+ * dispatcher calls the tuner, and hands it, once (a2a_online_configure), the table of what
+ * the tuner runs calls and reads the tuning file through (a2a_online_ops); no online file
+ * calls dispatch.c. Both use the deferred agreement of speculate.h, which uses neither.
  */
 #ifndef A2A_ONLINE_H
 #define A2A_ONLINE_H
@@ -15,6 +17,7 @@
 #include <jansson.h>
 #include "a2a_registry.h"
 #include "kernel_util.h"
+#include "speculate.h"
 
 enum { A2A_COLL_ALLTOALL, A2A_COLL_ALLTOALLV };
 
@@ -28,54 +31,39 @@ typedef struct a2a_call {
     a2a_side send, recv;
 } a2a_call;
 
-/* What runs a call: a kernel and its parameters; kernel NULL is the MPI library's own call
- * (then every parameter is 0). */
-typedef struct a2a_choice {
-    const a2a_kernel *kernel;
-    int params[A2A_PARAM_COUNT];
-} a2a_choice;
-
-/* ---- provided by dispatch.c --------------------------------------------------------- */
-
-/* The MPI library's own collective for `call`, received into rbuf (the call's receive
- * buffer, or a copy of it laid out alike). */
-int a2a_call_library(const a2a_call *call, void *rbuf);
-
-/* The kernel's result for `call` (staged where a type is not one ascending run). A kernel
- * that refuses the call (MPI_ERR_COUNT: alike on every rank, before any data moved) sets
- * *refused and the MPI library computes the call instead; any other error went through
- * the communicator's error handler and is returned. */
-int a2a_call_kernel(const a2a_call *call, const a2a_kernel *kernel, const int *params,
-                    int *refused);
-
-/* (Collective over comm, at the end of the run, A2A_Tuning_finalize, or before comm is
- * freed, A2A_Comm_free) the alltoallv calls of sp's deferred-agreement window not checked
- * yet are checked now and accounted to their shapes, as at the window's end; nothing when
- * there are none (alike on every rank). A2A_VERBOSE's line says `when`. */
-struct a2a_speculation;
-int a2a_tuned_close_window(MPI_Comm comm, struct a2a_speculation *sp, const char *when);
-
-/* A2A_VERBOSE: 0 off, 1 rank 0 of each communicator logs, 2 every rank logs its online
- * decisions too. */
-int a2a_tuned_verbose(void);
-
-/* The rules of A2A_TUNING_FILE of collective coll as the file wrote them (a JSON array,
- * borrowed), or NULL. */
-json_t *a2a_tuned_file_rules(int coll);
-
-/* The "online_partial" list of A2A_TUNING_FILE (a JSON array, borrowed): the shapes an
- * earlier online run left exploring, or NULL. */
-json_t *a2a_tuned_file_partial(void);
-
-/* ---- provided by online.c ----------------------------------------------------------- */
+/* What the online tuner calls through: the dispatcher's executors and its tuning file,
+ * handed to the tuner once (a2a_online_configure). */
+typedef struct a2a_online_ops {
+    /* The MPI library's own collective for `call`, received into rbuf (the call's receive
+     * buffer, or a copy of it laid out alike). */
+    int (*call_library)(const a2a_call *call, void *rbuf);
+    /* The kernel's result for `call` (staged where a type is not one ascending run). A
+     * kernel that refuses the call (MPI_ERR_COUNT: alike on every rank, before any data
+     * moved) sets *refused and the MPI library computes the call instead; any other error
+     * went through the communicator's error handler and is returned. */
+    int (*call_kernel)(const a2a_call *call, const a2a_kernel *kernel, const int *params,
+                       int *refused);
+    /* (Collective over comm, at the end of the run, A2A_Tuning_finalize, or before comm is
+     * freed, A2A_Comm_free) the alltoallv calls of sp's deferred-agreement window not
+     * checked yet are checked now and accounted to their shapes, as at the window's end;
+     * nothing when there are none (alike on every rank). A2A_VERBOSE's line says `when`. */
+    int (*close_window)(MPI_Comm comm, a2a_speculation *sp, const char *when);
+    /* The rules of A2A_TUNING_FILE of collective coll as the file wrote them (a JSON
+     * array, borrowed), or NULL. */
+    json_t *(*file_rules)(int coll);
+    /* The "online_partial" list of A2A_TUNING_FILE (a JSON array, borrowed): the shapes an
+     * earlier online run left exploring, or NULL. */
+    json_t *(*file_partial)(void);
+} a2a_online_ops;
 
 /* Reads A2A_TUNING and, under "online", A2A_TUNING_EXPLORE, A2A_TUNING_CHECK,
  * A2A_TUNING_OUT, A2A_TUNING_TEST_CORRUPT, A2A_TUNING_TEST_NOMEM and
- * A2A_TUNING_TEST_WINDOW_SCALE. Returns 1 for online
- * tuning, 0 when A2A_TUNING is unset or "file" (today's dispatcher), -1 for a bad value:
- * then `error` holds one line saying which and why, and every call goes to the MPI
- * library. */
-int a2a_online_configure(char *error, size_t len);
+ * A2A_TUNING_TEST_WINDOW_SCALE, and keeps ops (copied) and verbose (A2A_VERBOSE: 0 off, 1
+ * rank 0 of each communicator logs, 2 every rank logs its online decisions too). Returns 1
+ * for online tuning, 0 when A2A_TUNING is unset or "file" (today's dispatcher), -1 for a
+ * bad value: then `error` holds one line saying which and why, and every call goes to the
+ * MPI library. */
+int a2a_online_configure(const a2a_online_ops *ops, int verbose, char *error, size_t len);
 
 /* The result of `call`, computed by the candidate the online tuner picks for the call's
  * shape on its communicator (see a2a_tuned.h). Every rank of the communicator picks the
@@ -119,7 +107,7 @@ void a2a_online_note_rule(const a2a_call *call, const a2a_kernel *kernel, const 
  * first call; NULL when not online, or, on every rank alike, while some rank of comm has
  * no memory for its state (then one MPI_Allreduce on comm each call: every rank calls it
  * at the same call). Freed with the communicator. */
-struct a2a_speculation *a2a_online_speculation(MPI_Comm comm);
+a2a_speculation *a2a_online_speculation(MPI_Comm comm);
 
 /* 1 when the shape of `call` (its S agreed) on its communicator is decided: *out is its
  * winner (the MPI library for good when some rank had no memory for the shape); 0 while
@@ -133,37 +121,16 @@ int a2a_online_winner(const a2a_call *call, a2a_choice *out);
  * reduce on the communicator as a2a_online_call does. */
 int a2a_online_replay(const a2a_call *call, double seconds, int ran_winner);
 
-/* The bucket of S (the key of an online shape): 0 for S = 0, else 1 + floor(log2 S). */
-int a2a_online_bucket(long long S);
+/* A2A_Tuning_summary (see a2a_tuned.h): 0 and "" when not online. */
+int a2a_online_summary(MPI_Comm comm, char *text, size_t len);
 
-/* ---- provided by speculate.c -------------------------------------------------------- */
+/* (Collective over *comm, before A2A_Comm_free frees it) under online tuning, an
+ * intracommunicator's window and predicted calls not checked yet are checked and
+ * accounted, its trials judged, and its summary logged under A2A_VERBOSE; nothing
+ * otherwise (comm NULL or MPI_COMM_NULL too). Returns the first MPI error. */
+int a2a_online_before_comm_free(MPI_Comm *comm);
 
-typedef struct a2a_speculation a2a_speculation;
-
-/* Judges call i of a checked window: *truth and *settled are the dispatcher's choice for
- * the agreed S and whether it is settled; returns 1 when it is settled and equals
- * *predicted. Accounts the call (a2a_online_replay or a2a_online_note_rule). */
-typedef int (*a2a_speculation_judge)(long long S, double seconds, const a2a_choice *predicted,
-                                     a2a_choice *truth, int *settled, void *arg);
-
-int a2a_choice_equal(const a2a_choice *a, const a2a_choice *b);
-void a2a_choice_set(a2a_choice *c, const a2a_kernel *k, const int *params);
-a2a_speculation *a2a_speculation_new(void);
-void a2a_speculation_free(a2a_speculation *sp);
-int a2a_speculation_predict(a2a_speculation *sp, a2a_choice *out, long long *call);
-int a2a_speculation_agreed(a2a_speculation *sp, const a2a_choice *choice, int settled, int bucket);
-int a2a_speculation_bucket(const a2a_speculation *sp, int *period);
-long long a2a_speculation_known(const a2a_speculation *sp);
-void a2a_speculation_correct(a2a_speculation *sp, long long index, int bucket);
-void a2a_speculation_refuted(a2a_speculation *sp);
-void a2a_speculation_enter(a2a_speculation *sp, const a2a_choice *choice);
-void a2a_speculation_append(a2a_speculation *sp, const a2a_choice *choice, int bucket);
-int a2a_speculation_deferral_begins(a2a_speculation *sp);
-int a2a_speculation_record(a2a_speculation *sp, long long S, double seconds);
-int a2a_speculation_unchecked(const a2a_speculation *sp);
-void a2a_speculation_count_per_call(a2a_speculation *sp);
-long long a2a_speculation_per_call(const a2a_speculation *sp, long long *calls);
-int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_judge judge,
-                          void *arg, long long *ended_at);
+/* A2A_Tuning_finalize (see a2a_tuned.h): MPI_SUCCESS at once when not online. */
+int a2a_online_finalize(void);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * online_candidates.h — the candidates the online tuner (online.c) explores for a call
- * shape: one rule, which online.c runs and `a2atune candidates` prints, so what a user or
- * an analysis is shown is exactly what the library tries.
+ * online_candidates.h — the candidates the online tuner (online*.c) explores for a call
+ * shape: one rule, which online_state.c runs and `a2atune candidates` prints, so what a
+ * user or an analysis is shown is exactly what the library tries.
  */
 #ifndef A2A_ONLINE_CANDIDATES_H
 #define A2A_ONLINE_CANDIDATES_H

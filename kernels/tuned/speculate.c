@@ -4,6 +4,10 @@
  * call runs without its MPI_Allreduce, and the prediction is checked afterwards, one
  * MPI_Allreduce for a window of calls.
  *
+ * speculate.h is its interface. The dispatcher and the online tuner call it; it calls
+ * neither: the choices and buckets come in as arguments, and a window's check judges its
+ * calls through the function the dispatcher passes (a2a_speculation_judge).
+ *
  * Why the ranks must agree. An alltoallv call's shape is keyed by S, the largest block of
  * any rank; each rank knows only its own blocks, so ranks whose local largest blocks fall
  * in different buckets would pick different kernels (a deadlock or wrong bytes). The
@@ -40,7 +44,7 @@
  * accounted to their shapes (online.c counts them and feeds the winner's monitoring
  * windows with their times), late by at most a window; the window still open at the end
  * is checked by A2A_Tuning_finalize, or when the communicator is freed by A2A_Comm_free
- * (a2a_tuned_close_window), so every call is accounted.
+ * (the dispatcher's close_window), so every call is accounted.
  *
  * The window. Its check costs more than one per-call agreement (2 x window integers):
  * under SimGrid at P = 64, S = 16 B (a 24.8 us alltoallv call) it added 0.70, 0.40, 0.26 us
@@ -59,7 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "online.h"
+#include "speculate.h"
 
 #define WINDOW_MIN 8     /* speculated calls per agreement: the first window after entering */
 #define WINDOW_MAX 64    /* and, doubled after each window of right predictions, at most this */
@@ -73,7 +77,7 @@
 typedef struct entry {
     a2a_choice choice;
     int settled;
-    int bucket;    /* the call's S bucket (online.c's a2a_online_bucket): agreed, or */
+    int bucket;    /* the call's S bucket (a2a_bucket_of): agreed, or */
 } entry;           /* predicted and not refuted yet */
 
 struct a2a_speculation {
@@ -365,7 +369,7 @@ int a2a_speculation_check(a2a_speculation *sp, MPI_Comm comm, a2a_speculation_ju
         entry past, *e = sp->at[i] >= sp->known - HISTORY ? &sp->hist[sp->at[i] % HISTORY] : &past;
         a2a_choice truth;
         int settled = 0;
-        int bucket = a2a_online_bucket(buf[i]), predicted = e != &past ? e->bucket : bucket;
+        int bucket = a2a_bucket_of(buf[i]), predicted = e != &past ? e->bucket : bucket;
         e->bucket = bucket; /* a right choice may come from another bucket */
         if (!judge(buf[i], (double)buf[w + i] * 1e-9, &sp->ran[i], &truth, &settled, arg)) {
             refuted |= predicted != bucket;
