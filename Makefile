@@ -68,7 +68,7 @@ ifneq ($(filter test tests,$(MAKECMDGOALS)),)
 WERROR   ?= 1
 endif
 WERROR   ?=
-WARNINGS := -Wall -Wextra $(if $(filter 1 yes,$(WERROR)),-Werror)
+WARNINGS := -Wall -Wextra$(if $(filter 1 yes,$(WERROR)), -Werror)
 # gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
 ifeq ($(MPI_FLAVOUR)-$(CC_FAMILY),mpich-gcc)
 WARNINGS += -Wno-stringop-overflow
@@ -109,10 +109,10 @@ OPTIONAL := PAPI FFTW HWLOC
 NOTE_PAPI  := counters: PAPI $(if $(filter no,$(PAPI)),off (PAPI=no),not found), software counters only
 NOTE_FFTW  := apps: FFTW 3 $(if $(filter no,$(FFTW)),off (FFTW=no),not found), no a2atune app fft
 NOTE_HWLOC := provenance: hwloc $(if $(filter no,$(HWLOC)),off (HWLOC=no),not found), cache sizes from sysconf
-DEP_CFLAGS := $(SQLITE3_CFLAGS) $(JANSSON_CFLAGS) $(foreach d,$(OPTIONAL),$(if $(filter 1,$(HAVE_$(d))),$($(d)_CFLAGS)))
+DEP_CFLAGS := $(strip $(SQLITE3_CFLAGS) $(JANSSON_CFLAGS) $(foreach d,$(OPTIONAL),$(if $(filter 1,$(HAVE_$(d))),$($(d)_CFLAGS))))
 # liba2a's own libraries (tuning files; hwloc for the L2 size), then the harness's
-LIBA2A_LIBS := $(JANSSON_LIBS) $(if $(filter 1,$(HAVE_HWLOC)),$(HWLOC_LIBS)) -lm
-TOOL_LIBS   := $(SQLITE3_LIBS) $(if $(filter 1,$(HAVE_PAPI)),$(PAPI_LIBS)) $(if $(filter 1,$(HAVE_FFTW)),$(FFTW_LIBS))
+LIBA2A_LIBS := $(strip $(JANSSON_LIBS) $(if $(filter 1,$(HAVE_HWLOC)),$(HWLOC_LIBS)) -lm)
+TOOL_LIBS   := $(strip $(SQLITE3_LIBS) $(if $(filter 1,$(HAVE_PAPI)),$(PAPI_LIBS)) $(if $(filter 1,$(HAVE_FFTW)),$(FFTW_LIBS)))
 
 OPT      ?= -O2 -g
 # -fPIC: the kernels also go into shared libraries (liba2a.so, the preload library)
