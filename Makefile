@@ -1,48 +1,133 @@
 # a2atune — build, run and test.
 #   make            build liba2a and a2atune against Open MPI (build/openmpi/)
 #   make MPI=mpich  the same against MPICH (build/mpich/)
-#   make run        install what is missing, build, run sweeps/quick.ini on 4 ranks, then
-#                   write its summary, heatmaps and curves into results/figures/
+#   make MPICC=WRAPPER [MPIRUN=LAUNCHER] [BUILD=DIR]
+#                   the same with any MPI's compiler wrapper (build/WRAPPER/ by default)
+#   make install PREFIX=DIR   bin, lib, include, share (sweeps, platforms, docs, the Python
+#                   tools), pkg-config and module files under DIR; make uninstall removes them
+#   make run        install what is missing (Debian), build, run sweeps/quick.ini on 4 ranks,
+#                   then write its summary, heatmaps and curves into results/figures/
 #                   (LAUNCHES=N: in N launches, whose spread the tools take as the noise)
-#   make test       install what is missing, build both MPI flavours, run every test
+#   make test       install what is missing (Debian), build both MPI flavours, run every test
 #   make setup      only install the Debian packages that are missing
 #   make simulate SWEEP=... PLATFORM=platforms/dragonfly.xml DB=results/sim.db
 #                   the sweep on a simulated cluster (SimGrid SMPI, build/simgrid/)
+# Required: MPI, a C11 compiler, SQLite, jansson. Optional, found by pkg-config (or given as
+# PAPI_CFLAGS/PAPI_LIBS, FFTW_CFLAGS/FFTW_LIBS, HWLOC_CFLAGS/HWLOC_LIBS), left out with
+# PAPI=no, FFTW=no, HWLOC=no even where installed: PAPI (hardware counters), FFTW 3 (`a2atune
+# app fft`), hwloc (cache sizes; sysconf's without it). docs/install.md.
 
-MPI      ?= openmpi
 NP       ?= 4
 SWEEP    ?= sweeps/quick.ini
 DB       ?= results/a2a.db
 FIGURES  ?= results/figures
 LAUNCHES ?= 1
-BUILD    := build/$(MPI)
-CC       := mpicc.$(MPI)
-MPIRUN   := mpirun.$(MPI)
-PKGS     := inih sqlite3 hwloc jansson papi fftw3
+PREFIX   ?= /usr/local
+# the version, declared once (VERSION; spack/packages/a2atune/package.py follows it)
+VERSION  := $(shell cat VERSION)
 # the revision, with -dirty when a file the programs are built from differs from it (an
 # uncommitted edit of docs/, tests/ or data made while the data is simulated does not)
-GIT_SOURCES := Makefile include kernels harness workloads apps preload model sweeps/bench
+GIT_SOURCES := Makefile VERSION include kernels harness workloads apps preload model sweeps/bench
 GIT_REV  := $(shell r=$$(git describe --always 2>/dev/null) && { git diff --quiet HEAD -- $(GIT_SOURCES) 2>/dev/null || r=$$r-dirty; echo $$r; } || echo unknown)
 SANITIZE ?=
 
+# goals that compile nothing ask neither the MPI wrapper nor pkg-config anything
+PROBE    := $(if $(MAKECMDGOALS),$(filter-out help clean setup uninstall,$(MAKECMDGOALS)),all)
+
+# The MPI: MPICC=WRAPPER (or CC=WRAPPER) on the command line, else MPI=openmpi|mpich|simgrid
+# (Debian's mpicc.openmpi, mpicc.mpich, smpicc), else an MPICC from the environment (an MPI
+# module's), else Open MPI. A wrapper of one's own builds into build/WRAPPER/.
+ifeq ($(origin MPICC),command line)
+MPICC_GIVEN := 1
+else ifeq ($(origin CC),command line)
+MPICC    := $(CC)
+MPICC_GIVEN := 1
+else ifeq ($(origin MPICC)-$(origin MPI),environment-undefined)
+MPICC_GIVEN := 1
+endif
+ifdef MPICC_GIVEN
+MPIRUN   ?= mpirun
+BUILD    := build/$(notdir $(firstword $(MPICC)))
+else
+MPI      ?= openmpi
+MPICC    := $(if $(filter simgrid,$(MPI)),smpicc,mpicc.$(MPI))
+MPIRUN   ?= $(if $(filter simgrid,$(MPI)),smpirun,mpirun.$(MPI))
+BUILD    := build/$(MPI)
+endif
+CC       := $(MPICC)
+# the MPI library's family from its own <mpi.h> (not the wrapper's name): openmpi, mpich
+# (MPICH and what derives from it), simgrid (SMPI) or other; and the compiler behind it
+MPI_MACROS  := $(if $(PROBE),$(shell printf '\043include <mpi.h>\n' | $(MPICC) -E -dM -x c - 2>/dev/null | \
+                 sed -n 's/^.define \(OPEN_MPI\|MPICH_VERSION\|SMPI_H\|__clang__\|__GNUC__\) .*/\1/p'))
+MPI_FLAVOUR := $(if $(filter SMPI_H,$(MPI_MACROS)),simgrid,$(if $(filter OPEN_MPI,$(MPI_MACROS)),openmpi,$(if $(filter MPICH_VERSION,$(MPI_MACROS)),mpich,other)))
+CC_FAMILY   := $(if $(filter __clang__,$(MPI_MACROS)),clang,$(if $(filter __GNUC__,$(MPI_MACROS)),gcc,other))
+
+# Warnings are errors in the project's own builds (make test, make tests, CI; WERROR=1),
+# not in a user's make, whose compiler may warn of what ours does not
+ifneq ($(filter test tests,$(MAKECMDGOALS)),)
+WERROR   ?= 1
+endif
+WERROR   ?=
+WARNINGS := -Wall -Wextra$(if $(filter 1 yes,$(WERROR)), -Werror)
+# gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
+ifeq ($(MPI_FLAVOUR)-$(CC_FAMILY),mpich-gcc)
+WARNINGS += -Wno-stringop-overflow
+endif
+
+# Libraries. required_dep VAR,PKG,LIB: VAR_CFLAGS and VAR_LIBS as given, else pkg-config's,
+# else -lLIB. optional_dep VAR,PKG: HAVE_VAR is 1 with VAR_CFLAGS/VAR_LIBS as given or from
+# pkg-config, 0 when VAR=no or PKG is not found (VAR=yes: then an error)
+define required_dep
+ifeq ($$(origin $(1)_LIBS),undefined)
+$(1)_CFLAGS := $$(if $$(PROBE),$$(shell pkg-config --cflags $(2) 2>/dev/null))
+$(1)_LIBS   := $$(or $$(if $$(PROBE),$$(shell pkg-config --libs $(2) 2>/dev/null)),-l$(3))
+endif
+endef
+define optional_dep
+ifeq ($$($(1)),no)
+HAVE_$(1) := 0
+else ifneq ($$(origin $(1)_LIBS),undefined)
+HAVE_$(1) := 1
+else ifneq ($$(and $$(PROBE),$$(shell pkg-config --exists $(2) 2>/dev/null && echo found)),)
+HAVE_$(1)   := 1
+$(1)_CFLAGS := $$(shell pkg-config --cflags $(2) 2>/dev/null)
+$(1)_LIBS   := $$(shell pkg-config --libs $(2) 2>/dev/null)
+else
+HAVE_$(1) := 0
+ifeq ($$($(1))$$(if $$(PROBE),probed),yesprobed)
+$$(error $(1)=yes, but pkg-config finds no $(2): give $(1)_CFLAGS and $(1)_LIBS, or $(1)=no)
+endif
+endif
+endef
+$(eval $(call required_dep,SQLITE3,sqlite3,sqlite3))
+$(eval $(call required_dep,JANSSON,jansson,jansson))
+$(eval $(call optional_dep,PAPI,papi))
+$(eval $(call optional_dep,FFTW,fftw3))
+$(eval $(call optional_dep,HWLOC,hwloc))
+OPTIONAL := PAPI FFTW HWLOC
+# what a2atune's link says of each optional library it goes without (one line each)
+NOTE_PAPI  := counters: PAPI $(if $(filter no,$(PAPI)),off (PAPI=no),not found), software counters only
+NOTE_FFTW  := apps: FFTW 3 $(if $(filter no,$(FFTW)),off (FFTW=no),not found), no a2atune app fft
+NOTE_HWLOC := provenance: hwloc $(if $(filter no,$(HWLOC)),off (HWLOC=no),not found), cache sizes from sysconf
+DEP_CFLAGS := $(strip $(SQLITE3_CFLAGS) $(JANSSON_CFLAGS) $(foreach d,$(OPTIONAL),$(if $(filter 1,$(HAVE_$(d))),$($(d)_CFLAGS))))
+# liba2a's own libraries (tuning files; hwloc for the L2 size), then the harness's
+LIBA2A_LIBS := $(strip $(JANSSON_LIBS) $(if $(filter 1,$(HAVE_HWLOC)),$(HWLOC_LIBS)) -lm)
+TOOL_LIBS   := $(strip $(SQLITE3_LIBS) $(if $(filter 1,$(HAVE_PAPI)),$(PAPI_LIBS)) $(if $(filter 1,$(HAVE_FFTW)),$(FFTW_LIBS)))
+
 OPT      ?= -O2 -g
-# -fPIC: the kernels also go into a shared preload library
-CFLAGS   += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread -fPIC $(SANITIZE)
+# -fPIC: the kernels also go into shared libraries (liba2a.so, the preload library)
+CFLAGS   += $(OPT) -std=c11 -D_GNU_SOURCE $(WARNINGS) -pthread -fPIC $(SANITIZE) $(DEP_CFLAGS)
 CPPFLAGS += -Iinclude -Ikernels/common -Ikernels/hint -Ikernels/tuned -Iworkloads -Iapps -DA2A_GIT_REVISION='"$(GIT_REV)"'
 # the harness's folders (below; tests/layers.py reads the -I of every CPPFLAGS line)
 CPPFLAGS += -Iharness/measure -Iharness/sweep -Iharness/db -Iharness/run -Iharness/tuner -Iharness/commands
-# gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a zero-size array
-ifeq ($(MPI),mpich)
-CFLAGS   += -Wno-stringop-overflow
-endif
-# MPI=simgrid: SimGrid's SMPI (smpicc; build/simgrid/a2atune is run by smpirun, through
+CPPFLAGS += -DA2A_VERSION='"$(VERSION)"' $(foreach d,$(OPTIONAL),-DA2A_HAVE_$(d)=$(HAVE_$(d)))
+# SimGrid's SMPI (MPI=simgrid: smpicc; build/simgrid/a2atune is run by smpirun, through
 # `scripts/a2a simulate`). A2A_SIMGRID selects the simulation paths (real clocks for the
 # watchdog and wall times, shared payloads above the validation limit, copy-cost model).
-ifeq ($(MPI),simgrid)
-CC       := smpicc
+ifeq ($(MPI_FLAVOUR),simgrid)
 CPPFLAGS += -DA2A_SIMGRID
 endif
-LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDLIBS   += $(TOOL_LIBS) $(LIBA2A_LIBS)
 LDFLAGS  += -pthread $(SANITIZE)
 
 LIB_SRC  := $(sort $(wildcard kernels/*.c kernels/*/*.c))
@@ -56,11 +141,14 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests plots paper-figures paper-night clean simulate
-all: $(BUILD)/a2atune $(if $(filter openmpi,$(MPI)),a2atune)
+.PHONY: all setup run test tests plots paper-figures paper-night clean simulate install uninstall
+all: $(BUILD)/a2atune $(if $(filter build/openmpi,$(BUILD)),a2atune)
 
+# make setup installs the missing Debian packages (root or sudo); make run, test and simulate
+# do so only where apt is there and usable without a password, else list what is missing
 setup:
 	@scripts/install-deps.sh
+SETUP_IF_POSSIBLE := scripts/install-deps.sh --if-possible
 
 $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*/*.h apps/*.h)
 	@mkdir -p $(dir $@)
@@ -71,11 +159,19 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h kernels/*/*.h workloads/*.h harness/*/*
 REV_STAMP := $(BUILD)/git-revision
 $(shell mkdir -p $(BUILD) && [ "$$(cat $(REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(REV_STAMP))
 $(BUILD)/harness/db/provenance.o $(BUILD)/harness/commands/main.o: $(REV_STAMP)
+# the wrapper and the optional libraries in a file rewritten only when they change, so that
+# PAPI=no (or another wrapper into the same BUILD) rebuilds every object
+CONFIG_STAMP := $(BUILD)/config
+CONFIG_TEXT  := $(MPICC) $(foreach d,$(OPTIONAL),$(d)=$(HAVE_$(d)))
+ifneq ($(PROBE),)
+$(shell [ "$$(cat $(CONFIG_STAMP) 2>/dev/null)" = "$(CONFIG_TEXT)" ] || echo "$(CONFIG_TEXT)" > $(CONFIG_STAMP))
+endif
 
 # under SimGrid only the kernels' allocations may become SMPI shared memory
 # (smpi/auto-shared-malloc-thresh); the driver's own arrays stay private to each rank
 # and the kernels' copies cost simulated time (kernels/common/sim_copy.h)
-ifeq ($(MPI),simgrid)
+$(LIB_OBJ) $(TOOL_OBJ): $(CONFIG_STAMP)
+ifeq ($(MPI_FLAVOUR),simgrid)
 $(TOOL_OBJ): CPPFLAGS += -DSMPI_NO_OVERRIDE_MALLOC
 $(LIB_OBJ): CPPFLAGS += -include kernels/common/sim_copy.h
 endif
@@ -83,7 +179,13 @@ endif
 $(BUILD)/liba2a.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
+# liba2a.so: the kernels for applications that link liba2a (make install, a2a.pc)
+$(BUILD)/liba2a.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -Wl,--no-undefined $^ $(LIBA2A_LIBS) -o $@
+
+# a2atune; its link says, one line each, which optional library it goes without
 $(BUILD)/a2atune: $(TOOL_OBJ) $(BUILD)/liba2a.a
+	@$(foreach d,$(OPTIONAL),$(if $(filter 0,$(HAVE_$(d))),echo '$(NOTE_$(d))';))
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ./a2atune is the Open MPI build (the default MPI); MPICH's is build/mpich/a2atune
@@ -119,18 +221,33 @@ $(BUILD)/tests/preload/probe.so: tests/preload/probe.c
 
 tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD) build/model/a2atrace
 
-run: setup
+run:
+	@$(SETUP_IF_POSSIBLE)
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(dir $(DB))
 	@scripts/run-sweep.sh --launches $(LAUNCHES) $(NP) $(SWEEP) $(DB); rc=$$?; \
 	if [ -f $(DB) ]; then scripts/a2a figures --db $(DB) --out $(FIGURES) || { [ $$rc -ne 0 ] || rc=2; }; \
 	else echo "make run: no database $(DB): no figures"; fi; exit $$rc
 
-test: setup
+test:
+	@$(SETUP_IF_POSSIBLE)
 	@$(MAKE) --no-print-directory MPI=openmpi tests
 	@$(MAKE) --no-print-directory MPI=mpich tests
-	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' OPT='-O1 -g' build/asan/a2atune
-	@tests/run.sh
+	@$(MAKE) --no-print-directory MPI=openmpi BUILD=build/asan SANITIZE='-fsanitize=address,undefined -fno-omit-frame-pointer' OPT='-O1 -g' WERROR=1 build/asan/a2atune
+	@WERROR=1 tests/run.sh
+
+# make install PREFIX=DIR [DESTDIR=STAGE]: bin/a2atune and bin/a2a (the Python tools, with
+# PYTHON: by default the first python3 that has numpy and matplotlib), lib/liba2a.a and .so,
+# lib/liba2a_preload.so, include/a2a*.h, lib/pkgconfig/a2a.pc, share/a2atune/ (sweeps,
+# platforms, docs, the Python package), share/modulefiles/a2atune/VERSION; every file and
+# folder it made is listed in share/a2atune/installed, which make uninstall removes exactly
+PYTHON   ?=
+INSTALL_ENV = PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' BUILD='$(BUILD)' VERSION='$(VERSION)' \
+              PYTHON='$(PYTHON)' LIBA2A_LIBS='$(LIBA2A_LIBS)' MPICC='$(MPICC)'
+install: $(BUILD)/a2atune $(BUILD)/liba2a.a $(BUILD)/liba2a.so $(PRELOAD_SO)
+	@$(INSTALL_ENV) scripts/install.sh install
+uninstall:
+	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 # the TuNA benchmark: sweeps/bench/tuna.ini on 16 ranks (P = 2..16 in one launch) into
 # BENCH_DB, then the table of tuna against its floor (spread_out, twophase_bruck)
@@ -152,14 +269,14 @@ $(BUILD)/bench/online_loop: sweeps/bench/online_loop.c $(BUILD)/liba2a.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 bench-loop: $(BUILD)/bench/tuna_loop
-	mpirun.openmpi -n 2 --bind-to core $<
+	$(MPIRUN) -n 2 --bind-to core $<
 
 # the model tier (scripts/a2a model-run): a2atrace runs liba2a's uniform kernels, compiled
 # unchanged against MPICH's <mpi.h> (integer handles), linked with the tracing MPI layer
 # (model/trace_mpi.c) instead of an MPI library; their copies go through the SimGrid
 # build's copy-cost model (kernels/common/sim_copy.c), charged to the traced epoch
 MODEL_DIR    := build/model
-MODEL_CFLAGS := $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-stringop-overflow \
+MODEL_CFLAGS := $(OPT) -std=c11 -D_GNU_SOURCE $(WARNINGS) -Wno-stringop-overflow \
                 -Iinclude -Ikernels/common -Iworkloads -I$(shell pkg-config --variable=includedir mpich 2>/dev/null || echo /usr/include/x86_64-linux-gnu/mpich)
 MODEL_KERNELS:= $(addprefix kernels/uniform/,tra.c tra2.c bruck.c spread_out.c pairwise.c scattered.c) \
                 $(addprefix kernels/nonuniform/,tuna.c tuna_local.c tuna_staggered.c \
@@ -181,7 +298,8 @@ $(MODEL_DIR)/a2atrace: model/trace_main.c model/trace_mpi.c model/trace_mpi.h $(
 
 # a sweep on a simulated cluster: one smpirun per P of the sweep (scripts/a2a simulate)
 PLATFORM ?= platforms/dragonfly.xml
-simulate: setup
+simulate:
+	@$(SETUP_IF_POSSIBLE)
 	@$(MAKE) --no-print-directory MPI=simgrid build/simgrid/a2atune
 	@mkdir -p $(dir $(DB))
 	scripts/a2a simulate $(SWEEP) --platform $(PLATFORM) --db $(DB)
@@ -220,13 +338,17 @@ clean:
 # every target a user types (tests/parts/docs.sh checks that the guides name only these)
 .PHONY: help
 help:
-	@echo 'make [MPI=openmpi|mpich|simgrid] TARGET [VARIABLE=VALUE ...]'
-	@echo '  all          liba2a and a2atune (build/$$MPI/; the default target)'
-	@echo '  setup        install the missing Debian packages (scripts/install-deps.sh)'
-	@echo '  run          setup, build, run SWEEP on NP ranks in LAUNCHES launches into DB,'
-	@echo '               then its summary, heatmaps and curves into FIGURES'
-	@echo '  test         setup, build every flavour, run every test (tests/run.sh)'
+	@echo 'make [MPI=openmpi|mpich|simgrid | MPICC=WRAPPER] TARGET [VARIABLE=VALUE ...]'
+	@echo '  all          liba2a and a2atune (build/$$MPI/ or build/WRAPPER/; the default target)'
+	@echo '  setup        install the missing Debian packages (scripts/install-deps.sh; root or sudo)'
+	@echo '  run          setup (where apt needs no password), build, run SWEEP on NP ranks in'
+	@echo '               LAUNCHES launches into DB, then its summary, heatmaps and curves into FIGURES'
+	@echo '  test         setup (where apt needs no password), build every flavour, run every test'
+	@echo '               (tests/run.sh)'
 	@echo '  tests        the test programs and the preload library of one MPI'
+	@echo '  install      a2atune, a2a, liba2a, its headers, pkg-config and module files, sweeps,'
+	@echo '               platforms and docs under PREFIX (DESTDIR honoured)'
+	@echo '  uninstall    remove exactly what install put under PREFIX'
 	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
 	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
 	@echo '  paper-night  every paper figure data re-made by the model tier, then papers.md (scripts/a2a paper-night)'
@@ -237,5 +359,8 @@ help:
 	@echo '  bench-loop   the TuNA benchmark at P = 2, many calls per sample'
 	@echo '  clean        remove build/ and ./a2atune'
 	@echo '  help         this text'
-	@echo 'variables: MPI=$(MPI) NP=$(NP) SWEEP=$(SWEEP) DB=$(DB) FIGURES=$(FIGURES)'
+	@echo 'variables: MPICC=$(MPICC) MPIRUN=$(MPIRUN) BUILD=$(BUILD) PREFIX=$(PREFIX)'
+	@echo '           PAPI, FFTW, HWLOC (no: leave out; yes: required; unset: if pkg-config finds it)'
+	@echo '           WERROR=1 (warnings are errors) PYTHON (the a2a of make install)'
+	@echo '           NP=$(NP) SWEEP=$(SWEEP) DB=$(DB) FIGURES=$(FIGURES)'
 	@echo '           LAUNCHES=$(LAUNCHES) PLATFORM=$(PLATFORM) BENCH_DB=$(BENCH_DB)'

@@ -1,4 +1,5 @@
-/* fft.c — the distributed FFT with all-to-all transposes (see fft.h). */
+/* fft.c — the distributed FFT with all-to-all transposes (see fft.h); without FFTW 3
+ * (A2A_HAVE_FFTW 0) only the input values, and a setup that says FFTW is not built in. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@ void fft_input(uint64_t seed, long long x, long long y, long long z, double valu
     value[0] = (double)(h >> 11) / 4503599627370496.0 - 1.0;
     value[1] = (double)(wl_mix64(h) >> 11) / 4503599627370496.0 - 1.0;
 }
+
+#if A2A_HAVE_FFTW
 
 /* Guarantees: fftw_malloc'ed room for n (at least 1) elements, or NULL. */
 static fftw_complex *alloc_complex(long long n)
@@ -288,3 +291,48 @@ int fft_verify(const fft_context *ctx, double *max_relative_error)
     *max_relative_error = error;
     return ok ? 0 : -1;
 }
+
+/* Guarantees: see fft.h. */
+void fft_cleanup(void)
+{
+    fftw_cleanup();
+}
+
+#else /* FFTW is not built in: no transform can be set up */
+
+/* Guarantees: -1 with the message that FFTW is not built in; ctx is left empty. */
+int fft_setup(const fft_size *size, MPI_Comm comm, uint64_t seed, fft_context *ctx, char *err,
+              size_t errlen)
+{
+    (void)size, (void)comm, (void)seed;
+    memset(ctx, 0, sizeof *ctx);
+    snprintf(err, errlen, "FFTW is not built in (a2atune was built with FFTW=no or without FFTW 3)");
+    return -1;
+}
+
+/* Guarantees: ctx is left empty (fft_setup made nothing). */
+void fft_free(fft_context *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+}
+
+/* Guarantees: MPI_ERR_OTHER: there is no transform without FFTW. */
+int fft_forward(fft_context *ctx, const fft_options *opt, fft_outcome *out)
+{
+    (void)ctx, (void)opt, (void)out;
+    return MPI_ERR_OTHER;
+}
+
+/* Guarantees: -1: there is nothing to verify without FFTW. */
+int fft_verify(const fft_context *ctx, double *max_relative_error)
+{
+    (void)ctx;
+    *max_relative_error = -1;
+    return -1;
+}
+
+/* Guarantees: nothing to release without FFTW. */
+void fft_cleanup(void)
+{
+}
+#endif /* A2A_HAVE_FFTW */

@@ -13,12 +13,21 @@
  * divides n0 and n1) the transposes are uniform (MPI_Alltoall shape), else non-uniform
  * (MPI_Alltoallv shape). Elements travel as MPI_C_DOUBLE_COMPLEX (16 bytes).
  *
- * Sizes are written N0xN1[xN2][/B0xB1], e.g. 1000x1000, 64x64x64, 232x8/32x1. */
+ * Sizes are written N0xN1[xN2][/B0xB1], e.g. 1000x1000, 64x64x64, 232x8/32x1. The sizes and
+ * their byte matrices need no FFTW; the transforms do: built without FFTW 3 (A2A_HAVE_FFTW
+ * 0), fft_setup says that FFTW is not built in. */
 #ifndef A2A_FFT_H
 #define A2A_FFT_H
 
-#include <fftw3.h>
 #include <mpi.h>
+#if A2A_HAVE_FFTW
+#include <fftw3.h>
+typedef fftw_complex fft_complex;   /* double[2]: real, imaginary */
+typedef fftw_plan fft_plan;
+#else
+typedef double fft_complex[2];      /* FFTW's layout; FFTW is not built in */
+typedef struct fft_plan_absent *fft_plan;
+#endif
 #include <stdint.h>
 #include "a2a_registry.h"
 
@@ -67,9 +76,9 @@ typedef struct fft_context {
     long long rows, cols;                       /* this rank's rows of n0, columns of n1 */
     long long *row_count, *row_start;           /* per rank */
     long long *col_count, *col_start;
-    fftw_complex *input, *work, *trans, *sbuf, *rbuf;
+    fft_complex *input, *work, *trans, *sbuf, *rbuf;
     int *scounts, *sdispls, *rcounts, *rdispls; /* in elements */
-    fftw_plan rows_plan, cols_plan;             /* NULL when this rank holds nothing */
+    fft_plan rows_plan, cols_plan;              /* NULL when this rank holds nothing */
     uint64_t seed;
 } fft_context;
 
@@ -92,10 +101,13 @@ typedef struct fft_outcome {
 
 /* Collective over comm: lays out `size` on comm's ranks, fills this rank's input
  * (pseudo-random from seed and the global index) and plans the serial transforms
- * (FFTW_ESTIMATE). Returns 0, or -1 (on every rank) with a message. */
+ * (FFTW_ESTIMATE). Returns 0, or -1 (on every rank) with a message (without FFTW: always,
+ * saying that FFTW is not built in). */
 int fft_setup(const fft_size *size, MPI_Comm comm, uint64_t seed, fft_context *ctx, char *err,
               size_t errlen);
 void fft_free(fft_context *ctx);
+/* Releases what FFTW keeps between transforms (its planner's data); once, at the end. */
+void fft_cleanup(void);
 
 /* Collective: one forward transform of ctx->input into ctx->work. Returns MPI_SUCCESS,
  * or an error code (the same on every rank) when a kernel failed. */

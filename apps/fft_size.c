@@ -23,7 +23,7 @@ long long fft_block_bytes(const fft_size *size, int P, int src, int dst)
 {
     return fft_local(size->n[0], size->block[0], P, src, NULL) *
            fft_local(size->n[1], size->block[1], P, dst, NULL) * size->n[2] *
-           (long long)sizeof(fftw_complex);
+           (long long)sizeof(fft_complex);
 }
 
 /* The matrices handed out by fft_size_matrix: configurations point into them. */

@@ -328,7 +328,7 @@ int main(int argc, char **argv)
         printf("test_apps: %d checks on %d ranks (P up to %d), %d failed\n", total[1], world,
                max_P, total[0]);
     }
-    fftw_cleanup();
+    fft_cleanup();
     MPI_Finalize();
     return rank == 0 && total[0] ? 1 : 0;
 }

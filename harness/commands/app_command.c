@@ -34,7 +34,8 @@ static const char app_usage[] =
     "fft  forward complex FFT of N0xN1 (2D) or N0xN1xN2 (3D, slabs) with FFTW's serial\n"
     "     plans; its two transposes are all-to-alls: uniform (alltoall) when P divides N0\n"
     "     and N1, else non-uniform (alltoallv). Verified against a single-rank FFTW\n"
-    "     transform (maximum relative error printed; above 1e-9 is a failure).\n"
+    "     transform (maximum relative error printed; above 1e-9 is a failure). Needs a2atune\n"
+    "     built with FFTW 3 (found by pkg-config when it is installed; docs/install.md).\n"
     "     --n SIZE       N0xN1[xN2][/B0xB1] (B: rows per rank before / after the transpose;\n"
     "                    default FFTW's ceil(N/P))\n"
     "     --kernel NAME  a uniform kernel (uniform transposes only) or a nonuniform one\n"
@@ -564,6 +565,11 @@ static int read_arguments(int argc, char **argv, app_run *R)
     char err[1200] = "";
     int rc = parse_args(argc, argv, &R->a);
     R->tc = strcmp(R->a.which, "tc") == 0;
+#if !A2A_HAVE_FFTW
+    if (rc < 0 && !R->tc)
+        rc = bad("fft: FFTW 3 is not built in: this a2atune was built with FFTW=no or "
+                 "without it%s%s", "", "");
+#endif
     if (rc < 0 && R->tc && graph_spec_parse(R->a.graph_text, NULL, &R->spec, err, sizeof err))
         rc = bad("--graph: %s%s", err, "");
     if (rc < 0 && !R->tc && fft_size_parse(R->a.size_text, &R->size, err, sizeof err))
@@ -892,7 +898,7 @@ int command_app(int argc, char **argv)
     A2A_Tuning_finalize(); /* A2A_TUNING_OUT: the online tuner's file (collective) */
     graph_free(&R->g);
     fft_free(&R->ctx);
-    fftw_cleanup();
+    fft_cleanup();
     free(R);
     MPI_Finalize();
     return rc;

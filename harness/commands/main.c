@@ -360,7 +360,7 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("a2atune %s\n", A2A_GIT_REVISION);
+        printf("a2atune %s %s\n", A2A_VERSION, A2A_GIT_REVISION);
         return EXIT_OK;
     }
     if (strcmp(cmd, "list") == 0)

@@ -1,5 +1,7 @@
 /* provenance.c — where and how a run is measured (see provenance.h). */
+#if A2A_HAVE_HWLOC
 #include <hwloc.h>
+#endif
 #include <jansson.h>
 #include <sched.h>
 #include <stdio.h>
@@ -43,10 +45,35 @@ static void cpu_model(char *out, size_t len)
     fclose(f);
 }
 
+#if A2A_HAVE_HWLOC
 static long long cache_size(hwloc_topology_t topo, hwloc_obj_type_t type)
 {
     hwloc_obj_t obj = hwloc_get_next_obj_by_type(topo, type, NULL);
     return obj && obj->attr ? (long long)obj->attr->cache.size : 0;
+}
+#endif
+
+/* Guarantees: info's L1d, L2 and L3 sizes in bytes (0 where unknown): hwloc's first cache of
+ * each level when built with hwloc, else sysconf's. */
+static void cache_sizes(run_info *info)
+{
+#if A2A_HAVE_HWLOC
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0) {
+            info->l1d_bytes = cache_size(topo, HWLOC_OBJ_L1CACHE);
+            info->l2_bytes = cache_size(topo, HWLOC_OBJ_L2CACHE);
+            info->l3_bytes = cache_size(topo, HWLOC_OBJ_L3CACHE);
+        }
+        hwloc_topology_destroy(topo);
+    }
+#else
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    info->l1d_bytes = l1 > 0 ? l1 : 0;
+    info->l2_bytes = l2 > 0 ? l2 : 0;
+    info->l3_bytes = l3 > 0 ? l3 : 0;
+#endif
 }
 
 /* Guarantees: MemAvailable of /proc/meminfo in bytes, or 0. */
@@ -255,6 +282,23 @@ static void describe_nodes(const char *hosts, const int *all_cores, int size, ru
     free(on_node);
 }
 
+/* Guarantees: the family of the MPI library this program was compiled against, as the
+ * tuning files and the vendor baselines name it: "Open MPI" or "MPICH" from the macros of
+ * its <mpi.h> (as a2a_tuned.h tells them apart), else from its version string (a derived
+ * library that names its origin), else "other". */
+static const char *mpi_library_family(const char *version)
+{
+#if defined(OPEN_MPI)
+    (void)version;
+    return "Open MPI";
+#elif defined(MPICH)
+    (void)version;
+    return "MPICH";
+#else
+    return strstr(version, "Open MPI") ? "Open MPI" : strstr(version, "MPICH") ? "MPICH" : "other";
+#endif
+}
+
 /* Guarantees: see provenance.h. */
 void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *oversubscribed_at)
 {
@@ -306,8 +350,7 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     MPI_Get_library_version(version, &len);
     version[strcspn(version, "\n")] = '\0';
     snprintf(info->mpi_version, sizeof info->mpi_version, "%.500s", version);
-    snprintf(info->mpi_library, sizeof info->mpi_library, "%s",
-             strstr(version, "Open MPI") ? "Open MPI" : strstr(version, "MPICH") ? "MPICH" : "other");
+    snprintf(info->mpi_library, sizeof info->mpi_library, "%s", mpi_library_family(version));
 #ifdef __VERSION__
     snprintf(info->compiler, sizeof info->compiler, "%s", "gcc " __VERSION__);
 #endif
@@ -337,15 +380,7 @@ void collect_provenance(MPI_Comm world, run_info *info, int *node_ranks, int *ov
     if (rank != 0)
         return; /* the machine description is only recorded by rank 0 */
     cpu_model(info->cpu_model, sizeof info->cpu_model);
-    hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) == 0) {
-        if (hwloc_topology_load(topo) == 0) {
-            info->l1d_bytes = cache_size(topo, HWLOC_OBJ_L1CACHE);
-            info->l2_bytes = cache_size(topo, HWLOC_OBJ_L2CACHE);
-            info->l3_bytes = cache_size(topo, HWLOC_OBJ_L3CACHE);
-        }
-        hwloc_topology_destroy(topo);
-    }
+    cache_sizes(info);
 }
 
 /* Guarantees: out holds the arguments separated by one space, NUL-terminated, cut at len. */

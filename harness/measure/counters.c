@@ -1,4 +1,6 @@
-/* counters.c — PAPI and perf_event_open event counters (see counters.h). */
+/* counters.c — PAPI and perf_event_open event counters (see counters.h). Built without
+ * PAPI (A2A_HAVE_PAPI 0: PAPI=no, or no papi for pkg-config), every PAPI event is
+ * unavailable with the reason that PAPI is not built in; software events still count. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#if A2A_HAVE_PAPI
 #include <papi.h>
+#endif
 #include "counters.h"
 
 #define NAME_MAX_LEN 255
@@ -60,6 +64,7 @@ static void set_msg(char *dst, size_t len, const char *fmt, ...)
 }
 
 /* ---- PAPI ------------------------------------------------------------------ */
+#if A2A_HAVE_PAPI
 
 static const char *papi_code_name(int rc)
 {
@@ -200,6 +205,142 @@ static void papi_try_add(counter_set *s, counter_event *e)
         papi_mark_all_unavailable(s, why);
     }
 }
+
+/* Guarantees: s has no EventSet yet. */
+static void papi_set_init(counter_set *s)
+{
+    s->es = PAPI_NULL;
+}
+
+/* Starts the PAPI events of s for one interval (PAPI_start zeroes them); if PAPI refuses,
+ * they become unavailable with its reason. */
+static void papi_set_start(counter_set *s)
+{
+    s->papi_running = 0;
+    if (s->npapi > 0) {
+        int rc = PAPI_start(s->es);   /* PAPI_start zeroes the counters */
+        if (rc == PAPI_OK) {
+            s->papi_running = 1;
+        } else {
+            char why[512];
+            papi_reason(why, sizeof why, "PAPI_start failed during measurement", rc);
+            papi_mark_all_unavailable(s, why);
+        }
+    }
+}
+
+/* Stops the PAPI events of s and adds the interval's counts to their values; if PAPI
+ * refuses, they become unavailable with its reason. */
+static void papi_set_stop(counter_set *s)
+{
+    if (s->papi_running) {
+        int rc = PAPI_stop(s->es, s->buf);
+        s->papi_running = 0;
+        if (rc == PAPI_OK) {
+            for (int i = 0; i < s->n; i++)
+                if (s->ev[i].kind == EV_PAPI && s->ev[i].available)
+                    s->ev[i].value += s->buf[s->ev[i].slot];
+        } else {
+            char why[512];
+            papi_reason(why, sizeof why, "PAPI_stop failed during measurement", rc);
+            papi_mark_all_unavailable(s, why);
+        }
+    }
+}
+
+/* Guarantees: the counting PAPI events of s restart from 0. */
+static void papi_set_reset(counter_set *s)
+{
+    if (s->papi_running)
+        PAPI_reset(s->es);
+}
+
+/* Guarantees: the EventSet of s, if any, is released. */
+static void papi_set_release(counter_set *s)
+{
+    if (s->es != PAPI_NULL) {
+        PAPI_cleanup_eventset(s->es);
+        PAPI_destroy_eventset(&s->es);
+    }
+}
+
+/* Writes what PAPI says about this machine (versions, CPU, components); returns 1. */
+static int papi_describe(FILE *out)
+{
+    char why[512];
+    fprintf(out, "PAPI header version: %d.%d.%d.%d\n",
+            PAPI_VERSION_MAJOR(PAPI_VERSION), PAPI_VERSION_MINOR(PAPI_VERSION),
+            PAPI_VERSION_REVISION(PAPI_VERSION), PAPI_VERSION_INCREMENT(PAPI_VERSION));
+    if (papi_ready(why, sizeof why)) {
+        int v = PAPI_get_opt(PAPI_LIB_VERSION, NULL);
+        fprintf(out, "PAPI library version: %d.%d.%d.%d\n", PAPI_VERSION_MAJOR(v),
+                PAPI_VERSION_MINOR(v), PAPI_VERSION_REVISION(v), PAPI_VERSION_INCREMENT(v));
+        const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+        if (hw)
+            fprintf(out, "CPU: %s %s, %d cores%s%s\n", hw->vendor_string, hw->model_string,
+                    hw->totalcpus, hw->virtualized ? ", virtual machine " : "",
+                    hw->virtualized ? hw->virtual_vendor_string : "");
+        fprintf(out, "hardware counters: %d (PAPI_num_cmp_hwctrs of the CPU component)\n",
+                PAPI_num_cmp_hwctrs(0));
+        fprintf(out, "PAPI components:\n");
+        int nc = PAPI_num_components();
+        for (int c = 0; c < nc; c++) {
+            const PAPI_component_info_t *ci = PAPI_get_component_info(c);
+            if (!ci)
+                continue;
+            if (ci->disabled)
+                fprintf(out, "  %-18s disabled: %s\n", ci->name, ci->disabled_reason);
+            else
+                fprintf(out, "  %-18s active, %d counters\n", ci->name, ci->num_cntrs);
+        }
+    } else {
+        fprintf(out, "PAPI library: unusable: %s\n", why);
+    }
+    return 1;
+}
+
+#else /* without PAPI: no event is ever added, so no EventSet exists */
+
+/* Guarantees: s has no EventSet. */
+static void papi_set_init(counter_set *s)
+{
+    s->es = -1;
+}
+
+/* Guarantees: e is unavailable, with the reason that PAPI is not built in. */
+static void papi_try_add(counter_set *s, counter_event *e)
+{
+    (void)s;
+    set_msg(e->reason, sizeof e->reason,
+            "PAPI is not built in (a2atune was built with PAPI=no or without PAPI)");
+}
+
+/* Guarantees: nothing is counted, so nothing to start, stop, reset or release. */
+static void papi_set_start(counter_set *s)
+{
+    s->papi_running = 0;
+}
+static void papi_set_stop(counter_set *s)
+{
+    (void)s;
+}
+static void papi_set_reset(counter_set *s)
+{
+    (void)s;
+}
+static void papi_set_release(counter_set *s)
+{
+    (void)s;
+}
+
+/* Writes the one line that says PAPI is not built in; returns 0. */
+static int papi_describe(FILE *out)
+{
+    fprintf(out, "PAPI: not built in (a2atune was built with PAPI=no or without PAPI): no "
+            "hardware counters, software counters only\n");
+    return 0;
+}
+#endif /* A2A_HAVE_PAPI */
 
 /* ---- perf_event_open --------------------------------------------------------- */
 
@@ -369,7 +510,7 @@ counter_set *counters_open(const char *list, char *err, size_t errlen)
         set_msg(err, errlen, "counters: out of memory");
         return NULL;
     }
-    s->es = PAPI_NULL;
+    papi_set_init(s);
     if (parse_list(s, list, err, errlen) != 0) {
         free(s->ev);
         free(s);
@@ -437,36 +578,14 @@ void counters_start(counter_set *s)
             ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0);
         }
     }
-    s->papi_running = 0;
-    if (s->npapi > 0) {
-        int rc = PAPI_start(s->es);   /* PAPI_start zeroes the counters */
-        if (rc == PAPI_OK) {
-            s->papi_running = 1;
-        } else {
-            char why[512];
-            papi_reason(why, sizeof why, "PAPI_start failed during measurement", rc);
-            papi_mark_all_unavailable(s, why);
-        }
-    }
+    papi_set_start(s);
 }
 
 void counters_stop(counter_set *s)
 {
     if (!s || !s->running)
         return;
-    if (s->papi_running) {
-        int rc = PAPI_stop(s->es, s->buf);
-        s->papi_running = 0;
-        if (rc == PAPI_OK) {
-            for (int i = 0; i < s->n; i++)
-                if (s->ev[i].kind == EV_PAPI && s->ev[i].available)
-                    s->ev[i].value += s->buf[s->ev[i].slot];
-        } else {
-            char why[512];
-            papi_reason(why, sizeof why, "PAPI_stop failed during measurement", rc);
-            papi_mark_all_unavailable(s, why);
-        }
-    }
+    papi_set_stop(s);
     for (int i = 0; i < s->n; i++) {
         counter_event *e = &s->ev[i];
         if (e->kind == EV_PERF && e->available) {
@@ -487,8 +606,7 @@ void counters_reset(counter_set *s)
         if (s->running && e->kind == EV_PERF && e->available)
             ioctl(e->fd, PERF_EVENT_IOC_RESET, 0);
     }
-    if (s->papi_running)
-        PAPI_reset(s->es);
+    papi_set_reset(s);
 }
 
 long long counters_value(const counter_set *s, int i)
@@ -505,10 +623,7 @@ void counters_close(counter_set *s)
     for (int i = 0; i < s->n; i++)
         if (s->ev[i].fd >= 0)
             close(s->ev[i].fd);
-    if (s->es != PAPI_NULL) {
-        PAPI_cleanup_eventset(s->es);
-        PAPI_destroy_eventset(&s->es);
-    }
+    papi_set_release(s);
     free(s->buf);
     free(s->ev);
     free(s);
@@ -538,35 +653,7 @@ static void describe_list(FILE *out, const char *title, const char *list)
 
 int counters_describe(FILE *out)
 {
-    char why[512];
-    fprintf(out, "PAPI header version: %d.%d.%d.%d\n",
-            PAPI_VERSION_MAJOR(PAPI_VERSION), PAPI_VERSION_MINOR(PAPI_VERSION),
-            PAPI_VERSION_REVISION(PAPI_VERSION), PAPI_VERSION_INCREMENT(PAPI_VERSION));
-    if (papi_ready(why, sizeof why)) {
-        int v = PAPI_get_opt(PAPI_LIB_VERSION, NULL);
-        fprintf(out, "PAPI library version: %d.%d.%d.%d\n", PAPI_VERSION_MAJOR(v),
-                PAPI_VERSION_MINOR(v), PAPI_VERSION_REVISION(v), PAPI_VERSION_INCREMENT(v));
-        const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
-        if (hw)
-            fprintf(out, "CPU: %s %s, %d cores%s%s\n", hw->vendor_string, hw->model_string,
-                    hw->totalcpus, hw->virtualized ? ", virtual machine " : "",
-                    hw->virtualized ? hw->virtual_vendor_string : "");
-        fprintf(out, "hardware counters: %d (PAPI_num_cmp_hwctrs of the CPU component)\n",
-                PAPI_num_cmp_hwctrs(0));
-        fprintf(out, "PAPI components:\n");
-        int nc = PAPI_num_components();
-        for (int c = 0; c < nc; c++) {
-            const PAPI_component_info_t *ci = PAPI_get_component_info(c);
-            if (!ci)
-                continue;
-            if (ci->disabled)
-                fprintf(out, "  %-18s disabled: %s\n", ci->name, ci->disabled_reason);
-            else
-                fprintf(out, "  %-18s active, %d counters\n", ci->name, ci->num_cntrs);
-        }
-    } else {
-        fprintf(out, "PAPI library: unusable: %s\n", why);
-    }
+    int papi = papi_describe(out);
     fprintf(out, "perf_event_paranoid: %d\n", read_paranoid());
     struct dirent **pmu;
     int npmu = scandir("/sys/bus/event_source/devices", &pmu, NULL, alphasort);
@@ -580,7 +667,8 @@ int counters_describe(FILE *out)
         free(pmu);
         fprintf(out, "\n");
     }
-    describe_list(out, "default events (PAPI presets)", COUNTERS_DEFAULT);
+    if (papi)
+        describe_list(out, "default events (PAPI presets)", COUNTERS_DEFAULT);
     describe_list(out, "software events (perf_event_open)", COUNTERS_SOFTWARE);
     return 0;
 }

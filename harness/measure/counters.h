@@ -84,7 +84,8 @@ void counters_close(counter_set *s);
 
 /* Prints what `a2atune counters` shows: PAPI version, components and number of
  * hardware counters, perf_event_paranoid, then each default event and each software
- * event as available or unavailable with the reason. Returns 0. */
+ * event as available or unavailable with the reason. Built without PAPI, one line says
+ * so in place of PAPI's, and only the software events follow. Returns 0. */
 int counters_describe(FILE *out);
 
 #endif

@@ -1,5 +1,7 @@
 /* nt_memcpy.c — non-temporal and hybrid copies with run-time CPU dispatch (nt_memcpy.h). */
+#if A2A_HAVE_HWLOC
 #include <hwloc.h>
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -180,9 +182,11 @@ void a2a_hybrid_memcpy(void *dst, const void *src, size_t n, size_t threshold)
 static pthread_once_t l2_once = PTHREAD_ONCE_INIT;
 static size_t l2_bytes;
 
-/* Reads the L2 size: hwloc's first L2 cache, else sysconf, else 1 MiB. */
+/* Reads the L2 size: hwloc's first L2 cache (when built with hwloc), else sysconf, else
+ * 1 MiB. */
 static void find_l2(void)
 {
+#if A2A_HAVE_HWLOC
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) == 0) {
         if (hwloc_topology_load(topo) == 0) {
@@ -192,6 +196,7 @@ static void find_l2(void)
         }
         hwloc_topology_destroy(topo);
     }
+#endif
 #ifdef _SC_LEVEL2_CACHE_SIZE
     if (l2_bytes == 0) {
         long v = sysconf(_SC_LEVEL2_CACHE_SIZE);

@@ -1,11 +1,13 @@
 """The kernel parameters as a2atune declares them (A2A_PARAMS in include/a2a_registry.h),
 read from `a2atune list --json`: the Python tools keep no copy of that declaration.
 
-The a2atune binary asked: $A2ATUNE when set, else the first of ./a2atune (the link `make`
-leaves at the top of the tree), build/openmpi/a2atune and build/mpich/a2atune that exists.
+The a2atune binary asked: $A2ATUNE when set (the a2a of `make install` sets it), else the
+first of ./a2atune (the link `make` leaves at the top of the tree), build/openmpi/a2atune and
+build/mpich/a2atune that exists, else the a2atune on PATH (the `a2a` of `pip install .`).
 `list` starts no MPI, so any build answers."""
 import json
 import os
+import shutil
 import subprocess
 
 from .common import A2AError
@@ -25,6 +27,9 @@ def binary():
         path = os.path.join(ROOT, rel)
         if os.access(path, os.X_OK):
             return path
+    on_path = shutil.which("a2atune")
+    if on_path:
+        return on_path
     raise A2AError("no a2atune binary to read the kernel parameters from (run make, or set "
                    "A2ATUNE to one)")
 
