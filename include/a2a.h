@@ -179,7 +179,7 @@ int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
                        const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
                        int block_count, a2a_stats *stats);
 /* TuNA_l^g staggered: intra-node TuNA (radix in [2, Q]) then inter-node scattered, one
- * block per round, block_count requests in flight. ppn = Q or 0 for the real node. */
+ * block per message, block_count messages a batch. ppn = Q or 0 for the real node. */
 int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,

@@ -13,6 +13,35 @@
 int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, int *rank,
                         int *size);
 
+/* The parameters of MPI_Alltoallv, in its order and under the names every non-uniform
+ * kernel gives them: a kernel's definition takes them first (A2A_V_PARAMS, then its own
+ * parameters and the stats) and hands them on as they are (A2A_V_ARGS). The public
+ * declarations (a2a.h) spell them out. */
+#define A2A_V_PARAMS                                                                          \
+    const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf, \
+        const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm
+#define A2A_V_ARGS sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm
+
+/* What a kernel that hands the caller's types to MPI as they are needs of them: the
+ * displacement units of the send and receive types (their extents) and the bytes of one
+ * element of each (their sizes, what stats count). */
+typedef struct a2a_type_units {
+    MPI_Aint sextent, rextent;
+    int ssize, rsize;
+} a2a_type_units;
+
+/* Guarantees: the extents and sizes of stype and rtype, for types a2a_kernel_prologue
+ * accepted. */
+a2a_type_units a2a_type_units_of(MPI_Datatype stype, MPI_Datatype rtype);
+
+/* The prologue of the kernels that hand the caller's types to MPI as they are and take no
+ * parameter of their own to check: a2a_kernel_prologue (MPI_ERR_COMM, MPI_ERR_TYPE, before
+ * anything is sent; *rank and *size), then *units = a2a_type_units_of(stype, rtype), then
+ * *comm replaced by its private communicator (kernel traffic never meets the
+ * application's). On an error *units and *comm are left unchanged. */
+int a2a_direct_prologue(MPI_Comm *comm, MPI_Datatype stype, MPI_Datatype rtype, int *rank,
+                        int *size, a2a_type_units *units);
+
 /* The prologue of every in-place kernel (one buffer, one type): a2a_kernel_prologue with
  * type on both sides (MPI_ERR_COMM, MPI_ERR_TYPE), then the bytes of one element in *bytes
  * (A2A_Type_bytes: MPI_ERR_TYPE for a type that is not one ascending run), then *comm

@@ -8,21 +8,17 @@ int a2a_pairwise_rounds(const void *sbuf, int scount, MPI_Datatype stype, void *
                         a2a_pairing pairing, a2a_stats *stats)
 {
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Aint lb, sext, rext;
-    MPI_Type_get_extent(stype, &lb, &sext);
-    MPI_Type_get_extent(rtype, &lb, &rext);
-    int ssize;
-    MPI_Type_size(stype, &ssize);
+    const a2a_type_units u = a2a_type_units_of(stype, rtype);
     for (int i = 0; i < size; i++) {
         int dst = pairing == A2A_PAIRING_XOR ? rank ^ i : (rank + i) % size;
         int src = pairing == A2A_PAIRING_XOR ? rank ^ i : (rank - i + size) % size;
-        int err = MPI_Sendrecv((const char *)sbuf + (MPI_Aint)dst * scount * sext, scount,
-                               stype, dst, 0, (char *)rbuf + (MPI_Aint)src * rcount * rext,
+        int err = MPI_Sendrecv((const char *)sbuf + (MPI_Aint)dst * scount * u.sextent, scount,
+                               stype, dst, 0, (char *)rbuf + (MPI_Aint)src * rcount * u.rextent,
                                rcount, rtype, src, 0, comm, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS)
             return err;
         if (i > 0) {
-            a2a_count_send(stats, 1, (long long)scount * ssize);
+            a2a_count_send(stats, 1, (long long)scount * u.ssize);
             a2a_count_rounds(stats, 1);
         }
     }

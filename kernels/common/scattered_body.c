@@ -20,12 +20,7 @@ int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm com
                         int size, int block_count, a2a_stats *stats)
 {
     comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    MPI_Aint lb, sext, rext;
-    MPI_Type_get_extent(send->type, &lb, &sext);
-    MPI_Type_get_extent(recv->type, &lb, &rext);
-    int ssize, rsize;
-    MPI_Type_size(send->type, &ssize);
-    MPI_Type_size(recv->type, &rsize);
+    const a2a_type_units u = a2a_type_units_of(send->type, recv->type);
 
     MPI_Request *reqs = malloc(2 * (size_t)block_count * sizeof *reqs);
     if (!reqs)
@@ -37,19 +32,19 @@ int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm com
         int n = 0;
         for (int i = first; i < first + batch && err == MPI_SUCCESS; i++) {
             int src = (rank - i + size) % size;
-            if ((long long)block_count_of(recv, src) * rsize == 0)
+            if ((long long)block_count_of(recv, src) * u.rsize == 0)
                 continue;
-            err = MPI_Irecv((char *)recv->buf + block_displ_of(recv, src) * rext,
+            err = MPI_Irecv((char *)recv->buf + block_displ_of(recv, src) * u.rextent,
                             block_count_of(recv, src), recv->type, src, 0, comm, &reqs[n++]);
         }
         for (int i = first; i < first + batch && err == MPI_SUCCESS; i++) {
             int dst = (rank + i) % size;
-            if ((long long)block_count_of(send, dst) * ssize == 0)
+            if ((long long)block_count_of(send, dst) * u.ssize == 0)
                 continue;
-            err = MPI_Isend((const char *)send->buf + block_displ_of(send, dst) * sext,
+            err = MPI_Isend((const char *)send->buf + block_displ_of(send, dst) * u.sextent,
                             block_count_of(send, dst), send->type, dst, 0, comm, &reqs[n++]);
             if (dst != rank) {
-                a2a_count_send(stats, 1, (long long)block_count_of(send, dst) * ssize);
+                a2a_count_send(stats, 1, (long long)block_count_of(send, dst) * u.ssize);
                 a2a_count_rounds(stats, 1);
             }
         }

@@ -16,4 +16,14 @@
 int a2a_scattered_sides(const a2a_side *send, const a2a_side *recv, MPI_Comm comm, int rank,
                         int size, int block_count, a2a_stats *stats);
 
+/* Guarantees: a2a_scattered_sides on the two sides of an MPI_Alltoallv call (counts and
+ * displacements per block), with the same conditions. */
+static inline int a2a_scattered_v(A2A_V_PARAMS, int rank, int size, int block_count,
+                                  a2a_stats *stats)
+{
+    const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
+    const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
+    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, stats);
+}
+
 #endif

@@ -270,6 +270,30 @@ int a2a_kernel_prologue(MPI_Comm comm, MPI_Datatype stype, MPI_Datatype rtype, i
 }
 
 /* Guarantees: see kernel_util.h. */
+a2a_type_units a2a_type_units_of(MPI_Datatype stype, MPI_Datatype rtype)
+{
+    a2a_type_units units;
+    MPI_Aint lb;
+    MPI_Type_get_extent(stype, &lb, &units.sextent);
+    MPI_Type_get_extent(rtype, &lb, &units.rextent);
+    MPI_Type_size(stype, &units.ssize);
+    MPI_Type_size(rtype, &units.rsize);
+    return units;
+}
+
+/* Guarantees: see kernel_util.h. */
+int a2a_direct_prologue(MPI_Comm *comm, MPI_Datatype stype, MPI_Datatype rtype, int *rank,
+                        int *size, a2a_type_units *units)
+{
+    int err = a2a_kernel_prologue(*comm, stype, rtype, rank, size);
+    if (err != MPI_SUCCESS)
+        return err;
+    *units = a2a_type_units_of(stype, rtype);
+    *comm = a2a_private_comm(*comm);
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: see kernel_util.h. */
 int a2a_inplace_prologue(MPI_Comm *comm, MPI_Datatype type, int *rank, int *size,
                          MPI_Aint *bytes)
 {

@@ -19,15 +19,10 @@ a2a_vendor_choice A2A_Alltoallv_mpich_selection_choice(int P)
  * scattered body the mirror order (from rank - i, to rank + i): the same pattern with the
  * ranks numbered backwards. Any datatypes (handed to MPI as they are); MPI_ERR_COMM for
  * an intercommunicator. */
-int A2A_Alltoallv_mpich_selection(const void *sbuf, const int *scounts, const int *sdispls,
-                                  MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                  const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                  a2a_stats *stats)
+int A2A_Alltoallv_mpich_selection(A2A_V_PARAMS, a2a_stats *stats)
 {
     int rank, size, err;
     if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
         return err;
-    const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
-    const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, a2a_mpich_throttle(size), stats);
+    return a2a_scattered_v(A2A_V_ARGS, rank, size, a2a_mpich_throttle(size), stats);
 }

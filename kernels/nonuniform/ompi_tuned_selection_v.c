@@ -22,17 +22,12 @@ a2a_vendor_choice A2A_Alltoallv_ompi_tuned_selection_choice(int P)
 /* Guarantees: the MPI_Alltoallv result, by the kernel
  * A2A_Alltoallv_ompi_tuned_selection_choice names for P (every rank alike). The chosen
  * kernel's own checks and stats apply; MPI_ERR_COMM for an intercommunicator. */
-int A2A_Alltoallv_ompi_tuned_selection(const void *sbuf, const int *scounts,
-                                       const int *sdispls, MPI_Datatype stype, void *rbuf,
-                                       const int *rcounts, const int *rdispls,
-                                       MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
+int A2A_Alltoallv_ompi_tuned_selection(A2A_V_PARAMS, a2a_stats *stats)
 {
     int rank, size, err;
     if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
         return err;
     if (ompi_v_pairwise(size))
-        return A2A_Alltoallv_pairwise(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-                                      rtype, comm, stats);
-    return A2A_Alltoallv_linear(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
-                                comm, stats);
+        return A2A_Alltoallv_pairwise(A2A_V_ARGS, stats);
+    return A2A_Alltoallv_linear(A2A_V_ARGS, stats);
 }

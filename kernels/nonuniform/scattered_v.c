@@ -7,17 +7,12 @@
  * flight, and each batch completes before the next is posted, no request for a block
  * of 0 bytes (MPI_ERR_ARG for block_count outside [1, P]). Any datatypes (handed to MPI
  * as they are); MPI_ERR_COMM for an intercommunicator. */
-int A2A_Alltoallv_scattered(const void *sbuf, const int *scounts, const int *sdispls,
-                            MPI_Datatype stype, void *rbuf, const int *rcounts,
-                            const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                            int block_count, a2a_stats *stats)
+int A2A_Alltoallv_scattered(A2A_V_PARAMS, int block_count, a2a_stats *stats)
 {
     int rank, size, err;
     if ((err = a2a_kernel_prologue(comm, stype, rtype, &rank, &size)) != MPI_SUCCESS)
         return err;
     if (block_count < 1 || block_count > size)
         return MPI_ERR_ARG;
-    const a2a_side send = { (void *)sbuf, stype, scounts, sdispls, 0 };
-    const a2a_side recv = { rbuf, rtype, rcounts, rdispls, 0 };
-    return a2a_scattered_sides(&send, &recv, comm, rank, size, block_count, stats);
+    return a2a_scattered_v(A2A_V_ARGS, rank, size, block_count, stats);
 }

@@ -41,12 +41,8 @@ static int tuna_runs(const void *sbuf, const int *scounts, const int *sdispls,
  * count K(P, radix) of rounds; stats->blocks is the TRA block count D(P, radix) (empty
  * blocks included; a round whose blocks are all empty sends no data message),
  * stats->meta_bytes 4 (D - K): no size travels for the K direct blocks. */
-int A2A_Alltoallv_tuna(const void *sbuf, const int *scounts, const int *sdispls,
-                       MPI_Datatype stype, void *rbuf, const int *rcounts,
-                       const int *rdispls, MPI_Datatype rtype, MPI_Comm comm, int radix,
-                       int block_count, a2a_stats *stats)
+int A2A_Alltoallv_tuna(A2A_V_PARAMS, int radix, int block_count, a2a_stats *stats)
 {
     const a2a_v_args args = { .radix = radix, .block_count = block_count };
-    return a2a_v_staged(tuna_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                        rdispls, rtype, comm, stats);
+    return a2a_v_staged(tuna_runs, &args, A2A_V_ARGS, stats);
 }

@@ -9,26 +9,16 @@
 #include "chunked_p2p.h"
 #include "kernel_util.h"
 #include "tuna_local.h"
-#include "private_comm.h"
-#include "v_staging.h"
 
 enum { COALESCED_TAG = 0x7a30 };
 
-/* One message: `bytes` at `buf` as MPI_BYTE, or (type != MPI_BYTE) one item of a
- * committed hindexed type relative to MPI_BOTTOM; bytes 0 = not sent. */
-typedef struct {
-    void *buf;
-    long long bytes;
-    MPI_Datatype type;
-} gathered_message;
-
 /* Guarantees: msg describes the non-empty ones of the n segments (ptrs, lengths) as one
- * message: plain bytes for one (or several that follow each other in memory), a committed
- * hindexed type of MPI_BYTE at absolute addresses for several, nothing for none.
- * ptrs/lengths are compacted in place; addresses is scratch of n entries. A segment above
+ * message (a2a_describe_gathered): plain bytes for one (or several that follow each other
+ * in memory), a committed hindexed type for several, nothing for none. ptrs/lengths are
+ * compacted in place; int_lengths and addresses are scratch of n entries. A segment above
  * INT_MAX bytes only comes alone (q = 1). */
 static int describe_segments(int n, char **ptrs, long long *lengths, int *int_lengths,
-                             MPI_Aint *addresses, gathered_message *msg)
+                             MPI_Aint *addresses, a2a_gathered *msg)
 {
     int used = 0;
     long long bytes = 0;
@@ -43,68 +33,22 @@ static int describe_segments(int n, char **ptrs, long long *lengths, int *int_le
         ptrs[used] = ptrs[s];
         lengths[used++] = lengths[s];
     }
-    msg->buf = used > 0 ? ptrs[0] : NULL;
-    msg->bytes = bytes;
-    msg->type = MPI_BYTE;
-    if (used <= 1)
-        return MPI_SUCCESS;
-    for (int s = 0; s < used; s++)
-        int_lengths[s] = (int)lengths[s];
-    for (int s = 0; s < used; s++) {
-        int err = MPI_Get_address(ptrs[s], &addresses[s]);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    int err = MPI_Type_create_hindexed(used, int_lengths, addresses, MPI_BYTE, &msg->type);
-    if (err != MPI_SUCCESS) {
-        msg->type = MPI_BYTE;
-        msg->bytes = 0;
-        return err;
-    }
-    msg->buf = MPI_BOTTOM;
-    return MPI_Type_commit(&msg->type);
+    if (used > 1) /* several segments: each at most INT_MAX bytes */
+        for (int s = 0; s < used; s++)
+            int_lengths[s] = (int)lengths[s];
+    return a2a_describe_gathered(used, ptrs, int_lengths, addresses, bytes, msg);
 }
 
-/* Guarantees: posts msg (if not empty) to/from peer: plain bytes in pieces of at most
- * a2a_max_message_bytes(), or the one item of its type; adds the requests at *n. */
-static int post_message(int send, gathered_message *msg, int peer, MPI_Comm comm,
-                        MPI_Request *requests, int *n)
+/* The inter-node phase: see A2A_Alltoallv_tuna_coalesced below. */
+static int coalesced_exchange(a2a_tuna_hier *h, a2a_stats *stats)
 {
-    if (msg->bytes == 0)
-        return MPI_SUCCESS;
-    if (msg->type == MPI_BYTE)
-        return a2a_post_chunked(send, msg->buf, msg->bytes, peer, COALESCED_TAG, comm,
-                                requests, n);
-    int err = send ? MPI_Isend(msg->buf, 1, msg->type, peer, COALESCED_TAG, comm, &requests[*n])
-                   : MPI_Irecv(msg->buf, 1, msg->type, peer, COALESCED_TAG, comm, &requests[*n]);
-    if (err == MPI_SUCCESS)
-        (*n)++;
-    return err;
-}
-
-/* The kernel on run types: see A2A_Alltoallv_tuna_coalesced below. */
-static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdispls,
-                          void *rbuf, const int *rcounts, const int *rdispls, MPI_Comm comm,
-                          const a2a_v_args *args, a2a_stats *stats)
-{
-    const int radix = args->radix, block_count = args->block_count, ppn = args->ppn;
-    int err, q, node, local;
-    const int size = args->size;
-    const MPI_Aint sbytes = args->sbytes, rbytes = args->rbytes;
-    if ((err = a2a_tuna_hier_setup(comm, ppn, radix, &q, &node, &local)) != MPI_SUCCESS)
-        return err;
-    const int nodes = size / q;
-    if (block_count < 1 || block_count > (nodes - 1 > 1 ? nodes - 1 : 1))
-        return MPI_ERR_ARG;
-
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    a2a_tuna_held held;
-    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes, comm,
-                         q, radix, 1, q, &held, stats);
-    if (err != MPI_SUCCESS)
-        return err;
-    if (stats)
-        stats->rounds_local += held.rounds;
+    const int q = h->q, nodes = h->nodes, node = h->node, local = h->local, size = h->size;
+    const int block_count = h->block_count;
+    const int *scounts = h->scounts, *sdispls = h->sdispls;
+    const int *rcounts = h->rcounts, *rdispls = h->rdispls;
+    const MPI_Aint sbytes = h->sbytes, rbytes = h->rbytes;
+    const MPI_Comm comm = h->comm;
+    const a2a_tuna_held held = h->held;
 
     /* With q > 1, held.slot_bytes is the largest block of the communicator and q of them
      * fit one message (a2a_tuna_local checked it on every rank alike): blocks up to the
@@ -134,14 +78,12 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
     const size_t scratch_bytes =
         (size_t)nodes * 2 * sizeof(size_t) +
         segments * (sizeof(char *) + sizeof(long long) + sizeof(MPI_Aint) + sizeof(int)) +
-        nrequests * sizeof(MPI_Request) + 2 * (size_t)block_count * sizeof(gathered_message);
+        nrequests * sizeof(MPI_Request) + 2 * (size_t)block_count * sizeof(a2a_gathered);
     char *scratch = malloc(scratch_bytes);
     char *pack_out = pack_bytes > 0 ? malloc(2 * pack_bytes) : NULL;
     if (!scratch || (pack_bytes > 0 && !pack_out)) {
         free(scratch);
         free(pack_out);
-        free(held.data);
-        free(held.sizes);
         return MPI_ERR_NO_MEM;
     }
     a2a_count_temp(stats, held.alloc_bytes + (long long)(scratch_bytes + 2 * pack_bytes));
@@ -151,7 +93,7 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
     long long *seg_lengths = (long long *)(seg_ptrs + segments);
     MPI_Aint *seg_addresses = (MPI_Aint *)(seg_lengths + segments);
     MPI_Request *requests = (MPI_Request *)(seg_addresses + segments);
-    gathered_message *messages = (gathered_message *)(requests + nrequests);
+    a2a_gathered *messages = (a2a_gathered *)(requests + nrequests);
     int *int_lengths = (int *)(messages + 2 * (size_t)block_count);
     char *pack_in = pack_out ? pack_out + pack_bytes : NULL;
 
@@ -171,8 +113,9 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
         run_bytes[k] = offset - run_start[k];
     }
 
-    const char *send = sbuf;
-    char *recv = rbuf;
+    const char *send = h->sbuf;
+    char *recv = h->rbuf;
+    int err = MPI_SUCCESS;
     for (int first = 1; first < nodes && err == MPI_SUCCESS; first += block_count) {
         int last = first + block_count < nodes ? first + block_count : nodes;
         int n = 0, built = 0;
@@ -191,10 +134,11 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
                 }
                 seg_lengths[i - 1] = bytes;
             }
-            gathered_message *msg = &messages[built++];
+            a2a_gathered *msg = &messages[built++];
             err = describe_segments(q, seg_ptrs, seg_lengths, int_lengths, seg_addresses, msg);
             if (err == MPI_SUCCESS)
-                err = post_message(0, msg, from_node * q + local, comm, requests, &n);
+                err = a2a_post_gathered(0, msg, from_node * q + local, COALESCED_TAG, comm,
+                                        requests, &n);
         }
         /* Sends: the compacted run for node n + k, then the own block; both copied to
          * the pack buffer when the own block is small. */
@@ -215,11 +159,11 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
                 seg_ptrs[1] = seg_ptrs[0] + seg_lengths[0];
                 packed_out += (size_t)bytes;
             }
-            gathered_message *msg = &messages[built++];
+            a2a_gathered *msg = &messages[built++];
             err = describe_segments(2, seg_ptrs, seg_lengths, int_lengths, seg_addresses, msg);
             int before = n;
             if (err == MPI_SUCCESS)
-                err = post_message(1, msg, to, comm, requests, &n);
+                err = a2a_post_gathered(1, msg, to, COALESCED_TAG, comm, requests, &n);
             if (stats) {
                 stats->blocks += q; /* empty blocks too; a message only if any data */
                 stats->messages += n - before;
@@ -249,14 +193,12 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
             }
         }
     }
+    free(scratch);
+    free(pack_out);
     if (stats && err == MPI_SUCCESS) {
         stats->rounds += nodes - 1;
         stats->rounds_global += nodes - 1;
     }
-    free(scratch);
-    free(pack_out);
-    free(held.data);
-    free(held.sizes);
     return err;
 }
 
@@ -275,12 +217,9 @@ static int coalesced_runs(const void *sbuf, const int *scounts, const int *sdisp
  * larger ones travel in place; nothing is allocated inside the rounds. MPI_ERR_COUNT on
  * every rank alike, before any data moves, when Q largest blocks could exceed
  * a2a_max_message_bytes() (with Q = 1 a larger block goes in pieces). */
-int A2A_Alltoallv_tuna_coalesced(const void *sbuf, const int *scounts, const int *sdispls,
-                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                 int radix, int block_count, int ppn, a2a_stats *stats)
+int A2A_Alltoallv_tuna_coalesced(A2A_V_PARAMS, int radix, int block_count, int ppn,
+                                 a2a_stats *stats)
 {
-    const a2a_v_args args = { .radix = radix, .block_count = block_count, .ppn = ppn };
-    return a2a_v_staged(coalesced_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                        rdispls, rtype, comm, stats);
+    return a2a_tuna_hierarchical(coalesced_exchange, A2A_TUNA_NODE_BLOCKS, A2A_V_ARGS, radix,
+                                 block_count, ppn, stats);
 }

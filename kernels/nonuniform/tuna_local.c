@@ -1,6 +1,8 @@
 /* tuna_local.c — TuNA's rounds (block sizes, then data) among the q ranks of each node,
  * for the blocks of all N = P/q nodes at once. Flat TuNA is the case q = P; TuNA_l^g
- * runs it as its intra-node phase. See tuna_local.h for the contract.
+ * runs it as its intra-node phase, in the frame at the end of this file (checks, the
+ * intra-node phase, then the kernel's inter-node phase). See tuna_local.h for the
+ * contract.
  *
  * Blocks are named by their local distance i = (destination local rank - source local
  * rank) mod q and by the node offset k = (destination node - this node) mod N. The
@@ -36,7 +38,9 @@
 
 #include "chunked_p2p.h"
 #include "kernel_util.h"
+#include "private_comm.h"
 #include "tuna_local.h"
+#include "v_staging.h"
 
 enum { TUNA_TAG_META = 0x7a10, TUNA_TAG_DATA = 0x7a11 };
 
@@ -70,14 +74,6 @@ typedef struct {
     long held_slots; /* (nodes - 1) * (q - 1): slots of blocks bound for other nodes */
 } tuna_geometry;
 
-/* One data message: `bytes` at `buf` as MPI_BYTE, or (type != MPI_BYTE) one item of a
- * committed hindexed type relative to MPI_BOTTOM; bytes 0 = not sent. */
-typedef struct {
-    void *buf;
-    long long bytes;
-    MPI_Datatype type;
-} gathered_message;
-
 /* Everything one call works with. */
 typedef struct {
     const char *sbuf;
@@ -105,7 +101,7 @@ typedef struct {
     MPI_Aint *seg_addresses;
     char *pack_out, *pack_in;        /* packed blocks of the group, sent / received */
     MPI_Request *requests;           /* 2 * subrounds * max_chunks */
-    gathered_message *sends, *recvs;
+    a2a_gathered *sends, *recvs;
     a2a_stats *stats;
 } tuna_state;
 
@@ -209,51 +205,6 @@ static void append_piece(tuna_state *st, int *pieces, char *ptr, long long len)
     *pieces = n + 1;
 }
 
-/* Guarantees: msg describes the n pieces of st (bytes in total) as one message: plain
- * bytes for one piece, a committed hindexed type of MPI_BYTE at absolute addresses for
- * several, nothing for none. */
-static int describe_pieces(tuna_state *st, int n, long long bytes, gathered_message *msg)
-{
-    msg->buf = n > 0 ? st->seg_ptrs[0] : NULL;
-    msg->bytes = n > 0 ? bytes : 0;
-    msg->type = MPI_BYTE;
-    if (n <= 1)
-        return MPI_SUCCESS;
-    for (int s = 0; s < n; s++) {
-        int err = MPI_Get_address(st->seg_ptrs[s], &st->seg_addresses[s]);
-        if (err != MPI_SUCCESS)
-            return err;
-    }
-    int err = MPI_Type_create_hindexed(n, st->seg_lengths, st->seg_addresses, MPI_BYTE,
-                                       &msg->type);
-    if (err != MPI_SUCCESS) {
-        msg->type = MPI_BYTE;
-        msg->bytes = 0;
-        return err;
-    }
-    msg->buf = MPI_BOTTOM;
-    return MPI_Type_commit(&msg->type);
-}
-
-/* Guarantees: posts msg (if not empty) to/from peer: plain bytes in pieces of at most
- * a2a_max_message_bytes(), or the one item of its type. Adds the requests at *n. */
-static int post_message(const tuna_state *st, int send, gathered_message *msg, int peer,
-                        int *n)
-{
-    if (msg->bytes == 0)
-        return MPI_SUCCESS;
-    if (msg->type == MPI_BYTE)
-        return a2a_post_chunked(send, msg->buf, msg->bytes, peer, TUNA_TAG_DATA, st->comm,
-                                st->requests, n);
-    int err = send ? MPI_Isend(msg->buf, 1, msg->type, peer, TUNA_TAG_DATA, st->comm,
-                               &st->requests[*n])
-                   : MPI_Irecv(msg->buf, 1, msg->type, peer, TUNA_TAG_DATA, st->comm,
-                               &st->requests[*n]);
-    if (err == MPI_SUCCESS)
-        (*n)++;
-    return err;
-}
-
 /* Guarantees: runs rounds (x, z0) .. (x, z0 + zcount - 1) of digit weight span with all
  * of them in flight together: the sizes of every round's non-direct blocks, then the data
  * of every round, then waits for all and unpacks the packed incoming blocks. Allocates
@@ -349,7 +300,8 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
             }
         dist += st->round_blocks[c];
         if (err == MPI_SUCCESS)
-            err = describe_pieces(st, pieces, bytes, &st->sends[c]);
+            err = a2a_describe_gathered(pieces, st->seg_ptrs, st->seg_lengths,
+                                        st->seg_addresses, bytes, &st->sends[c]);
     }
     /* Receives: small blocks into the pack buffer, the others in place. */
     packed = 0;
@@ -380,19 +332,22 @@ static int run_round_group(tuna_state *st, long long span, long long z0, int zco
             }
         dist += st->round_blocks[c];
         if (err == MPI_SUCCESS)
-            err = describe_pieces(st, pieces, bytes, &st->recvs[c]);
+            err = a2a_describe_gathered(pieces, st->seg_ptrs, st->seg_lengths,
+                                        st->seg_addresses, bytes, &st->recvs[c]);
     }
 
     nreq = 0;
     for (int c = 0; c < zcount && err == MPI_SUCCESS; c++) {
         int from = g->node * g->q + (int)((g->local - (z0 + c) * span + g->q) % g->q);
-        err = post_message(st, 0, &st->recvs[c], from, &nreq);
+        err = a2a_post_gathered(0, &st->recvs[c], from, TUNA_TAG_DATA, st->comm,
+                                st->requests, &nreq);
     }
     for (int c = 0; c < zcount && err == MPI_SUCCESS; c++) {
         int to = g->node * g->q + (int)((g->local + (z0 + c) * span) % g->q);
         long long blocks = (long long)nodes * st->round_blocks[c];
         int before = nreq;
-        err = post_message(st, 1, &st->sends[c], to, &nreq);
+        err = a2a_post_gathered(1, &st->sends[c], to, TUNA_TAG_DATA, st->comm, st->requests,
+                                &nreq);
         if (st->stats) {
             st->stats->blocks += blocks; /* empty blocks too; a message only if any data */
             st->stats->messages += nreq - before;
@@ -544,7 +499,7 @@ static int run_planned_rounds(tuna_state *st, const round_plan *plan, int subrou
     const size_t scratch_bytes =
         group_blocks * (2 * sizeof(long long) + sizeof(char *) + 2 * sizeof(int)) +
         message_blocks * (sizeof(char *) + sizeof(MPI_Aint) + sizeof(int)) +
-        (size_t)subrounds * (sizeof(long) + 2 * sizeof(gathered_message)) +
+        (size_t)subrounds * (sizeof(long) + 2 * sizeof(a2a_gathered)) +
         nrequests * sizeof(MPI_Request) + (size_t)plan->max_group * sizeof(int);
     alignas(max_align_t) char local_scratch[1024];
     char *scratch = scratch_bytes <= sizeof local_scratch ? local_scratch : malloc(scratch_bytes);
@@ -569,8 +524,8 @@ static int run_planned_rounds(tuna_state *st, const round_plan *plan, int subrou
     st->seg_ptrs = (char **)at, at += message_blocks * sizeof(char *);
     st->seg_addresses = (MPI_Aint *)at, at += message_blocks * sizeof(MPI_Aint);
     st->round_blocks = (long *)at, at += (size_t)subrounds * sizeof(long);
-    st->sends = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
-    st->recvs = (gathered_message *)at, at += (size_t)subrounds * sizeof(gathered_message);
+    st->sends = (a2a_gathered *)at, at += (size_t)subrounds * sizeof(a2a_gathered);
+    st->recvs = (a2a_gathered *)at, at += (size_t)subrounds * sizeof(a2a_gathered);
     st->requests = (MPI_Request *)at, at += nrequests * sizeof(MPI_Request);
     st->meta_out = (int *)at, at += group_blocks * sizeof(int);
     st->meta_in = (int *)at, at += group_blocks * sizeof(int);
@@ -708,13 +663,44 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
     return MPI_SUCCESS;
 }
 
-/* Guarantees: see tuna_local.h. */
-int a2a_tuna_hier_setup(MPI_Comm comm, int ppn, int radix, int *q, int *node, int *local)
+/* The body of the TuNA_l^g kernels on run types: see a2a_tuna_hierarchical (tuna_local.h). */
+static int hier_runs(const void *sbuf, const int *scounts, const int *sdispls, void *rbuf,
+                     const int *rcounts, const int *rdispls, MPI_Comm comm,
+                     const a2a_v_args *args, a2a_stats *stats)
 {
-    int err;
-    if ((err = A2A_Node_layout(comm, ppn, q, node, local)) != MPI_SUCCESS)
+    a2a_tuna_hier h = { .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls,
+                        .sbytes = args->sbytes, .rbuf = rbuf, .rcounts = rcounts,
+                        .rdispls = rdispls, .rbytes = args->rbytes, .size = args->size,
+                        .block_count = args->block_count };
+    int err = A2A_Node_layout(comm, args->ppn, &h.q, &h.node, &h.local);
+    if (err != MPI_SUCCESS)
         return err;
-    if (radix < 2 || radix > (*q > 2 ? *q : 2))
+    if (args->radix < 2 || args->radix > (h.q > 2 ? h.q : 2))
         return MPI_ERR_ARG;
-    return MPI_SUCCESS;
+    h.nodes = h.size / h.q;
+    const int message_blocks = args->message == A2A_TUNA_NODE_BLOCKS ? h.q : 1;
+    const long long messages = (long long)(h.nodes - 1) * (h.q / message_blocks);
+    if (h.block_count < 1 || h.block_count > (messages > 1 ? messages : 1))
+        return MPI_ERR_ARG;
+
+    h.comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
+    err = a2a_tuna_local(sbuf, scounts, sdispls, h.sbytes, rbuf, rcounts, rdispls, h.rbytes,
+                         h.comm, h.q, args->radix, 1, message_blocks, &h.held, stats);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (stats)
+        stats->rounds_local += h.held.rounds;
+    err = args->inter_node(&h, stats);
+    free(h.held.data);
+    free(h.held.sizes);
+    return err;
+}
+
+/* Guarantees: see tuna_local.h. */
+int a2a_tuna_hierarchical(a2a_tuna_inter_node phase, a2a_tuna_message message, A2A_V_PARAMS,
+                          int radix, int block_count, int ppn, a2a_stats *stats)
+{
+    const a2a_v_args args = { .radix = radix, .block_count = block_count, .ppn = ppn,
+                              .message = (int)message, .inter_node = phase };
+    return a2a_v_staged(hier_runs, &args, A2A_V_ARGS, stats);
 }

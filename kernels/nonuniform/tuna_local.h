@@ -1,4 +1,5 @@
-/* tuna_local.h — the TuNA rounds shared by TuNA and TuNA_l^g (internal to liba2a).
+/* tuna_local.h — the TuNA rounds shared by TuNA and TuNA_l^g, and the frame the two
+ * TuNA_l^g kernels share around their inter-node phase (internal to liba2a).
  *
  * The P = N*q ranks are seen as N nodes of q consecutive ranks (node n = ranks
  * [n*q, (n+1)*q)). The phase runs TuNA's rounds among the q ranks of each node, for the
@@ -11,7 +12,7 @@
 #ifndef A2A_TUNA_LOCAL_H
 #define A2A_TUNA_LOCAL_H
 
-#include "a2a.h"
+#include "kernel_util.h"
 
 /* What the phase leaves on the calling rank (node n, local rank g) for the inter-node
  * phase: for node offset k in [1, N) and local distance i in [1, q), slot
@@ -66,10 +67,46 @@ int a2a_tuna_local(const void *sbuf, const int *scounts, const int *sdispls, MPI
  * (tuna_local.c), or A2A_TUNA_PACK_BYTES when set (to measure it again). */
 long long a2a_tuna_pack_limit(void);
 
-/* The common start of the hierarchical TuNA kernels: the node layout (Q = ppn, or the
- * real node for ppn = 0; P % Q == 0) with this rank's node and local rank; radix must lie
- * in [2, max(2, Q)]. Returns MPI_SUCCESS, or the error of A2A_Node_layout, or
- * MPI_ERR_ARG. */
-int a2a_tuna_hier_setup(MPI_Comm comm, int ppn, int radix, int *q, int *node, int *local);
+/* ---- TuNA_l^g: the intra-node phase above, then an inter-node phase ------------------ */
+
+/* How the inter-node phase of a TuNA_l^g kernel groups blocks into messages. */
+typedef enum a2a_tuna_message {
+    A2A_TUNA_ONE_BLOCK,  /* staggered: (N-1)*q messages of one block each */
+    A2A_TUNA_NODE_BLOCKS /* coalesced: N-1 messages, each the q blocks bound for one node */
+} a2a_tuna_message;
+
+/* What the inter-node phase of a TuNA_l^g kernel works on: the call on run types (counts
+ * and displacements in elements of sbytes and rbytes bytes), the private communicator,
+ * the node layout (N = `nodes` nodes of q ranks; this rank is local rank `local` of node
+ * `node`), the kernel's block_count, and the blocks the intra-node phase held for other
+ * nodes (a2a_tuna_held). */
+typedef struct a2a_tuna_hier {
+    const char *sbuf;
+    char *rbuf;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Aint sbytes, rbytes;
+    MPI_Comm comm;
+    int size, q, nodes, node, local, block_count;
+    a2a_tuna_held held;
+} a2a_tuna_hier;
+
+/* An inter-node phase: moves every block bound for another node (held ones, and this
+ * rank's own from sbuf) into the receive buffers of their destinations. It may rearrange
+ * the held data; it frees what it allocates (a2a_tuna_hierarchical frees the held blocks)
+ * and counts in stats its messages, blocks, bytes, rounds and rounds_global and its peak
+ * temp_bytes (held.alloc_bytes included). Returns MPI_SUCCESS or the first error. */
+typedef int (*a2a_tuna_inter_node)(a2a_tuna_hier *hier, a2a_stats *stats);
+
+/* Guarantees: the frame of the TuNA_l^g kernels around their inter-node phase, on any
+ * types (a2a_v_staged: MPI_ERR_COMM, MPI_ERR_TYPE; a side that is not one ascending run
+ * is staged). The node layout: Q = ppn, or the real node for ppn = 0 (A2A_Node_layout's
+ * errors; Q must divide P). MPI_ERR_ARG, before the intra-node phase, unless radix lies
+ * in [2, max(2, Q)] and block_count in [1, max(1, M)], M the inter-node messages of
+ * `message` ((N-1)*Q or N-1). Then the intra-node phase (a2a_tuna_local among the Q ranks
+ * of each node, at most one round in flight, a later message of 1 or Q blocks: its
+ * MPI_ERR_COUNT; its rounds also counted in rounds_local), then `phase`; the held blocks
+ * are freed after it. Returns the first error. */
+int a2a_tuna_hierarchical(a2a_tuna_inter_node phase, a2a_tuna_message message, A2A_V_PARAMS,
+                          int radix, int block_count, int ppn, a2a_stats *stats);
 
 #endif

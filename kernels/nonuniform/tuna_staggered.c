@@ -7,39 +7,22 @@
 #include "chunked_p2p.h"
 #include "kernel_util.h"
 #include "tuna_local.h"
-#include "private_comm.h"
-#include "v_staging.h"
 
 enum { STAGGERED_TAG = 0x7a20 };
 
-/* The kernel on run types: see A2A_Alltoallv_tuna_staggered below. */
-static int staggered_runs(const void *sbuf, const int *scounts, const int *sdispls,
-                          void *rbuf, const int *rcounts, const int *rdispls, MPI_Comm comm,
-                          const a2a_v_args *args, a2a_stats *stats)
+/* The inter-node phase: see A2A_Alltoallv_tuna_staggered below. */
+static int staggered_exchange(a2a_tuna_hier *h, a2a_stats *stats)
 {
-    const int radix = args->radix, block_count = args->block_count, ppn = args->ppn;
-    int err, q, node, local;
-    const int size = args->size;
-    const MPI_Aint sbytes = args->sbytes, rbytes = args->rbytes;
-    if ((err = a2a_tuna_hier_setup(comm, ppn, radix, &q, &node, &local)) != MPI_SUCCESS)
-        return err;
-    const int nodes = size / q;
+    const int q = h->q, nodes = h->nodes, node = h->node, local = h->local;
+    const int block_count = h->block_count;
     const long long exchanges = (long long)(nodes - 1) * q;
-    if (block_count < 1 || block_count > (exchanges > 1 ? exchanges : 1))
-        return MPI_ERR_ARG;
-
-    comm = a2a_private_comm(comm); /* kernel traffic never meets the application's */
-    a2a_tuna_held held;
-    err = a2a_tuna_local(sbuf, scounts, sdispls, sbytes, rbuf, rcounts, rdispls, rbytes, comm,
-                         q, radix, 1, 1, &held, stats);
-    if (err != MPI_SUCCESS)
-        return err;
-    if (stats)
-        stats->rounds_local += held.rounds;
+    const int *scounts = h->scounts, *rcounts = h->rcounts;
+    const MPI_Aint sbytes = h->sbytes, rbytes = h->rbytes;
+    const a2a_tuna_held held = h->held;
 
     /* pieces of the largest block this rank sends or receives (held ones are smaller) */
     long long pieces = 1;
-    for (int d = 0; d < size; d++) {
+    for (int d = 0; d < h->size; d++) {
         long long out = a2a_chunk_count((long long)scounts[d] * sbytes);
         long long in = a2a_chunk_count((long long)rcounts[d] * rbytes);
         if (out > pieces)
@@ -49,15 +32,11 @@ static int staggered_runs(const void *sbuf, const int *scounts, const int *sdisp
     }
     const size_t request_bytes = 2 * (size_t)block_count * (size_t)pieces * sizeof(MPI_Request);
     MPI_Request *requests = malloc(request_bytes);
-    if (!requests) {
-        free(held.data);
-        free(held.sizes);
+    if (!requests)
         return MPI_ERR_NO_MEM;
-    }
     a2a_count_temp(stats, held.alloc_bytes + (long long)request_bytes);
 
-    const char *send = sbuf;
-    char *recv = rbuf;
+    int err = MPI_SUCCESS;
     for (long long first = 0; first < exchanges && err == MPI_SUCCESS; first += block_count) {
         long long last = first + block_count < exchanges ? first + block_count : exchanges;
         int n = 0;
@@ -66,8 +45,8 @@ static int staggered_runs(const void *sbuf, const int *scounts, const int *sdisp
             int from_node = (node - k + nodes) % nodes;
             int source = from_node * q + (local - i + q) % q;
             long long bytes = (long long)rcounts[source] * rbytes;
-            err = a2a_post_chunked(0, recv + (MPI_Aint)rdispls[source] * rbytes, bytes,
-                                   from_node * q + local, STAGGERED_TAG, comm, requests, &n);
+            err = a2a_post_chunked(0, h->rbuf + (MPI_Aint)h->rdispls[source] * rbytes, bytes,
+                                   from_node * q + local, STAGGERED_TAG, h->comm, requests, &n);
         }
         for (long long j = first; j < last && err == MPI_SUCCESS; j++) {
             int k = (int)(1 + j / q), i = (int)(j % q);
@@ -75,10 +54,10 @@ static int staggered_runs(const void *sbuf, const int *scounts, const int *sdisp
             long slot = i > 0 ? a2a_tuna_held_slot(k, i, q) : 0;
             long long bytes = i == 0 ? (long long)scounts[to] * sbytes : held.sizes[slot];
             if (bytes > 0) {
-                const char *block = i == 0 ? send + (MPI_Aint)sdispls[to] * sbytes
+                const char *block = i == 0 ? h->sbuf + (MPI_Aint)h->sdispls[to] * sbytes
                                            : held.data + (size_t)slot * (size_t)held.slot_bytes;
                 int before = n;
-                err = a2a_post_chunked(1, (char *)block, bytes, to, STAGGERED_TAG, comm,
+                err = a2a_post_chunked(1, (char *)block, bytes, to, STAGGERED_TAG, h->comm,
                                        requests, &n);
                 a2a_count_send(stats, 1, bytes);
                 if (stats)
@@ -93,13 +72,11 @@ static int staggered_runs(const void *sbuf, const int *scounts, const int *sdisp
                 err = wait_err;
         }
     }
+    free(requests);
     if (stats && err == MPI_SUCCESS) {
         stats->rounds += exchanges;
         stats->rounds_global += exchanges;
     }
-    free(requests);
-    free(held.data);
-    free(held.sizes);
     return err;
 }
 
@@ -116,12 +93,9 @@ static int staggered_runs(const void *sbuf, const int *scounts, const int *sdisp
  * not sent (both sides know the size) but count as blocks in stats, and a block above
  * a2a_max_message_bytes() goes in pieces (the intra-node phase refuses with
  * MPI_ERR_COUNT on every rank alike what it cannot send). */
-int A2A_Alltoallv_tuna_staggered(const void *sbuf, const int *scounts, const int *sdispls,
-                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                 int radix, int block_count, int ppn, a2a_stats *stats)
+int A2A_Alltoallv_tuna_staggered(A2A_V_PARAMS, int radix, int block_count, int ppn,
+                                 a2a_stats *stats)
 {
-    const a2a_v_args args = { .radix = radix, .block_count = block_count, .ppn = ppn };
-    return a2a_v_staged(staggered_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                        rdispls, rtype, comm, stats);
+    return a2a_tuna_hierarchical(staggered_exchange, A2A_TUNA_ONE_BLOCK, A2A_V_ARGS, radix,
+                                 block_count, ppn, stats);
 }

@@ -173,12 +173,8 @@ static int twophase_runs(const void *sbuf, const int *scounts, const int *sdispl
  * count as blocks). Temporary memory, allocated once per call: T of (P-1) slots, their
  * sizes, the sizes of one round and the packed send and receive data of a round of
  * largest blocks. */
-int A2A_Alltoallv_twophase_bruck(const void *sbuf, const int *scounts, const int *sdispls,
-                                 MPI_Datatype stype, void *rbuf, const int *rcounts,
-                                 const int *rdispls, MPI_Datatype rtype, MPI_Comm comm,
-                                 a2a_stats *stats)
+int A2A_Alltoallv_twophase_bruck(A2A_V_PARAMS, a2a_stats *stats)
 {
     const a2a_v_args args = { .radix = 0 };
-    return a2a_v_staged(twophase_runs, &args, sbuf, scounts, sdispls, stype, rbuf, rcounts,
-                        rdispls, rtype, comm, stats);
+    return a2a_v_staged(twophase_runs, &args, A2A_V_ARGS, stats);
 }

@@ -7,11 +7,16 @@
 
 #include "kernel_util.h"
 
-/* The kernel-specific arguments a body takes besides the call's, and what the entry
- * already knows of the call: the element sizes of the (run) types and the caller's rank
- * and size in comm. */
+/* The kernel-specific arguments a body takes besides the call's (the TuNA_l^g kernels
+ * also hand their shared body, in tuna_local.c, how their inter-node messages group blocks
+ * and their inter-node phase: a2a_tuna_message and a2a_tuna_inter_node of tuna_local.h),
+ * and what the entry already knows of the call: the element sizes of the (run) types and
+ * the caller's rank and size in comm. */
+struct a2a_tuna_hier;
 typedef struct a2a_v_args {
     int radix, block_count, ppn;
+    int message;
+    int (*inter_node)(struct a2a_tuna_hier *hier, a2a_stats *stats);
     MPI_Aint sbytes, rbytes; /* filled by a2a_v_staged */
     int rank, size;          /* filled by a2a_v_staged */
 } a2a_v_args;
@@ -29,10 +34,8 @@ typedef int (*a2a_v_body)(const void *sbuf, const int *scounts, const int *sdisp
  * staging buffer first (MPI_Pack; decided on each rank alone: only type signatures must
  * match) and unpacked into the user's receive buffer after a successful body. Two
  * predefined run types (MPI_BYTE, MPI_INT, ...) go to the body without any inspection. */
-static inline int a2a_v_staged(a2a_v_body body, const a2a_v_args *args, const void *sbuf,
-                               const int *scounts, const int *sdispls, MPI_Datatype stype,
-                               void *rbuf, const int *rcounts, const int *rdispls,
-                               MPI_Datatype rtype, MPI_Comm comm, a2a_stats *stats)
+static inline int a2a_v_staged(a2a_v_body body, const a2a_v_args *args, A2A_V_PARAMS,
+                               a2a_stats *stats)
 {
     a2a_v_args call = *args;
     int err = a2a_kernel_prologue(comm, stype, rtype, &call.rank, &call.size);

@@ -3,9 +3,11 @@
 # tests/registry_check.py finds every public kernel function called by the compiled table,
 # and every parameter declared with a column in the results table and the views of a fresh
 # database and of one written by an older a2atune (a column declared since is added when an
-# a2atune opens it). Each check also runs on a planted omission (the table compiled without
-# bruck's line; a database whose radix2 column is renamed), which it must report, so that
-# it can fail. Sourced by tests/run.sh. About 3 s.
+# a2atune opens it), and every kernel's block_count, with its range and what it counts, in
+# the table of docs/sweeps.md. Each check also runs on a planted omission (the table
+# compiled without bruck's line; a database whose radix2 column is renamed; the guide
+# without linear_sync's row and with tuna's meaning changed), which it must report, so
+# that it can fail. Sourced by tests/run.sh. About 3 s.
 G="$WORK/registry"
 mkdir -p "$G"
 
@@ -46,3 +48,14 @@ sql "$G/renamed.db" "DROP VIEW speedup_vs_baseline; DROP VIEW best_radix; DROP V
     ALTER TABLE results RENAME COLUMN radix2 TO radix_two"
 tests/registry_check.py params ./a2atune "$G/renamed.db" > "$G/renamed.txt" 2>&1; rc=$?
 check registry/param-omission-found holds '[ $rc -eq 1 ] && grep -q "renamed.db: results has no column radix2" "$G/renamed.txt" && [ "$(grep -c "renamed.db: results has" "$G/renamed.txt")" = 1 ]'
+
+# block_count: the guide's table against the registry, then a copy of the guide without
+# linear_sync's row and with another meaning for tuna's block_count
+tests/registry_check.py block_count ./a2atune docs/sweeps.md > "$G/block_count.txt" 2>&1; rc=$?
+check registry/block-count-table-in-guide holds '[ $rc -eq 0 ] && [ "$(tail -n 1 "$G/block_count.txt")" = "0 missing" ]'
+[ $rc -eq 0 ] || sed 's/^/    /' "$G/block_count.txt"
+sed -e '/^| uniform | linear_sync | /d' \
+    -e 's/^\(| nonuniform | tuna | [^|]*| \).*/\1rounds in flight |/' docs/sweeps.md > "$G/sweeps.md"
+tests/registry_check.py block_count ./a2atune "$G/sweeps.md" > "$G/block_count_planted.txt" 2>&1; rc=$?
+check registry/block-count-omission-found holds '[ $rc -eq 1 ] && grep -q "sweeps.md: no row for kernel uniform linear_sync " "$G/block_count_planted.txt" && grep -q "sweeps.md: kernel nonuniform tuna gives block_count 1..radix-1: rounds in flight, the registry" "$G/block_count_planted.txt" && [ "$(tail -n 1 "$G/block_count_planted.txt")" = "2 missing" ]'
+[ $rc -eq 1 ] || sed 's/^/    /' "$G/block_count_planted.txt"
