@@ -2,7 +2,7 @@
 import sys
 
 from . import best_radix, curves, heatmap, model, options, query, summary
-from . import merge, status, submit
+from . import launch, merge, status, submit
 from . import tune
 from . import hint_tune
 from . import figures
@@ -18,8 +18,8 @@ from . import paper_night
 from . import online_candidates
 from .common import EXIT_BAD_INPUT, A2AError
 
-SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, status, merge, tune,
-               hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
+SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, launch, status, merge,
+               tune, hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
                paper_figures, model_run, paper_table, paper_night, online_candidates)
 
 

@@ -22,6 +22,10 @@ PBS_ARRAYID). Only the header and the scheduler's variables differ: the body (ta
 marker files, the exit-3 resume loop) is the same code for both schedulers, and PBS
 jobs launch with the library's mpirun on the hosts of $PBS_NODEFILE.
 
+Every job starts its ranks through a launch template (launch.py): srun --mpi=PLUGIN by
+default under Slurm, the library's mpirun (--launcher mpirun, and always under PBS
+unless --launch says otherwise), or --launch NAME|TEMPLATE for any other launcher.
+
 With --tune BUDGET every job runs the tuner (`a2atune tune JOBSWEEP --budget BUDGET
 --db SHARD --no-files`) on its part of the sweep instead of measuring all of it: the
 budget holds per job, the same exit-3 loop resumes it with --resume (the tuner reloads
@@ -37,13 +41,11 @@ import shutil
 import subprocess
 import sys
 
-from . import options, slurm
+from . import launch, options, slurm
 from .common import A2AError, write_rows
 from .sweepfile import Sweep, compact_list
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SRUN_PLUGIN = {"mpich": "pmi2", "openmpi": "pmix"}   # measured with Debian 12's Slurm 22.05
-MPIRUN = {"mpich": "mpirun.mpich", "openmpi": "mpirun.openmpi"}
 SCHEDULERS = ("slurm", "pbs")
 PBS_DIALECTS = ("pro", "torque")
 RESUME_TRIES = 5          # exit 3 (a configuration timed out): --resume at most this often
@@ -57,14 +59,10 @@ _SAFE = {
 }
 
 
-class Raw(str):
-    """A word written into a script as it is, unquoted: only for fixed text of this module
-    such as "$PBS_NODEFILE" (a variable the script must expand), never for user input."""
-
-
 def shell_word(word):
-    """word as the shell must see it: a Raw word as it is, anything else shell-quoted."""
-    return str(word) if isinstance(word, Raw) else shlex.quote(str(word))
+    """word as the shell must see it: shell text (a launch template's word) as it is,
+    anything else shell-quoted."""
+    return str(word) if isinstance(word, launch.ShellText) else shlex.quote(str(word))
 
 
 def pbs_walltime(text):
@@ -119,6 +117,8 @@ def add_parser(sub, common):
                "  a2a submit sweeps/quick.ini --nodes 1 --ppn 2 --per-section --mpi mpich --dry-run\n"
                "  a2a submit x.ini --nodes 2..16:*2 --ppn 64 --launcher mpirun --partition big\n"
                "  a2a submit x.ini --nodes 1,2,4 --ppn 32 --scheduler pbs --pbs-dialect torque\n"
+               "  a2a submit x.ini --nodes 2,4 --ppn 32 --scheduler pbs --mpi mpich --launch mpiexec-pals\n"
+               "  a2a submit x.ini --nodes 2 --ppn 8 --launch 'mpiexec -n {ranks} -ppn {ppn} {cmd}'\n"
                "  a2a submit sweeps/quick.ini --nodes 1,2,4 --ppn 32 --tune 25%% --time 2:00:00\n"
                "output: OUT/a2a-submit.json (the manifest), OUT/*.sbatch (OUT/*.pbs), OUT/sweeps,\n"
                "OUT/shards,"
@@ -131,8 +131,9 @@ def add_parser(sub, common):
                    help="node counts, one job (array) each: 1,2,4 or 1..16:*2")
     p.add_argument("--ppn", required=True, type=_positive, metavar="Q",
                    help="MPI ranks per node")
-    p.add_argument("--mpi", choices=("mpich", "openmpi"), default="openmpi",
-                   help="which build runs: build/mpich or build/openmpi (default: %(default)s)")
+    p.add_argument("--mpi", choices=("mpich", "openmpi"), default=None,
+                   help="which build runs: build/mpich or build/openmpi (default: the library "
+                        "of a --launch name such as mpirun-mpich, else openmpi)")
     p.add_argument("--scheduler", choices=SCHEDULERS, default="slurm",
                    help="slurm: sbatch scripts; pbs: qsub scripts (default: %(default)s)")
     p.add_argument("--pbs-dialect", choices=PBS_DIALECTS, default="pro",
@@ -141,13 +142,23 @@ def add_parser(sub, common):
                         "(-l nodes=N:ppn=Q, -t arrays, PBS_ARRAYID) (default: %(default)s)")
     p.add_argument("--launcher", choices=("srun", "mpirun"), default=None,
                    help="srun --mpi=PLUGIN, or the library's mpirun inside the allocation "
-                        "(default: srun under Slurm; PBS jobs always use mpirun)")
+                        "(the templates srun and mpirun-MPI of --launch; default: srun under "
+                        "Slurm; PBS jobs use mpirun unless --launch says otherwise)")
+    p.add_argument("--launch", metavar="NAME|TEMPLATE",
+                   help="how each job starts its ranks: a named launch template (srun, "
+                        "srun-plain, mpirun-openmpi, mpirun-mpich, mpirun-openmpi-pbs, "
+                        "mpirun-mpich-pbs, mpiexec-pals; `a2a launch-template` shows them) or "
+                        "one line of shell text with the placeholders {ranks} {ppn} {nodes} "
+                        "{cmd} {mpirun} {srun_mpi}, e.g. 'mpiexec -n {ranks} --ppn {ppn} "
+                        "{cmd}' (default: srun under Slurm, mpirun-MPI-pbs under PBS)")
     p.add_argument("--srun-mpi", metavar="PLUGIN",
-                   help="srun's --mpi plugin (default: pmi2 for MPICH, pmix for Open MPI; "
-                        "`srun --mpi=list` shows what the cluster has)")
+                   help="srun's --mpi plugin, {srun_mpi} of a launch template (default: pmi2 "
+                        "for MPICH, pmix for Open MPI; `srun --mpi=list` shows what the "
+                        "cluster has)")
     p.add_argument("--mpirun", metavar="CMD",
-                   help="the mpirun command for --launcher mpirun, split like a shell does "
-                        "(default: mpirun.mpich / mpirun.openmpi when on PATH, else mpirun)")
+                   help="the mpirun command for --launcher mpirun, {mpirun} of a launch "
+                        "template, split like a shell does (default: mpirun.mpich / "
+                        "mpirun.openmpi when on PATH, else mpirun)")
     p.add_argument("--binary", metavar="PATH",
                    help="the a2atune program (default: build/MPI/a2atune of this checkout)")
     p.add_argument("--section", type=options.word_list, metavar="LIST",
@@ -234,29 +245,15 @@ def comment_safe(text):
     return "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
 
 
-def launch_argv(cfg, job):
-    """The launcher words before the a2atune program for one job. srun ends the whole step
-    when a task exits non-zero (--kill-on-bad-exit=1: a rank ended by its time limit
-    leaves no rank waiting for it in a collective). Under PBS: the library's
-    mpirun with -n ranks, ranks per node, and the allocation's host file $PBS_NODEFILE as a
-    Raw word (expanded by the script, quoted against word splitting)."""
-    nodes, ntasks, ppn = job["nodes"], job["ntasks"], cfg["ppn"]
-    if cfg["launcher"] == "srun":
-        return ["srun", "--mpi=" + cfg["srun_mpi"], "--kill-on-bad-exit=1", "--nodes=%d" % nodes,
-                "--ntasks=%d" % ntasks, "--ntasks-per-node=%d" % ppn]
-    hosts = []
-    if cfg["scheduler"] == "pbs":
-        hosts = (["--hostfile", Raw('"$PBS_NODEFILE"')] if cfg["mpi"] == "openmpi"
-                 else ["-f", Raw('"$PBS_NODEFILE"')])
-    if cfg["mpi"] == "openmpi":
-        return cfg["mpirun"] + hosts + ["-n", str(ntasks), "--map-by", "ppr:%d:node" % ppn]
-    return cfg["mpirun"] + hosts + ["-n", str(ntasks), "-ppn", str(ppn)]
-
-
 def job_argv(cfg, job):
-    """The whole command of one job: launcher, a2atune, run (or, with --tune, tune with the
-    budget and no tuning files of its own), its sweep, shard, sections."""
-    return launch_argv(cfg, job) + [cfg["binary"]] + driver_words(cfg, job, job["shard_abs"])
+    """The whole command of one job as (head, tail): the launch template's words before
+    and including the a2atune command (the program, then run, or with --tune, tune with
+    the budget and no tuning files of its own, its sweep, shard, sections), and its words
+    after the command (none for the named templates)."""
+    before, after = launch.render(cfg["launch"], {
+        "ranks": job["ntasks"], "ppn": cfg["ppn"], "nodes": job["nodes"],
+        "srun_mpi": cfg["srun_mpi"]}, {"mpirun": cfg["mpirun"]})
+    return before + [cfg["binary"]] + driver_words(cfg, job, job["shard_abs"]), after
 
 
 def driver_words(cfg, job, shard):
@@ -273,7 +270,7 @@ def driver_words(cfg, job, shard):
 
 
 def _wrap(words, indent, width=92):
-    """The words, shell-quoted (Raw words as they are), as lines of about width characters
+    """The words, shell-quoted (shell text as it is), as lines of about width characters
     joined by ' \\'; an option starting with '--' stays on the line of its value."""
     units, i = [], 0
     while i < len(words):
@@ -355,6 +352,20 @@ def pbs_header(cfg, array):
     return header
 
 
+def launch_via(cfg):
+    """How a script's first comment says its jobs launch: srun with its plugin, mpirun
+    (on the PBS host file), or the launch template's name or text."""
+    name = cfg["launch"]["name"]
+    if name == "srun":
+        return "srun --mpi=" + cfg["srun_mpi"]
+    if name in ("mpirun-openmpi", "mpirun-mpich"):
+        return "mpirun"
+    if name in ("mpirun-openmpi-pbs", "mpirun-mpich-pbs"):
+        return "mpirun on $PBS_NODEFILE (%s)" % ("PBS Pro" if cfg["pbs_dialect"] == "pro"
+                                                 else "Torque")
+    return name or "the launch template " + cfg["launch"]["template"]
+
+
 def render_script(cfg, array, jobs):
     """The job script of one array: a header of #SBATCH or #PBS lines (no paths in them),
     the environment, one `case` branch per task with its exact a2atune command, the exit-3
@@ -364,11 +375,7 @@ def render_script(cfg, array, jobs):
     name = array["name"]
     pbs = cfg["scheduler"] == "pbs"
     submit_cmd = "qsub" if pbs else "sbatch --parsable"
-    if cfg["launcher"] == "srun":
-        via = "srun --mpi=" + cfg["srun_mpi"]
-    else:
-        via = "mpirun" + (" on $PBS_NODEFILE (%s)" % ("PBS Pro" if cfg["pbs_dialect"] == "pro"
-                                                     else "Torque") if pbs else "")
+    via = launch_via(cfg)
     header = [
         "#!/bin/bash",
         "# %s: a2a submit of %s: %d node(s) x %d ranks per node, %s via %s"
@@ -398,8 +405,12 @@ def render_script(cfg, array, jobs):
                  "    job=%d" % k,
                  "    state=%s" % shlex.quote(job["state_abs"]),
                  "    launch() {"]
-        body += _wrap(job_argv(cfg, job), "        ")
-        body[-1] += ' "$@"'
+        head, tail = job_argv(cfg, job)
+        body += _wrap(head, "        ")
+        body[-1] += ' "$@"'       # the resume loop's --resume
+        if tail:
+            body[-1] += " \\"
+            body += _wrap(tail, "            ")
         body += ["    }", "    ;;"]
     body += ["*)  echo \"a2a: array task '%s' is not a job of this script\" >&2" % var["task"],
              "    exit 2 ;;",
@@ -447,7 +458,12 @@ def job_sweep_header(cfg, k, job):
 
 def _config(args, sweep):
     """The validated settings of the submission (A2AError on any bad value)."""
-    cfg = {"mpi": args.mpi, "ppn": args.ppn, "scheduler": args.scheduler,
+    if args.launch is not None and args.launcher is not None:
+        raise A2AError("--launch and --launcher: give one (--launcher srun is --launch srun, "
+                       "--launcher mpirun is --launch mpirun-MPI)")
+    spec = launch.parse(args.launch) if args.launch is not None else None
+    mpi = launch.library(spec, args.mpi) if spec else (args.mpi or "openmpi")
+    cfg = {"mpi": mpi, "ppn": args.ppn, "scheduler": args.scheduler,
            "pbs_dialect": args.pbs_dialect if args.scheduler == "pbs" else None,
            "sweep_abs": sweep.path, "sweep_shown": args.sweep, "array_limit": args.array_limit,
            "tune": args.tune}
@@ -457,11 +473,19 @@ def _config(args, sweep):
         if args.launcher == "srun":
             raise A2AError("--launcher srun: PBS has no srun; --scheduler pbs launches with "
                            "the library's mpirun (leave --launcher out)")
-        if args.srun_mpi is not None:
+        if args.srun_mpi is not None and spec is None:
             raise A2AError("--srun-mpi: srun only; --scheduler pbs launches with mpirun")
         cfg["launcher"] = "mpirun"
+        default = "mpirun-%s-pbs" % mpi
     else:
         cfg["launcher"] = args.launcher or "srun"
+        default = "srun" if cfg["launcher"] == "srun" else "mpirun-" + mpi
+    if spec is None:
+        spec = launch.parse(default)
+    else:
+        launch.check(spec, args.mpi, args.scheduler, args.mpirun, args.srun_mpi)
+        cfg["launcher"] = spec["name"] or "template"
+    cfg["launch"] = spec
     for key in ("partition", "time", "account"):
         value = getattr(args, key)
         if value is not None:
@@ -470,23 +494,11 @@ def _config(args, sweep):
                 raise A2AError("--%s '%s': expected %s" % (key, comment_safe(value), what))
         cfg[key] = value
     cfg["walltime"] = pbs_walltime(cfg["time"]) if cfg["time"] and args.scheduler == "pbs" else None
-    cfg["srun_mpi"] = args.srun_mpi or SRUN_PLUGIN[args.mpi]
-    if not re.match(r"^[A-Za-z0-9_]+$", cfg["srun_mpi"]):
-        raise A2AError("--srun-mpi '%s': a plugin name such as pmi2 or pmix"
-                       % comment_safe(cfg["srun_mpi"]))
-    if args.mpirun is not None:
-        try:
-            cfg["mpirun"] = shlex.split(args.mpirun)
-        except ValueError as e:
-            raise A2AError("--mpirun: %s" % e)
-        if not cfg["mpirun"]:
-            raise A2AError("--mpirun: an empty command")
-    else:
-        cfg["mpirun"] = [MPIRUN[args.mpi] if shutil.which(MPIRUN[args.mpi]) else "mpirun"]
-    binary = args.binary or os.path.join(REPO, "build", args.mpi, "a2atune")
+    cfg["mpirun"], cfg["srun_mpi"] = launch.tools(mpi, args.mpirun, args.srun_mpi)
+    binary = args.binary or os.path.join(REPO, "build", mpi, "a2atune")
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         raise A2AError("%s: no a2atune program there (build it: make%s, or pass --binary PATH)"
-                       % (binary, " MPI=mpich" if args.mpi == "mpich" else ""))
+                       % (binary, " MPI=mpich" if mpi == "mpich" else ""))
     cfg["binary"] = os.path.abspath(binary)
     cfg["env"] = []
     for item in args.env:
@@ -794,7 +806,8 @@ def _prepare(args, cfg, sweep, names, jobs, notes, made, id_key, ext):
     manifest = {
         "version": slurm.MANIFEST_VERSION,
         "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "sweep": sweep.path, "mpi": cfg["mpi"], "launcher": cfg["launcher"], "ppn": cfg["ppn"],
+        "sweep": sweep.path, "mpi": cfg["mpi"], "launcher": cfg["launcher"],
+        "launch": cfg["launch"]["template"], "ppn": cfg["ppn"],
         "scheduler": args.scheduler, "pbs_dialect": cfg["pbs_dialect"],
         "p_split": args.p_split, "binary": cfg["binary"], "dry_run": bool(args.dry_run),
         "tune": cfg["tune"],

@@ -2,10 +2,11 @@
 # sql, $WORK). `a2a submit | status | merge` on a real one-node Slurm started here
 # (tests/slurm/local-slurm.sh): a two-job array of tests/slurm/small.ini with MPICH
 # (srun --mpi=pmi2), the same with Open MPI (srun --mpi=pmix), one Open MPI job through
-# mpirun inside the allocation, and a job with the wrong plugin that the singleton guard
-# stops, and the tuner as a job (`a2a submit --tune 100%` of tests/sweeps/tuner_timeout.ini:
-# its bruck configurations hit their time limit, the job script resumes the tuner after each
-# exit 3), merged and turned into tuning files. About 40 s; every daemon is stopped by its
+# mpirun inside the allocation, one through a launch template of its own (env ... srun),
+# a job with the wrong plugin that the singleton guard stops, and the tuner as a job
+# (`a2a submit --tune 100%` of tests/sweeps/tuner_timeout.ini: its bruck configurations
+# hit their time limit, the job script resumes the tuner after each exit 3), merged and
+# turned into tuning files. About 40 s; every daemon is stopped by its
 # pid at the end, also on failure.
 #   tests/run.sh slurm        (this part alone)
 
@@ -86,6 +87,7 @@ else
     SO="$WORK/openmpi srun"
     SR="$WORK/openmpi-mpirun"
     SG="$WORK/wrong-plugin"
+    SC="$WORK/openmpi template"
     slurm_submit=(scripts/a2a submit tests/slurm/small.ini --nodes 1 --ppn 2)
     run slurm/submit-mpich-pmi2 30 "${slurm_submit[@]}" --per-section --mpi mpich --array-limit 1 \
         --time 5 --job-name a2a-mpich --out "$SM"
@@ -93,6 +95,9 @@ else
         --job-name a2a-ompi --out "$SO"
     run slurm/submit-openmpi-mpirun 30 "${slurm_submit[@]}" --mpi openmpi --launcher mpirun \
         --job-name a2a-ompi-mpirun --out "$SR"
+    run slurm/submit-openmpi-template 30 "${slurm_submit[@]}" --mpi openmpi --launch \
+        'env A2A_LAUNCHED_BY="a template" srun --mpi={srun_mpi} --ntasks={ranks} --ntasks-per-node={ppn} {cmd}' \
+        --job-name a2a-ompi-template --out "$SC"
     run slurm/submit-mpich-wrong-plugin 30 "${slurm_submit[@]}" --mpi mpich --srun-mpi none \
         --job-name a2a-guard --out "$SG"
     # the tuner as a job: every configuration (100 %), the three bruck ones over their limit
@@ -111,7 +116,11 @@ else
     check slurm/mpich-jobs-done [ "$(slurm_states "$SM")" = "done,done" ]
     check slurm/openmpi-pmix-jobs-done [ "$(slurm_states "$SO")" = "done,done" ]
     check slurm/openmpi-mpirun-job-done [ "$(slurm_states "$SR")" = "done" ]
-    for slurm_d in "$SM" "$SO" "$SR"; do
+    check slurm/openmpi-template-job-done holds '[ "$(slurm_states "$SC")" = "done" ] \
+        && grep -q "^        env A2A_LAUNCHED_BY=\"a template\" srun --mpi=pmix --ntasks=2 --ntasks-per-node=2 " \
+           "$SC"/a2a-ompi-template-n1.sbatch \
+        && [ "$(slurm_provenance "$SC"/shards/*.db)" = "1 Open MPI:2:done" ]'
+    for slurm_d in "$SM" "$SO" "$SR" "$SC"; do
         check "slurm/rows-$(basename "$slurm_d" | tr -c 'A-Za-z0-9\n-' '_')" holds \
             '[ "$(slurm_rows "$slurm_d" results)" = "$(slurm_expected "$slurm_d")" ] \
              && [ "$(slurm_rows "$slurm_d" results)" -gt 0 ] \
