@@ -2,7 +2,7 @@
 """app_online_bench.py — online tuning inside the applications (`a2atune app tc|fft --kernel
 tuned` under A2A_TUNING=online) against the MPI library and every candidate fixed.
 
-    sweeps/bench/app_online_bench.py --launch "smpirun ... build/simgrid/a2atune" \\
+    bench/app_online_bench.py --launch "smpirun ... build/simgrid/a2atune" \\
         --app tc --args "--graph rmat:9:4" --repetitions 40 --out DIR \\
         [--explore 120,30] [--fixed-repetitions 2] [--again 1] [--record FILE --label TEXT]
         [--reuse FILE]
@@ -21,7 +21,7 @@ run of a fixed kernel costs the same simulated time, so fixed kernels run
 --fixed-repetitions runs and their total is the median run's time x --repetitions, except
 the MPI library and the candidates within 10 % of the best so estimated: those run all
 --repetitions runs (a launch's first run costs more: connections and first touches). Prints a markdown table;
---record appends one JSON line per explore value to FILE for sweeps/bench/online_table.py
+--record appends one JSON line per explore value to FILE for bench/online_table.py
 (with the CPU seconds of the online run's launch, cpu_online_s).
 --reuse FILE takes the fixed totals (the MPI library and every candidate) from FILE's records
 of the same --label, application, --args, P (the launch's rank count: -n, -np, --np,

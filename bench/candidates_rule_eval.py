@@ -2,7 +2,7 @@
 """candidates_rule_eval.py — chooses the online tuner's candidate rule (kernels/tuned/
 online_candidates.c) leave-one-data-set-out, on the data sets of `a2a online-candidates`.
 
-    sweeps/bench/candidates_rule_eval.py [--factors LIST] [--overheads LIST] [--alphas LIST]
+    bench/candidates_rule_eval.py [--factors LIST] [--overheads LIST] [--alphas LIST]
         [--tuna-steps LIST] [--rule REV] [--match exact|radix] [--work DIR] [--format table|markdown]
 
 The rule judged against the library's (kernels/tuned/online_candidates.c as it is in the
@@ -27,10 +27,10 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from a2a_tools import online_candidates as oc  # noqa: E402
-from a2a_tools import tuner_suite  # noqa: E402
+from a2a_tools.tuner import online_candidates as oc  # noqa: E402
+from a2a_tools.tuner import tuner_suite  # noqa: E402
 
 SOURCE = "kernels/tuned/online_candidates.c"
 CFLAGS = ["-O2", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror",

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """online_bench.py — the online tuner (A2A_TUNING=online) against an exhaustive run of the
-same candidates, on an application loop (sweeps/bench/online_loop.c).
+same candidates, on an application loop (bench/online_loop.c).
 
-    sweeps/bench/online_bench.py --launch "mpirun.openmpi -n 2 --bind-to core" \\
+    bench/online_bench.py --launch "mpirun.openmpi -n 2 --bind-to core" \\
         --binary build/openmpi/bench/online_loop --out DIR [--sizes 16,1024,16384]
         [--calls 1000] [--repeats 3] [--explore N,...] [--alltoallv]
         [--record FILE --label TEXT] [--quiet [--a2atune PATH]] [--connect]
@@ -37,7 +37,7 @@ N calls: total + (N - calls) x the mean per-call time of the last half of the ru
 for an online run of the calls from its decision on (ONLINE_LOOP_TIMES; they include the
 monitoring windows that fell in them). Prints a markdown table per S;
 --record appends one JSON line per S to FILE (the figures of the table, the CPU time of
-each launch's simulation, --label naming the platform and selector) for sweeps/bench/online_table.py.
+each launch's simulation, --label naming the platform and selector) for bench/online_table.py.
 An smpirun launch that sets no maxmin/precision gets `a2a simulate`'s (1e-2); --record
 keeps the launch's --cfg options (give smpirun its options, not a script wrapping it).
 --alltoallv runs the loop's alltoallv (blocks of S/2..S bytes) and fixes alltoallv rules.
@@ -95,7 +95,7 @@ SUMMARY_STATES = (
 # "choices" carry it, with no call it runs from)
 UNDECIDED = {"warm-up": "none (on its warm-up at the end: the MPI library ran every call)",
              "exploring": "none (still exploring at the end)"}
-# the max-min solver precision of `a2a simulate` (scripts/a2a_tools/simulate.py, smpi_options):
+# the max-min solver precision of `a2a simulate` (scripts/a2a_tools/simulation/simulate.py, smpi_options):
 # SimGrid 3.32's default and 1e-3 segfault with spread_out at P = 256 on torus_tofud.xml
 SOLVER_PRECISION = "maxmin/precision:1e-2"
 

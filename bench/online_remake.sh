@@ -1,11 +1,11 @@
 #!/bin/bash
-# sweeps/bench/online_remake.sh — re-make the records of docs/results/online-sim.md after a
+# bench/online_remake.sh — re-make the records of docs/results/online-sim.md after a
 # change: the shapes' online and second runs only, the MPI library's and the fixed candidates'
 # runs taken from the earlier records (online_bench.py --reuse; the online tuner does not touch
 # a fixed run); the applications' runs all anew (the direct kernels they run fixed changed),
 # or their fixed runs reused when REUSE_APPS names records of the same launches.
 #
-#   sweeps/bench/online_remake.sh shapes|apps|SHAPE|APP|p2...
+#   bench/online_remake.sh shapes|apps|SHAPE|APP|p2...
 #
 #   shapes   the 12 shapes of the table (6 launches of online_bench.py, below)
 #   apps     fft --n 512x512 (500 transforms) and tc --graph rmat:9:4 (167 closures) on
@@ -29,7 +29,7 @@
 # for the shapes, 120,30 for the applications), e.g. to compare other values with the fixed
 # runs of the records of 120 (a fixed run does not depend on them):
 #   EXPLORE=30,60 OUT_SHAPES=tests/data/online-sim-explore.jsonl \
-#       REUSE_SHAPES=tests/data/online-sim.jsonl sweeps/bench/online_remake.sh shapes
+#       REUSE_SHAPES=tests/data/online-sim.jsonl bench/online_remake.sh shapes
 # Needs build/simgrid/bench/online_loop and build/simgrid/a2atune (make MPI=simgrid ...)
 # (p2: build/openmpi/bench/online_loop and build/openmpi/a2atune).
 # Every simulated launch is smpirun on platforms/*.xml with `a2a simulate`'s options, MPICH's selector
@@ -54,7 +54,7 @@ launch() {
     local plat=$1 P=$2 prec=$3 hosts=$WORK/hosts-$1-$2
     PYTHONPATH=scripts $PY -c '
 import sys
-from a2a_tools.simulate import platform_hosts
+from a2a_tools.simulation.simulate import platform_hosts
 left = int(sys.argv[2])
 with open(sys.argv[3], "w") as f:
     for name, cores in platform_hosts(sys.argv[1]):
@@ -77,7 +77,7 @@ shape() {
     local plat=$1 P=$2 prec=$3 sizes=$4 coll=$5 best=16 v=
     [ "$coll" = alltoallv ] && best=64 v=--alltoallv
     echo "online_remake: $plat P = $P $coll S = $sizes ($(date -u +%T))"
-    $PY sweeps/bench/online_bench.py --launch "$(launch "$plat" "$P" "$prec")" \
+    $PY bench/online_bench.py --launch "$(launch "$plat" "$P" "$prec")" \
         --binary build/simgrid/bench/online_loop --out "$WORK/$plat-$P-$coll" --sizes "$sizes" \
         --calls 200 --calls-fixed 2 --calls-best $best --target 1000 --repeats 1 $v \
         --explore "${EXPLORE:-120}" \
@@ -89,7 +89,7 @@ app() {
     local plat=$1 reuse=()
     [ -n "$REUSE_APPS" ] && reuse=(--reuse "$REUSE_APPS")
     echo "online_remake: $plat $2 $3 ($(date -u +%T))"
-    $PY sweeps/bench/app_online_bench.py \
+    $PY bench/app_online_bench.py \
         --launch "$(launch "$plat" 64 "$5") $PWD/build/simgrid/a2atune" --app "$2" --args "$3" \
         --repetitions "$4" --explore "${EXPLORE:-120,30}" --again 1 --out "$WORK/app-$plat-$2" \
         --record "$OUT_APPS" --label "$plat.xml, SMPI coll-selector mpich" "${reuse[@]}"
@@ -100,7 +100,7 @@ real_p2() {
     local v
     for v in "" --alltoallv; do
         echo "online_remake: real P = 2 ${v:-alltoall} ($(date -u +%T))"
-        flock /tmp/a2atune-bench.lock $PY sweeps/bench/online_bench.py \
+        flock /tmp/a2atune-bench.lock $PY bench/online_bench.py \
             --launch "mpirun -n 2 --bind-to core" --binary build/openmpi/bench/online_loop \
             --out "$WORK/real-p2$v" --sizes 16,1024,16384 --calls 1000 --repeats 5 $v --quiet \
             --connect \

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """online_table.py — the online tuner's targets (issue: A2A_TUNING=online) as a markdown
-table, from the JSON lines that sweeps/bench/online_bench.py --record wrote.
+table, from the JSON lines that bench/online_bench.py --record wrote.
 
-    sweeps/bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
+    bench/online_table.py tests/data/online-sim.jsonl tests/data/online-apps-sim.jsonl \
         --before tests/data/online-sim-per-candidate.jsonl \
         --apps-before tests/data/online-apps-sim-240.jsonl \
         --explore tests/data/online-sim-explore.jsonl \
@@ -20,7 +20,7 @@ library, below the MPI library's; the second run (reading the written file) / th
 fixed run's (<= 1.02). Totals are simulated and extrapolated to `target` calls as the
 record says; the last column is the CPU time (user + system) the online run's simulation took.
 
-The second file (optional) holds the records of sweeps/bench/app_online_bench.py --record:
+The second file (optional) holds the records of bench/app_online_bench.py --record:
 the applications (`a2atune app tc|fft --kernel tuned`), one row per application, workload
 and A2A_TUNING_EXPLORE, with the whole run's all-to-all time against the best kernel fixed
 for every call, the MPI library's, and a second run's.
@@ -47,14 +47,14 @@ HEAD = """| platform, selector | P | call | S | online chose (from call; calls e
 
 INTRO = """# Online tuning under SimGrid: the issue's targets
 
-Made by `sweeps/bench/online_table.py tests/data/online-sim.jsonl
+Made by `bench/online_table.py tests/data/online-sim.jsonl
 tests/data/online-apps-sim.jsonl --before tests/data/online-sim-per-candidate.jsonl
 --apps-before tests/data/online-apps-sim-240.jsonl --explore tests/data/online-sim-explore.jsonl
 --explore tests/data/online-apps-sim-explore.jsonl --real tests/data/online-real-p2.jsonl`,
 from the records of
-`sweeps/bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
+`bench/online_bench.py --record` (simulated: SimGrid 3.32 SMPI, deterministic; the
 machine that simulated them was shared, which changes the CPU seconds, not the times).
-Each record is one shape: the loop `sweeps/bench/online_loop` (A2A_Alltoall, or
+Each record is one shape: the loop `bench/online_loop` (A2A_Alltoall, or
 A2A_Alltoallv with blocks of S/2..S bytes) under `A2A_TUNING=online` with the default
 `A2A_TUNING_EXPLORE` (120), the MPI library alone, every candidate of the online run fixed
 from the start by a one-rule tuning file, and a second run reading the file the online run
@@ -70,7 +70,7 @@ second run `calls_best`, adding (1000 - calls) x the mean of their last half. Th
 and second runs below were made by the online tuner as it is now
 (docs/tuning-files.md: round 0 of a shape's exploration, every candidate's two calls, ends
 with one reduction; rounds 1 and 2 with one per candidate), by
-`sweeps/bench/online_remake.sh shapes` (the launches of the table's precisions below); their
+`bench/online_remake.sh shapes` (the launches of the table's precisions below); their
 MPI library and fixed runs, which the online tuner does not touch, were simulated for the
 records of `tests/data/online-sim-two-rounds.jsonl` and are reused since
 (`online_bench.py --reuse`): this re-make read them from
@@ -301,7 +301,7 @@ APPS_INTRO = """
 ## Inside the applications
 
 Made from `tests/data/online-apps-sim.jsonl`, the records of
-`sweeps/bench/app_online_bench.py --record` made by `sweeps/bench/online_remake.sh apps
+`bench/app_online_bench.py --record` made by `bench/online_remake.sh apps
 tc-torus` (simulated as above: P = 64 on dragonfly.xml, and tc also on torus_tofud.xml;
 SMPI with MPICH's selector, `a2a simulate`'s options and copy model; maxmin/precision 1e-3
 for fft, 1e-2 for tc). The rows' online and second runs were made again by the online
@@ -481,7 +481,7 @@ EXPLORE_INTRO = """
 A2A_TUNING_EXPLORE / candidates calls, 3..64, and a decided shape's monitoring window is as
 many calls every 16 times as many). The shapes of the first table and the applications
 again at other values: the rows at 120, and the applications' at 30, are the records
-above; the rest, the records of `--explore` (`sweeps/bench/online_remake.sh` with
+above; the rest, the records of `--explore` (`bench/online_remake.sh` with
 `EXPLORE=30,60`, and `EXPLORE=60` for fft and tc), their MPI library's and fixed runs those
 of the records above (`online_bench.py --reuse`, `app_online_bench.py --reuse`: a fixed run does
 not depend on the value), so only the online and second runs differ. A cell lists the
@@ -890,7 +890,7 @@ REAL_INTRO = """
 ## Real hardware: P = 2
 
 The issue's targets on this machine: Open MPI, P = 2 on 2 cores (`mpirun -n 2 --bind-to
-core`), records of `sweeps/bench/online_remake.sh p2` (`online_bench.py` with 1,000 calls
+core`), records of `bench/online_remake.sh p2` (`online_bench.py` with 1,000 calls
 of every run, no extrapolation, 5 launches of each run alternated, under the benchmark lock;
 the figures are medians over the 5 launches). Real and noisy: a total is the sum of 1,000
 per-call maxima over the ranks, which a load spike of the shared machine can double, and

@@ -9,7 +9,7 @@ With --before DB (a run of the same sweep with older code), also the ratios ther
 With several databases (repeated launches), each ratio is the median over them.
 Rows with P above the cores of the machine are marked oversubscribed (*).
 
-  sweeps/bench/tuna_ratios.py --db results/bench.db [--before old.db] [--target 1.05]
+  bench/tuna_ratios.py --db results/bench.db [--before old.db] [--target 1.05]
 
 Exit status: 0, or 2 for a missing database or a database without the sweep's rows.
 """

@@ -49,7 +49,7 @@ LAYERS = [
     ["harness/db"],                      # the database and the provenance of a launch
     ["harness/run", "harness/tuner"],    # running configurations; the tuner's search
     ["harness/commands", "model"],       # a2atune's commands; a2atrace, the model tier's tracer
-    ["tests", "tests/preload", "sweeps/bench"],  # everything may be tested or benchmarked
+    ["tests", "tests/preload", "bench"],  # everything may be tested or benchmarked
 ]
 
 # Rules beyond the order: (files it applies to, what they may not include, files exempt

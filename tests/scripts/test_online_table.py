@@ -1,4 +1,4 @@
-"""sweeps/bench/online_table.py on records of tests/data: a shape or an application recorded
+"""bench/online_table.py on records of tests/data: a shape or an application recorded
 again (online_remake.sh appends the new record after the one it replaces) is one row, its
 last record's, and is counted once against the targets; --explore's section picks the
 A2A_TUNING_EXPLORE value by its rule (most targets met over the rows every value has, then
@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TABLE = os.path.join(ROOT, "sweeps", "bench", "online_table.py")
+TABLE = os.path.join(ROOT, "bench", "online_table.py")
 DATA = os.path.join(ROOT, "tests", "data")
 
 
@@ -168,7 +168,7 @@ class OnlineTablePage(unittest.TestCase):
         page_path = os.path.join(ROOT, "docs", "results", "online-sim.md")
         with open(page_path) as f:
             page = f.read()
-        made_by = re.search(r"Made by `sweeps/bench/online_table\.py ([^`]*)`", page)
+        made_by = re.search(r"Made by `bench/online_table\.py ([^`]*)`", page)
         self.assertIsNotNone(made_by, "the page does not name the command that made it")
         words = shlex.split(made_by.group(1).replace("\n", " "))
         p = subprocess.run(["/usr/bin/python3", TABLE] + words, capture_output=True, text=True,

@@ -8,8 +8,8 @@ import json
 import os
 import sqlite3
 
-from .common import A2AError
-from .db import connect_readonly
+from ..core.common import A2AError
+from ..core.db import connect_readonly
 
 MANIFEST = "a2a-submit.json"
 MANIFEST_VERSION = 1

@@ -12,7 +12,7 @@ import os
 import subprocess
 
 from . import slurm
-from .common import A2AError, write_rows
+from ..core.common import A2AError, write_rows
 
 SLURM_TIMEOUT = 30
 # PBS job_state letters (PBS Pro and Torque) of jobs that have not ended

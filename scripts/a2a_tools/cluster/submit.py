@@ -37,11 +37,12 @@ import shutil
 import subprocess
 import sys
 
-from . import options, slurm
-from .common import A2AError, write_rows
-from .sweepfile import Sweep, compact_list
+from ..core import options
+from . import slurm
+from ..core.common import A2AError, write_rows
+from ..core.sweepfile import Sweep, compact_list
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 SRUN_PLUGIN = {"mpich": "pmi2", "openmpi": "pmix"}   # measured with Debian 12's Slurm 22.05
 MPIRUN = {"mpich": "mpirun.mpich", "openmpi": "mpirun.openmpi"}
 SCHEDULERS = ("slurm", "pbs")

@@ -10,7 +10,7 @@ import subprocess
 
 from .common import A2AError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 _BUILDS = ("a2atune", os.path.join("build", "openmpi", "a2atune"),
            os.path.join("build", "mpich", "a2atune"))
 _registry = None

@@ -21,9 +21,9 @@ these scripts know is refused."""
 import os
 import sqlite3
 
-from . import netmodel
-from .common import A2AError
-from .db import check_version, connect_readonly
+from ..core import netmodel
+from ..core.common import A2AError
+from ..core.db import check_version, connect_readonly
 
 APPLICATION_ID = 0x61326174
 RUN_IDENTITY = ("started", "host", "command_line", "sweep_text")

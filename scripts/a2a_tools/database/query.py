@@ -1,9 +1,9 @@
 """`a2a query`: rows of the results table through canned filters, or any read-only SQL."""
 import sqlite3
 
-from . import options
-from .common import A2AError, write_rows
-from .db import describe_filters, result_columns
+from ..core import options
+from ..core.common import A2AError, write_rows
+from ..core.db import describe_filters, result_columns
 
 STATUSES = ("ok", "wrong", "skipped", "timeout", "error")
 

@@ -2,8 +2,8 @@
 import json
 import sys
 
-from .common import A2AError, fmt_size, write_rows
-from .db import short_mpi
+from ..core.common import A2AError, fmt_size, write_rows
+from ..core.db import short_mpi
 
 
 def add_parser(sub, common):

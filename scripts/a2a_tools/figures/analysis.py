@@ -12,12 +12,12 @@ import json
 import math
 import re
 
-from . import contract
-from . import netmodel
-from .common import A2AError, simulation_runs
-from .contract import combine_launches, noise, within_noise
-from .contract import run_groups as launch_groups
-from .db import describe_filters
+from ..core import contract
+from ..core import netmodel
+from ..core.common import A2AError, simulation_runs
+from ..core.contract import combine_launches, noise, within_noise
+from ..core.contract import run_groups as launch_groups
+from ..core.db import describe_filters
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
 # the columns of result_data.data_set, in its order (harness/db/db.c)
@@ -279,7 +279,7 @@ def resolve_run(db, kernel, run_id, filters):
     has a radix and matches filters."""
     if run_id is not None:
         return db.check_run(run_id)
-    from .db import build_where
+    from ..core.db import build_where
     where, params = build_where(dict(filters, kernel=kernel))
     where.append(SWEPT)
     newest = db.newest_run(" AND ".join(where), params)

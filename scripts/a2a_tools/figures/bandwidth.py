@@ -14,9 +14,9 @@ same database or another (--copy-db)."""
 import math
 import sys
 
-from . import contract, options
-from .common import A2AError, DEFAULT_FIGURES, fmt_size, write_rows
-from .db import open_db
+from ..core import contract, options
+from ..core.common import A2AError, DEFAULT_FIGURES, fmt_size, write_rows
+from ..core.db import open_db
 
 COLUMNS = ["run", "kernel", "P", "Q", "S", "bytes_copied", "median_us", "GB/s", "limit_GB/s",
            "of_limit", "copy_threads", "copy_size"]

@@ -7,9 +7,10 @@ and the best one's (as `a2a tune` decides; empty: the best beats the runner-up b
 noise), and `oversubscribed` says whether that P ran with more ranks than cores."""
 import math
 
-from . import analysis, contract, model, options
+from . import analysis, model
+from ..core import contract, options
 from .analysis import data_label, other_params
-from .common import A2AError, fmt_size, write_rows
+from ..core.common import A2AError, fmt_size, write_rows
 
 COLUMNS = ["run", "kernel", "P", "S", "dist", "best_radix", "params", "best_median_us",
            "sqrt_P", "model_radix", "baseline", "baseline_median_us", "speedup", "noise_us",

@@ -20,9 +20,10 @@ import math
 import os
 import sys
 
-from . import analysis, contract, model, options
+from . import analysis, model
+from ..core import contract, options
 from .analysis import data_label, other_params
-from .common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, time_unit, write_rows
+from ..core.common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, time_unit, write_rows
 
 MAX_LINES = 6   # more settings of the other parameters than this: draw the fastest per radix
 LOG_RADIX_ABOVE = 64   # a radix axis for larger P is logarithmic, base 2

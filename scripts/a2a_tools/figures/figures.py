@@ -11,8 +11,10 @@ import io
 import os
 import sys
 
-from . import best_radix, contract, curves, heatmap, model, summary
-from .common import DEFAULT_FIGURES, A2AError
+from . import best_radix, curves, heatmap, model
+from ..core import contract
+from ..database import summary
+from ..core.common import DEFAULT_FIGURES, A2AError
 
 
 def add_parser(sub, common):

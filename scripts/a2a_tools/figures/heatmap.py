@@ -20,9 +20,10 @@ import math
 import os
 import sys
 
-from . import analysis, contract, options
+from . import analysis
+from ..core import contract, options
 from .analysis import data_label, fmt_factor
-from .common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, write_rows
+from ..core.common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, write_rows
 
 MISSING = "white"
 HATCH = "////"

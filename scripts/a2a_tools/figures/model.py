@@ -11,8 +11,8 @@ K * alpha + D * S * beta; the model-optimal radix minimises it over r = 2..P.
 """
 import sys
 
-from . import vlist
-from .common import A2AError, write_rows
+from ..core import vlist
+from ..core.common import A2AError, write_rows
 
 DEFAULT_ALPHA = 1e-6   # seconds per round (latency)
 DEFAULT_BETA = 1e-9    # seconds per byte (inverse bandwidth)

@@ -9,8 +9,8 @@ import io
 import os
 import re
 
-from .common import simulated_label, write_rows
-from . import style
+from ..core.common import simulated_label, write_rows
+from ..figures import style
 
 DATA = ("tests/data/sim-inplace-sdde-scaling.sql",)
 STEM = "scaling_inplace_sdde"

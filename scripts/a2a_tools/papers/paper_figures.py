@@ -28,11 +28,13 @@ import subprocess
 import sys
 import tempfile
 
-from . import best_radix, curves, family_scaling, heatmap, model, params
-from .common import A2AError, fmt_size, simulated_label, write_rows
-from .db import open_db
+from ..figures import best_radix, curves, heatmap, model
+from . import family_scaling
+from ..core import params
+from ..core.common import A2AError, fmt_size, simulated_label, write_rows
+from ..core.db import open_db
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = ("tests/data/tuner-dragonfly-memlink.sql", "tests/data/tuner-dragonfly-memlink-1024.sql")
 TUNER_SWEEP = "sweeps/paper/tuner_dragonfly.ini"
 DATA_NAME = "tuner-dragonfly-memlink.db"  # the temporary database, as figures name it

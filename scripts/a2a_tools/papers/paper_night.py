@@ -26,10 +26,10 @@ import tempfile
 import time
 
 from . import paper_table, paper_tuna
-from .common import A2AError, fmt_clock
-from .model_run import TRACE_COST, check_cells, summarize
+from ..core.common import A2AError, fmt_clock
+from ..simulation.model_run import TRACE_COST, check_cells, summarize
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TUNA_PLATFORMS = tuple(os.path.join("platforms", p) for _, p in paper_tuna.MACHINES)
 
 

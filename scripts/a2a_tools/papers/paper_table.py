@@ -18,9 +18,9 @@ import tempfile
 
 from . import paper_tuna
 from .paper_tuna import load_sql, ms, within_2x
-from .common import A2AError, fmt_size
+from ..core.common import A2AError, fmt_size
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = os.path.join("tests", "data", "papers-theta-model.sql")
 SWEEP = os.path.join("sweeps", "paper", "papers_table.ini")
 PLATFORM = os.path.join("platforms", "theta.xml")

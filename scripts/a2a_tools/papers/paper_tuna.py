@@ -12,7 +12,7 @@ the scattered exchange in batches of 32, empty blocks skipped)."""
 import math
 import sqlite3
 
-from .common import A2AError, fmt_size
+from ..core.common import A2AError, fmt_size
 
 DATA = "tests/data/papers-tuna-model.sql"
 SWEEP = "sweeps/paper/papers_tuna.ini"

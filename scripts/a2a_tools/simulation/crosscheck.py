@@ -21,9 +21,9 @@ import itertools
 import json
 import statistics
 
-from . import contract
-from .common import A2AError, fmt_seconds, fmt_size, write_rows
-from .db import open_db
+from ..core import contract
+from ..core.common import A2AError, fmt_seconds, fmt_size, write_rows
+from ..core.db import open_db
 
 
 def add_parser(sub, common):

@@ -59,14 +59,14 @@ import sys
 import tempfile
 import time
 
-from . import netmodel, vlist
-from .common import A2AError
-from .db import param_columns
+from ..core import netmodel, vlist
+from ..core.common import A2AError
+from ..core.db import param_columns
 from .platform_model import Platform
 from .simulate import ALLREDUCE
-from .sweepfile import Sweep
+from ..core.sweepfile import Sweep
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
 # the kernels a2atrace runs and the a2atrace options of the parameters each takes
 KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
@@ -709,11 +709,11 @@ def _now():
 def open_target(path):
     """A writable connection to the results database; a new one gets a2atune's schema from
     a2atune itself (`a2atune copybench` into a scratch file, its tables copied)."""
-    from .merge import open_target as merge_target, sync_schema
+    from ..database.merge import open_target as merge_target, sync_schema
     conn = merge_target(path, False)
     if conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'runs'").fetchone()[0]:
         return conn
-    from .params import binary
+    from ..core.params import binary
     scratch = path + ".schema-%d" % os.getpid()
     try:
         rc = subprocess.call([binary(), "copybench", "--sizes", "1K", "--threads", "1",

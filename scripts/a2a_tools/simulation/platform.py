@@ -13,9 +13,9 @@ top-level zone routes minimally (DijkstraCache: fewest links). The network model
 file's <config> block; the zone's <prop>s say the topology for tools that read it."""
 import os
 
-from .common import A2AError
+from ..core.common import A2AError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
 # The machines: topology, rates, per-message costs, and the comment that cites them.
 MACHINES = {

@@ -18,8 +18,8 @@ zero overheads."""
 import re
 import xml.etree.ElementTree as ET
 
-from . import netmodel
-from .common import A2AError
+from ..core import netmodel
+from ..core.common import A2AError
 from .simulate import _radical
 
 NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or", "smpi/ois",

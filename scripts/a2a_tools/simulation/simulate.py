@@ -20,11 +20,11 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from . import netmodel
-from .common import A2AError, fmt_clock
-from .sweepfile import Sweep
+from ..core import netmodel
+from ..core.common import A2AError, fmt_clock
+from ..core.sweepfile import Sweep
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 DEFAULT_BINARY = os.path.join(ROOT, "build", "simgrid", "a2atune")
 # The vendor baseline: SMPI's own MPI_Alltoall / MPI_Alltoallv algorithms, named (the
 # `vendor` rows of a run are these; SMPI has no MPI_T, so vendor_algorithm does nothing).

@@ -19,9 +19,9 @@ import json
 import math
 import os
 
-from . import options
-from .common import A2AError, fmt_size, write_rows
-from .db import short_mpi
+from ..core import options
+from ..core.common import A2AError, fmt_size, write_rows
+from ..core.db import short_mpi
 
 FORMAT_NAME = "a2atune-hint-tuning"
 FORMAT_VERSION = 1

@@ -21,14 +21,15 @@ import json
 import os
 import subprocess
 
-from . import params, tuner_suite
-from .common import A2AError
+from ..core import params
+from . import tuner_suite
+from ..core.common import A2AError
 
 Dataset = collections.namedtuple("Dataset", "name sql part what")
 
 # The data sets (part: "dev" / "held-out", the split of a first trial, fixed before any recall
 # was computed; "later": made since, to judge tuna at block_count = radix - 1). The rule is
-# now chosen leave-one-data-set-out (sweeps/bench/candidates_rule_eval.py).
+# now chosen leave-one-data-set-out (bench/candidates_rule_eval.py).
 _SUITE = {d.name: d for d in tuner_suite.SUITE}
 _PARTS = [("dragonfly-small", "dev"), ("dragonfly", "dev"), ("real-p2", "dev"), ("sim64", "held-out"),
           ("fattree-npot", "held-out"), ("torus-nonuniform", "held-out"),

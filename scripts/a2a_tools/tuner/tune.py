@@ -35,11 +35,11 @@ import json
 import math
 import os
 
-from . import options
-from . import contract
-from .contract import combine_launches, noise, run_groups, within_noise
-from .common import A2AError, fmt_size, write_rows
-from .db import build_where, describe_filters, short_mpi
+from ..core import options
+from ..core import contract
+from ..core.contract import combine_launches, noise, run_groups, within_noise
+from ..core.common import A2AError, fmt_size, write_rows
+from ..core.db import build_where, describe_filters, short_mpi
 
 COLLECTIVES = (("uniform", "alltoall"), ("nonuniform", "alltoallv"))
 LIBRARIES = {"openmpi": "Open MPI", "mpich": "MPICH"}

@@ -24,9 +24,10 @@ import subprocess
 import sys
 import tempfile
 
-from . import params, tune, tuner_suite
-from .common import A2AError, fmt_seconds, fmt_size, write_rows
-from .db import open_db
+from ..core import params
+from . import tune, tuner_suite
+from ..core.common import A2AError, fmt_seconds, fmt_size, write_rows
+from ..core.db import open_db
 
 TARGET_NEAR, TARGET_FAR, TARGET_SHARE, TARGET_BUDGET, TARGET_RANDOM = 0.05, 0.15, 0.90, 0.25, 3.0
 
@@ -216,14 +217,14 @@ def pct(x):
 
 def style_provenance(run, oversubscribed):
     """The figure library's provenance line (imported late: matplotlib is slow to load)."""
-    from . import style
+    from ..figures import style
     return style.provenance(run, oversubscribed)
 
 
 def heatmap(path_dir, exhaustive, tuned_regret, fast_regret, title, footer_text):
     """One figure per context: x = S, y = P, colour = regret; two panels (tuning file,
     fastest measured). Returns the paths written."""
-    from . import style
+    from ..figures import style
     from matplotlib.colors import LinearSegmentedColormap, Normalize
     paths = []
     contexts = sorted({cell[0] for cell in exhaustive}, key=str)

@@ -44,11 +44,12 @@ import statistics
 import subprocess
 import sys
 
-from . import params, tuner_report
-from .common import A2AError
-from .db import open_db
+from ..core import params
+from . import tuner_report
+from ..core.common import A2AError
+from ..core.db import open_db
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 Dataset = collections.namedtuple("Dataset", "name sql sweep what")
 
