@@ -6,10 +6,12 @@ never from its own layer or above (tests/layers.py checks it, imports inside fun
 included, and that no import cycle exists between modules):
 
     cli         the entry point: every subcommand's parser                    (top)
-    tuner       tune, hint-tune, tuner-report (and its suite), online-candidates
+    tuner       tune, hint-tune, tuner-report (and its suite, over regret),
+                online-candidates
     papers      paper-figures, paper-table, paper-night and the data they draw
     figures     heatmap, curves, best-radix, bandwidth, figures, model; the grouping
-                of tunable rows (analysis) and the look of every figure (style)
+                of tunable rows (analysis), the look of every figure (style) and
+                what a simulated run's figure says (simruns)
     simulation  simulate, platform, model-run / model-check (the model tier), crosscheck
     database    query, summary, merge
     cluster     submit, status and the submission directory they share (slurm)

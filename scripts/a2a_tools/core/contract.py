@@ -9,7 +9,7 @@ explains them for users.
 
 - run group: the runs of one launch group (scripts/run-sweep.sh --launches N), else one run
   alone; named by its newest run. The Python figures also draw every simulated run of one
-  model as one group (common.simulation_runs): simulated time is deterministic.
+  model as one group (figures/simruns.py, simulation_runs): simulated time is deterministic.
 - measurement: one configuration (config_key) in one run group: its ok, timed rows (one per
   launch) combined; median = the median of the launches' medians (one launch: its median).
 - noise (seconds): the spread between the launches' medians (largest - smallest); one

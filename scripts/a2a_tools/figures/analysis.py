@@ -14,10 +14,11 @@ import re
 
 from ..core import contract
 from ..core import netmodel
-from ..core.common import A2AError, simulation_runs
+from ..core.common import A2AError
 from ..core.contract import combine_launches, noise, within_noise
 from ..core.contract import run_groups as launch_groups
 from ..core.db import describe_filters
+from .simruns import simulation_runs
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
 # the columns of result_data.data_set, in its order (harness/db/db.c)

@@ -7,8 +7,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-from ..core.common import A2AError, safe_name, simulated_label  # noqa: E402,F401 (safe_name: style's)
+from ..core.common import A2AError, safe_name  # noqa: E402,F401 (safe_name: style's)
 from ..core.db import short_mpi  # noqa: E402
+from .simruns import simulated_label  # noqa: E402
 
 
 plt.rcParams.update({

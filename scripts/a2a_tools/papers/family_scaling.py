@@ -9,7 +9,8 @@ import io
 import os
 import re
 
-from ..core.common import simulated_label, write_rows
+from ..core.common import write_rows
+from ..figures.simruns import simulated_label
 from ..figures import style
 
 DATA = ("tests/data/sim-inplace-sdde-scaling.sql",)

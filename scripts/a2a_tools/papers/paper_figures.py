@@ -29,9 +29,10 @@ import sys
 import tempfile
 
 from ..figures import best_radix, curves, heatmap, model
+from ..figures.simruns import simulated_label
 from . import family_scaling
 from ..core import params
-from ..core.common import A2AError, fmt_size, simulated_label, write_rows
+from ..core.common import A2AError, fmt_size, write_rows
 from ..core.db import open_db
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

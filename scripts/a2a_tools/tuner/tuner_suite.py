@@ -36,7 +36,6 @@ but one or none in the folds it was tried on, and the held-out share within 5 % 
 import collections
 import concurrent.futures
 import functools
-import json
 import math
 import os
 import random
@@ -45,7 +44,7 @@ import subprocess
 import sys
 
 from ..core import params
-from . import tuner_report
+from . import regret
 from ..core.common import A2AError
 from ..core.db import open_db
 
@@ -169,7 +168,7 @@ class Data:
         keys = set(run_binary(tune_command(binary, ds, self.path, ["--candidates"])).split())
         db = open_db(self.path)
         try:
-            self.cells = tuner_report.load_exhaustive(db, keys)
+            self.cells = regret.load_exhaustive(db, keys)
         finally:
             db.conn.close()
         self.by_key = {}
@@ -183,11 +182,11 @@ class Data:
         self.decided = {}  # a2a tune's decision per set of rows seen in a cell (decide)
 
     def decide(self, rows):
-        """tuner_report.tune_rule over rows, remembered: the replays of one seed under
+        """regret.tune_rule over rows, remembered: the replays of one seed under
         different rules or budgets see the same rows in most cells."""
         key = tuple(sorted((r["config_key"], r["median_s"], r["q1_s"], r["q3_s"]) for r in rows))
         if key not in self.decided:
-            self.decided[key] = tuner_report.tune_rule(rows)
+            self.decided[key] = regret.tune_rule(rows)
         return self.decided[key]
 
 
@@ -212,7 +211,7 @@ def judge(data, picked):
     for key, row in picked:
         cell, _ = data.by_key[key]
         measured.setdefault(cell, []).append(row)
-    result = tuner_report.evaluate(data.cells, measured, data.decide)
+    result = regret.evaluate(data.cells, measured, data.decide)
     regrets = [result[c][0] for c in sorted(data.cells, key=str)]
     cost = sum(data.cost[k] for k, _ in picked)
     return {"regrets": regrets, "configs": len(picked) / data.n,
@@ -299,7 +298,7 @@ def baseline(data, method, budget, seed, noise):
     if method == "halving":
         return halving(data, budget, seed, noise)
     if method == "default":
-        regrets = [tuner_report.regret(data.cells[c], None)[0] for c in sorted(data.cells, key=str)]
+        regrets = [regret.regret(data.cells[c], None)[0] for c in sorted(data.cells, key=str)]
         return {"regrets": regrets, "configs": 0.0, "time": 0.0}
     n = max(1, int(math.floor(budget.percent / 100.0 * data.n + 1e-9)))
     seconds = budget.percent / 100.0 * data.total_cost
