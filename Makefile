@@ -27,7 +27,7 @@ PREFIX   ?= /usr/local
 VERSION  := $(shell cat VERSION)
 # the revision, with -dirty when a file the programs are built from differs from it (an
 # uncommitted edit of docs/, tests/ or data made while the data is simulated does not)
-GIT_SOURCES := Makefile VERSION include kernels harness workloads apps preload model sweeps/bench
+GIT_SOURCES := Makefile VERSION include kernels harness workloads apps preload model bench
 GIT_REV  := $(shell r=$$(git describe --always 2>/dev/null) && { git diff --quiet HEAD -- $(GIT_SOURCES) 2>/dev/null || r=$$r-dirty; echo $$r; } || echo unknown)
 SANITIZE ?=
 
@@ -256,16 +256,16 @@ BENCH_DB ?= results/bench.db
 bench: all
 	@mkdir -p $(dir $(BENCH_DB))
 	@scripts/run-sweep.sh 16 sweeps/bench/tuna.ini $(BENCH_DB)
-	@/usr/bin/python3 sweeps/bench/tuna_ratios.py --db $(BENCH_DB)
+	@/usr/bin/python3 bench/tuna_ratios.py --db $(BENCH_DB)
 
 # the same ratios at P = 2 on two cores, each sample many back-to-back calls (small blocks
 # last a few hundred ns: per-call samples are a few clock ticks)
-$(BUILD)/bench/tuna_loop: sweeps/bench/tuna_loop.c $(BUILD)/liba2a.a
+$(BUILD)/bench/tuna_loop: bench/tuna_loop.c $(BUILD)/liba2a.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 # the online tuner's benchmark loop: S bytes a block, CALLS calls of A2A_Alltoall (the tuned
-# dispatcher linked in, so that it runs under SimGrid too); sweeps/bench/online_bench.py
-$(BUILD)/bench/online_loop: sweeps/bench/online_loop.c $(BUILD)/liba2a.a
+# dispatcher linked in, so that it runs under SimGrid too); bench/online_bench.py
+$(BUILD)/bench/online_loop: bench/online_loop.c $(BUILD)/liba2a.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 bench-loop: $(BUILD)/bench/tuna_loop
@@ -304,7 +304,7 @@ simulate:
 	@mkdir -p $(dir $(DB))
 	scripts/a2a simulate $(SWEEP) --platform $(PLATFORM) --db $(DB)
 
-# the tuner's evaluation suite (scripts/a2a_tools/tuner_suite.py): the search replayed on
+# the tuner's evaluation suite (scripts/a2a_tools/tuner/tuner_suite.py): the search replayed on
 # every checked-in exhaustive data set at 10, 25, 50 % under 20 noise seeds, against random,
 # stratified random and the library default, then the ablation of its rules judged
 # leave-one-data-set-out; markdown into $(TUNER_EVAL) (a few minutes; nothing is measured).

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""layers.py — the layer checker: which folder's C files may include which (stdlib only).
+"""layers.py — the layer checker: which folder's C files may include which, and which
+subpackage of the Python tools may import which (stdlib only).
 
     tests/layers.py [ROOT] [--exception FROM TO]... [--objects DIR]
       ROOT: the tree to check, default the repository; --exception: accept the breach
@@ -20,9 +21,17 @@ folders above its own (or of another folder of its own layer) define is a breach
 `object: breach: <from.c> -> <to.c> (symbol NAME: <rule>)`, exceptions applying as to
 includes. The MPI standard's names (MPI_*, PMPI_*) are the MPI library's: an object that
 defines one (preload/preload.c) interposes it, which is no arrow.
+The Python tools (scripts/a2a_tools) are checked the same way: every import of a module
+of the package, at any depth (imports inside functions included), relative or absolute
+(`a2a_tools.`), is resolved to the module file it loads (a name that is no module of the
+package it is imported from: that package's __init__.py); a module may import from its own
+subpackage or a lower layer of PY_LAYERS, an import that resolves to no file is a breach
+(unresolved import), and so is every import cycle between modules (`import cycle`).
+
 Exit status 1 if there is a breach (an EXCEPTIONS entry that matches nothing any more
 counts as one), 2 for a missing Makefile or a malformed command line, else 0.
 """
+import ast
 import fnmatch
 import os
 import re
@@ -49,7 +58,21 @@ LAYERS = [
     ["harness/db"],                      # the database and the provenance of a launch
     ["harness/run", "harness/tuner"],    # running configurations; the tuner's search
     ["harness/commands", "model"],       # a2atune's commands; a2atrace, the model tier's tracer
-    ["tests", "tests/preload", "sweeps/bench"],  # everything may be tested or benchmarked
+    ["tests", "tests/preload", "bench"],  # everything may be tested or benchmarked
+]
+
+# The Python tools' subpackages (scripts/a2a_tools), lowest first, as for LAYERS: core is
+# what every stage shares; the database and cluster stages use only it; figures and the
+# simulation tier also merge/summarise databases; the tuner draws with figures' style, the
+# papers draw figures of simulated and modelled data; cli.py, at the top, registers every
+# subcommand.
+PY_PACKAGE = "scripts/a2a_tools"
+PY_LAYERS = [
+    [PY_PACKAGE + "/core"],
+    [PY_PACKAGE + "/database", PY_PACKAGE + "/cluster"],
+    [PY_PACKAGE + "/figures", PY_PACKAGE + "/simulation"],
+    [PY_PACKAGE + "/tuner", PY_PACKAGE + "/papers"],
+    [PY_PACKAGE],
 ]
 
 # Rules beyond the order: (files it applies to, what they may not include, files exempt
@@ -83,9 +106,9 @@ def folder(path):
     return os.path.dirname(path)
 
 
-def layer_of(fold):
-    """The index of the layer holding folder `fold`, or None."""
-    for i, layer in enumerate(LAYERS):
+def layer_of(fold, layers=LAYERS):
+    """The index of the layer of `layers` holding folder `fold`, or None."""
+    for i, layer in enumerate(layers):
         if fold in layer:
             return i
     return None
@@ -139,16 +162,16 @@ def matches(path, pattern):
     return fnmatch.fnmatchcase(path, pattern)
 
 
-def layer_rule(src, dst):
-    """Why the include src -> dst breaks the layer order, or None."""
+def layer_rule(src, dst, layers=LAYERS, verb="include"):
+    """Why the include (or import: verb) src -> dst breaks the order of `layers`, or None."""
     a, b = folder(src), folder(dst)
     if a == b:
         return None
-    la, lb = layer_of(a), layer_of(b)
+    la, lb = layer_of(a, layers), layer_of(b, layers)
     if la is None or lb is None:
         return "folder %s not in the layer table" % (a if la is None else b)
     if lb == la:
-        return "%s and %s are one layer: they may not include each other" % (a, b)
+        return "%s and %s are one layer: they may not %s each other" % (a, b, verb)
     if lb > la:
         return "%s is above %s" % (b, a)
     return None
@@ -182,6 +205,62 @@ def cycles(graph):
         if node not in state:
             visit(node)
     return found
+
+
+def python_sources(root):
+    """Every .py file of the Python tools' package under root, relative, sorted."""
+    out = []
+    for top, dirs, files in os.walk(os.path.join(root, PY_PACKAGE)):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__"))]
+        out += [os.path.relpath(os.path.join(top, f), root) for f in files if f.endswith(".py")]
+    return sorted(out)
+
+
+def python_target(root, base, dotted, names):
+    """The files that `from <base>.<dotted> import <names>` loads, base a folder relative
+    to root: each name that is a module of the package, else the package's __init__.py (or
+    the module <dotted> itself); [] when <dotted> is no module or package under base."""
+    path = os.path.normpath(os.path.join(base, *dotted.split("."))) if dotted else base
+    if os.path.isfile(os.path.join(root, path + ".py")):
+        return [path + ".py"]
+    init = os.path.join(path, "__init__.py")
+    if not os.path.isfile(os.path.join(root, init)):
+        return []
+    out = []
+    for name in names:
+        mod = os.path.join(path, name + ".py")
+        target = mod if os.path.isfile(os.path.join(root, mod)) else init
+        if target not in out:
+            out.append(target)
+    return out
+
+
+def python_imports(root, path):
+    """(line, what, [files]) for each import of path (a module of PY_PACKAGE) that names a
+    module of the package, wherever it stands (in a function too): what it says, and the
+    files it loads (empty: unresolved)."""
+    with open(os.path.join(root, path), encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    top = os.path.dirname(PY_PACKAGE)          # where the package's own name resolves
+    name = os.path.basename(PY_PACKAGE)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            base = folder(path)
+            for _ in range(node.level - 1):
+                base = folder(base)
+            names = [a.name for a in node.names]
+            out.append((node.lineno, "%s%s" % ("." * node.level, node.module or ""),
+                        python_target(root, base, node.module or "", names)))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == name:
+            out.append((node.lineno, node.module,
+                        python_target(root, top, node.module, [a.name for a in node.names])))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == name:
+                    out.append((node.lineno, alias.name,
+                                python_target(root, top, alias.name, [])))
+    return sorted(out)
 
 
 def object_symbols(objdir, root):
@@ -306,6 +385,23 @@ def main(argv):
     for src, line, dst, loop in cycles(graph):
         breaches.append("%s:%d: breach: %s -> %s (include cycle: %s)" % (src, line, src, dst,
                                                                           loop))
+    py_graph = {}
+    for src in python_sources(root):
+        for line, what, targets in python_imports(root, src):
+            if not targets:
+                breaches.append('%s:%d: breach: %s -> "%s" (unresolved import)'
+                                % (src, line, src, what))
+            for dst in targets:
+                py_graph.setdefault(src, []).append((line, dst))
+                if folder(src) != folder(dst):
+                    arrows.add((folder(src), folder(dst)))
+                why = layer_rule(src, dst, PY_LAYERS, "import")
+                if why:
+                    breach(src, line, src, dst, why)
+    for src, line, dst, loop in cycles(py_graph):
+        breaches.append("%s:%d: breach: %s -> %s (import cycle: %s)" % (src, line, src, dst,
+                                                                         loop))
+    graph.update(py_graph)
     for i, (e_src, e_dst, why) in enumerate(exceptions):
         if i not in used and any(matches(f, e_src) for f in graph):
             breaches.append("tests/layers.py:1: breach: %s -> %s (stale exception: %s)"

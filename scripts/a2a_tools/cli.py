@@ -1,22 +1,14 @@
 """The entry point: `a2a <subcommand> ...`; bad input is one line on stderr, exit 2."""
 import sys
 
-from . import best_radix, curves, heatmap, model, options, query, summary
-from . import launch, merge, status, submit
-from . import tune
-from . import hint_tune
-from . import figures
-from . import bandwidth
-from . import tuner_report
-from . import simulate
-from . import crosscheck
-from . import platform
-from . import paper_figures
-from . import model_run
-from . import paper_table
-from . import paper_night
-from . import online_candidates
-from .common import EXIT_BAD_INPUT, A2AError
+from .cluster import launch, status, submit
+from .core import options
+from .core.common import EXIT_BAD_INPUT, A2AError
+from .database import merge, query, summary
+from .figures import bandwidth, best_radix, curves, figures, heatmap, model
+from .papers import paper_figures, paper_night, paper_table
+from .simulation import crosscheck, model_run, platform, simulate
+from .tuner import hint_tune, online_candidates, tune, tuner_report
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, launch, status, merge,
                tune, hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
@@ -50,7 +42,7 @@ def main(argv=None):
     db = None
     try:
         if getattr(args, "needs_db", True):
-            from .db import open_db
+            from .core.db import open_db
             db = open_db(args.db)
         return args.func(args, db)
     except A2AError as e:

@@ -47,10 +47,7 @@ HAND_WRITTEN = "Written by hand; each figure below gives the command that reprod
 MADE_BY = re.compile(r"(Generated|Made) by `")
 COMMIT_HASH = re.compile(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 # the pages of docs/results that may name commits for now, and why: one place
-HASH_EXCEPTIONS = {
-    "online-sim.md": "its prose is written by sweeps/bench/online_table.py, whose strings "
-                     "still name commits (issue 47 item 3 moves them into a template)",
-}
+HASH_EXCEPTIONS = {}
 
 
 def is_results_page(path):

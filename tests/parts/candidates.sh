@@ -59,11 +59,11 @@ check candidates/recall-planted-miss holds 'grep -Eq "^planted +given +22 +50.0 
 # Every candidate is measured there: the misses are known ones (upper = recall, MISSED)
 /usr/bin/python3 scripts/a2a online-candidates --sql tests/data/online-v64.sql --work "$C/v64" --cells > "$C/v64.txt" 2>&1
 check candidates/recall-online-v64 holds 'grep -Eq "^online-v64 +given +6 +66.7 % +66.7 %" "$C/v64.txt" && [ "$(grep -c ": MISSED; best tuna" "$C/v64.txt")" -eq 2 ]'
-# the rule judged by sweeps/bench/candidates_rule_eval.py lives only in the history (--rule):
+# the rule judged by bench/candidates_rule_eval.py lives only in the history (--rule):
 # a revision the tree lacks, or one whose online_candidates.c is not the cost-model rule
 # (HEAD's: compiled with -D it would be judged as itself), is one line and exit 2, before
 # anything is built
 for rev in 0000000 HEAD; do
-    /usr/bin/python3 sweeps/bench/candidates_rule_eval.py --rule $rev --work "$C/eval" > "$C/eval-$rev.txt" 2>&1; rc=$?
+    /usr/bin/python3 bench/candidates_rule_eval.py --rule $rev --work "$C/eval" > "$C/eval-$rev.txt" 2>&1; rc=$?
     check candidates/rule-eval-$rev-one-line holds '[ $rc -eq 2 ] && [ "$(wc -l < "$C/eval-$rev.txt")" -eq 1 ] && grep -q "^candidates_rule_eval.py: --rule $rev: " "$C/eval-$rev.txt"'
 done

@@ -53,7 +53,7 @@ for r in rows:
     assert abs(float(r["best_median_us"]) - statistics.median(meds) * 1e6) < 1e-3, (r, meds)
     assert r["run"] == str(db.execute("SELECT max(id) FROM runs").fetchone()[0]), r
 sys.path.insert(0, "scripts")
-from a2a_tools import analysis
+from a2a_tools.figures import analysis
 one = {"median_s": 2.0, "q1_s": 1.5, "q3_s": 3.0}
 assert analysis.noise([one]) == 1.5
 assert analysis.noise([one, dict(one, median_s=5.0), dict(one, median_s=2.5)]) == 3.0

@@ -2,7 +2,7 @@
 # `tests/run.sh layers`, a second). First on a small tree made here with one breach of each
 # kind (includes, then the symbols of its objects), which must all be reported (so the
 # checker can fail), then on the real tree and its objects (build/openmpi), which must have
-# none.
+# none; last, a small Python package with one breach of each kind of the import check.
 L="$WORK/layers"
 mkdir -p "$L"/tree/{include,kernels/common,kernels/uniform,kernels/nonuniform,kernels/tuned,harness/db,harness/commands,apps,misc}
 # mkfile PATH LINE...: PATH in the bad tree, one line per argument
@@ -57,3 +57,32 @@ check layers/bad-symbol-only-that holds '[ "$(grep -c "(symbol " "$L/sym.txt")" 
 tests/layers.py --objects build/openmpi > "$L/real.txt" 2>&1; rc=$?
 check layers/real-tree-clean holds '[ $rc -eq 0 ] && grep -qx "0 breaches, [0-9]* folder arrows" "$L/real.txt"'
 [ $rc -eq 0 ] || sed 's/^/    /' "$L/real.txt"
+
+# the Python tools: a small package with one breach of each kind (an import up from inside
+# a function, one within a layer, a package outside the table, an unresolved import, a
+# cycle across packages and one inside a package through a function's import), all of
+# which must be reported
+P="$L/pytree"
+mkdir -p "$P"/scripts/a2a_tools/{core,figures,simulation,tuner,misc}
+mkpy() { local f="$P/scripts/a2a_tools/$1"; shift; printf '%s\n' "$@" > "$f"; }
+printf 'CPPFLAGS += -Iinclude\n' > "$P/Makefile"
+mkpy __init__.py '"""the package"""'
+for d in core figures simulation tuner misc; do mkpy $d/__init__.py '"""a subpackage"""'; done
+mkpy core/low.py 'def f():' '    from ..figures import high' '    return high'
+mkpy figures/high.py 'from ..core import low' 'from .missing import nothing'
+mkpy simulation/sim.py 'from ..figures.high import low'
+mkpy misc/stray.py 'from a2a_tools.core import low'
+mkpy tuner/a.py 'from . import b'
+mkpy tuner/b.py 'def g():' '    from . import a' '    return a'
+tests/layers.py "$P" > "$L/py.txt" 2>&1; rc=$?
+check layers/py-bad-tree-fails [ $rc -eq 1 ]
+S=scripts/a2a_tools
+py_reported() { grep -qxF -- "$1" "$L/py.txt"; }
+check layers/py-upward-in-function holds 'py_reported "$S/core/low.py:2: breach: $S/core/low.py -> $S/figures/high.py ($S/figures is above $S/core)"'
+check layers/py-one-layer holds 'py_reported "$S/simulation/sim.py:1: breach: $S/simulation/sim.py -> $S/figures/high.py ($S/simulation and $S/figures are one layer: they may not import each other)"'
+check layers/py-unknown-package holds 'py_reported "$S/misc/stray.py:1: breach: $S/misc/stray.py -> $S/core/low.py (folder $S/misc not in the layer table)"'
+check layers/py-unresolved holds 'py_reported "$S/figures/high.py:2: breach: $S/figures/high.py -> \".missing\" (unresolved import)"'
+check layers/py-cycle holds 'py_reported "$S/figures/high.py:1: breach: $S/figures/high.py -> $S/core/low.py (import cycle: $S/core/low.py -> $S/figures/high.py -> $S/core/low.py)"'
+check layers/py-cycle-in-function holds 'py_reported "$S/tuner/b.py:2: breach: $S/tuner/b.py -> $S/tuner/a.py (import cycle: $S/tuner/a.py -> $S/tuner/b.py -> $S/tuner/a.py)"'
+check layers/py-nothing-else holds '[ "$(grep -c ": breach: " "$L/py.txt")" = 6 ]'
+[ $rc -eq 1 ] || sed 's/^/    /' "$L/py.txt"

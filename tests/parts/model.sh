@@ -136,7 +136,7 @@ netmodel_ids() {
     /usr/bin/python3 - "$@" <<'PY'
 import sqlite3, sys
 sys.path.insert(0, "scripts")
-from a2a_tools import netmodel
+from a2a_tools.core import netmodel
 for path in sys.argv[1:]:
     conn = sqlite3.connect(":memory:")
     if path.endswith(".sql"):
@@ -251,8 +251,8 @@ check model/tracer-records-allreduce holds '[ "$(reductions tuna 32 16 --node-si
 check model/allreduce-priced-as-rdb holds '/usr/bin/python3 - <<PY
 import sys
 sys.path.insert(0, "scripts")
-from a2a_tools.model_run import CostModel
-from a2a_tools.platform_model import Platform
+from a2a_tools.simulation.model_run import CostModel
+from a2a_tools.simulation.platform_model import Platform
 m = CostModel(Platform("tests/data/model_os.xml"), 12)
 steps = m.reduction_steps(12, 8)
 assert [b for b, _ in steps] == [True, False, False, False, True], steps
@@ -338,8 +338,8 @@ check model/clocks-fattree-with-crosstraffic holds 'within "$M/fattree-clocks.tx
 check model/sharing-penalty holds '/usr/bin/python3 - <<PY
 import sys
 sys.path.insert(0, "scripts")
-from a2a_tools.model_run import CostModel
-from a2a_tools.platform_model import Platform
+from a2a_tools.simulation.model_run import CostModel
+from a2a_tools.simulation.platform_model import Platform
 p = Platform("platforms/archive/fattree_ib-65ffcbe5.xml")
 assert abs(p.penalty(0, 1) - 1.202e-6) < 1e-12 and abs(p.penalty(7, 8) - 2.404e-6) < 1e-12
 # a weight-S of 0 or below adds nothing in SimGrid (it never makes a penalty negative)

@@ -63,7 +63,7 @@ done
 check netmodel/dragonfly-16k-grows-dragonfly holds '/usr/bin/python3 - <<PY
 import re, sys
 sys.path.insert(0, "scripts")
-from a2a_tools.platform_model import Platform
+from a2a_tools.simulation.platform_model import Platform
 small, big = Platform("platforms/dragonfly.xml"), Platform("platforms/dragonfly_16k.xml")
 assert (small.nodes, big.nodes, small.cores, big.cores) == (128, 512, 32, 32)
 def shape(p, a, b):

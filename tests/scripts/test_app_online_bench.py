@@ -1,4 +1,4 @@
-"""sweeps/bench/app_online_bench.py --reuse without MPI: a stand-in launcher (named mpirun)
+"""bench/app_online_bench.py --reuse without MPI: a stand-in launcher (named mpirun)
 runs a stand-in a2atune whose `app` command prints P = 4, writes the one result and its
 metrics as `a2atune app --db` does, and under A2A_TUNING=online with A2A_VERBOSE the online
 tuner's candidate line and tuning file. With records of P = 4 to reuse, the fixed totals
@@ -18,7 +18,7 @@ import unittest
 
 from a2a_test_support import PYTHON, REPO, write_program
 
-BENCH = os.path.join(REPO, "sweeps", "bench", "app_online_bench.py")
+BENCH = os.path.join(REPO, "bench", "app_online_bench.py")
 
 # the stand-in launcher: logs its arguments, runs the program (the first argument that is
 # the stand-in a2atune) with the rest

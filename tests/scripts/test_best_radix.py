@@ -4,7 +4,7 @@ import io
 import math
 
 from a2a_test_support import A2ATestCase, sql
-from a2a_tools import model
+from a2a_tools.figures import model
 
 
 class BestRadix(A2ATestCase):

@@ -4,8 +4,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from a2a_tools import crosscheck  # noqa: E402
-from a2a_tools.common import A2AError  # noqa: E402
+from a2a_tools.simulation import crosscheck  # noqa: E402
+from a2a_tools.core.common import A2AError  # noqa: E402
 
 CELL = ("uniform", "constant", 2, 4096)
 A, B, C = ("tra", '{"radix": 2}'), ("pairwise", "{}"), ("bruck", "{}")

@@ -13,8 +13,9 @@ import unittest
 
 from a2a_test_support import A2ATestCase, out_dir, sql
 
-from a2a_tools import analysis, curves, heatmap, tune  # noqa: E402
-from a2a_tools.common import fmt_size  # noqa: E402
+from a2a_tools.figures import analysis, curves, heatmap  # noqa: E402
+from a2a_tools.tuner import tune  # noqa: E402
+from a2a_tools.core.common import fmt_size  # noqa: E402
 
 
 def row(radix, median, iqr=0.0, over=0, kernel="tra", **params):
@@ -151,7 +152,7 @@ class RadixLabels(unittest.TestCase):
 
 class HeatmapOfTheFixture(A2ATestCase):
     def test_decisions_agree_with_the_database(self):
-        from a2a_tools.db import open_db
+        from a2a_tools.core.db import open_db
         db = open_db(self.db)
         try:
             _, groups, _ = analysis.load(db, "tra", "vendor", 1, {})
@@ -201,7 +202,7 @@ class Curves(A2ATestCase):
     def test_model_fitted_on_the_points(self):
         """Without --alpha/--beta the curves' model is fitted: points made by the model
         itself give back its alpha and beta; a two-level kernel (ppn) gets no flat model."""
-        from a2a_tools import model
+        from a2a_tools.figures import model
         P, alpha, beta = 64, 3e-6, 2e-9
         rows = [row(r, model.model_time(P, r, S, alpha, beta)) for S in (16, 4096)
                 for r in (2, 4, 8, 16, 64)]
@@ -217,8 +218,8 @@ class Curves(A2ATestCase):
         self.assertIsNone(curves.model_line(P, [hier], none))
 
     def test_drawn_figure(self):
-        from a2a_tools import style
-        from a2a_tools.db import open_db
+        from a2a_tools.figures import style
+        from a2a_tools.core.db import open_db
         db = open_db(self.db)
         try:
             _, groups, _ = analysis.load(db, "tra", "vendor", 1, {"P": [2]})

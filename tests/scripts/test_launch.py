@@ -15,7 +15,7 @@ import unittest
 
 from a2a_test_support import A2ATUNE, REPO, call, run, write_program
 
-from a2a_tools import launch  # noqa: E402
+from a2a_tools.cluster import launch  # noqa: E402
 from test_slurm import SubmitFixture, bad_call, fake_program, load_json, read, write
 
 CLUSTERS = os.path.join(REPO, "docs", "clusters.md")

@@ -4,7 +4,8 @@ import subprocess
 import unittest
 
 from a2a_test_support import A2ATUNE, call
-from a2a_tools import model, vlist
+from a2a_tools.figures import model
+from a2a_tools.core import vlist
 
 
 def brute_force(P, r):

@@ -1,4 +1,4 @@
-"""sweeps/bench/online_bench.py --reuse without MPI: a stand-in launcher (named mpirun,
+"""bench/online_bench.py --reuse without MPI: a stand-in launcher (named mpirun,
 mpiexec.hydra, smpirun or srun) runs a stand-in online_loop that prints the loop's line and
 the online tuner's decision for P = 4. With a record of P = 4 to reuse, every spelling of
 the rank count the launchers take (-n, -np, --np, --np=, srun's -n4, --ntasks=) finds it:
@@ -17,7 +17,7 @@ import unittest
 
 from a2a_test_support import PYTHON, REPO
 
-BENCH = os.path.join(REPO, "sweeps", "bench", "online_bench.py")
+BENCH = os.path.join(REPO, "bench", "online_bench.py")
 
 # the stand-in launcher: logs its options, runs the program (the first argument that is
 # the stand-in loop) with the rest

@@ -1,4 +1,4 @@
-"""sweeps/bench/online_bench.py --fixed-only: the fixed runs recorded for a later --reuse,
+"""bench/online_bench.py --fixed-only: the fixed runs recorded for a later --reuse,
 launched against a stand-in for the simulation (a program that prints online_loop's line)."""
 import json
 import os
@@ -8,7 +8,7 @@ import textwrap
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BENCH = os.path.join(ROOT, "sweeps", "bench", "online_bench.py")
+BENCH = os.path.join(ROOT, "bench", "online_bench.py")
 
 # online_loop's line for the kernel the tuning file names: per-call times by kernel (us);
 # 'spin' burns CPU until it is ended, 'broken' fails; every launch is logged to LOG

@@ -1,4 +1,4 @@
-"""sweeps/bench/online_bench.py --quiet without MPI: the online runs are launched without
+"""bench/online_bench.py --quiet without MPI: the online runs are launched without
 A2A_VERBOSE (a stand-in online_loop logs each launch's environment), the decision comes
 from the loop's `summary:` line (A2A_Tuning_summary) and the candidates run fixed from a
 stand-in `a2atune candidates --json`; the record says "quiet", holds the labels without
@@ -15,8 +15,8 @@ import unittest
 
 from a2a_test_support import PYTHON, REPO, write_program
 
-BENCH = os.path.join(REPO, "sweeps", "bench", "online_bench.py")
-TABLE = os.path.join(REPO, "sweeps", "bench", "online_table.py")
+BENCH = os.path.join(REPO, "bench", "online_bench.py")
+TABLE = os.path.join(REPO, "bench", "online_table.py")
 sys.path.insert(0, os.path.dirname(BENCH))
 import online_bench  # noqa: E402
 

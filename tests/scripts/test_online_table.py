@@ -1,13 +1,15 @@
-"""sweeps/bench/online_table.py on records of tests/data: a shape or an application recorded
+"""bench/online_table.py on records of tests/data: a shape or an application recorded
 again (online_remake.sh appends the new record after the one it replaces) is one row, its
 last record's, and is counted once against the targets; --explore's section picks the
 A2A_TUNING_EXPLORE value by its rule (most targets met over the rows every value has, then
 the lower geometric mean of online / best fixed, then 120), a row lacking a value counting
 for none; --real's records (real P = 2) are a section of their own, with each launch's
 choice and, where the record counts them, its drifts ("-": not counted, --quiet), and
-prose saying whether the online runs were launched with A2A_VERBOSE;
+prose saying whether the online runs were launched with A2A_VERBOSE; a section whose records
+are not given is left out, --before adds the comparison with another tuner's records, and a
+name the template (bench/online-sim.md.in) holds that the script does not know is an error;
 docs/results/online-sim.md is the script's output on the records its first lines name,
-byte for byte."""
+byte for byte, and its text (the template's) names no commit."""
 import json
 import os
 import re
@@ -17,7 +19,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TABLE = os.path.join(ROOT, "sweeps", "bench", "online_table.py")
+TABLE = os.path.join(ROOT, "bench", "online_table.py")
+TEMPLATE = os.path.join(ROOT, "bench", "online-sim.md.in")
 DATA = os.path.join(ROOT, "tests", "data")
 
 
@@ -62,6 +65,10 @@ class OnlineTableLatestRecord(unittest.TestCase):
         self.assertNotIn("bruck@9", out)
         self.assertIn("\n1 shapes: ", section)
         self.assertNotIn("real: stand-in", out[:out.index("## Real hardware: P = 2")])
+        # no applications' or --explore records: no section of theirs, no marker left
+        self.assertNotIn("## Inside the applications", out)
+        self.assertNotIn("## How many calls a shape explores", out)
+        self.assertNotIn("{{", out)
 
     def test_real_drift_counts_and_how_the_online_runs_were_launched(self):
         shape = self.records("online-sim.jsonl", 1)[0]
@@ -102,6 +109,42 @@ class OnlineTableLatestRecord(unittest.TestCase):
         self.assertIn("| 1.500 |", out)
         self.assertIn("\n1 application rows: ", out)
         self.assertIn("second run <= 1.02x in 1.", out)
+
+
+class OnlineTableTemplate(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="a2a-online-table.")
+        self.addCleanup(self.tmp.cleanup)
+
+    def test_before_compares_each_shape_with_the_other_records(self):
+        with open(os.path.join(DATA, "online-sim.jsonl")) as f:
+            shape = json.loads(f.readline())
+        other = json.loads(json.dumps(shape))
+        other["online"][1] = "bruck"  # the other tuner chose bruck
+        paths = []
+        for name, rec in (("now.jsonl", shape), ("other.jsonl", other)):
+            paths.append(os.path.join(self.tmp.name, name))
+            with open(paths[-1], "w") as f:
+                f.write(json.dumps(rec) + "\n")
+        p = subprocess.run(["/usr/bin/python3", TABLE, paths[0], "--before", paths[1]],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        section = p.stdout[p.stdout.index("## Against the records of `--before`"):]
+        self.assertIn("| bruck (", section)
+        self.assertIn("Choices: 0 of 1 shapes as before; changed: ", section)
+
+    def test_an_unknown_name_in_the_template_is_an_error(self):
+        # a copy of the script beside a template naming {{no_such_table}}
+        script = os.path.join(self.tmp.name, "online_table.py")
+        with open(TABLE) as f, open(script, "w") as g:
+            g.write(f.read())
+        with open(TEMPLATE) as f, open(os.path.join(self.tmp.name, "online-sim.md.in"), "w") as g:
+            g.write(f.read() + "\n{{no_such_table}}\n")
+        p = subprocess.run(["/usr/bin/python3", script, os.path.join(DATA, "online-sim.jsonl")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("{{no_such_table}} is not a name of the script", p.stderr)
 
 
 class OnlineTableExplore(unittest.TestCase):
@@ -168,7 +211,7 @@ class OnlineTablePage(unittest.TestCase):
         page_path = os.path.join(ROOT, "docs", "results", "online-sim.md")
         with open(page_path) as f:
             page = f.read()
-        made_by = re.search(r"Made by `sweeps/bench/online_table\.py ([^`]*)`", page)
+        made_by = re.search(r"Made by `bench/online_table\.py ([^`]*)`", page)
         self.assertIsNotNone(made_by, "the page does not name the command that made it")
         words = shlex.split(made_by.group(1).replace("\n", " "))
         p = subprocess.run(["/usr/bin/python3", TABLE] + words, capture_output=True, text=True,
@@ -180,7 +223,12 @@ class OnlineTablePage(unittest.TestCase):
                       min(len(mine), len(theirs)))
             self.fail("docs/results/online-sim.md:%d differs from online_table.py's output "
                       "(remake the page with the command of its first lines; edit its prose in "
-                      "the script): %r" % (at + 1, theirs[at] if at < len(theirs) else None))
+                      "bench/online-sim.md.in): %r" % (at + 1, theirs[at] if at < len(theirs) else None))
+
+    def test_the_text_names_no_commit(self):
+        with open(TEMPLATE) as f:
+            text = f.read()
+        self.assertEqual(re.findall(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b", text), [])
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ import unittest
 
 from a2a_test_support import A2A, call
 
-from a2a_tools.common import A2AError  # noqa: E402
-from a2a_tools.submit import pbs_walltime  # noqa: E402
+from a2a_tools.core.common import A2AError  # noqa: E402
+from a2a_tools.cluster.submit import pbs_walltime  # noqa: E402
 from test_slurm import HOSTILE, SubmitFixture, bad_call, fake_program, load_json, read, write
 
 # a stand-in mpirun: records argv, cwd and the variables PBS sets; exits 3 on its first

@@ -11,7 +11,7 @@ import unittest
 
 from a2a_test_support import REPO, A2ATestCase, call, fixture_db
 
-from a2a_tools import db as db_mod  # noqa: E402
+from a2a_tools.core import db as db_mod  # noqa: E402
 
 DRIVER = os.path.join(REPO, "build", "openmpi", "a2atune")
 # bytes that are not UTF-8 in every text column a reader shows or compares
@@ -174,7 +174,7 @@ class SchemaVersion(A2ATestCase):
         with open(os.path.join(REPO, "harness", "db", "db.c")) as f:
             version = int(re.search(r"#define A2A_SCHEMA_VERSION (\d+)", f.read()).group(1))
         self.assertEqual(db_mod.SCHEMA_VERSION, version,
-                         "harness/db/db.c writes schema %d: teach scripts/a2a_tools/db.py "
+                         "harness/db/db.c writes schema %d: teach scripts/a2a_tools/core/db.py "
                          "(SCHEMA_VERSION) what changed" % version)
 
     def test_newer_schema_is_refused(self):

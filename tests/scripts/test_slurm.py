@@ -15,11 +15,11 @@ import unittest
 
 from a2a_test_support import A2A, REPO, A2ATestCase, call, fixture_db, run
 
-from a2a_tools import status as status_mod  # noqa: E402
-from a2a_tools import vlist  # noqa: E402
-from a2a_tools.common import A2AError  # noqa: E402
-from a2a_tools.submit import plan_jobs  # noqa: E402
-from a2a_tools.sweepfile import Sweep, compact_list  # noqa: E402
+from a2a_tools.cluster import status as status_mod  # noqa: E402
+from a2a_tools.core import vlist  # noqa: E402
+from a2a_tools.core.common import A2AError  # noqa: E402
+from a2a_tools.cluster.submit import plan_jobs  # noqa: E402
+from a2a_tools.core.sweepfile import Sweep, compact_list  # noqa: E402
 
 SMALL = os.path.join(REPO, "tests", "slurm", "small.ini")
 HOSTILE = "it's \"q\" $HOME `true`; & b"      # a folder name: quotes, $, backquotes, ;, &

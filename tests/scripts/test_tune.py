@@ -13,7 +13,7 @@ import unittest
 
 from a2a_test_support import REPO, A2ATestCase, call, run, sql
 
-from a2a_tools import tune
+from a2a_tools.tuner import tune
 
 _spec = importlib.util.spec_from_file_location(
     "expect", os.path.join(REPO, "tests", "preload", "expect.py"))

@@ -1,5 +1,5 @@
 """The Python copies of the driver's readers agree with the C code they copy, on vectors the
-C side prints (`a2atune expand`): value lists (scripts/a2a_tools/vlist.py against
+C side prints (`a2atune expand`): value lists (scripts/a2a_tools/core/vlist.py against
 harness/sweep/vlist.c) and sweep files (sweepfile.py against harness/sweep/sweep.c). The TRA model
 (model.py against kernels/common/radix_model.c) is compared the same way in test_model.py
 (ModelMatchesC, through `a2atune model`)."""
@@ -10,8 +10,8 @@ import subprocess
 import unittest
 
 from a2a_test_support import A2ATUNE, REPO
-from a2a_tools import sweepfile, vlist
-from a2a_tools.common import A2AError
+from a2a_tools.core import sweepfile, vlist
+from a2a_tools.core.common import A2AError
 
 # value lists: every syntax form, suffixes, functions, names, and each kind of error
 LISTS = [
