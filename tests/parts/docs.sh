@@ -36,3 +36,6 @@ printf 'want unit\n' > "$M/tests/run.sh"
 check docs/maps-can-fail holds 'for p in "README.md:[0-9]*: the layout map leaves out unmapped/" "README.md:[0-9]*: the layout map names gone/" \
     "development.md:[0-9]*: the layout map leaves out kernels/new/" "leaves out \`newpart\`" "names \`oldpart\`" "12.5 %. is quoted beside a link"; do \
     grep -q "$p" "$DD/maps.txt" || { echo "    missing: $p"; sed "s/^/    /" "$DD/maps.txt"; exit 1; }; done; grep -q "problems: 6$" "$DD/maps.txt" || { sed "s/^/    /" "$DD/maps.txt"; false; }'
+# the counts the README shows of `make run` are those of sweeps/quick.ini on 4 ranks
+quick_total=$(mpirun_openmpi 4 ./a2atune run sweeps/quick.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
+check docs/readme-make-run-counts holds '[ -n "$quick_total" ] && [ "$(grep -c "^a2atune: finished in … s: $quick_total ok, 0 wrong\|^run-sweep: 1 launch(es): $quick_total ok, 0 wrong" README.md)" = 2 ]'
