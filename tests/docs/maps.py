@@ -8,8 +8,9 @@ usage: maps.py [ROOT]
   parent, two spaces a level);
 - docs/development.md's table of test parts names exactly the parts tests/run.sh runs:
   its own sections (`want NAME`) and tests/parts/NAME.sh;
-- a paragraph of the README or a guide (docs/*.md) that links to a page of docs/results/
-  quotes no figure (a decimal number, a percentage or a ×factor) that the page does not hold.
+- a paragraph (or list item) of the README or a guide (docs/*.md) that links to a page of
+  docs/results/ quotes no figure (a percentage, a ×factor, a decimal time, rate or factor with its unit) that
+  the page does not hold.
 Prints one line per problem (file:line: ...) and, last, "maps: N, problems: M"; exit 1 if
 M > 0. ROOT defaults to the repository this script lies in."""
 import os
@@ -121,7 +122,7 @@ def check_parts(root, problems):
                         "tests/run.sh does not run" % (rows[part], part))
 
 
-FIGURE = re.compile(r"(?:×\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s?%|\d+\.\d+)")
+FIGURE = re.compile(r"(?:×\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s?%|\d+\.\d+\s?(?:×|x\b|ms\b|µs\b|us\b|ns\b|s\b|GB/s\b|MB/s\b))")
 
 
 def normal(figure):
@@ -140,13 +141,15 @@ def check_quotes(root, problems):
         for n, line in enumerate(lines + [""], 1):
             if line.startswith("```"):
                 fence = not fence
-            if line.strip() and not fence:
+            item = re.match(r"^\s*(?:[-*]|\d+\.) ", line)
+            if line.strip() and not fence and not (item and paragraph):
                 if not paragraph:
                     start = n
                 paragraph.append(line)
                 continue
-            text = " ".join(paragraph)
-            paragraph = []
+            text, first = " ".join(paragraph), start
+            paragraph = [line] if item and line.strip() and not fence else []
+            start = n
             pages = {os.path.normpath(os.path.join(here, m.split("#")[0]))
                      for m in re.findall(r"\]\(([^)\s]+\.md)(?:#[^)]*)?\)", text)}
             pages = {p for p in pages if p.startswith("docs/results/")
@@ -157,10 +160,10 @@ def check_quotes(root, problems):
             for page in pages:
                 with open(os.path.join(root, page), encoding="utf-8") as f:
                     held |= {normal(x) for x in FIGURE.findall(f.read())}
-            for figure in FIGURE.findall(re.sub(r"\]\([^)]*\)", "]", text)):
+            for figure in FIGURE.findall(re.sub(r"\]\([^)]*\)|`[^`]*`", "]", text)):
                 if normal(figure) not in held:
                     problems.append("%s:%d: '%s' is quoted beside a link to %s, which does "
-                                    "not hold it" % (guide, start, figure, ", ".join(sorted(pages))))
+                                    "not hold it" % (guide, first, figure, ", ".join(sorted(pages))))
 
 
 def main():
