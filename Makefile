@@ -221,11 +221,13 @@ $(BUILD)/tests/preload/probe.so: tests/preload/probe.c
 
 tests: all $(TEST_MPI) $(TEST_UNIT) $(PRELOAD_SO) $(TEST_PRELOAD) build/model/a2atrace
 
+# the default build runs under run-sweep.sh's bound mpirun.openmpi; any other under $(MPIRUN)
+RUN_LAUNCH := $(if $(filter build/openmpi,$(BUILD)),,--launch '$(MPIRUN) -n {ranks} {cmd}')
 run:
 	@$(SETUP_IF_POSSIBLE)
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(dir $(DB))
-	@scripts/run-sweep.sh --launches $(LAUNCHES) $(NP) $(SWEEP) $(DB); rc=$$?; \
+	@A2ATUNE=$(BUILD)/a2atune scripts/run-sweep.sh --launches $(LAUNCHES) $(RUN_LAUNCH) $(NP) $(SWEEP) $(DB); rc=$$?; \
 	if [ -f $(DB) ]; then scripts/a2a figures --db $(DB) --out $(FIGURES) || { [ $$rc -ne 0 ] || rc=2; }; \
 	else echo "make run: no database $(DB): no figures"; fi; exit $$rc
 

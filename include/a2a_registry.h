@@ -31,7 +31,7 @@ typedef enum a2a_family {
  *     sweep_default  the text a sweep section takes when it leaves the key unset, or NULL
  *                    (then a section whose kernels take the parameter must set it)
  *     column         A2A_PARAM_COLUMN: the results table has a column of this name besides
- *                    the params JSON (harness/db/db.c expands the schema's column, its
+ *                    the params JSON (harness/db/db.c, views.c and store.c expand the schema's column, its
  *                    INSERTs and views from this field, and adds the column to a database
  *                    written before); 0: the params JSON alone
  *     value_names    NULL, or a function returning the names of values 1..nvalues (sweeps,

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Runs a sweep with Open MPI on NP ranks (the default launcher of `make run`).
+# Runs a sweep with Open MPI on NP ranks (the default launcher of `make run`); A2ATUNE names
+# the a2atune binary to run (default ./a2atune).
 # A configuration that exceeds its time limit ends the launch with exit code 3;
 # the sweep then resumes after it, up to 5 times. The last line sums every launch:
 #   run-sweep: N launch(es): A ok, W wrong, E error, S skipped, T timeout
@@ -65,7 +66,7 @@ launch() {
     launches=$((launches + 1))
     local seen rc
     seen=$(wc -l < "$log")
-    { start_ranks ./a2atune run "$sweep" --db "$db" "$@" 2>&1 1>&3 3>&- | tee -a "$log" >&2; } 3>&1
+    { start_ranks "${A2ATUNE:-./a2atune}" run "$sweep" --db "$db" "$@" 2>&1 1>&3 3>&- | tee -a "$log" >&2; } 3>&1
     rc=${PIPESTATUS[0]}
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ] && tail -n "+$((seen + 1))" "$log" | grep -q "^a2atune: TIMEOUT "; then
         rc=3

@@ -17,7 +17,7 @@ typedef struct app_candidate {
 } app_candidate;
 
 /* Guarantees: fills c->label ('tra radix=2': the kernel, then key=value by sorted key, as
- * scripts/a2a_tools/tune.py labels candidates), c->nparams and c->forced from c->params. */
+ * scripts/a2a_tools/tuner/tune.py labels candidates), c->nparams and c->forced from c->params. */
 static void label_candidate(app_candidate *c)
 {
     json_t *obj = json_loads(c->params, 0, NULL);
@@ -52,7 +52,7 @@ static void label_candidate(app_candidate *c)
 
 /* Guarantees: < 0 when a is simpler than b by the results contract's order (the library's
  * own choice, then its forced algorithms, then kernels by number of parameters, then by
- * label; scripts/a2a_tools/contract.py simplicity), then the lower median. */
+ * label; scripts/a2a_tools/core/contract.py simplicity), then the lower median. */
 static int simpler(const app_candidate *a, const app_candidate *b)
 {
     int va = strcmp(a->kernel, "vendor") == 0, vb = strcmp(b->kernel, "vendor") == 0;

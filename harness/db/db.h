@@ -220,7 +220,7 @@ char *db_fft_dist_json(const char *size, int uniform);
  * the sum over every iteration of the closure of its best median per iteration (noise: the
  * sum of theirs); else (dist = fft, uniform or nonuniform) its best median. The choice is
  * the lowest of those unless others are within the noise of it; then the simplest of them
- * (scripts/a2a_tools/contract.py). instance: the graph spec or FFT size as stored. Fills
+ * (scripts/a2a_tools/core/contract.py). instance: the graph spec or FFT size as stored. Fills
  * summary ("median 1.234 ms (noise 0.010 ms) over 1 configuration(s); the fastest"); 0, or
  * -1 with the reason in err. Opens the database read-only. */
 int db_best_app_kernel(const char *path, int tc, const char *instance, int P, int *family,

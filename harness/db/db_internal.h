@@ -57,7 +57,7 @@ int db_sync_views(db *d, char *msg, size_t msglen);
 /* On return 0 connection h (of a file opened as it is) reads the views of the results
  * contract as this a2atune defines them, as TEMP views that shadow the file's own; a file
  * from before launch groups has its runs read with launch_group NULL (each run alone), as
- * scripts/a2a_tools/db.py current_views does. 0, or -1 with the reason in h's error. */
+ * scripts/a2a_tools/core/db.py current_views does. 0, or -1 with the reason in h's error. */
 int db_read_current_views(sqlite3 *h);
 
 #endif

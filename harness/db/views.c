@@ -6,7 +6,7 @@
 #include "db_internal.h"
 
 /* The views: the results contract (docs/database.md, "The results contract"), which
- * scripts/a2a_tools/contract.py states in Python for the tools; tests/parts/contract.sh
+ * scripts/a2a_tools/core/contract.py states in Python for the tools; tests/parts/contract.sh
  * checks that both name the same best, baseline and speedup. One grouping defines "the same
  * data set" (data_set: family, P, Q, S, dist and its parameters, payload, datatype, gap and
  * buffer allocation, params.alloc, 'private' when absent) and one "the same measurement"

@@ -174,7 +174,7 @@ static inline void round_span(const shape *sh, int r, int *start, int *len)
 }
 
 /* Guarantees: 1 when two medians differ by no more than the smaller of their noises
- * (scripts/a2a_tools/analysis.py, within_noise: the rule of `a2a tune`). */
+ * (scripts/a2a_tools/figures/analysis.py, within_noise: the rule of `a2a tune`). */
 static inline int within_noise(double a, double a_noise, double b, double b_noise)
 {
     return fabs(a - b) <= fmin(a_noise, b_noise);

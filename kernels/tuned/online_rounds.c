@@ -32,7 +32,7 @@
  * 1.05-1.3x slower exploited). Calls found of another S bucket leave the round, and the
  * candidates left short make them up in a further pass, with one more reduction
  * (end_pass). After the last round the winner is decided with the rule of `a2a tune`
- * (scripts/a2a_tools/tune.py, decide; the noise test is analysis.within_noise): the
+ * (scripts/a2a_tools/tuner/tune.py, decide; the noise test is analysis.within_noise): the
  * fastest median wins if it beats every other candidate by more than the smaller
  * interquartile range of the two; otherwise the simplest candidate within that band (the
  * MPI library first, then fewer parameters). Every rank computes the same decision from

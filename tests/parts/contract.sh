@@ -1,5 +1,5 @@
 # tests/parts/contract.sh — one results contract (scripts/a2a_tools/core/contract.py, the views of
-# harness/db/db.c; docs/database.md): on a database of three launches of one launch group, whose
+# harness/db/views.c; docs/database.md): on a database of three launches of one launch group, whose
 # two sections measure the same data sets, the SQL views, `a2a best-radix`, `a2a heatmap`'s
 # numbers and `a2a tune` name the same best, baseline and speedup for every cell (sourced by
 # tests/run.sh: `tests/run.sh contract`, about 10 s).

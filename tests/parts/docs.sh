@@ -22,3 +22,20 @@ done
 n_exceptions=$(echo $hash_exceptions | wc -w)
 /usr/bin/python3 tests/docs/check.py $(docs_files "$DD/broken") > "$DD/broken.txt" 2>&1
 check docs/check-can-fail holds '[ "$(grep -c "README.md:[0-9]*: \(link docs/missing.md: no such file\|link docs/sweeps.md#no-such-heading: no heading\|\`[a-z/.2]* frobnicate\`: .* lists no frobnicate\)" "$DD/broken.txt")" = 6 ] && grep -q "results/unlabelled.md:1: no .how it is made. line" "$DD/broken.txt" && grep -q "results/simulation.md:[0-9]*: commit hash ead7003:" "$DD/broken.txt" && [ "$(grep -c "listed in HASH_EXCEPTIONS .* names no commit any more" "$DD/broken.txt")" = "$n_exceptions" ] && grep -q "problems: $((8 + n_exceptions))$" "$DD/broken.txt" || { cat "$DD/broken.txt" | sed "s/^/    /"; false; }'
+# the layout maps, the table of test parts and the figures quoted beside a link to
+# docs/results against the tree (tests/docs/maps.py); then a small tree whose maps are wrong
+run docs/maps 60 /usr/bin/python3 tests/docs/maps.py
+M="$DD/maps"
+mkdir -p "$M/kept" "$M/unmapped" "$M/kernels/new" "$M/docs/results" "$M/tests/parts"
+touch "$M/kept/f" "$M/unmapped/f" "$M/kernels/new/f" "$M/tests/parts/newpart.sh"
+printf '## Layout\n\n```\ndocs/\nkept/\nkernels/\ntests/\ngone/\n```\n\nSee [the page](docs/results/r.md): 12.5 %% faster.\n' > "$M/README.md"
+printf 'It is 12.4 %% faster.\n' > "$M/docs/results/r.md"
+printf '## Layout\n\n```\ndocs/\nkept/\nunmapped/\nkernels/\ntests/\n```\n\n| `unit` | unit tests |\n| `oldpart` | gone |\n' > "$M/docs/development.md"
+printf 'want unit\n' > "$M/tests/run.sh"
+/usr/bin/python3 tests/docs/maps.py "$M" > "$DD/maps.txt" 2>&1
+check docs/maps-can-fail holds 'for p in "README.md:[0-9]*: the layout map leaves out unmapped/" "README.md:[0-9]*: the layout map names gone/" \
+    "development.md:[0-9]*: the layout map leaves out kernels/new/" "leaves out \`newpart\`" "names \`oldpart\`" "12.5 %. is quoted beside a link"; do \
+    grep -q "$p" "$DD/maps.txt" || { echo "    missing: $p"; sed "s/^/    /" "$DD/maps.txt"; exit 1; }; done; grep -q "problems: 6$" "$DD/maps.txt" || { sed "s/^/    /" "$DD/maps.txt"; false; }'
+# the counts the README shows of `make run` are those of sweeps/quick.ini on 4 ranks
+quick_total=$(mpirun_openmpi 4 ./a2atune run sweeps/quick.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
+check docs/readme-make-run-counts holds '[ -n "$quick_total" ] && [ "$(grep -c "^a2atune: finished in … s: $quick_total ok, 0 wrong\|^run-sweep: 1 launch(es): $quick_total ok, 0 wrong" README.md)" = 2 ]'

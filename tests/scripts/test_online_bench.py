@@ -132,7 +132,7 @@ class OnlineBenchReuse(unittest.TestCase):
                                  [(reused_E, tra)])
 
     def test_a_drift_is_counted_as_one_not_called_a_restart(self):
-        # a drift now tries a challenger first (online.c, end_window): no exploration restarts
+        # a drift now tries a challenger first (online_drift.c, end_window): no exploration restarts
         rc, err, made, recs = self.bench("mpirun -n 4", "drift")
         self.assertEqual(rc, 0, err)
         self.assertIn("chose tra radix=2@9+1 drift;", self.table)

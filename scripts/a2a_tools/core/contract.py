@@ -1,8 +1,8 @@
 """The results contract: what "measurement", "noise", "within the noise", "best",
 "baseline", "speedup" and "choice" mean, for every tool that shows or decides on them.
 
-harness/db/db.c states the same definitions as SQL views (measurement, best_radix,
-speedup_vs_baseline) and harness/db/db.c's db_best_app_kernel uses them for `a2atune app
+harness/db/views.c states the same definitions as SQL views (measurement, best_radix,
+speedup_vs_baseline) and harness/db/app_choice.c's db_best_app_kernel uses them for `a2atune app
 --kernel best`; tests/parts/contract.sh checks that the views, `a2a best-radix`, `a2a
 heatmap`'s numbers and `a2a tune` agree on a database of several launches. docs/database.md
 explains them for users.

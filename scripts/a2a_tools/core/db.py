@@ -103,7 +103,7 @@ def open_db(path):
 
 def current_views(conn):
     """Make this connection read the views of the results contract (result_data, best_radix,
-    speedup_vs_baseline) as harness/db/db.c defines them (db_views, read from `a2atune list
+    speedup_vs_baseline) as harness/db/views.c defines them (db_views, read from `a2atune list
     --json`), whatever the file holds: an a2atune opening a file for writing replaces views
     whose text differs, but a file written by an older a2atune and only read since keeps the
     old ones. Those are then shadowed by TEMP views of the current text, for this
@@ -121,7 +121,7 @@ def current_views(conn):
         return True
     if not conn.execute("SELECT 1 FROM pragma_table_info('runs') WHERE name = 'launch_group'"
                         ).fetchone():
-        # a file from before launch groups: each run alone (as harness/db/db.c read_current_views)
+        # a file from before launch groups: each run alone (as harness/db/views.c db_read_current_views)
         conn.execute("CREATE TEMP VIEW runs AS SELECT *, NULL AS launch_group FROM main.runs")
     for v in views:
         conn.execute("CREATE TEMP VIEW %s AS %s" % (v["name"], v["select"]))
@@ -143,7 +143,7 @@ class Database:
         return self.execute(sql, params).fetchall()
 
     def require_views(self):
-        """A2AError unless the result_data view (and with it the grouping of harness/db/db.c)
+        """A2AError unless the result_data view (and with it the grouping of harness/db/views.c)
         can be read: current in the file or shadowed by current_views."""
         if self.execute("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'result_data'"
                         " UNION SELECT 1 FROM sqlite_temp_master WHERE type = 'view'"

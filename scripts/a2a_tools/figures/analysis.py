@@ -3,7 +3,7 @@ and tables. What a measurement, its noise, the best, the baseline and the speedu
 the results contract (contract.py); this module groups measurements and applies it.
 
 A *group* is one point of a radix study: a run group and a data set, as the view
-result_data of harness/db/db.c defines it (its data_set column: family, P, Q, S, dist and its
+result_data of harness/db/views.c defines it (its data_set column: family, P, Q, S, dist and its
 parameters, payload, datatype, gap and buffer allocation). Inside a group every radix keeps
 its best configuration (over the kernel's other parameters, e.g. TuNA's block_count),
 unless the caller filters those parameters; the group's baseline is contract.baseline's."""
@@ -21,7 +21,7 @@ from ..core.db import describe_filters
 from .simruns import simulation_runs
 
 DATA_KEYS = ("family", "dist", "payload", "datatype", "gap")
-# the columns of result_data.data_set, in its order (harness/db/db.c)
+# the columns of result_data.data_set, in its order (harness/db/views.c)
 DATA_SET = ("family", "P", "Q", "S", "dist", "dist_params", "payload", "datatype", "gap",
             "alloc")
 
