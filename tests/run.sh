@@ -66,23 +66,23 @@ holds() {
 }
 # start_session LOG CMD...: CMD in the background, its output to LOG, as the leader of a
 # session of its own (setsid: the shell's background job is no group leader, so setsid
-# makes the session in the same process); its pid, which is the session's id, in $session
-start_session() { local log=$1; shift; setsid "$@" > "$log" 2>&1 & session=$!; }
-# end_session SID: SIGKILL to every process of session SID (started by start_session), then
-# reaps its leader; true once none is left (zombies aside), false if some still run after
-# 10 s. The session, not the leader's process group: Open MPI gives every rank a process
-# group of its own. Nothing outside the session is signalled (its id cannot be reused while
-# its leader is unreaped), so another checkout's suite running at the same time is safe.
+# makes the session in the same process); its pid, which is the session's id, in $session.
+# The job is disowned: its end (by end_session's SIGKILL) is not reported as a job's.
+start_session() { local log=$1; shift; setsid "$@" > "$log" 2>&1 & session=$!; disown "$session"; }
+# end_session SID: SIGKILL to every process of session SID (started by start_session)
+# until none is left (zombies aside): true then, false if some still run after 10 s. The
+# session, not the leader's process group: Open MPI gives every rank a process group of its
+# own. Nothing outside the session is signalled (Linux reuses no id while a process of the
+# session holds it), so another checkout's suite running at the same time is safe.
 end_session() {
     local sid=$1 alive _
     for _ in $(seq 1 100); do
         alive=$(ps -o pid=,stat= -s "$sid" | awk '$2 !~ /^Z/ { print $1 }')
-        [ -n "$alive" ] || break
+        [ -n "$alive" ] || return 0
         kill -9 $alive 2>/dev/null
         sleep 0.1
     done
-    wait "$sid" 2>/dev/null
-    [ -z "$alive" ]
+    return 1
 }
 
 # ---- unit tests (no MPI launch) --------------------------------------------------

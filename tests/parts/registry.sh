@@ -30,7 +30,7 @@ cp tests/data/schema2.db "$G/old.db"
 mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/fresh.db" --quiet > "$G/run.txt" 2>&1; rc_fresh=$?
 mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/old.db" --quiet >> "$G/run.txt" 2>&1; rc_old=$?
 check registry/params-dbs-written holds '[ $rc_fresh -eq 0 ] && [ $rc_old -eq 0 ]'
-[ $rc_fresh -eq 0 ] && [ $rc_old -eq 0 ] || tail -n 5 "$G/run.txt" | sed 's/^/    /'
+[ $rc_fresh -eq 0 ] && [ $rc_old -eq 0 ] || grep "^a2atune:" "$G/run.txt" | sed "s/^/    /"
 tests/registry_check.py params ./a2atune "$G/fresh.db" "$G/old.db" > "$G/params.txt" 2>&1; rc=$?
 check registry/params-all-columns holds '[ $rc -eq 0 ] && [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ]'
 [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ] || sed 's/^/    /' "$G/params.txt"
