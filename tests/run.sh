@@ -49,8 +49,8 @@ sql() { sqlite3 -batch "$@"; }
 # check NAME COMMAND...: passes when COMMAND (usually a [ ... ] test) succeeds
 check() {
     local name=$1; shift
-    holds_refused=""
-    if "$@"; then pass "$name"; else fail "$name" "${holds_refused:-false: $*}"; fi
+    check_why=""   # COMMAND may say why it is false here (holds and end_session do)
+    if "$@"; then pass "$name"; else fail "$name" "${check_why:-false: $*}"; fi
 }
 # holds 'CONDITION': a whole shell condition, for check. A condition that reads $? is
 # refused (false, and the check says why): inside holds, $? is the status of holds' own
@@ -59,7 +59,7 @@ check() {
 holds() {
     case $1 in
         *'$?'* | *'${?}'*)
-            holds_refused="holds refuses a condition reading \$? (always 0 in there): capture the status as rc=\$? on the command's line: $1"
+            check_why="holds refuses a condition reading \$? (always 0 in there): capture the status as rc=\$? on the command's line: $1"
             return 1 ;;
     esac
     eval "$1"
@@ -82,6 +82,8 @@ end_session() {
         kill -9 $alive 2>/dev/null
         sleep 0.1
     done
+    check_why="session $sid: still running 10 s after SIGKILL: $(ps -o pid=,args= -p "$(echo $alive | tr ' ' ,)" |
+        awk '{ $1 = $1; printf "%s%s", sep, $0; sep = "; " }')"
     return 1
 }
 
