@@ -1,22 +1,31 @@
 #!/bin/bash
 # tests/run.sh — the whole test suite of `make test` (after both builds exist).
-# Prints one line per test and, last, "N passed, M failed"; exits non-zero on failure.
+# Prints one line per test (PASS, FAIL or SKIP) and, last, "N passed, M failed, K skipped";
+# exits non-zero when a test failed (a skip alone does not).
 #   tests/run.sh [unit] [programs] [matrix] [sanitizers] [e2e] [scripts] [PART...]
 # (default: all). A PART is tests/parts/PART.sh, sourced with the helpers below.
 set -u
 cd "$(dirname "$0")/.."
 extra_parts=$(for f in tests/parts/*.sh; do [ -e "$f" ] && basename "$f" .sh; done | tr '\n' ' ')
-parts=" ${*:-unit programs matrix sanitizers e2e scripts $extra_parts} "
+builtin_parts="unit programs matrix sanitizers e2e scripts"
+parts=" ${*:-$builtin_parts $extra_parts} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 WORK=$(mktemp -d /tmp/a2atune-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 export A2A_CACHE_DIR="$WORK/cache"   # graph count matrices recorded during the tests
-passed=0 failed=0 failures=""
+passed=0 failed=0 skipped=0 failures=""
 
 pass() { passed=$((passed + 1)); printf 'PASS %-44s %s\n' "$1" "${2:-}"; }
 fail() { failed=$((failed + 1)); failures="$failures $1"; printf 'FAIL %-44s %s\n' "$1" "$2"; }
+# skip NAME REASON: NAME was not run here, and REASON says why (counted, never a failure)
+skip() { skipped=$((skipped + 1)); printf 'SKIP %-44s (%s)\n' "$1" "$2"; }
+
+# a part named on the command line that does not exist would run nothing and pass
+for p in $parts; do
+    [[ " $builtin_parts $extra_parts " == *" $p "* ]] || fail "part/$p" "no such part (parts: $builtin_parts ${extra_parts% })"
+done
 
 # run NAME SECONDS CMD...: passes when CMD exits 0 within SECONDS; shows its tail if not
 run() {
@@ -38,9 +47,45 @@ chmod +x "$WORK/bin/"*
 export PATH="$WORK/bin:$PATH"
 sql() { sqlite3 -batch "$@"; }
 # check NAME COMMAND...: passes when COMMAND (usually a [ ... ] test) succeeds
-check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "false: $*"; fi; }
-# holds 'CONDITION': a whole shell condition, for check
-holds() { eval "$1"; }
+check() {
+    local name=$1; shift
+    check_why=""   # COMMAND may say why it is false here (holds and end_session do)
+    if "$@"; then pass "$name"; else fail "$name" "${check_why:-false: $*}"; fi
+}
+# holds 'CONDITION': a whole shell condition, for check. A condition that reads $? is
+# refused (false, and the check says why): inside holds, $? is the status of holds' own
+# call, never that of the command the condition is about. Capture that status on the
+# line that runs the command (cmd > out; rc=$?) and test "$rc".
+holds() {
+    case $1 in
+        *'$?'* | *'${?}'*)
+            check_why="holds refuses a condition reading \$? (always 0 in there): capture the status as rc=\$? on the command's line: $1"
+            return 1 ;;
+    esac
+    eval "$1"
+}
+# start_session LOG CMD...: CMD in the background, its output to LOG, as the leader of a
+# session of its own (setsid: the shell's background job is no group leader, so setsid
+# makes the session in the same process); its pid, which is the session's id, in $session.
+# The job is disowned: its end (by end_session's SIGKILL) is not reported as a job's.
+start_session() { local log=$1; shift; setsid "$@" > "$log" 2>&1 & session=$!; disown "$session"; }
+# end_session SID: SIGKILL to every process of session SID (started by start_session)
+# until none is left (zombies aside): true then, false if some still run after 10 s. The
+# session, not the leader's process group: Open MPI gives every rank a process group of its
+# own. Nothing outside the session is signalled (Linux reuses no id while a process of the
+# session holds it), so another checkout's suite running at the same time is safe.
+end_session() {
+    local sid=$1 alive _
+    for _ in $(seq 1 100); do
+        alive=$(ps -o pid=,stat= -s "$sid" | awk '$2 !~ /^Z/ { print $1 }')
+        [ -n "$alive" ] || return 0
+        kill -9 $alive 2>/dev/null
+        sleep 0.1
+    done
+    check_why="session $sid: still running 10 s after SIGKILL: $(ps -o pid=,args= -p "$(echo $alive | tr ' ' ,)" |
+        awk '{ $1 = $1; printf "%s%s", sep, $0; sep = "; " }')"
+    return 1
+}
 
 # ---- unit tests (no MPI launch) --------------------------------------------------
 want unit && for t in build/openmpi/tests/unit_*; do
@@ -115,8 +160,18 @@ count() { sql "$1" "SELECT count(*) FROM results WHERE $2"; }
 
 $A2A --help > "$WORK/help.txt"; rc=$?
 check cli/help holds '[ $rc -eq 0 ] && grep -q "usage:" "$WORK/help.txt"'
-$A2A list > "$WORK/list.txt"
-check cli/list-has-every-kernel [ "$(grep -cE '^(uniform|nonuniform) ' "$WORK/list.txt")" -ge 9 ]
+# every kernel the registry holds (list --json, all families) has its row in the table of
+# `a2atune list` (the lines up to its first blank one), and no other row is there
+$A2A list > "$WORK/list.txt"; rc=$?
+$A2A list --json > "$WORK/list.json"; rc_json=$?
+/usr/bin/python3 -c 'import json, sys
+for k in json.load(open(sys.argv[1]))["kernels"]:
+    print(k["family"], k["name"])' "$WORK/list.json" > "$WORK/list-registry.txt" 2>&1; rc_registry=$?
+awk 'NR > 1 && /^$/ { exit } NR > 1 && /^[^ ]/ { print $1, $2 }' "$WORK/list.txt" > "$WORK/list-rows.txt"
+diff <(sort "$WORK/list-registry.txt") <(sort "$WORK/list-rows.txt") > "$WORK/list.diff"; rc_diff=$?
+check cli/list-has-every-kernel holds '[ $rc -eq 0 ] && [ $rc_json -eq 0 ] && [ $rc_registry -eq 0 ] &&
+    [ -s "$WORK/list-registry.txt" ] && [ $rc_diff -eq 0 ]'
+[ $rc_diff -eq 0 ] || sed 's/^/    /' "$WORK/list.diff"
 $A2A frobnicate 2> "$WORK/cli.err"; rc=$?
 check cli/unknown-command holds '[ $rc -eq 2 ] && grep -q "unknown command" "$WORK/cli.err"'
 mpirun_openmpi 2 $A2A run 2> "$WORK/cli.err"; rc=$?
@@ -131,7 +186,7 @@ Q="$WORK/quick.db"
 run e2e/quick-run 300 mpirun_openmpi 4 $A2A run sweeps/quick.ini --db "$Q"
 total=$(mpirun_openmpi 4 $A2A run sweeps/quick.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
 cores=$(nproc)
-check e2e/quick-all-rows [ "$(count "$Q" 1)" = "$total" ]
+check e2e/quick-all-rows holds '[ "${total:-0}" -gt 0 ] && [ "$(count "$Q" 1)" = "$total" ]'
 check e2e/quick-all-ok [ "$(count "$Q" "status NOT IN ('ok', 'skipped')")" = 0 ]
 samples=$(sql "$Q" "SELECT count(*) FROM samples")
 check e2e/quick-samples holds '[ "${samples:-0}" -gt 0 ] && [ "$samples" = "$(sql "$Q" "SELECT sum(iterations) FROM results WHERE status = '"'ok'"'")" ]'
@@ -142,20 +197,19 @@ check e2e/quick-oversubscribed-flag [ "$(count "$Q" "oversubscribed IS NOT $(( 4
 
 # kill -9 part-way, then --resume: nothing lost, nothing duplicated, nothing redone
 R="$WORK/resume.db"
-setsid mpirun.openmpi --oversubscribe -n 4 $A2A run tests/sweeps/resume.ini --db "$R" --quiet > "$WORK/resume1.log" 2>&1 &
-launcher=$!
+start_session "$WORK/resume1.log" mpirun.openmpi --oversubscribe -n 4 $A2A run tests/sweeps/resume.ini --db "$R" --quiet
 for _ in $(seq 1 300); do
     n=$(count "$R" 1 2>/dev/null)
     [ "${n:-0}" -ge 8 ] && break
     sleep 0.1
 done
-kill -9 -- -$launcher 2>/dev/null; pkill -9 -f "tests/sweeps/resume.ini" 2>/dev/null; wait $launcher 2>/dev/null
+check e2e/kill-ends-the-whole-launch end_session "$session"
 sql "$R" "SELECT id, config_key, median_s FROM results ORDER BY id" > "$WORK/before-resume.txt"
 before=$(wc -l < "$WORK/before-resume.txt")
 total=$(mpirun_openmpi 4 $A2A run tests/sweeps/resume.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
 check e2e/killed-part-way holds '[ "$before" -ge 8 ] && [ "$before" -lt "$total" ]'
 run e2e/resume 300 mpirun_openmpi 4 $A2A run tests/sweeps/resume.ini --db "$R" --resume --quiet
-check e2e/resume-complete [ "$(count "$R" 1)" = "$total" ]
+check e2e/resume-complete holds '[ "${total:-0}" -gt 0 ] && [ "$(count "$R" 1)" = "$total" ]'
 check e2e/resume-no-duplicates [ "$(sql "$R" "SELECT count(DISTINCT config_key) || ',' || count(DISTINCT run_id) FROM results")" = "$total,1" ]
 sql "$R" "SELECT id, config_key, median_s FROM results ORDER BY id" | head -n "$before" > "$WORK/after-resume.txt"
 check e2e/resume-kept-earlier-rows cmp -s "$WORK/before-resume.txt" "$WORK/after-resume.txt"
@@ -227,6 +281,10 @@ if want scripts; then
         failed=$((failed + ${f:-1})); failures="$failures scripts"
         echo "FAIL scripts ($line)"; tail -n 30 "$WORK/scripts.log" | sed 's/^/    /'
     fi
+    # the tests unittest skipped ("NAME ... skipped 'REASON'"), each with its reason
+    while IFS=$'\t' read -r name why; do
+        skip "scripts/$name" "$why"
+    done < <(sed -n "s/^\(.*\) \.\.\. skipped '\(.*\)'\$/\1\t\2/p" "$WORK/scripts.log")
 fi
 
 # ---- further parts (tests/parts/*.sh), each a feature's own tests ------------------------
@@ -236,5 +294,5 @@ done
 
 echo
 [ $failed -eq 0 ] || echo "failed:$failures"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

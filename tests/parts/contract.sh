@@ -21,4 +21,4 @@ check contract/same-best-baseline-speedup holds 'grep -q "^cells: 6, disagreemen
 sql "$CD/c.db" "UPDATE results SET median_s = median_s / 10 WHERE config_key = (SELECT config_key FROM results
                 WHERE id = (SELECT result_id FROM best_radix WHERE kernel = 'tra' ORDER BY P, S LIMIT 1))"
 $PY tests/contract/check.py "$CD/c.db" "$CD/best.csv" "$(ls "$CD"/fig/*.csv 2>/dev/null | head -1)" "$CD/tune.csv" > "$CD/stale.txt" 2>&1
-check contract/check-can-fail holds '! grep -q "disagreements: 0$" "$CD/stale.txt"'
+check contract/check-can-fail holds 'grep -q "^cells: 6, disagreements: [1-9][0-9]*$" "$CD/stale.txt"'

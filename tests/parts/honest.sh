@@ -1,5 +1,5 @@
 # tests/parts/honest.sh — numbers that hold from launch to launch (sourced by tests/run.sh:
-# run, check, holds, sql, pass, fail, $WORK, mpirun_openmpi). Rows measured while idle ranks
+# run, check, holds, sql, pass, fail, skip, $WORK, mpirun_openmpi). Rows measured while idle ranks
 # of a larger launch were alive beyond the cores are flagged; --launches N stores N launch
 # indices and the tools take the spread between launches as the noise; the speedup view
 # gives one row per result; runs record the MPI environment, binding and load; iterations =
@@ -101,7 +101,7 @@ if git rev-parse --git-dir > /dev/null 2>&1 && [ -f build/openmpi/liba2a.a ]; th
     edited=$("$CL/build/openmpi/a2atune" --version)
     check honest/rebuilt-after-edit-is-dirty holds '[ -n "$clean" ] && [ "${clean%-dirty}" = "$clean" ] && [ "$docs_only" = "$clean" ] && [ "$edited" = "$clean-dirty" ] || { echo "    clean: $clean, docs edited: $docs_only, source edited: $edited"; false; }'
 else
-    pass honest/rebuilt-after-edit-is-dirty "(not a git checkout with a build: nothing to check)"
+    skip honest/rebuilt-after-edit-is-dirty "not a git checkout with build/openmpi"
 fi
 
 # ---- a schema-2 file gains the schema-3 columns and view ------------------------------------

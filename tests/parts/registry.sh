@@ -12,8 +12,8 @@ G="$WORK/registry"
 mkdir -p "$G"
 
 # kernels: the table of the tree, then the table compiled without bruck's line
-tests/registry_check.py kernels include build/openmpi/kernels/registry.o > "$G/kernels.txt" 2>&1
-check registry/kernels-all-in-table holds '[ $? -eq 0 ] && [ "$(tail -n 1 "$G/kernels.txt")" = "0 missing" ]'
+tests/registry_check.py kernels include build/openmpi/kernels/registry.o > "$G/kernels.txt" 2>&1; rc=$?
+check registry/kernels-all-in-table holds '[ $rc -eq 0 ] && [ "$(tail -n 1 "$G/kernels.txt")" = "0 missing" ]'
 sed '/^    X(uniform, bruck, /,/)  *\\$/d' kernels/registry.c > "$G/registry.c"
 if ! grep -q "A2A_Alltoall_bruck" "$G/registry.c" && mpicc.openmpi -std=c11 -D_GNU_SOURCE -Wall \
         -Wextra -Werror -Iinclude -Ikernels/common -Ikernels/hint -c "$G/registry.c" \
@@ -29,19 +29,20 @@ fi
 printf '%s\n' 'iterations = 0' 'warmup = 0' '[one]' 'family = uniform' 'kernels = tra' \
     'P = 1' 'S = 0' 'radix = 2' > "$G/one.ini"
 cp tests/data/schema2.db "$G/old.db"
-mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/fresh.db" --quiet > "$G/run.txt" 2>&1 &&
-    mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/old.db" --quiet >> "$G/run.txt" 2>&1
-check registry/params-dbs-written holds '[ $? -eq 0 ]'
-tests/registry_check.py params ./a2atune "$G/fresh.db" "$G/old.db" > "$G/params.txt" 2>&1
-check registry/params-all-columns holds '[ $? -eq 0 ] && [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ]'
+mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/fresh.db" --quiet > "$G/run.txt" 2>&1; rc_fresh=$?
+mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/old.db" --quiet >> "$G/run.txt" 2>&1; rc_old=$?
+check registry/params-dbs-written holds '[ $rc_fresh -eq 0 ] && [ $rc_old -eq 0 ]'
+[ $rc_fresh -eq 0 ] && [ $rc_old -eq 0 ] || grep "^a2atune:" "$G/run.txt" | sed "s/^/    /"
+tests/registry_check.py params ./a2atune "$G/fresh.db" "$G/old.db" > "$G/params.txt" 2>&1; rc=$?
+check registry/params-all-columns holds '[ $rc -eq 0 ] && [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ]'
 [ "$(tail -n 1 "$G/params.txt")" = "0 missing" ] || sed 's/^/    /' "$G/params.txt"
 # a file written before a parameter with a column was declared (here: ppn's column and the
 # views naming it taken away) gets the column back when an a2atune opens it
 cp "$G/fresh.db" "$G/before.db"
 sql "$G/before.db" "DROP VIEW speedup_vs_baseline; DROP VIEW best_radix; DROP VIEW measurement;
     ALTER TABLE results DROP COLUMN ppn"
-mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/before.db" --quiet > "$G/before.txt" 2>&1
-check registry/param-column-added-on-open holds '[ $? -eq 0 ] && tests/registry_check.py params ./a2atune "$G/before.db" > /dev/null && [ "$(sql "$G/before.db" "SELECT count(*) FROM results")" = 2 ]'
+mpirun_openmpi 1 ./a2atune run "$G/one.ini" --db "$G/before.db" --quiet > "$G/before.txt" 2>&1; rc=$?
+check registry/param-column-added-on-open holds '[ $rc -eq 0 ] && tests/registry_check.py params ./a2atune "$G/before.db" > /dev/null && [ "$(sql "$G/before.db" "SELECT count(*) FROM results")" = 2 ]'
 cp "$G/fresh.db" "$G/renamed.db"
 # (the views naming radix2 go first: SQLite cannot rename a column under them)
 sql "$G/renamed.db" "DROP VIEW speedup_vs_baseline; DROP VIEW best_radix; DROP VIEW measurement;

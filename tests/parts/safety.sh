@@ -36,7 +36,7 @@ for lib in openmpi mpich; do
     log="$WORK/safety_${lib}_preload.log"
     safety_same safety/$lib/preload-same-bytes "$SD/$lib/plain" "$SD/$lib/preload"
     check safety/$lib/every-kernel-ran holds \
-        'for k in spread_out pairwise "scattered block_count=1" bruck "tra radix=2" "tra radix=3" tra2 "scattered block_count=2" linear twophase_bruck "tuna radix=2" "tuna radix=3" tuna_staggered tuna_coalesced; do grep -q -- "-> $k" "$log" || exit 1; done'
+        'for k in spread_out pairwise "scattered block_count=1" bruck "tra radix=2" "tra radix=3" tra2 "scattered block_count=2" linear twophase_bruck "tuna radix=2" "tuna radix=3" tuna_staggered tuna_coalesced; do grep -q -- "-> $k" "$log" || return 1; done'
     check safety/$lib/intercommunicators-to-mpi holds \
         '[ "$(grep -c "P=[23] .*-> MPI library (intercommunicator)" "$log")" -ge 4 ]'
     # every message of a kernel at most 24 bytes: rounds split, or the call falls back

@@ -22,8 +22,8 @@ check simgrid/matrix/every-P-and-family [ "$(sgsql matrix.db "SELECT group_conca
 check simgrid/matrix/every-kernel [ "$(sgsql matrix.db "SELECT count(DISTINCT family || kernel) FROM results WHERE status = 'ok' AND P = 16")" = 38 ]
 # empty in-place pairs (SMPI's MPI_Sendrecv_replace asserts count > 0) were exchanged
 check simgrid/matrix/inplace-empty-pairs [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND section = 'inplace_zero_blocks' AND P = 16")" = 6 ]
-check simgrid/matrix/validated [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated = 1")" -gt 600 ] \
-    && [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = 'ok' AND validated IS NOT 1")" = 0 ]
+check simgrid/matrix/validated holds '[ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = '"'ok'"' AND validated = 1")" -gt 600 ] &&
+    [ "$(sgsql matrix.db "SELECT count(*) FROM results WHERE status = '"'ok'"' AND validated IS NOT 1")" = 0 ]'
 check simgrid/matrix/provenance [ "$(sgsql matrix.db "SELECT group_concat(DISTINCT backend || ',' || mpi_library || ',' || oversubscribed || ',' || platform) FROM runs")" = "simgrid,SimGrid SMPI,0,fattree_ib.xml" ]
 
 # the same matrix with payloads shared from P = 2 on: no payload is compared, and each
@@ -74,7 +74,7 @@ A2A_SIM_TEST_CRASH=bruck:17 $SIM tests/sweeps/simgrid_crash.ini --platform $FT -
 check simgrid/crash/exit-status-reports-it [ $rc -eq 1 ]
 check simgrid/crash/recorded-with-the-signal [ "$(sgsql crash.db "SELECT group_concat(kernel || ':' || S || ':' || status, ',') FROM (SELECT * FROM results WHERE message LIKE '%died of SIGSEGV%' ORDER BY id)")" = "bruck:17:error" ]
 check simgrid/crash/the-launch-goes-on [ "$(sgsql crash.db "SELECT group_concat(kernel || ':' || S || ':' || status, ',') FROM (SELECT * FROM results ORDER BY kernel, S)")" = "bruck:16:ok,bruck:17:error,bruck:32:ok,pairwise:16:ok,pairwise:17:ok,pairwise:32:ok" ]
-check simgrid/crash/one-run-resumed [ "$(sgsql crash.db "SELECT count(*) || ',' || count(DISTINCT run_id) FROM results")" = "6,1" ] && grep -q "resuming the launch after it" "$SG/crash.log"
+check simgrid/crash/one-run-resumed holds '[ "$(sgsql crash.db "SELECT count(*) || '"','"' || count(DISTINCT run_id) FROM results")" = "6,1" ] && grep -q "resuming the launch after it" "$SG/crash.log"'
 
 # ---- the copy-cost model: at P = 1 a 1 MiB block costs 1 MiB / (10 GB/s) = 104.86 us -----
 run simgrid/copy-model 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/copy.db" --copy-model 1048576:10

@@ -1,4 +1,4 @@
-# tests/parts/slurm.sh — sourced by tests/run.sh (helpers: run, check, holds, pass, fail,
+# tests/parts/slurm.sh — sourced by tests/run.sh (helpers: run, check, holds, pass, fail, skip,
 # sql, $WORK). `a2a submit | status | merge` on a real one-node Slurm started here
 # (tests/slurm/local-slurm.sh): a two-job array of tests/slurm/small.ini with MPICH
 # (srun --mpi=pmi2), the same with Open MPI (srun --mpi=pmix), one Open MPI job through
@@ -70,9 +70,7 @@ slurm_provenance() {
 }
 
 if ! slurm_why=$(tests/slurm/local-slurm.sh check 2>&1); then
-    echo "=================================================================================="
-    echo "SKIP slurm/* (the Slurm tests did not run): $slurm_why"
-    echo "=================================================================================="
+    skip "slurm/*" "the Slurm tests did not run: ${slurm_why#local-slurm: }"
 else
 SL="$WORK/slurm-cluster"
 slurm_prev_trap=$(trap -p EXIT)

@@ -2,8 +2,8 @@
 # configuration key whatever the sweep text or launch size, race-free creation, live runs
 # refused, dead runs marked interrupted, the first failed write ends the launch,
 # run-sweep.sh sums its launches, sweep lines of any length, small bad-input holes, graph
-# closures that say what they do. Sourced by tests/run.sh (run, check, holds, sql, $WORK,
-# mpirun_openmpi). About 40 s.
+# closures that say what they do. Sourced by tests/run.sh (run, check, holds, skip, sql, $WORK,
+# mpirun_openmpi, start_session, end_session). About 40 s.
 TR="$WORK/trust"
 mkdir -p "$TR"
 A2A=./a2atune
@@ -56,8 +56,8 @@ check trust/concurrent-create [ $raced -eq 10 ]
 LD="$TR/live.db"
 # resume.ini with ten times its iterations: live for the whole of the two refusals below
 sed 's/^iterations = 400$/iterations = 4000/' tests/sweeps/resume.ini > "$TR/live.ini"
-setsid mpirun.openmpi --oversubscribe -n 4 $A2A run "$TR/live.ini" --db "$LD" --quiet > "$TR/live1.log" 2>&1 &
-live=$!
+start_session "$TR/live1.log" mpirun.openmpi --oversubscribe -n 4 $A2A run "$TR/live.ini" --db "$LD" --quiet
+live=$session
 for _ in $(seq 1 300); do
     [ "$(sql "$LD" "SELECT count(*) FROM results" 2>/dev/null)" -ge 2 ] 2>/dev/null && break
     sleep 0.1
@@ -66,8 +66,7 @@ mpirun_openmpi 2 $A2A run "$TR/live.ini" --db "$LD" --resume --quiet > /dev/null
 check trust/live-run-refuses-resume holds '[ $rc -eq 2 ] && one_line "$TR/live2.err" ".*: run 1 is live" && [ "$(grep -c "^a2atune:" "$TR/live2.err")" -eq 1 ]'
 mpirun_openmpi 2 $A2A run "$TR/live.ini" --db "$LD" --quiet > /dev/null 2> "$TR/live3.err"; rc=$?
 check trust/live-run-refuses-a-new-launch holds '[ $rc -eq 2 ] && one_line "$TR/live3.err" ".*: run 1 is live" && [ "$(sql "$LD" "SELECT count(*) FROM runs")" = 1 ]'
-{ kill -9 -- -$live; pkill -9 -s $live; wait $live; } 2>/dev/null   # the launch's session, by id
-for _ in $(seq 1 50); do [ -z "$(ps -o stat= -s $live | grep -v Z)" ] && break; sleep 0.1; done
+check trust/kill-ends-the-whole-launch end_session "$live"
 before=$(sql "$LD" "SELECT status FROM runs WHERE id = 1")
 mpirun_openmpi 1 $A2A run "$TR/a.ini" --db "$LD" --quiet > /dev/null 2> "$TR/live4.err"; rc=$?
 check trust/dead-run-marked-interrupted holds \
@@ -111,7 +110,7 @@ if mount -t tmpfs -o size=256k tmpfs "$FULL" 2>/dev/null; then
     check trust/full-disk-resume-completes holds '[ $rc -eq 0 ] && [ "$(sql "$FULL/f.db" "SELECT count(DISTINCT config_key) || \",\" || count(*) FROM results")" = "400,400" ]'
     umount "$FULL"
 else
-    pass trust/full-disk "(skipped: cannot mount a tmpfs here)"
+    skip trust/full-disk "cannot mount a tmpfs here"
 fi
 
 # ---- scripts/run-sweep.sh sums every launch; a timeout makes a non-zero exit -----------

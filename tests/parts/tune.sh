@@ -128,7 +128,7 @@ step tune/preload/sentinel 60 "$TD/sentinel.log" mpirun_openmpi 4 env LD_PRELOAD
     A2A_TUNING_FILE="$PWD/tests/data/tuning-sentinel.json" A2A_VERBOSE=1 $OB/plain_alltoall "$TD/sentinel" $SIZES
 expect_ok tune/dispatcher/sentinel-file a2a tests/data/tuning-sentinel.json "$TD/sentinel.log"
 check tune/dispatcher/sentinel-kernels-ran holds \
-    'for k in "tra radix=3" bruck "scattered block_count=2" tuna twophase_bruck pairwise "MPI library (no rule)"; do grep -q -- "-> $k" "$TD/sentinel.log" || exit 1; done'
+    'for k in "tra radix=3" bruck "scattered block_count=2" tuna twophase_bruck pairwise "MPI library (no rule)"; do grep -q -- "-> $k" "$TD/sentinel.log" || return 1; done'
 same_bytes tune/preload/sentinel-same-bytes "$TD/plain" "$TD/sentinel" 4
 run tune/preload/mpich-plain 60 mpirun_mpich 4 $MB/plain_alltoall "$TD/mplain" $SIZES
 step tune/preload/mpich-sentinel 60 "$TD/msentinel.log" mpirun_mpich 4 env LD_PRELOAD="$PWD/build/mpich/liba2a_preload.so" \
