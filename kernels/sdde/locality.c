@@ -328,54 +328,8 @@ int sdde_locality_nonblocking(sdde_call *call)
     return locality(call, sdde_exchange_nonblocking, SDDE_ALG_LOCALITY_NONBLOCKING);
 }
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_locality_personalized(int send_nnz, const int *dest, int sendcount,
-                                           MPI_Datatype sendtype, const void *sendvals,
-                                           int *recv_nnz, int **src, int recvcount,
-                                           MPI_Datatype recvtype, void **recvvals, int ppn,
-                                           MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_locality_personalized, ppn, send_nnz, dest, sendcount,
-                             sendtype, sendvals, recv_nnz, src, recvcount, recvtype, recvvals,
-                             comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(locality_personalized, sdde_locality_personalized, SDDE_WITH_REGION, ppn)
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_locality_nonblocking(int send_nnz, const int *dest, int sendcount,
-                                          MPI_Datatype sendtype, const void *sendvals,
-                                          int *recv_nnz, int **src, int recvcount,
-                                          MPI_Datatype recvtype, void **recvvals, int ppn,
-                                          MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_locality_nonblocking, ppn, send_nnz, dest, sendcount,
-                             sendtype, sendvals, recv_nnz, src, recvcount, recvtype, recvvals,
-                             comm, stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_locality_personalized(int send_nnz, int send_size, const int *dest,
-                                            const int *sendcounts, const int *sdispls,
-                                            MPI_Datatype sendtype, const void *sendvals,
-                                            int *recv_nnz, int *recv_size, int **src,
-                                            int **recvcounts, int **rdispls,
-                                            MPI_Datatype recvtype, void **recvvals, int ppn,
-                                            MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_locality_personalized, ppn, send_nnz, send_size, dest,
-                             sendcounts, sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_locality_nonblocking(int send_nnz, int send_size, const int *dest,
-                                           const int *sendcounts, const int *sdispls,
-                                           MPI_Datatype sendtype, const void *sendvals,
-                                           int *recv_nnz, int *recv_size, int **src,
-                                           int **recvcounts, int **rdispls,
-                                           MPI_Datatype recvtype, void **recvvals, int ppn,
-                                           MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_locality_nonblocking, ppn, send_nnz, send_size, dest,
-                             sendcounts, sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(locality_nonblocking, sdde_locality_nonblocking, SDDE_WITH_REGION, ppn)

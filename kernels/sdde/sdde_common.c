@@ -189,6 +189,55 @@ int sdde_receive_matched(sdde_call *call, a2a_probed *probed, sdde_list *got,
     return sdde_list_push(call, got, &m);
 }
 
+/* Guarantees: see sdde_internal.h. */
+int sdde_post_sends(sdde_call *call, const sdde_msg *sends, int n, int tag, int synchronous,
+                    MPI_Request **requests, size_t *request_bytes, int *posted)
+{
+    int err = MPI_SUCCESS;
+    *request_bytes = (size_t)n * sizeof(MPI_Request);
+    *posted = 0;
+    MPI_Request *slots = *requests = sdde_alloc(call, *request_bytes);
+    if (!slots)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        slots[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+        if (sends[i].peer == call->rank)
+            continue;
+        MPI_Request *request = &slots[(*posted)++];
+        if (synchronous)
+            err = MPI_Issend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
+                             call->comm, request);
+        else
+            err = MPI_Isend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
+                            call->comm, request);
+    }
+    return err;
+}
+
+/* Guarantees: see sdde_internal.h. */
+int sdde_receive_expected(sdde_call *call, int expected, int tag, sdde_list *got,
+                          sdde_pool *pool)
+{
+    int err = MPI_SUCCESS;
+    for (int k = 0; k < expected && err == MPI_SUCCESS; k++) {
+        a2a_probed probed;
+        err = a2a_probe(MPI_ANY_SOURCE, tag, call->comm, &probed);
+        if (err == MPI_SUCCESS)
+            err = sdde_receive_matched(call, &probed, got, pool);
+    }
+    return err;
+}
+
+/* Guarantees: see sdde_internal.h. */
+int sdde_complete_sends(sdde_call *call, MPI_Request *requests, size_t request_bytes,
+                        int posted, int err)
+{
+    int wait_err = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
+    sdde_free(call, requests, request_bytes);
+    return err != MPI_SUCCESS ? err : wait_err;
+}
+
 /* ---- the plain algorithms' frame --------------------------------------------------------- */
 
 /* Guarantees: call->got holds every message sent to this rank: self-messages pointing
