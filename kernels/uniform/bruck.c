@@ -49,30 +49,24 @@ static int bruck_rounds(const a2a_byte_call *c, MPI_Comm comm, a2a_stats *stats)
 
     a2a_rotate_blocks(work, c->send, P, rank, block_bytes);
 
-    size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
-    char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
+    char *send_pack, *recv_pack;
+    char *temp = a2a_pack_buffers(max_round_blocks, block_bytes, stats, &send_pack, &recv_pack);
     if (!temp)
         return MPI_ERR_NO_MEM;
-    a2a_count_temp(stats, (long long)(2 * pack_bytes));
-    char *send_pack = temp, *recv_pack = temp + pack_bytes;
 
     /* Round k: every block with bit k of its distance set moves 2^k ranks forward. */
     for (long long bit = 1; bit < P; bit *= 2) {
         int dest = (int)((rank + bit) % P);
         int source = (int)((rank - bit + P) % P);
         long long blocks = move_bit_blocks(work, send_pack, P, bit, block_bytes, 1);
-        long long bytes = blocks * (long long)block_bytes, pieces = 1;
-        int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, BRUCK_TAG,
-                                     comm, &pieces);
+        int err = a2a_pack_exchange(send_pack, recv_pack, blocks, blocks * (long long)block_bytes,
+                                    dest, source, BRUCK_TAG, comm, stats);
         if (err != MPI_SUCCESS) {
             free(temp);
             return err;
         }
         move_bit_blocks(work, recv_pack, P, bit, block_bytes, 0);
         a2a_count_rounds(stats, 1);
-        a2a_count_send(stats, blocks, bytes);
-        if (stats)
-            stats->messages += pieces - 1;
     }
 
     a2a_unrotate_blocks(work, P, rank, block_bytes, send_pack);
