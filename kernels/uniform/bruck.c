@@ -47,10 +47,8 @@ static int bruck_rounds(const a2a_byte_call *c, MPI_Comm comm, a2a_stats *stats)
             max_round_blocks = blocks;
     }
 
-    a2a_rotate_blocks(work, c->send, P, rank, block_bytes);
-
     char *send_pack, *recv_pack;
-    char *temp = a2a_pack_buffers(max_round_blocks, block_bytes, stats, &send_pack, &recv_pack);
+    char *temp = a2a_rotate_for_rounds(c, max_round_blocks, stats, &send_pack, &recv_pack);
     if (!temp)
         return MPI_ERR_NO_MEM;
 
