@@ -45,6 +45,7 @@
 #include "sparse.h"
 #include "polite.h"
 #include "test_common.h"
+#include "unit_check.h"
 
 enum { DATA_SEED = 20240 };
 
@@ -56,18 +57,10 @@ static long long passed, failed; /* on world rank 0 */
 /* Guarantees: one check counted on world rank 0, a line printed when it failed. */
 static void record(int ok, const char *fmt, ...)
 {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
     va_list ap;
     va_start(ap, fmt);
-    printf("FAIL ");
-    vprintf(fmt, ap);
-    printf("\n");
+    count_check_v(&passed, &failed, LLONG_MAX, ok, fmt, ap);
     va_end(ap);
-    fflush(stdout);
 }
 
 /* Checks of one P: every rank runs the same checks in the same order and keeps a
