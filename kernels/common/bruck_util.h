@@ -100,16 +100,6 @@ static inline char *a2a_pack_buffers(long long max_round_blocks, size_t block_by
     return temp;
 }
 
-/* The start of the single-layer rounds (bruck, tra): the initial rotation of c->send into
- * c->recv (a2a_rotate_blocks), then the packing buffers (a2a_pack_buffers). Returns the
- * allocation to free, or NULL when out of memory. */
-static inline char *a2a_rotate_for_rounds(const a2a_byte_call *c, long long max_round_blocks,
-                                          a2a_stats *stats, char **send_pack, char **recv_pack)
-{
-    a2a_rotate_blocks(c->recv, c->send, c->size, c->rank, c->block_bytes);
-    return a2a_pack_buffers(max_round_blocks, c->block_bytes, stats, send_pack, recv_pack);
-}
-
 /* One round's exchange: `bytes` of send_pack (`blocks` blocks) to dest and as many from
  * source into recv_pack (a2a_sendrecv_bytes with tag); on success the pieces sent, the
  * blocks and the bytes added to stats (the round itself is the caller's to count). */
@@ -126,5 +116,13 @@ static inline int a2a_pack_exchange(const char *send_pack, char *recv_pack, long
         stats->messages += pieces - 1;
     return MPI_SUCCESS;
 }
+
+/* tra.c: the rounds of TRA with radix r on the call's bytes, its messages tagged `tag`
+ * (see A2A_Alltoall_tra): the rotation, one round per non-zero base-r digit value (a
+ * MPI_Sendrecv of the packed blocks whose distance has that digit), the final rotation;
+ * rounds, blocks, bytes, messages and temporary memory counted in stats. r = 2 is Bruck's
+ * schedule (bruck.c). */
+int a2a_radix_rounds(const a2a_byte_call *c, long long r, int tag, MPI_Comm comm,
+                     a2a_stats *stats);
 
 #endif

@@ -36,8 +36,9 @@ static long long move_digit_blocks(char *work, char *packed, long long P, long l
     return moved;
 }
 
-/* Guarantees: the rounds of TRA with radix r on the call's bytes (see A2A_Alltoall_tra). */
-static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_stats *stats)
+/* Guarantees: see bruck_util.h. */
+int a2a_radix_rounds(const a2a_byte_call *c, long long r, int tag, MPI_Comm comm,
+                     a2a_stats *stats)
 {
     const long long P = c->size;
     const int rank = c->rank;
@@ -52,8 +53,10 @@ static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_st
                 max_round_blocks = blocks;
         }
 
+    a2a_rotate_blocks(work, c->send, P, rank, block_bytes);
+
     char *send_pack, *recv_pack;
-    char *temp = a2a_rotate_for_rounds(c, max_round_blocks, stats, &send_pack, &recv_pack);
+    char *temp = a2a_pack_buffers(max_round_blocks, block_bytes, stats, &send_pack, &recv_pack);
     if (!temp)
         return MPI_ERR_NO_MEM;
 
@@ -66,8 +69,8 @@ static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_st
             long long blocks =
                 move_digit_blocks(work, send_pack, P, r, unit, z, block_bytes, DIGIT_PACK);
             int err = a2a_pack_exchange(send_pack, recv_pack, blocks,
-                                        blocks * (long long)block_bytes, dest, source, TRA_TAG,
-                                        comm, stats);
+                                        blocks * (long long)block_bytes, dest, source, tag, comm,
+                                        stats);
             if (err != MPI_SUCCESS) {
                 free(temp);
                 return err;
@@ -103,6 +106,6 @@ int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     if (radix < 2 || radix > (c.size > 2 ? c.size : 2))
         return a2a_uniform_end(&c, MPI_ERR_ARG);
     /* kernel traffic never meets the application's */
-    err = tra_rounds(&c, radix, a2a_private_comm(comm), stats);
+    err = a2a_radix_rounds(&c, radix, TRA_TAG, a2a_private_comm(comm), stats);
     return a2a_uniform_end(&c, err);
 }
