@@ -36,6 +36,7 @@
 #include "graph_counts.h"
 #include "polite.h"
 #include "tc.h"
+#include "test_common.h"
 #include "workload.h"
 
 static int failures, checks;
@@ -265,13 +266,9 @@ static void remove_tree(const char *dir)
  * when any failed. */
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world, rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int max_P = argc > 1 ? atoi(argv[1]) : world;
-    if (max_P < 1 || max_P > world)
-        max_P = world;
+    int rank;
+    int world = test_init(&argc, &argv, &rank);
+    int max_P = test_max_ranks(argc, argv, world);
 
     /* a fresh cache that every rank shares */
     char dir[256] = "/tmp/a2atune-test-apps.XXXXXX";

@@ -38,6 +38,7 @@
 
 #include "a2a.h"
 #include "polite.h"
+#include "test_common.h"
 
 #define GUARD 64
 #define MAX_S (1 << 20)
@@ -316,12 +317,9 @@ static int check_tuning(const char *path, int world_size)
         int order = !name ? 0 : !strcmp(name, "row") ? 1 : !strcmp(name, "column") ? 2
                                 : !strcmp(name, "hilbert") ? 3 : 0;
         long long threshold = json_integer_value(json_object_get(rule, "threshold"));
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         ctx x = { .comm = comm, .P = P };
         MPI_Comm_rank(comm, &x.rank);
         long long sizes[2] = { lo, hi > MAX_S ? MAX_S : hi };
@@ -355,8 +353,7 @@ static int check_tuning(const char *path, int world_size)
         A2A_Hint_free(x.base);
         free(x.pristine);
         free(x.vendor);
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_done_ranks(&comm);
     }
     size_t nrules = json_array_size(rules);
     json_decref(root);
@@ -373,18 +370,13 @@ static int check_tuning(const char *path, int world_size)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    int world_size = test_init(&argc, &argv, &world_rank);
     if (argc > 2 && strcmp(argv[1], "--check-tuning") == 0) {
         int rc = check_tuning(argv[2], world_size);
         MPI_Finalize();
         return rc;
     }
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
-    if (max_P > world_size || max_P < 1)
-        max_P = world_size;
+    int max_P = test_max_ranks(argc, argv, world_size);
 
     /* the test's own tuning file and a broken one, made by rank 0, used by all */
     char paths[2][64] = { "/tmp/a2a-hint-tuning.XXXXXX", "/tmp/a2a-hint-broken.XXXXXX" };
@@ -413,12 +405,9 @@ int main(int argc, char **argv)
         int P = Ps[ip];
         if (P > max_P)
             break;
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         ctx x = { .comm = comm, .P = P };
         MPI_Comm_rank(comm, &x.rank);
         size_t span = (size_t)P * MAX_S;

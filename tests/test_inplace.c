@@ -42,6 +42,7 @@
 
 #include "a2a.h"
 #include "polite.h"
+#include "test_common.h"
 
 #define GAP_BYTE 0xA5
 
@@ -783,13 +784,8 @@ static void print_table(int max_P)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
-    if (max_P > world_size || max_P < 1)
-        max_P = world_size;
+    int world_size = test_init(&argc, &argv, &world_rank);
+    int max_P = test_max_ranks(argc, argv, world_size);
     trace_cap = 4 * max_P + 16;
     trace = malloc(sizeof *trace * (size_t)trace_cap);
     for (int k = 0; k < TABLE_KERNELS; k++)
@@ -807,12 +803,9 @@ int main(int argc, char **argv)
 
     double start = MPI_Wtime();
     for (int P = 1; P <= max_P; P++) {
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         int nsmall = (int)(sizeof small / sizeof small[0]);
         int with_large = P == 2 || P == 7 || P == 8 || P == max_P;
         for (int w = 0; w < nsmall + with_large; w++) {
@@ -827,17 +820,11 @@ int main(int argc, char **argv)
                 check_arguments(comm, &ex);
             free_exchange(&ex);
         }
-        if (world_rank == 0) {
-            printf("P=%d done (%lld checks, %lld failed, %.1f s)\n", P, checks_run,
-                   checks_failed, MPI_Wtime() - start);
-            fflush(stdout);
-        }
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_print_done(world_rank, P, checks_run, checks_failed, start);
+        test_done_ranks(&comm);
     }
 
-    long long failed = checks_failed;
-    MPI_Bcast(&failed, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    long long failed = test_failed_everywhere(checks_failed);
     if (world_rank == 0) {
         print_table(max_P);
         printf("test_inplace: %lld passed, %lld failed (P = 1..%d, %.1f s)\n",

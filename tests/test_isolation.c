@@ -38,6 +38,7 @@
 #include "a2a.h"
 #include "a2a_registry.h"
 #include "polite.h"
+#include "test_common.h"
 
 /* Tags of liba2a's point-to-point kernels (0: scattered, linear, pairwise and the
  * in-place ones; 0x2a0x: bruck, tra, tra2, hint; 0x7axx: tuna, staggered, coalesced,
@@ -483,13 +484,8 @@ static void test_kernel(const a2a_kernel *kernel, int index, exchange *ex, MPI_C
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
-    if (max_P > world_size || max_P < 1)
-        max_P = world_size;
+    int world_size = test_init(&argc, &argv, &world_rank);
+    int max_P = test_max_ranks(argc, argv, world_size);
     const char *only = argc > 2 ? argv[2] : NULL;
     const char *t = getenv("TEST_ISOLATION_TIMEOUT");
     if (t && atof(t) > 0)
@@ -502,12 +498,9 @@ int main(int argc, char **argv)
     const a2a_kernel *kernels = a2a_registry(&nkernels);
     double start = MPI_Wtime();
     for (int P = 1; P <= max_P; P++) {
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         exchange ex;
         build(&ex, comm);
@@ -521,8 +514,7 @@ int main(int argc, char **argv)
             test_kernel(kernel, k, &ex, comm, &seq);
         }
         release(&ex);
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_done_ranks(&comm);
     }
 
     long long failed = checks_failed, total_failed = 0, total_run = 0;

@@ -44,6 +44,8 @@
 #include "a2a.h"
 #include "sparse.h"
 #include "polite.h"
+#include "test_common.h"
+#include "unit_check.h"
 
 enum { DATA_SEED = 20240 };
 
@@ -55,18 +57,10 @@ static long long passed, failed; /* on world rank 0 */
 /* Guarantees: one check counted on world rank 0, a line printed when it failed. */
 static void record(int ok, const char *fmt, ...)
 {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
     va_list ap;
     va_start(ap, fmt);
-    printf("FAIL ");
-    vprintf(fmt, ap);
-    printf("\n");
+    count_check_v(&passed, &failed, LLONG_MAX, ok, fmt, ap);
     va_end(ap);
-    fflush(stdout);
 }
 
 /* Checks of one P: every rank runs the same checks in the same order and keeps a
@@ -1069,10 +1063,7 @@ static void find_data_dir(const char *argv0)
 /* Guarantees: exit status 0 only if every check passed (see the top of the file). */
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    int world_size = test_init(&argc, &argv, &world_rank);
     if (argc > 2 && !strcmp(argv[1], "--write-data")) {
         int bad = world_rank == 0 ? write_data(argv[2]) : 0;
         MPI_Finalize();
@@ -1080,9 +1071,7 @@ int main(int argc, char **argv)
     }
     const char *v = getenv("TEST_SDDE_VERBOSE");
     verbose = v && *v && *v != '0';
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
-    if (max_P > world_size || max_P < 1)
-        max_P = world_size;
+    int max_P = test_max_ranks(argc, argv, world_size);
     find_data_dir(argv[0]);
     double start = MPI_Wtime();
     if (world_rank == 0)
@@ -1118,12 +1107,9 @@ int main(int argc, char **argv)
     memset(&checks, 0, sizeof checks);
     checks.keep_desc = world_rank == 0;
     for (int P = 1; P <= max_P; P++) {
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         for (int i = 0; i < nm; i++)
             if (mx[i].whole.row_ptr)
                 test_matrix(&mx[i], comm, &checks);
@@ -1138,8 +1124,7 @@ int main(int argc, char **argv)
                    MPI_Wtime() - start);
             fflush(stdout);
         }
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_done_ranks(&comm);
     }
     free(checks.mask);
     free(checks.desc);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "a2a.h"
+#include "test_common.h"
 #include "radix_model.h"
 
 enum { BLOCK_UINTS = 3 };
@@ -64,12 +65,7 @@ static unsigned block_value(int source, int dest, int index)
 /* Guarantees: records one check on rank 0; prints a line for a failure. */
 static void record(int ok, const char *what)
 {
-    checks_run++;
-    if (!ok) {
-        checks_failed++;
-        printf("FAIL %s\n", what);
-        fflush(stdout);
-    }
+    test_count_check(&checks_run, &checks_failed, ok, what);
 }
 
 /* ---- (a) the model ------------------------------------------------------------------ */
@@ -478,10 +474,7 @@ static void check_kernels(MPI_Comm comm, int max_p)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    int world_size = test_init(&argc, &argv, &world_rank);
     int max_p = world_size;
     if (argc > 1) {
         int asked = atoi(argv[1]);

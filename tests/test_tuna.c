@@ -40,6 +40,7 @@
 
 #include "a2a.h"
 #include "polite.h"
+#include "test_common.h"
 
 typedef enum { KERNEL_TWOPHASE, KERNEL_TUNA, KERNEL_STAGGERED, KERNEL_COALESCED } kernel_kind;
 static const char *const kernel_name[] = { "twophase_bruck", "tuna", "tuna_staggered",
@@ -99,12 +100,7 @@ static long long checks_run, checks_failed; /* counted on world rank 0 */
 /* Guarantees: records one check on rank 0; prints a line for a failure. */
 static void record(int ok, const char *what)
 {
-    checks_run++;
-    if (!ok) {
-        checks_failed++;
-        printf("FAIL %s\n", what);
-        fflush(stdout);
-    }
+    test_count_check(&checks_run, &checks_failed, ok, what);
 }
 
 /* Guarantees: a well-mixed 32-bit value of four inputs. */
@@ -680,16 +676,11 @@ static void check_arguments(MPI_Comm comm, exchange *ex)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    int world_size = test_init(&argc, &argv, &world_rank);
     const char *v = getenv("TEST_TUNA_VERBOSE");
     verbose = v && *v && *v != '0';
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
+    int max_P = test_max_ranks(argc, argv, world_size);
     int min_P = argc > 2 ? atoi(argv[2]) : 1;
-    if (max_P > world_size || max_P < 1)
-        max_P = world_size;
     if (min_P < 1)
         min_P = 1;
 
@@ -708,12 +699,9 @@ int main(int argc, char **argv)
 
     double start = MPI_Wtime();
     for (int P = min_P; P <= max_P; P++) {
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         for (size_t w = 0; w < sizeof small / sizeof small[0]; w++) {
             exchange ex;
             build_exchange(&ex, &small[w], comm);
@@ -728,18 +716,12 @@ int main(int argc, char **argv)
             run_large(comm, &ex);
             free_exchange(&ex);
         }
-        if (world_rank == 0) {
-            printf("P=%d done (%lld checks, %lld failed, %.1f s)\n", P, checks_run,
-                   checks_failed, MPI_Wtime() - start);
-            fflush(stdout);
-        }
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_print_done(world_rank, P, checks_run, checks_failed, start);
+        test_done_ranks(&comm);
     }
     MPI_Type_free(&triple_short);
 
-    long long failed = checks_failed;
-    MPI_Bcast(&failed, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    long long failed = test_failed_everywhere(checks_failed);
     if (world_rank == 0)
         printf("test_tuna: %lld checks, %lld failed (P = %d..%d, %.1f s)\n", checks_run,
                checks_failed, min_P, max_P, MPI_Wtime() - start);

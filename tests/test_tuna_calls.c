@@ -28,6 +28,7 @@
 
 #include "a2a.h"
 #include "polite.h"
+#include "test_common.h"
 
 enum { LIMIT = 1000 };
 
@@ -105,14 +106,10 @@ int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_O
 static int world_rank;
 static long long checks_run, checks_failed;
 
+/* Guarantees: records one check; prints a line for a failure. */
 static void record(int ok, const char *what)
 {
-    checks_run++;
-    if (!ok) {
-        checks_failed++;
-        printf("FAIL %s\n", what);
-        fflush(stdout);
-    }
+    test_count_check(&checks_run, &checks_failed, ok, what);
 }
 
 typedef enum { TWOPHASE, TUNA, STAGGERED, COALESCED } kernel_kind;
@@ -283,21 +280,13 @@ static void check_limit(MPI_Comm comm, kernel_kind kind, int radix, int block_co
 int main(int argc, char **argv)
 {
     setenv("A2A_MAX_MESSAGE_BYTES", "1000", 1);
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
-    if (max_P < 1 || max_P > world_size)
-        max_P = world_size;
+    int world_size = test_init(&argc, &argv, &world_rank);
+    int max_P = test_max_ranks(argc, argv, world_size);
 
     for (int P = 1; P <= max_P; P++) {
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         int top = P > 2 ? P : 2;
         /* radix P: P - 1 data messages, no size message, no type, no Allreduce */
         check_small(comm, TUNA, top, 1, 0, P - 1, 1);
@@ -322,8 +311,7 @@ int main(int argc, char **argv)
             if (P % 2 == 0)
                 check_limit(comm, COALESCED, 2, 1, 2, k, 0);
         }
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_done_ranks(&comm);
     }
 
     long long totals[2] = { checks_run, checks_failed }, sums[2];

@@ -34,6 +34,7 @@
 
 #include "a2a.h"
 #include "polite.h"
+#include "test_common.h"
 
 static int world_rank;
 static long long checks_run, checks_failed;
@@ -359,13 +360,8 @@ static void check_large_p_table(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int world_size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    int max_P = argc > 1 ? atoi(argv[1]) : world_size;
-    if (max_P < 1 || max_P > world_size)
-        max_P = world_size;
+    int world_size = test_init(&argc, &argv, &world_rank);
+    int max_P = test_max_ranks(argc, argv, world_size);
     if (world_rank == 0)
         check_large_p_table();
 
@@ -373,12 +369,9 @@ int main(int argc, char **argv)
     static const int sizes[] = { 0, 2, 16, 256, 257, 512, 8192, 32768, 32769 };
     for (size_t p = 0; p < sizeof Ps / sizeof Ps[0] && Ps[p] <= max_P; p++) {
         int P = Ps[p];
-        MPI_Comm comm;
-        MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &comm);
-        if (comm == MPI_COMM_NULL) {
-            polite_barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = test_first_ranks(P, world_rank);
+        if (comm == MPI_COMM_NULL)
             continue;
-        }
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             int S = sizes[s];
             char line[160];
@@ -404,8 +397,7 @@ int main(int argc, char **argv)
         check_xor_partners(comm);
         check_v(comm);
         check_zero_bytes(comm);
-        MPI_Comm_free(&comm);
-        polite_barrier(MPI_COMM_WORLD);
+        test_done_ranks(&comm);
     }
 
     long long totals[2] = { checks_run, checks_failed }, sums[2];

@@ -12,20 +12,9 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "counters.h"
+#include "unit_check.h"
 
 static int passed, failed;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (cond) {                                                        \
-            passed++;                                                      \
-        } else {                                                           \
-            failed++;                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 #define TOUCH_BYTES ((size_t)64 << 20)
 

@@ -9,20 +9,9 @@
 #include "stats.h"
 #include "sweep.h"
 #include "workload.h"
+#include "unit_check.h"
 
 static int passed, failed;
-
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (cond) {                                                         \
-            passed++;                                                       \
-        } else {                                                            \
-            failed++;                                                       \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                     \
-            printf(__VA_ARGS__);                                            \
-            printf("\n");                                                   \
-        }                                                                   \
-    } while (0)
 
 static int near(double a, double b)
 {

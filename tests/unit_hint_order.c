@@ -20,25 +20,17 @@
 
 #include "a2a_hint.h"
 #include "hint_order.h"
+#include "unit_check.h"
 
 static long long passed, failed;
 
 /* Counts one check; prints the formatted failure line (the first 30 of them). */
 static void expect(int ok, const char *fmt, ...)
 {
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    if (failed <= 30) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("FAIL ");
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    count_check_v(&passed, &failed, 30, ok, fmt, ap);
+    va_end(ap);
 }
 
 static void check_curve(unsigned long long side)

@@ -3,6 +3,7 @@
 #define A2A_BRUCK_UTIL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "a2a.h"
 #include "kernel_util.h"
@@ -82,5 +83,46 @@ static inline void a2a_unrotate_blocks(char *work, long long P, int rank, size_t
         }
     }
 }
+
+/* Two packing buffers of max(max_round_blocks, 1) blocks each, in one allocation:
+ * *send_pack at its start, *recv_pack after it; their bytes counted as temporary memory
+ * in stats. Returns the allocation (to free), or NULL when out of memory. */
+static inline char *a2a_pack_buffers(long long max_round_blocks, size_t block_bytes,
+                                     a2a_stats *stats, char **send_pack, char **recv_pack)
+{
+    size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
+    char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
+    if (!temp)
+        return NULL;
+    a2a_count_temp(stats, (long long)(2 * pack_bytes));
+    *send_pack = temp;
+    *recv_pack = temp + pack_bytes;
+    return temp;
+}
+
+/* One round's exchange: `bytes` of send_pack (`blocks` blocks) to dest and as many from
+ * source into recv_pack (a2a_sendrecv_bytes with tag); on success the pieces sent, the
+ * blocks and the bytes added to stats (the round itself is the caller's to count). */
+static inline int a2a_pack_exchange(const char *send_pack, char *recv_pack, long long blocks,
+                                    long long bytes, int dest, int source, int tag,
+                                    MPI_Comm comm, a2a_stats *stats)
+{
+    long long pieces = 1;
+    int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, tag, comm, &pieces);
+    if (err != MPI_SUCCESS)
+        return err;
+    a2a_count_send(stats, blocks, bytes);
+    if (stats)
+        stats->messages += pieces - 1;
+    return MPI_SUCCESS;
+}
+
+/* tra.c: the rounds of TRA with radix r on the call's bytes, its messages tagged `tag`
+ * (see A2A_Alltoall_tra): the rotation, one round per non-zero base-r digit value (a
+ * MPI_Sendrecv of the packed blocks whose distance has that digit), the final rotation;
+ * rounds, blocks, bytes, messages and temporary memory counted in stats. r = 2 is Bruck's
+ * schedule (bruck.c). */
+int a2a_radix_rounds(const a2a_byte_call *c, long long r, int tag, MPI_Comm comm,
+                     a2a_stats *stats);
 
 #endif

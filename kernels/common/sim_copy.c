@@ -63,14 +63,21 @@ double a2a_sim_copy_seconds(size_t n)
     return x / bw;
 }
 
-/* Guarantees: the simulated rank is charged the model's time; the bytes are copied unless
- * n reaches the skip size. */
-void *a2a_sim_memcpy(void *dst, const void *src, size_t n)
+/* Guarantees: the simulated rank is charged the model's time for a copy of n bytes;
+ * returns whether the bytes are to be copied (no skip size, or n below it). */
+static int charge_copy(size_t n)
 {
     double seconds = a2a_sim_copy_seconds(n);
     if (seconds > 0)
         smpi_execute(seconds);
-    if (model.skip == 0 || n < model.skip)
+    return model.skip == 0 || n < model.skip;
+}
+
+/* Guarantees: the simulated rank is charged the model's time; the bytes are copied unless
+ * n reaches the skip size. */
+void *a2a_sim_memcpy(void *dst, const void *src, size_t n)
+{
+    if (charge_copy(n))
         memcpy(dst, src, n);
     return dst;
 }
@@ -78,10 +85,7 @@ void *a2a_sim_memcpy(void *dst, const void *src, size_t n)
 /* Guarantees: as a2a_sim_memcpy, for overlapping buffers. */
 void *a2a_sim_memmove(void *dst, const void *src, size_t n)
 {
-    double seconds = a2a_sim_copy_seconds(n);
-    if (seconds > 0)
-        smpi_execute(seconds);
-    if (model.skip == 0 || n < model.skip)
+    if (charge_copy(n))
         memmove(dst, src, n);
     return dst;
 }

@@ -1,8 +1,19 @@
 /* hier_sets.c — the hierarchical sets algorithm, HSA (Hofmann and Rünger, Fig. 4), with
  * blocking MPI_Sendrecv_replace exchanges and no extra memory. */
 #include "hsa_schedule.h"
-#include "kernel_util.h"
-#include "mpi_compat.h"
+#include "partner_walk.h"
+
+/* Guarantees: walk (an a2a_hsa_iter) at the start of the rank's HSA schedule. */
+static void hsa_walk_begin(void *walk, int p, int rank)
+{
+    a2a_hsa_begin(walk, p, rank);
+}
+
+/* Guarantees: the next partner in HSA order, or -1 (a2a_hsa_next). */
+static int hsa_walk_next(void *walk)
+{
+    return a2a_hsa_next(walk);
+}
 
 /* Guarantees: the symmetric in-place exchange in HSA order (hsa_schedule.h), one blocking
  * MPI_Sendrecv_replace per partner. rounds = T(p) (p - 1 for powers of two, at most
@@ -10,23 +21,7 @@
 int A2A_Alltoallv_inplace_hier_sets(void *buf, const int *counts, const int *displs,
                                     MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, p;
-    MPI_Aint size;
-    int err = a2a_inplace_prologue(&comm, type, &rank, &p, &size);
-    if (err != MPI_SUCCESS)
-        goto fn_fail;
-    char *base = buf;
-    a2a_hsa_iter it;
-    a2a_hsa_begin(&it, p, rank);
-    for (int j; (j = a2a_hsa_next(&it)) >= 0;) {
-        err = a2a_sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0, comm);
-        if (err != MPI_SUCCESS)
-            goto fn_fail;
-        a2a_count_send(stats, 1, (long long)counts[j] * size);
-    }
-    a2a_count_rounds(stats, a2a_hsa_steps(p));
-fn_exit:
-    return err;
-fn_fail:
-    goto fn_exit;
+    static const a2a_partner_order order = { hsa_walk_begin, hsa_walk_next, a2a_hsa_steps };
+    a2a_hsa_iter walk;
+    return a2a_inplace_partner_walk(buf, counts, displs, type, comm, stats, &order, &walk);
 }

@@ -1,7 +1,39 @@
 /* linear_shift.c — the linear shift algorithm, LSA (Hofmann and Rünger, Fig. 3): p
  * iterations, in iteration i the partner is (i - rank) mod p. */
-#include "kernel_util.h"
-#include "mpi_compat.h"
+#include "partner_walk.h"
+
+/* Where one rank stands in the LSA iterations. */
+typedef struct lsa_walk {
+    int i, p, rank;
+} lsa_walk;
+
+/* Guarantees: the walk starts at iteration 0. */
+static void lsa_begin(void *walk, int p, int rank)
+{
+    lsa_walk *w = walk;
+    w->i = 0;
+    w->p = p;
+    w->rank = rank;
+}
+
+/* Guarantees: the partner (i - rank + p) mod p of the next iteration i whose partner is
+ * not the rank itself, or -1 after iteration p - 1. */
+static int lsa_next(void *walk)
+{
+    lsa_walk *w = walk;
+    while (w->i < w->p) {
+        int j = (w->i++ - w->rank + w->p) % w->p;
+        if (j != w->rank)
+            return j;
+    }
+    return -1;
+}
+
+/* Guarantees: p for p >= 3, 1 for p = 2 (its iteration 0 is idle everywhere), 0 for p = 1. */
+static long long lsa_rounds(int p)
+{
+    return p >= 3 ? p : p - 1;
+}
 
 /* Guarantees: the symmetric in-place exchange in at most p steps. In iteration
  * i = 0..p-1 the rank swaps block j = (i - rank + p) mod p with rank j by
@@ -11,24 +43,7 @@
 int A2A_Alltoallv_inplace_linear_shift(void *buf, const int *counts, const int *displs,
                                        MPI_Datatype type, MPI_Comm comm, a2a_stats *stats)
 {
-    int rank, p;
-    MPI_Aint size;
-    int err = a2a_inplace_prologue(&comm, type, &rank, &p, &size);
-    if (err != MPI_SUCCESS)
-        goto fn_fail;
-    char *base = buf;
-    for (int i = 0; i < p; i++) {
-        int j = (i - rank + p) % p;
-        if (j == rank)
-            continue;
-        err = a2a_sendrecv_replace(base + (MPI_Aint)displs[j] * size, counts[j], type, j, 0, comm);
-        if (err != MPI_SUCCESS)
-            goto fn_fail;
-        a2a_count_send(stats, 1, (long long)counts[j] * size);
-    }
-    a2a_count_rounds(stats, p >= 3 ? p : p - 1);
-fn_exit:
-    return err;
-fn_fail:
-    goto fn_exit;
+    static const a2a_partner_order order = { lsa_begin, lsa_next, lsa_rounds };
+    lsa_walk walk;
+    return a2a_inplace_partner_walk(buf, counts, displs, type, comm, stats, &order, &walk);
 }

@@ -102,6 +102,22 @@ typedef struct region_frame {
     int q, regions, node, local, first; /* region size, count, mine, my local rank, its first rank */
 } region_frame;
 
+/* Guarantees: *msgs (room for nmsgs messages) and *buffer (total bytes, in
+ * *buffer_bytes) allocated with accounting; MPI_ERR_NO_MEM when either is missing (the
+ * other stays set for the caller to free), MPI_ERR_COUNT when total exceeds an int. */
+static int alloc_packed(sdde_call *call, int nmsgs, size_t total, sdde_msg **msgs,
+                        unsigned char **buffer, size_t *buffer_bytes)
+{
+    *msgs = sdde_alloc(call, (size_t)nmsgs * sizeof(sdde_msg));
+    *buffer = sdde_alloc(call, total);
+    *buffer_bytes = total;
+    if (!*msgs || !*buffer)
+        return MPI_ERR_NO_MEM;
+    if (total > (size_t)0x7fffffff)
+        return MPI_ERR_COUNT;
+    return MPI_SUCCESS;
+}
+
 /* Guarantees: aggregated inter-region messages for the records of this rank (sorted by
  * destination) in *agg (count *nagg, peers = same local rank in each destination region,
  * bytes in *buffer), the stats counted, and the own region's records as [*own_begin,
@@ -125,14 +141,10 @@ static int aggregate(sdde_call *call, const region_frame *f, const record *mine,
             total += header_bytes(j - i) + payload_bytes(mine + i, j - i);
         }
     }
-    *agg = sdde_alloc(call, (size_t)groups * sizeof(sdde_msg));
-    *buffer = sdde_alloc(call, total);
-    *buffer_bytes = total;
     *nagg = groups;
-    if (!*agg || !*buffer)
-        return MPI_ERR_NO_MEM;
-    if (total > (size_t)0x7fffffff)
-        return MPI_ERR_COUNT;
+    int err = alloc_packed(call, groups, total, agg, buffer, buffer_bytes);
+    if (err != MPI_SUCCESS)
+        return err;
     size_t pos = 0;
     int k = 0;
     for (int i = 0, j; i < n; i = j) {
@@ -166,15 +178,11 @@ static int redistribute_pack(sdde_call *call, const region_frame *f, const recor
         if (held[i].dest != call->rank)
             total += header_bytes(j - i) + payload_bytes(held + i, j - i);
     }
-    *out = sdde_alloc(call, (size_t)(f->q - 1) * sizeof(sdde_msg));
-    *buffer = sdde_alloc(call, total);
-    *buffer_bytes = total;
-    if (!*out || !*buffer)
-        return MPI_ERR_NO_MEM;
-    if (total > (size_t)0x7fffffff)
-        return MPI_ERR_COUNT;
+    int err = alloc_packed(call, f->q - 1, total, out, buffer, buffer_bytes);
+    if (err != MPI_SUCCESS)
+        return err;
     size_t pos = 0;
-    int k = 0, i = 0, err;
+    int k = 0, i = 0;
     for (int member = f->first; member < f->first + f->q; member++) {
         int j = i;
         while (j < nheld && held[j].dest == member)
@@ -328,54 +336,8 @@ int sdde_locality_nonblocking(sdde_call *call)
     return locality(call, sdde_exchange_nonblocking, SDDE_ALG_LOCALITY_NONBLOCKING);
 }
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_locality_personalized(int send_nnz, const int *dest, int sendcount,
-                                           MPI_Datatype sendtype, const void *sendvals,
-                                           int *recv_nnz, int **src, int recvcount,
-                                           MPI_Datatype recvtype, void **recvvals, int ppn,
-                                           MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_locality_personalized, ppn, send_nnz, dest, sendcount,
-                             sendtype, sendvals, recv_nnz, src, recvcount, recvtype, recvvals,
-                             comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(locality_personalized, sdde_locality_personalized, SDDE_WITH_REGION, ppn)
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_locality_nonblocking(int send_nnz, const int *dest, int sendcount,
-                                          MPI_Datatype sendtype, const void *sendvals,
-                                          int *recv_nnz, int **src, int recvcount,
-                                          MPI_Datatype recvtype, void **recvvals, int ppn,
-                                          MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_locality_nonblocking, ppn, send_nnz, dest, sendcount,
-                             sendtype, sendvals, recv_nnz, src, recvcount, recvtype, recvvals,
-                             comm, stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_locality_personalized(int send_nnz, int send_size, const int *dest,
-                                            const int *sendcounts, const int *sdispls,
-                                            MPI_Datatype sendtype, const void *sendvals,
-                                            int *recv_nnz, int *recv_size, int **src,
-                                            int **recvcounts, int **rdispls,
-                                            MPI_Datatype recvtype, void **recvvals, int ppn,
-                                            MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_locality_personalized, ppn, send_nnz, send_size, dest,
-                             sendcounts, sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_locality_nonblocking(int send_nnz, int send_size, const int *dest,
-                                           const int *sendcounts, const int *sdispls,
-                                           MPI_Datatype sendtype, const void *sendvals,
-                                           int *recv_nnz, int *recv_size, int **src,
-                                           int **recvcounts, int **rdispls,
-                                           MPI_Datatype recvtype, void **recvvals, int ppn,
-                                           MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_locality_nonblocking, ppn, send_nnz, send_size, dest,
-                             sendcounts, sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(locality_nonblocking, sdde_locality_nonblocking, SDDE_WITH_REGION, ppn)

@@ -17,25 +17,15 @@
 int sdde_exchange_nonblocking(sdde_call *call, const sdde_msg *sends, int n, int expected,
                               int tag, sdde_list *got, sdde_pool *pool)
 {
-    int err = MPI_SUCCESS;
-    size_t request_bytes = (size_t)n * sizeof(MPI_Request);
-    MPI_Request *requests = sdde_alloc(call, request_bytes);
+    MPI_Request *requests;
+    size_t request_bytes;
+    int posted;
+    int err = sdde_post_sends(call, sends, n, tag, 1, &requests, &request_bytes, &posted);
     if (!requests)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++)
-        requests[i] = MPI_REQUEST_NULL;
-    int posted = 0;
-    for (int i = 0; i < n && err == MPI_SUCCESS; i++)
-        if (sends[i].peer != call->rank)
-            err = MPI_Issend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
-                             call->comm, &requests[posted++]);
+        return err;
     if (expected >= 0) {
-        for (int k = 0; k < expected && err == MPI_SUCCESS; k++) {
-            a2a_probed probed;
-            err = a2a_probe(MPI_ANY_SOURCE, tag, call->comm, &probed);
-            if (err == MPI_SUCCESS)
-                err = sdde_receive_matched(call, &probed, got, pool);
-        }
+        if (err == MPI_SUCCESS)
+            err = sdde_receive_expected(call, expected, tag, got, pool);
     } else {
         a2a_barrier barrier;
         int in_barrier = 0, done = 0;
@@ -59,9 +49,7 @@ int sdde_exchange_nonblocking(sdde_call *call, const sdde_msg *sends, int n, int
             }
         }
     }
-    int wait_err = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
-    sdde_free(call, requests, request_bytes);
-    return err != MPI_SUCCESS ? err : wait_err;
+    return sdde_complete_sends(call, requests, request_bytes, posted, err);
 }
 
 /* Guarantees: the NBX SDDE of the call's messages into call->got. */
@@ -70,26 +58,5 @@ int sdde_nonblocking(sdde_call *call)
     return sdde_direct(call, sdde_exchange_nonblocking, SDDE_ALG_NONBLOCKING);
 }
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_nonblocking(int send_nnz, const int *dest, int sendcount,
-                                 MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
-                                 int **src, int recvcount, MPI_Datatype recvtype,
-                                 void **recvvals, MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_nonblocking, 0, send_nnz, dest, sendcount, sendtype,
-                             sendvals, recv_nnz, src, recvcount, recvtype, recvvals, comm,
-                             stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_nonblocking(int send_nnz, int send_size, const int *dest,
-                                  const int *sendcounts, const int *sdispls,
-                                  MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
-                                  int *recv_size, int **src, int **recvcounts, int **rdispls,
-                                  MPI_Datatype recvtype, void **recvvals, MPI_Comm comm,
-                                  a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_nonblocking, 0, send_nnz, send_size, dest, sendcounts,
-                             sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(nonblocking, sdde_nonblocking, SDDE_WITHOUT_REGION, 0)

@@ -26,26 +26,15 @@ int sdde_exchange_personalized(sdde_call *call, const sdde_msg *sends, int n, in
         if (err != MPI_SUCCESS)
             return err;
     }
-    size_t request_bytes = (size_t)n * sizeof(MPI_Request);
-    MPI_Request *requests = sdde_alloc(call, request_bytes);
+    MPI_Request *requests;
+    size_t request_bytes;
+    int posted;
+    err = sdde_post_sends(call, sends, n, tag, 0, &requests, &request_bytes, &posted);
     if (!requests)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++)
-        requests[i] = MPI_REQUEST_NULL;
-    int posted = 0;
-    for (int i = 0; i < n && err == MPI_SUCCESS; i++)
-        if (sends[i].peer != call->rank)
-            err = MPI_Isend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
-                            call->comm, &requests[posted++]);
-    for (int k = 0; k < expected && err == MPI_SUCCESS; k++) {
-        a2a_probed probed;
-        err = a2a_probe(MPI_ANY_SOURCE, tag, call->comm, &probed);
-        if (err == MPI_SUCCESS)
-            err = sdde_receive_matched(call, &probed, got, pool);
-    }
-    int wait_err = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
-    sdde_free(call, requests, request_bytes);
-    return err != MPI_SUCCESS ? err : wait_err;
+        return err;
+    if (err == MPI_SUCCESS)
+        err = sdde_receive_expected(call, expected, tag, got, pool);
+    return sdde_complete_sends(call, requests, request_bytes, posted, err);
 }
 
 /* Guarantees: the personalized SDDE of the call's messages into call->got. */
@@ -54,26 +43,5 @@ int sdde_personalized(sdde_call *call)
     return sdde_direct(call, sdde_exchange_personalized, SDDE_ALG_PERSONALIZED);
 }
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_personalized(int send_nnz, const int *dest, int sendcount,
-                                  MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
-                                  int **src, int recvcount, MPI_Datatype recvtype,
-                                  void **recvvals, MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_personalized, 0, send_nnz, dest, sendcount, sendtype,
-                             sendvals, recv_nnz, src, recvcount, recvtype, recvvals, comm,
-                             stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_personalized(int send_nnz, int send_size, const int *dest,
-                                   const int *sendcounts, const int *sdispls,
-                                   MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
-                                   int *recv_size, int **src, int **recvcounts, int **rdispls,
-                                   MPI_Datatype recvtype, void **recvvals, MPI_Comm comm,
-                                   a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_personalized, 0, send_nnz, send_size, dest, sendcounts,
-                             sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(personalized, sdde_personalized, SDDE_WITHOUT_REGION, 0)

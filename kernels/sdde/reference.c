@@ -58,26 +58,5 @@ int sdde_reference(sdde_call *call)
     return err;
 }
 
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoall_crs_reference(int send_nnz, const int *dest, int sendcount,
-                               MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
-                               int **src, int recvcount, MPI_Datatype recvtype,
-                               void **recvvals, MPI_Comm comm, a2a_stats *stats)
-{
-    return sdde_run_constant(sdde_reference, 0, send_nnz, dest, sendcount, sendtype,
-                             sendvals, recv_nnz, src, recvcount, recvtype, recvvals, comm,
-                             stats);
-}
-
-/* Guarantees: see a2a_sdde.h. */
-int A2A_Alltoallv_crs_reference(int send_nnz, int send_size, const int *dest,
-                                const int *sendcounts, const int *sdispls,
-                                MPI_Datatype sendtype, const void *sendvals, int *recv_nnz,
-                                int *recv_size, int **src, int **recvcounts, int **rdispls,
-                                MPI_Datatype recvtype, void **recvvals, MPI_Comm comm,
-                                a2a_stats *stats)
-{
-    return sdde_run_variable(sdde_reference, 0, send_nnz, send_size, dest, sendcounts,
-                             sdispls, sendtype, sendvals, recv_nnz, recv_size, src,
-                             recvcounts, rdispls, recvtype, recvvals, comm, stats);
-}
+/* Guarantees: see a2a_sdde.h (the constant- and variable-size entry points). */
+SDDE_DEFINE_ENTRY_POINTS(reference, sdde_reference, SDDE_WITHOUT_REGION, 0)

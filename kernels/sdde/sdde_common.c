@@ -189,6 +189,55 @@ int sdde_receive_matched(sdde_call *call, a2a_probed *probed, sdde_list *got,
     return sdde_list_push(call, got, &m);
 }
 
+/* Guarantees: see sdde_internal.h. */
+int sdde_post_sends(sdde_call *call, const sdde_msg *sends, int n, int tag, int synchronous,
+                    MPI_Request **requests, size_t *request_bytes, int *posted)
+{
+    int err = MPI_SUCCESS;
+    *request_bytes = (size_t)n * sizeof(MPI_Request);
+    *posted = 0;
+    MPI_Request *slots = *requests = sdde_alloc(call, *request_bytes);
+    if (!slots)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        slots[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+        if (sends[i].peer == call->rank)
+            continue;
+        MPI_Request *request = &slots[(*posted)++];
+        if (synchronous)
+            err = MPI_Issend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
+                             call->comm, request);
+        else
+            err = MPI_Isend(sends[i].data, sends[i].bytes, MPI_BYTE, sends[i].peer, tag,
+                            call->comm, request);
+    }
+    return err;
+}
+
+/* Guarantees: see sdde_internal.h. */
+int sdde_receive_expected(sdde_call *call, int expected, int tag, sdde_list *got,
+                          sdde_pool *pool)
+{
+    int err = MPI_SUCCESS;
+    for (int k = 0; k < expected && err == MPI_SUCCESS; k++) {
+        a2a_probed probed;
+        err = a2a_probe(MPI_ANY_SOURCE, tag, call->comm, &probed);
+        if (err == MPI_SUCCESS)
+            err = sdde_receive_matched(call, &probed, got, pool);
+    }
+    return err;
+}
+
+/* Guarantees: see sdde_internal.h. */
+int sdde_complete_sends(sdde_call *call, MPI_Request *requests, size_t request_bytes,
+                        int posted, int err)
+{
+    int wait_err = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
+    sdde_free(call, requests, request_bytes);
+    return err != MPI_SUCCESS ? err : wait_err;
+}
+
 /* ---- the plain algorithms' frame --------------------------------------------------------- */
 
 /* Guarantees: call->got holds every message sent to this rank: self-messages pointing
@@ -261,9 +310,12 @@ static void end_call(sdde_call *call)
     sdde_pool_free(call, &call->pool[1]);
 }
 
-/* Guarantees: *out = a malloc'ed copy of n bytes, or NULL when n == 0. */
-static int output_array(size_t n, void **out)
+/* Guarantees: err returned at once, *out untouched, when err is an error; else *out = a
+ * malloc'ed array of n bytes, or NULL when n == 0. */
+static int output_array(int err, size_t n, void **out)
 {
+    if (err != MPI_SUCCESS)
+        return err;
     *out = NULL;
     if (n == 0)
         return MPI_SUCCESS;
@@ -280,6 +332,15 @@ static int element_bytes(MPI_Datatype type, MPI_Aint *type_bytes)
     return *type_bytes > 0 ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
+/* Guarantees: the element sizes of both types in *sbytes and *rbytes (element_bytes);
+ * the send type's error first. */
+static int element_sizes(MPI_Datatype sendtype, MPI_Datatype recvtype, MPI_Aint *sbytes,
+                         MPI_Aint *rbytes)
+{
+    int err = element_bytes(sendtype, sbytes);
+    return err != MPI_SUCCESS ? err : element_bytes(recvtype, rbytes);
+}
+
 /* Guarantees: call->got sorted by source and checked against the caller's recv_nnz. */
 static int sort_received(sdde_call *call)
 {
@@ -288,6 +349,37 @@ static int sort_received(sdde_call *call)
     if (call->known_nnz >= 0 && call->got.n != call->known_nnz)
         return MPI_ERR_COUNT;
     return MPI_SUCCESS;
+}
+
+/* Guarantees: the call begun (begin_call) with its send side: msg_bytes, send_base, and
+ * *sends, an array of send_nnz messages for the caller to fill, as call->sends. Returns
+ * begin_call's error, or MPI_ERR_NO_MEM when the array cannot be allocated. */
+static int begin_sends(sdde_call *call, int ppn, int known_nnz, MPI_Comm comm,
+                       a2a_stats *stats, int msg_bytes, const void *sendvals, int send_nnz,
+                       sdde_msg **sends)
+{
+    int err;
+    if ((err = begin_call(call, ppn, known_nnz, comm, stats)) != MPI_SUCCESS)
+        return err;
+    call->msg_bytes = msg_bytes;
+    call->send_base = sendvals;
+    *sends = sdde_alloc(call, (size_t)send_nnz * sizeof(sdde_msg));
+    if (!*sends)
+        return MPI_ERR_NO_MEM;
+    call->sends = *sends;
+    call->nsend = send_nnz;
+    return MPI_SUCCESS;
+}
+
+/* Guarantees: when err is MPI_SUCCESS, the algorithm run and call->got sorted and checked
+ * (sort_received); returns the first error, err itself when it was one. */
+static int exchange_sorted(sdde_call *call, sdde_algorithm algorithm, int err)
+{
+    if (err == MPI_SUCCESS)
+        err = algorithm(call);
+    if (err == MPI_SUCCESS)
+        err = sort_received(call);
+    return err;
 }
 
 /* Guarantees: validated constant-size arguments turned into byte messages, the
@@ -302,9 +394,8 @@ int sdde_run_constant(sdde_algorithm algorithm, int ppn, int send_nnz, const int
     *src = NULL;
     *recvvals = NULL;
     MPI_Aint sbytes, rbytes;
-    int err;
-    if ((err = element_bytes(sendtype, &sbytes)) != MPI_SUCCESS ||
-        (err = element_bytes(recvtype, &rbytes)) != MPI_SUCCESS)
+    int err = element_sizes(sendtype, recvtype, &sbytes, &rbytes);
+    if (err != MPI_SUCCESS)
         return err;
     if (send_nnz < 0 || sendcount < 0 || recvcount < 0 || (send_nnz > 0 && !dest))
         return MPI_ERR_ARG;
@@ -317,15 +408,10 @@ int sdde_run_constant(sdde_algorithm algorithm, int ppn, int send_nnz, const int
         return MPI_ERR_ARG;
 
     sdde_call call;
-    if ((err = begin_call(&call, ppn, *recv_nnz, comm, stats)) != MPI_SUCCESS)
+    sdde_msg *sends;
+    if ((err = begin_sends(&call, ppn, *recv_nnz, comm, stats, (int)msg_bytes, sendvals,
+                           send_nnz, &sends)) != MPI_SUCCESS)
         return err;
-    call.msg_bytes = (int)msg_bytes;
-    call.send_base = sendvals;
-    sdde_msg *sends = sdde_alloc(&call, (size_t)send_nnz * sizeof(sdde_msg));
-    if (!sends)
-        return MPI_ERR_NO_MEM;
-    call.sends = sends;
-    call.nsend = send_nnz;
     for (int i = 0; i < send_nnz && err == MPI_SUCCESS; i++) {
         if (dest[i] < 0 || dest[i] >= call.size)
             err = MPI_ERR_ARG;
@@ -335,18 +421,13 @@ int sdde_run_constant(sdde_algorithm algorithm, int ppn, int send_nnz, const int
                        0, 0 };
         sends[i] = m;
     }
-    if (err == MPI_SUCCESS)
-        err = algorithm(&call);
-    if (err == MPI_SUCCESS)
-        err = sort_received(&call);
+    err = exchange_sorted(&call, algorithm, err);
     int n = call.got.n;
     for (int i = 0; i < n && err == MPI_SUCCESS; i++)
         if (call.got.msgs[i].bytes != call.msg_bytes)
             err = MPI_ERR_TRUNCATE;
-    if (err == MPI_SUCCESS)
-        err = output_array((size_t)n * sizeof(int), (void **)src);
-    if (err == MPI_SUCCESS)
-        err = output_array((size_t)n * (size_t)msg_bytes, recvvals);
+    err = output_array(err, (size_t)n * sizeof(int), (void **)src);
+    err = output_array(err, (size_t)n * (size_t)msg_bytes, recvvals);
     if (err == MPI_SUCCESS) {
         unsigned char *out = *recvvals;
         for (int i = 0; i < n; i++) {
@@ -380,9 +461,8 @@ int sdde_run_variable(sdde_algorithm algorithm, int ppn, int send_nnz, int send_
     *src = *recvcounts = *rdispls = NULL;
     *recvvals = NULL;
     MPI_Aint sbytes, rbytes;
-    int err;
-    if ((err = element_bytes(sendtype, &sbytes)) != MPI_SUCCESS ||
-        (err = element_bytes(recvtype, &rbytes)) != MPI_SUCCESS)
+    int err = element_sizes(sendtype, recvtype, &sbytes, &rbytes);
+    if (err != MPI_SUCCESS)
         return err;
     if (send_nnz < 0 || send_size < 0 ||
         (send_nnz > 0 && (!dest || !sendcounts || !sdispls)))
@@ -398,15 +478,10 @@ int sdde_run_variable(sdde_algorithm algorithm, int ppn, int send_nnz, int send_
     }
 
     sdde_call call;
-    if ((err = begin_call(&call, ppn, *recv_nnz, comm, stats)) != MPI_SUCCESS)
+    sdde_msg *sends;
+    if ((err = begin_sends(&call, ppn, *recv_nnz, comm, stats, -1, sendvals, send_nnz,
+                           &sends)) != MPI_SUCCESS)
         return err;
-    call.msg_bytes = -1;
-    call.send_base = sendvals;
-    sdde_msg *sends = sdde_alloc(&call, (size_t)send_nnz * sizeof(sdde_msg));
-    if (!sends)
-        return MPI_ERR_NO_MEM;
-    call.sends = sends;
-    call.nsend = send_nnz;
     for (int i = 0; i < send_nnz && err == MPI_SUCCESS; i++) {
         if (dest[i] < 0 || dest[i] >= call.size)
             err = MPI_ERR_ARG;
@@ -417,10 +492,7 @@ int sdde_run_variable(sdde_algorithm algorithm, int ppn, int send_nnz, int send_
                        0, 0 };
         sends[i] = m;
     }
-    if (err == MPI_SUCCESS)
-        err = algorithm(&call);
-    if (err == MPI_SUCCESS)
-        err = sort_received(&call);
+    err = exchange_sorted(&call, algorithm, err);
     int n = call.got.n;
     long long total = 0;
     for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
@@ -432,14 +504,10 @@ int sdde_run_variable(sdde_algorithm algorithm, int ppn, int send_nnz, int send_
         err = MPI_ERR_COUNT;
     if (err == MPI_SUCCESS && *recv_size >= 0 && *recv_size != total)
         err = MPI_ERR_COUNT;
-    if (err == MPI_SUCCESS)
-        err = output_array((size_t)n * sizeof(int), (void **)src);
-    if (err == MPI_SUCCESS)
-        err = output_array((size_t)n * sizeof(int), (void **)recvcounts);
-    if (err == MPI_SUCCESS)
-        err = output_array((size_t)n * sizeof(int), (void **)rdispls);
-    if (err == MPI_SUCCESS)
-        err = output_array((size_t)total * (size_t)rbytes, recvvals);
+    err = output_array(err, (size_t)n * sizeof(int), (void **)src);
+    err = output_array(err, (size_t)n * sizeof(int), (void **)recvcounts);
+    err = output_array(err, (size_t)n * sizeof(int), (void **)rdispls);
+    err = output_array(err, (size_t)total * (size_t)rbytes, recvvals);
     if (err == MPI_SUCCESS) {
         unsigned char *out = *recvvals;
         int displ = 0;

@@ -134,6 +134,24 @@ int sdde_exchange_nonblocking(sdde_call *call, const sdde_msg *sends, int n, int
 int sdde_receive_matched(sdde_call *call, a2a_probed *probed, sdde_list *got,
                          sdde_pool *pool);
 
+/* Posts the sends of an exchange: *requests gets n request slots (MPI_REQUEST_NULL
+ * beyond *posted, size in *request_bytes), then every message of sends[0..n) whose peer
+ * is not this rank is posted with `tag`, synchronous (MPI_Issend) when `synchronous`,
+ * else standard (MPI_Isend), until the first error, which is returned. MPI_ERR_NO_MEM
+ * with nothing posted and *requests NULL when the slots cannot be allocated. */
+int sdde_post_sends(sdde_call *call, const sdde_msg *sends, int n, int tag, int synchronous,
+                    MPI_Request **requests, size_t *request_bytes, int *posted);
+
+/* Receives exactly `expected` messages with `tag` from any source (a2a_probe, then
+ * sdde_receive_matched) into got and pool; the first error is returned at once. */
+int sdde_receive_expected(sdde_call *call, int expected, int tag, sdde_list *got,
+                          sdde_pool *pool);
+
+/* Completes the posted sends of sdde_post_sends and frees their slots. Returns err when
+ * it is an error, else the error of MPI_Waitall. */
+int sdde_complete_sends(sdde_call *call, MPI_Request *requests, size_t request_bytes,
+                        int posted, int err);
+
 /* An exchange function of the shape above. */
 typedef int (*sdde_exchange)(sdde_call *call, const sdde_msg *sends, int n, int expected,
                              int tag, sdde_list *got, sdde_pool *pool);
@@ -150,5 +168,37 @@ int sdde_rma(sdde_call *call);
 int sdde_locality_personalized(sdde_call *call);
 int sdde_locality_nonblocking(sdde_call *call);
 int sdde_reference(sdde_call *call);
+
+/* ---- the public entry points ------------------------------------------------------ */
+
+/* Defines A2A_Alltoall_crs_NAME and A2A_Alltoallv_crs_NAME (declared in a2a_sdde.h) as
+ * sdde_run_constant / sdde_run_variable with ALGORITHM. REGION_PARAMETER is
+ * SDDE_WITH_REGION for the locality-aware algorithms (both functions take the region
+ * size ppn before comm, REGION = ppn) and SDDE_WITHOUT_REGION for the others (REGION = 0). */
+#define SDDE_WITH_REGION int ppn,
+#define SDDE_WITHOUT_REGION
+#define SDDE_DEFINE_ENTRY_POINTS(NAME, ALGORITHM, REGION_PARAMETER, REGION)               \
+    int A2A_Alltoall_crs_##NAME(int send_nnz, const int *dest, int sendcount,             \
+                                MPI_Datatype sendtype, const void *sendvals, int *recv_nnz, \
+                                int **src, int recvcount, MPI_Datatype recvtype,          \
+                                void **recvvals, REGION_PARAMETER MPI_Comm comm,          \
+                                a2a_stats *stats)                                         \
+    {                                                                                     \
+        return sdde_run_constant(ALGORITHM, REGION, send_nnz, dest, sendcount, sendtype,  \
+                                 sendvals, recv_nnz, src, recvcount, recvtype, recvvals,  \
+                                 comm, stats);                                            \
+    }                                                                                     \
+    int A2A_Alltoallv_crs_##NAME(int send_nnz, int send_size, const int *dest,            \
+                                 const int *sendcounts, const int *sdispls,               \
+                                 MPI_Datatype sendtype, const void *sendvals,             \
+                                 int *recv_nnz, int *recv_size, int **src,                \
+                                 int **recvcounts, int **rdispls, MPI_Datatype recvtype,  \
+                                 void **recvvals, REGION_PARAMETER MPI_Comm comm,         \
+                                 a2a_stats *stats)                                        \
+    {                                                                                     \
+        return sdde_run_variable(ALGORITHM, REGION, send_nnz, send_size, dest, sendcounts, \
+                                 sdispls, sendtype, sendvals, recv_nnz, recv_size, src,   \
+                                 recvcounts, rdispls, recvtype, recvvals, comm, stats);   \
+    }
 
 #endif

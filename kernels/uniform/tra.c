@@ -36,8 +36,9 @@ static long long move_digit_blocks(char *work, char *packed, long long P, long l
     return moved;
 }
 
-/* Guarantees: the rounds of TRA with radix r on the call's bytes (see A2A_Alltoall_tra). */
-static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_stats *stats)
+/* Guarantees: see bruck_util.h. */
+int a2a_radix_rounds(const a2a_byte_call *c, long long r, int tag, MPI_Comm comm,
+                     a2a_stats *stats)
 {
     const long long P = c->size;
     const int rank = c->rank;
@@ -54,12 +55,10 @@ static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_st
 
     a2a_rotate_blocks(work, c->send, P, rank, block_bytes);
 
-    size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
-    char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
+    char *send_pack, *recv_pack;
+    char *temp = a2a_pack_buffers(max_round_blocks, block_bytes, stats, &send_pack, &recv_pack);
     if (!temp)
         return MPI_ERR_NO_MEM;
-    a2a_count_temp(stats, (long long)(2 * pack_bytes));
-    char *send_pack = temp, *recv_pack = temp + pack_bytes;
 
     /* A block keeps its slot i; it has reached rank + i once all its digits are used. */
     for (long long unit = 1; unit < P; unit *= r) {
@@ -69,18 +68,15 @@ static int tra_rounds(const a2a_byte_call *c, long long r, MPI_Comm comm, a2a_st
             int source = (int)((rank - hop + P) % P);
             long long blocks =
                 move_digit_blocks(work, send_pack, P, r, unit, z, block_bytes, DIGIT_PACK);
-            long long bytes = blocks * (long long)block_bytes, pieces = 1;
-            int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, TRA_TAG,
-                                         comm, &pieces);
+            int err = a2a_pack_exchange(send_pack, recv_pack, blocks,
+                                        blocks * (long long)block_bytes, dest, source, tag, comm,
+                                        stats);
             if (err != MPI_SUCCESS) {
                 free(temp);
                 return err;
             }
             move_digit_blocks(work, recv_pack, P, r, unit, z, block_bytes, DIGIT_UNPACK);
             a2a_count_rounds(stats, 1);
-            a2a_count_send(stats, blocks, bytes);
-            if (stats)
-                stats->messages += pieces - 1;
         }
     }
 
@@ -110,6 +106,6 @@ int A2A_Alltoall_tra(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
     if (radix < 2 || radix > (c.size > 2 ? c.size : 2))
         return a2a_uniform_end(&c, MPI_ERR_ARG);
     /* kernel traffic never meets the application's */
-    err = tra_rounds(&c, radix, a2a_private_comm(comm), stats);
+    err = a2a_radix_rounds(&c, radix, TRA_TAG, a2a_private_comm(comm), stats);
     return a2a_uniform_end(&c, err);
 }

@@ -84,16 +84,12 @@ static int exchange_layer(char *work, char *send_pack, char *recv_pack, const la
                 move_digit_elements(work, send_pack, view, r, unit, z, DIGIT_PACK);
             long long blocks = elements * view->blocks_per_element;
             long long bytes = (long long)view->rows * elements * (long long)view->element_bytes;
-            long long pieces = 1;
-            int err = a2a_sendrecv_bytes(send_pack, bytes, dest, recv_pack, source, TRA2_TAG,
-                                         comm, &pieces);
+            int err = a2a_pack_exchange(send_pack, recv_pack, blocks, bytes, dest, source,
+                                        TRA2_TAG, comm, stats);
             if (err != MPI_SUCCESS)
                 return err;
             move_digit_elements(work, recv_pack, view, r, unit, z, DIGIT_UNPACK);
             *rounds += 1;
-            a2a_count_send(stats, blocks, bytes);
-            if (stats)
-                stats->messages += pieces - 1;
         }
     }
     return MPI_SUCCESS;
@@ -130,12 +126,10 @@ static int tra2_layers(const a2a_byte_call *c, int Q, int node, int local, int r
         memcpy(row + head, dest_node, (size_t)local * block_bytes);
     }
 
-    size_t pack_bytes = (size_t)(max_round_blocks > 0 ? max_round_blocks : 1) * block_bytes;
-    char *temp = malloc(2 * pack_bytes > 0 ? 2 * pack_bytes : 1);
+    char *send_pack, *recv_pack;
+    char *temp = a2a_pack_buffers(max_round_blocks, block_bytes, stats, &send_pack, &recv_pack);
     if (!temp)
         return MPI_ERR_NO_MEM;
-    a2a_count_temp(stats, (long long)(2 * pack_bytes));
-    char *send_pack = temp, *recv_pack = temp + pack_bytes;
 
     long long rounds_local = 0, rounds_global = 0;
     err = exchange_layer(work, send_pack, recv_pack, &local_view, radix_local, local,

@@ -12,7 +12,8 @@ from a2a_test_support import A2A, call
 
 from a2a_tools.core.common import A2AError  # noqa: E402
 from a2a_tools.cluster.submit import pbs_walltime  # noqa: E402
-from test_slurm import HOSTILE, SubmitFixture, bad_call, fake_program, load_json, read, write
+from test_slurm import (HOSTILE, SubmitFixture, bad_call, fake_program, load_json, read,
+                        recording_program, write)
 
 # a stand-in mpirun: records argv, cwd and the variables PBS sets; exits 3 on its first
 # call (a configuration timed out), then 0
@@ -213,13 +214,10 @@ class Pbs(SubmitFixture, unittest.TestCase):
         seen_path = os.path.join(self.tmp, "qsub.json")
         qstat_argv = os.path.join(self.tmp, "qstat.json")
         # a stand-in qsub: '<n>[].pbs1' for an array script, '<n>.pbs1' for a plain one
-        fake_program(self.bin, "qsub", (
-            "path = os.environ['A2A_QSUB']\n"
-            "seen = json.load(open(path)) if os.path.exists(path) else []\n"
-            "seen.append({'argv': sys.argv[1:], 'cwd': os.getcwd()})\n"
-            "json.dump(seen, open(path, 'w'))\n"
-            "array = any(l.startswith('#PBS -J') for l in open(sys.argv[-1]))\n"
-            "print('%d%s.pbs1' % (4241 + len(seen), '[]' if array else ''))\n"))
+        recording_program(self.bin, "qsub", "A2A_QSUB",
+                          "{'argv': sys.argv[1:], 'cwd': os.getcwd()}", (
+                              "array = any(l.startswith('#PBS -J') for l in open(sys.argv[-1]))\n"
+                              "print('%d%s.pbs1' % (4241 + len(calls), '[]' if array else ''))\n"))
         os.environ["PATH"] = self.bin + ":" + self.saved_path
         os.environ["A2A_QSUB"] = seen_path
         try:

@@ -51,6 +51,17 @@ def fake_program(bindir, name, body):
                  stat.S_IRWXU)
 
 
+def recording_program(bindir, name, variable, record, then):
+    """A stand-in program that appends `record` (a Python expression) to the JSON list in
+    the file named by the environment variable `variable`, then runs `then` (Python lines;
+    `calls` is the list so far)."""
+    return fake_program(bindir, name, (
+        "path = os.environ[%r]\n" % variable
+        + "calls = json.load(open(path)) if os.path.exists(path) else []\n"
+        + "calls.append(%s)\n" % record
+        + "json.dump(calls, open(path, 'w'))\n" + then))
+
+
 def bad_call(test, *args, want=None):
     rc, out, err = call(*args)
     test.assertEqual(rc, 2, "%s: %s %s" % (args, out, err))
@@ -251,12 +262,9 @@ class Submit(SubmitFixture, unittest.TestCase):
 
         # run array task 1 with a stand-in srun: exit 3 first (a timeout), then 0
         calls = os.path.join(self.tmp, "calls.json")
-        fake_program(self.bin, "srun", (
-            "path = os.environ['A2A_CALLS']\n"
-            "calls = json.load(open(path)) if os.path.exists(path) else []\n"
-            "calls.append({'argv': sys.argv[1:], 'ucx': os.environ.get('UCX_TLS')})\n"
-            "json.dump(calls, open(path, 'w'))\n"
-            "sys.exit(3 if len(calls) == 1 else 0)\n"))
+        recording_program(self.bin, "srun", "A2A_CALLS",
+                          "{'argv': sys.argv[1:], 'ucx': os.environ.get('UCX_TLS')}",
+                          "sys.exit(3 if len(calls) == 1 else 0)\n")
         env = dict(os.environ, PATH=self.bin + ":" + os.environ["PATH"], A2A_CALLS=calls,
                    SLURM_ARRAY_TASK_ID="1", SLURM_JOB_ID="77")
         p = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
@@ -294,11 +302,7 @@ class Submit(SubmitFixture, unittest.TestCase):
         script = os.path.join(self.out, "a2a-small-n1.sbatch")
         self.assertIn("budget 25% per job", read(script))
         calls = os.path.join(self.tmp, "calls.json")
-        fake_program(self.bin, "srun", (
-            "path = os.environ['A2A_CALLS']\n"
-            "calls = json.load(open(path)) if os.path.exists(path) else []\n"
-            "calls.append(sys.argv[1:])\n"
-            "json.dump(calls, open(path, 'w'))\n"
+        recording_program(self.bin, "srun", "A2A_CALLS", "sys.argv[1:]", (
             "if len(calls) == 1:\n"
             "    sys.stderr.write('a2atune: TIMEOUT uniform/bruck P=2 S=16: exceeded\\n')\n"
             "sys.exit(137)\n"))
@@ -340,12 +344,9 @@ class Submit(SubmitFixture, unittest.TestCase):
 
     def test_submission_and_status(self):
         counter = os.path.join(self.tmp, "sbatch.json")
-        fake_program(self.bin, "sbatch", (
-            "path = os.environ['A2A_SBATCH']\n"
-            "seen = json.load(open(path)) if os.path.exists(path) else []\n"
-            "seen.append({'argv': sys.argv[1:], 'cwd': os.getcwd()})\n"
-            "json.dump(seen, open(path, 'w'))\n"
-            "print('%d;cluster' % (4241 + len(seen)))\n"))
+        recording_program(self.bin, "sbatch", "A2A_SBATCH",
+                          "{'argv': sys.argv[1:], 'cwd': os.getcwd()}",
+                          "print('%d;cluster' % (4241 + len(calls)))\n")
         os.environ["PATH"] = self.bin + ":" + self.saved_path
         os.environ["A2A_SBATCH"] = counter
         try:

@@ -7,6 +7,7 @@ result_data of harness/db/views.c defines it (its data_set column: family, P, Q,
 parameters, payload, datatype, gap and buffer allocation). Inside a group every radix keeps
 its best configuration (over the kernel's other parameters, e.g. TuNA's block_count),
 unless the caller filters those parameters; the group's baseline is contract.baseline's."""
+import os
 import sys
 import json
 import math
@@ -14,7 +15,7 @@ import re
 
 from ..core import contract
 from ..core import netmodel
-from ..core.common import A2AError
+from ..core.common import A2AError, write_rows
 from ..core.contract import combine_launches, noise, within_noise
 from ..core.contract import run_groups as launch_groups
 from ..core.db import describe_filters
@@ -398,3 +399,24 @@ def split_by_data(groups):
     for g in groups:
         out.setdefault(g.data_key, []).append(g)
     return out
+
+
+def write_csv(path, columns, rows, make_folder=False):
+    """Writes rows under columns to path as CSV (write_rows), creating its folder first
+    when make_folder; returns path. An OSError becomes an A2AError naming the file."""
+    try:
+        if make_folder:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            write_rows(columns, rows, "csv", out=f)
+    except OSError as e:
+        raise A2AError("%s: %s" % (path, e.strerror or e))
+    return path
+
+
+def print_paths(paths):
+    """Prints each path on its own line (the output of the figure commands); returns 0,
+    the commands' exit code."""
+    for path in paths:
+        sys.stdout.write(path + "\n")
+    return 0

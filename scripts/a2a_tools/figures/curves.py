@@ -18,12 +18,11 @@ noise get hollow stars. A figure measured with more ranks than cores says so in 
 and is shaded."""
 import math
 import os
-import sys
 
 from . import analysis, model
 from ..core import contract, options
 from .analysis import data_label, other_params
-from ..core.common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, time_unit, write_rows
+from ..core.common import DEFAULT_FIGURES, fmt_size, safe_name, time_unit
 
 MAX_LINES = 6   # more settings of the other parameters than this: draw the fastest per radix
 LOG_RADIX_ABOVE = 64   # a radix axis for larger P is logarithmic, base 2
@@ -318,18 +317,10 @@ def write_numbers(path, run_id, kernel, baseline, P, groups, args):
                              g.baseline["median_s"] if g.baseline else None,
                              marks.get(r["radix"], "") if top is r else "", r_model,
                              line.alpha if line else None, line.beta if line else None])
-    try:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "w") as f:
-            write_rows(NUMBER_COLUMNS, rows, "csv", out=f)
-    except OSError as e:
-        raise A2AError("%s: %s" % (path, e.strerror or e))
-    return path
+    return analysis.write_csv(path, NUMBER_COLUMNS, rows, make_folder=True)
 
 
 def run(args, db):
     baseline = None if args.baseline == "none" else args.baseline
-    for path in make(db, args.kernel, baseline, args.run, options.select_filters(args),
-                     args.out, args):
-        sys.stdout.write(path + "\n")
-    return 0
+    return analysis.print_paths(make(db, args.kernel, baseline, args.run,
+                                     options.select_filters(args), args.out, args))

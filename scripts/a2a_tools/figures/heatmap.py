@@ -18,12 +18,11 @@ the figure as a CSV file of the same name.
 The decisions are made by plan() on the data alone; draw() only draws a plan."""
 import math
 import os
-import sys
 
 from . import analysis
 from ..core import contract, options
 from .analysis import data_label, fmt_factor
-from ..core.common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name, write_rows
+from ..core.common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name
 
 MISSING = "white"
 HATCH = "////"
@@ -331,16 +330,9 @@ def write_numbers(path, run_id, kernel, baseline, groups):
                          contract.noise([r]), baseline if g.baseline else None,
                          g.baseline["median_s"] if g.baseline else None, g.speedup(r),
                          int(r is top)])
-    try:
-        with open(path, "w") as f:
-            write_rows(NUMBER_COLUMNS, rows, "csv", out=f)
-    except OSError as e:
-        raise A2AError("%s: %s" % (path, e.strerror or e))
-    return path
+    return analysis.write_csv(path, NUMBER_COLUMNS, rows)
 
 
 def run(args, db):
-    for path in make(db, args.kernel, args.baseline, args.run, options.select_filters(args),
-                     args.out, args.cmap):
-        sys.stdout.write(path + "\n")
-    return 0
+    return analysis.print_paths(make(db, args.kernel, args.baseline, args.run,
+                                     options.select_filters(args), args.out, args.cmap))
