@@ -59,6 +59,7 @@ typedef struct cell {
     int context;
     double log_s, log_p;
     int s_rank, p_rank;  /* place of its S and of its P among the context's distinct values */
+    int library_default; /* candidate index of the MPI library's own choice, -1: none */
     tuner_cell_state state;
 } cell;
 
@@ -150,6 +151,14 @@ static int number_keys(keyed *items, int n, int *ids)
     free(order);
     free(rank);
     return groups;
+}
+
+/* Whether configuration c is the MPI library's own choice: the family's baseline kernel,
+ * not forced to one of its algorithms (vendor_algorithm 0). */
+static int is_library_default(const config *c)
+{
+    return c->kernel->is_baseline && (!a2a_kernel_takes(c->kernel, A2A_PARAM_VENDOR_ALGORITHM) ||
+                                      c->params[A2A_PARAM_VENDOR_ALGORITHM] == 0);
 }
 
 /* Kernels that run Bruck's radix-2 schedule without taking a radix. */
@@ -347,6 +356,8 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     free(contexts);
     free(groups);
     t->cells = calloc((size_t)(t->ncells ? t->ncells : 1), sizeof *t->cells);
+    for (int c = 0; c < t->ncells; c++)
+        t->cells[c].library_default = -1;
     t->groups = calloc((size_t)(t->ngroups ? t->ngroups : 1), sizeof *t->groups);
     for (int k = 0; k < t->ncand; k++) {
         candidate *cd = &t->cand[k];
@@ -357,6 +368,8 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
         ce->context = context_id[k];
         ce->log_s = cd->log_s;
         ce->log_p = cd->log_p;
+        if (is_library_default(&configs[cd->config]))
+            ce->library_default = k;
         group *g = &t->groups[cd->group];
         push(&g->members, &g->count, k);
         g->kernel = configs[cd->config].kernel;
@@ -675,7 +688,13 @@ static void refresh(tuner *t)
             s->runner_up_s = exp(t->cand[r].y);
             s->noise = fmin(s->noise, t->cand[r].rel_iqr * s->runner_up_s / s->winner_s);
         }
-        s->final = s->measured == s->candidates || (w >= 0 && confidence >= t->opt.confidence);
+        const candidate *d = ce->library_default >= 0 ? &t->cand[ce->library_default] : NULL;
+        s->library_default = d ? d->config : -1;
+        s->library_default_s = d && d->ok ? exp(d->y) : 0;
+        /* a rule replaces the library's default only where the default was measured: a
+         * cell is not decided before */
+        s->final = s->measured == s->candidates ||
+                   (w >= 0 && confidence >= t->opt.confidence && (!d || d->measured));
     }
 }
 
@@ -794,6 +813,31 @@ static int next_cover(const tuner *t)
     return best;
 }
 
+/* The default step: the MPI library's own choice, unmeasured, in a cell whose winner is
+ * another candidate (the tuning file may replace the default only where it was measured):
+ * of those cells, the one where the winner most probably beats the default by more than
+ * `margin`; -1 when there is none. */
+static int next_default(const tuner *t, double margin)
+{
+    int best = -1;
+    double best_p = -1;
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const cell *ce = &t->cells[ci];
+        if (ce->state.winner < 0 || ce->library_default < 0)
+            continue;
+        const candidate *d = &t->cand[ce->library_default];
+        if (d->measured)
+            continue;
+        double z = (d->mu - (log(ce->state.winner_s) + margin)) / sqrt(d->var);
+        double p = 0.5 * erfc(-z / sqrt(2.0));
+        if (p > best_p) {
+            best_p = p;
+            best = ce->library_default;
+        }
+    }
+    return best;
+}
+
 /* The improve step: in the first cell not final by (contested first, fewest measurements,
  * least confident): the unmeasured candidate that wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
  * else the one with the largest expected improvement over the cell's fastest measured
@@ -861,6 +905,8 @@ int tuner_next(tuner *t, const char **phase)
             k = t->design[d];
     if (k < 0 && (k = next_cover(t)) >= 0)
         step = "cover";
+    if (k < 0 && (k = next_default(t, margin)) >= 0)
+        step = "default";
     if (k < 0)
         k = next_improve(t, margin, &step);
     if (k < 0)

@@ -20,7 +20,10 @@
  *      fifth of the budget;
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first);
- *   3. then, in a cell not final (contested cells first, then the fewest measurements,
+ *   3. the MPI library's own choice in every cell whose winner is another candidate (a
+ *      tuning file replaces it only where it was measured), the cell where the winner most
+ *      probably beats it by the margin first;
+ *   4. then, in a cell not final (contested cells first, then the fewest measurements,
  *      then the least confident): the unmeasured candidate that is the current winner of
  *      the most neighbouring cells, the fastest predicted among equals; when no neighbour's winner is left, the
  *      candidate with the largest expected improvement over the cell's fastest measured
@@ -28,8 +31,9 @@
  *      most one step of the sweep away, a choice being the same kernel and parameters (a
  *      radix of sqrt(P) or P matched as such). A cell is contested while an unmeasured
  *      candidate wins at least as many neighbours as its winner does (one at least).
- * A cell is final when every candidate is measured or the probability that no unmeasured
- * candidate beats its winner by more than the margin reaches `confidence`. The tuner stops
+ * A cell is final when every candidate is measured, or when the library's own choice is
+ * measured and the probability that no unmeasured candidate beats its winner by more than
+ * the margin reaches `confidence`. The tuner stops
  * when every cell is final, or the budget is spent. Every decision is a function of the
  * measured set alone, so an interrupted run that reloads its measurements continues
  * exactly as it would have. */
@@ -76,7 +80,11 @@ typedef struct tuner_cell_state {
                         * interquartile range of the two / the winner's median */
     double confidence; /* P(no unmeasured candidate beats the winner by more than margin) */
     int measured, candidates;
-    int final;
+    int library_default; /* configuration index of the MPI library's own choice (the family's
+                          * baseline, vendor_algorithm 0), -1: the cell has none */
+    double library_default_s; /* its median, 0 while not measured (or not ok) */
+    int final;         /* decided: every candidate measured, or confidence reached and the
+                        * library's default measured */
 } tuner_cell_state;
 
 /* Groups configs[0..n) (those with skip == 0) into cells and candidates. NULL only when
@@ -98,8 +106,8 @@ void tuner_spend(tuner *t, double seconds);
 double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
- * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", or in
- * step 3 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
+ * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", "default",
+ * or in step 4 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
 int tuner_next(tuner *t, const char **phase);
 
 /* The state of cell c (0 <= c < tuner_cells). */

@@ -179,6 +179,7 @@ class Data:
         self.total_cost = sum(self.cost.values())
         self.n = len(self.by_key)
         self.best = {cell: min(r["median_s"] for r in cands.values()) for cell, cands in self.cells.items()}
+        self.amplitude = 0.0  # the replay's noise on each median (run sets it from --noise)
         self.decided = {}  # a2a tune's decision per set of rows seen in a cell (decide)
 
     def decide(self, rows):
@@ -212,10 +213,19 @@ def judge(data, picked):
         cell, _ = data.by_key[key]
         measured.setdefault(cell, []).append(row)
     result = regret.evaluate(data.cells, measured, data.decide)
-    regrets = [result[c][0] for c in sorted(data.cells, key=str)]
+    cells = sorted(data.cells, key=str)
     cost = sum(data.cost[k] for k, _ in picked)
-    return {"regrets": regrets, "configs": len(picked) / data.n,
+    return {"regrets": [result[c][0] for c in cells], "slower": slower_list(data, result),
+            "configs": len(picked) / data.n,
             "time": cost / data.total_cost if data.total_cost else 0.0}
+
+
+def slower_list(data, arms):
+    """Per cell (sorted as the regrets): how much slower than the library's default the arm
+    run there is beyond the noise (regret.slower_than_default; 0.0: not slower).
+    arms: {cell: (regret, arm)}."""
+    return [regret.slower_than_default(data.cells[c], arms[c][1], data.amplitude)
+            for c in sorted(data.cells, key=str)]
 
 
 def replay_command(data, binary, budget, seeds, noise, without=()):
@@ -251,7 +261,7 @@ def halving(data, budget, seed, noise):
     random search within the cell."""
     rng = random.Random("%s|halving|%d|%g" % (data.ds.name, seed, budget.percent))
     per_cell = budget.percent / 100.0 * data.n / len(data.cells)
-    regrets, used, cost = [], 0.0, 0.0
+    regrets, arms, used, cost = [], {}, 0.0, 0.0
     for cell in sorted(data.cells, key=str):
         rows = sorted(data.cells[cell].values(), key=lambda r: r["config_key"])
         lowest = 1.0 / max(min(r["iterations"] or 1 for r in rows), 1)
@@ -287,7 +297,8 @@ def halving(data, budget, seed, noise):
             alive = [x[2] for x in seen[:max(1, len(alive) // HALVING_ETA)]]
             fidelity *= HALVING_ETA
         regrets.append(seen[0][2]["median_s"] / data.best[cell] - 1)
-    return {"regrets": regrets, "configs": used / data.n,
+        arms[cell] = (regrets[-1], regret.arm_of(seen[0][2]))
+    return {"regrets": regrets, "slower": slower_list(data, arms), "configs": used / data.n,
             "time": cost / data.total_cost if data.total_cost else 0.0}
 
 
@@ -299,7 +310,7 @@ def baseline(data, method, budget, seed, noise):
         return halving(data, budget, seed, noise)
     if method == "default":
         regrets = [regret.regret(data.cells[c], None)[0] for c in sorted(data.cells, key=str)]
-        return {"regrets": regrets, "configs": 0.0, "time": 0.0}
+        return {"regrets": regrets, "slower": [0.0] * len(regrets), "configs": 0.0, "time": 0.0}
     n = max(1, int(math.floor(budget.percent / 100.0 * data.n + 1e-9)))
     seconds = budget.percent / 100.0 * data.total_cost
     rng = random.Random("%s|%s|%d|%g%s" % (data.ds.name, method, seed, budget.percent,
@@ -350,7 +361,7 @@ def stats(m):
     return {"near": sum(x <= 0.05 + 1e-12 for x in r) / len(r),
             "far": sum(x <= 0.15 + 1e-12 for x in r) / len(r),
             "worst": max(r), "median": statistics.median(r), "p90": quantile(r, 0.9),
-            "configs": m["configs"], "time": m["time"]}
+            "configs": m["configs"], "time": m["time"], "slower": sum(x > 0 for x in m["slower"])}
 
 
 def meets(s):
@@ -363,6 +374,8 @@ def summarise(runs):
     per = [stats(m) for m in runs]
     out = {k: statistics.median(p[k] for p in per) for k in per[0]}
     out["seeds_met"] = sum(meets(p) for p in per)
+    out["slower_max"] = max(p["slower"] for p in per)
+    out["seeds_safe"] = sum(p["slower"] == 0 for p in per)
     out["seeds"] = len(per)
     return out
 
@@ -372,12 +385,14 @@ def pooled(runs_by_ds):
     n = len(next(iter(runs_by_ds.values())))
     out = []
     for i in range(n):
-        regrets, configs, time = [], [], []
+        regrets, slower, configs, time = [], [], [], []
         for runs in runs_by_ds.values():
             regrets += runs[i]["regrets"]
+            slower += runs[i]["slower"]
             configs.append(runs[i]["configs"])
             time.append(runs[i]["time"])
-        out.append({"regrets": regrets, "configs": statistics.mean(configs), "time": statistics.mean(time)})
+        out.append({"regrets": regrets, "slower": slower, "configs": statistics.mean(configs),
+                    "time": statistics.mean(time)})
     return out
 
 
@@ -386,13 +401,15 @@ def pct(x):
 
 
 HEADER = ("| data set | budget | method | within 5 % | within 15 % | worst | median regret | "
-          "p90 regret | configs used | time used | seeds meeting 90 %/15 % |")
+          "p90 regret | configs used | time used | seeds meeting 90 %/15 % | slower than default: "
+          "cells (median / most) | seeds with none slower |")
 
 
 def table_line(name, budget, method, s):
-    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %g / %d | %d/%d |" % (
         name, budget_label(budget), method, pct(s["near"]), pct(s["far"]), pct(s["worst"]), pct(s["median"]),
-        pct(s["p90"]), pct(s["configs"]), pct(s["time"]), s["seeds_met"], s["seeds"])
+        pct(s["p90"]), pct(s["configs"]), pct(s["time"]), s["seeds_met"], s["seeds"],
+        s["slower"], s["slower_max"], s["seeds_safe"], s["seeds"])
 
 
 def targets(s_tuner, s_strat):
@@ -405,6 +422,9 @@ def targets(s_tuner, s_strat):
          "%s %% vs %s %%" % (pct(s_tuner["median"]), pct(s_strat["p90"] / 3))),
         ("time <= 25 % of the exhaustive sweep's", s_tuner["time"] <= 0.25 + 1e-12,
          "%s %%" % pct(s_tuner["time"])),
+        ("no cell slower than the library's default beyond the noise in >= 90 % of the seeds",
+         s_tuner["seeds_safe"] >= math.ceil(0.9 * s_tuner["seeds"]),
+         "%d/%d seeds" % (s_tuner["seeds_safe"], s_tuner["seeds"])),
     ]
 
 
@@ -433,6 +453,8 @@ def run(args):
                            % (unknown[0], ", ".join(d.name for d in SUITE)))
         chosen = [d for d in SUITE if d.name in names]
     datas = {ds.name: Data(ds, binary, args.work) for ds in chosen}
+    for d in datas.values():
+        d.amplitude = args.noise / 100.0
     print("# tuner evaluation suite: %d data sets, budgets %s (%% time: of the exhaustive sweep's "
           "time), %d noise seeds of +-%g %% (regret: true time of the tuning file's choice / true "
           "best - 1, in %%)\n" % (len(datas), ", ".join(budget_label(b) for b in budgets),
@@ -466,7 +488,7 @@ def run(args):
     base = {(name, b, m): [baseline(datas[name], m, b, s, args.noise) for s in range(1, args.seeds + 1)]
             for name in datas for b in budgets for m in methods(b)[1:]}
     print(HEADER)
-    print("|" + "---|" * 11)
+    print("|" + "---|" * 13)
     for b in budgets:
         for name in datas:
             for m in methods(b):
@@ -476,6 +498,7 @@ def run(args):
             runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in datas}
             print(table_line("**overall**", b, m, summarise(pooled(runs_by))))
     print()
+    print_slower(datas, budgets, tuner_runs)
     for b in budgets:
         if b.percent == 25.0:
             print("## targets at %s (the search with every rule)\n" % budget_label(b))
@@ -490,6 +513,34 @@ def methods(budget):
     return TIME_METHODS if budget.time else METHODS
 
 
+def cell_name(cell):
+    """'uniform/constant P=64 S=256'."""
+    return "%s/%s P=%d S=%d" % (cell[0][0], cell[0][1], cell[1], cell[2])
+
+
+def print_slower(datas, budgets, tuner_runs):
+    """Per data set and budget, the cells where the tuning file is slower than the library's
+    default beyond the noise (the target: none), with the seeds where it is and the most."""
+    print("## cells where the tuning file is slower than the library's default (beyond the "
+          "noise: the results contract's, plus the replay's +-noise on each median)\n")
+    lines = 0
+    for b in budgets:
+        for name, d in datas.items():
+            cells = sorted(d.cells, key=str)
+            seeds, most = collections.Counter(), {}
+            for m in tuner_runs(name, b):
+                for cell, x in zip(cells, m["slower"]):
+                    if x > 0:
+                        seeds[cell] += 1
+                        most[cell] = max(most.get(cell, 0.0), x)
+            if seeds:
+                lines += 1
+                print("- %s at %s: %s" % (name, budget_label(b), ", ".join(
+                    "%s (%d seeds, up to +%s %%)" % (cell_name(c), k, pct(most[c]))
+                    for c, k in seeds.most_common())))
+    print("- none, at every budget\n" if not lines else "")
+
+
 def print_targets(datas, runs_of, base, budget):
     """One line per data set: each target met or not at budget, and the cells beyond 5 %."""
     for name, d in datas.items():
@@ -502,8 +553,7 @@ def print_targets(datas, runs_of, base, budget):
             for cell, r in zip(cells, m["regrets"]):
                 if r > 0.05 + 1e-12:
                     misses[cell] += 1
-        worst = ", ".join("%s/%s P=%d S=%d (%d seeds)" % (c[0][0], c[0][1], c[1], c[2], k)
-                          for c, k in misses.most_common(4))
+        worst = ", ".join("%s (%d seeds)" % (cell_name(c), k) for c, k in misses.most_common(4))
         print("- **%s**: %s%s" % (name, "; ".join("%s: %s (%s)" % (n, "met" if ok else "NOT met", v)
                                                    for n, ok, v in checks),
                                   "; cells beyond 5 %%: %s" % worst if worst else ""))
@@ -563,8 +613,9 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
 
     print("## leave one data set out: rules chosen on the others, judged on the held-out one\n")
     print("| held out | rules kept | budget | within 5 % | within 15 % | worst | median regret | "
-          "p90 regret | configs used | time used | seeds meeting 90 %/15 % | stratified p90 / 3 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "p90 regret | configs used | time used | seeds meeting 90 %/15 % | stratified p90 / 3 | "
+          "slower than default: cells (median / most) | seeds with none slower |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     held = {}
     for n in names:
         kept = kept_on([m for m in names if m != n])
@@ -573,10 +624,11 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
         for b in budgets:
             s = summarise(tuner_runs(n, b, without))
             s_s = summarise(base[(n, b, "stratified")])
-            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s | %g / %d | %d/%d |" % (
                 n, ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
                 pct(s["median"]), pct(s["p90"]), pct(s["configs"]), pct(s["time"]),
-                s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3)))
+                s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3), s["slower"], s["slower_max"],
+                s["seeds_safe"], s["seeds"]))
     print()
     for b in budgets:
         if b.percent == 25.0:
