@@ -35,10 +35,14 @@ but one or none in the folds it was tried on, and the held-out share within 5 % 
 """
 import collections
 import concurrent.futures
+import contextlib
 import functools
+import io
 import math
 import os
 import random
+import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -106,6 +110,12 @@ def add_arguments(p):
                    help="with --suite: only these data sets (default: all)")
     p.add_argument("--ablation", action="store_true",
                    help="with --suite: the search without each rule, judged leave-one-data-set-out")
+    p.add_argument("--page", metavar="FILE",
+                   help="with --suite: also write this Markdown page: --template with its "
+                        "{{...}} filled by the report's parts (make tuner-eval writes "
+                        "docs/results/tuner-eval.md)")
+    p.add_argument("--template", default=os.path.join(ROOT, "docs", "results", "tuner-eval.template.md"),
+                   metavar="FILE", help="with --page: the page's text (default: %(default)s)")
     p.add_argument("--work", default=os.path.join("results", "tuner-suite"), metavar="DIR",
                    help="with --suite: where the data sets are loaded (default: %(default)s)")
 
@@ -452,18 +462,15 @@ def run(args):
             raise A2AError("--datasets: no data set %s (known: %s)"
                            % (unknown[0], ", ".join(d.name for d in SUITE)))
         chosen = [d for d in SUITE if d.name in names]
+    template = read_template(args.template) if args.page else None
     datas = {ds.name: Data(ds, binary, args.work) for ds in chosen}
     for d in datas.values():
         d.amplitude = args.noise / 100.0
-    print("# tuner evaluation suite: %d data sets, budgets %s (%% time: of the exhaustive sweep's "
-          "time), %d noise seeds of +-%g %% (regret: true time of the tuning file's choice / true "
-          "best - 1, in %%)\n" % (len(datas), ", ".join(budget_label(b) for b in budgets),
-                                  args.seeds, args.noise))
-    print("| data set | cells | configurations | what |")
-    print("|---|---|---|---|")
-    for name, d in datas.items():
-        print("| %s | %d | %d | %s |" % (name, len(d.cells), d.n, d.ds.what))
-    print()
+    parts = Parts()
+    with parts.part("title"):
+        print_title(datas, budgets, args)
+    with parts.part("data_sets"):
+        print_data_sets(datas)
     cache, outputs = {}, {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)  # the replays, two at a time
 
@@ -487,25 +494,100 @@ def run(args):
 
     base = {(name, b, m): [baseline(datas[name], m, b, s, args.noise) for s in range(1, args.seeds + 1)]
             for name in datas for b in budgets for m in methods(b)[1:]}
-    print(HEADER)
-    print("|" + "---|" * 13)
-    for b in budgets:
-        for name in datas:
+    with parts.part("table"):
+        print(HEADER)
+        print("|" + "---|" * 13)
+        for b in budgets:
+            for name in datas:
+                for m in methods(b):
+                    runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
+                    print(table_line(name, b, m, summarise(runs)))
             for m in methods(b):
-                runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
-                print(table_line(name, b, m, summarise(runs)))
-        for m in methods(b):
-            runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in datas}
-            print(table_line("**overall**", b, m, summarise(pooled(runs_by))))
-    print()
-    print_slower(datas, budgets, tuner_runs)
-    for b in budgets:
-        if b.percent == 25.0:
-            print("## targets at %s (the search with every rule)\n" % budget_label(b))
-            print_targets(datas, lambda n: tuner_runs(n, b), base, b)
-    if args.ablation:
-        ablation(datas, budgets, tuner_runs, base, rules(binary), prefetch)
+                runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in datas}
+                print(table_line("**overall**", b, m, summarise(pooled(runs_by))))
+        print()
+    with parts.part("slower"):
+        print_slower(datas, budgets, tuner_runs)
+    with parts.part("targets"):
+        for b in budgets:
+            if b.percent == 25.0:
+                print("## targets at %s (the search with every rule)\n" % budget_label(b))
+                print_targets(datas, lambda n: tuner_runs(n, b), base, b)
+    with parts.part("ablation"):
+        if args.ablation:
+            ablation(datas, budgets, tuner_runs, base, rules(binary), prefetch)
+        else:
+            print("(not run: --ablation)\n")
+    if args.page:
+        write_page(args.page, template, parts.text, command_line())
     return 0
+
+
+class Parts:
+    """The report's parts as they are printed, kept by name for the page (--page)."""
+
+    def __init__(self):
+        self.text = {}
+
+    @contextlib.contextmanager
+    def part(self, name):
+        """Prints what the block prints, and keeps it as part `name`."""
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            yield
+        self.text[name] = buffer.getvalue()
+        sys.stdout.write(buffer.getvalue())
+        sys.stdout.flush()
+
+
+PAGE_PARTS = ("command", "title", "data_sets", "table", "slower", "targets", "ablation")
+
+
+def read_template(path):
+    """The page's text (--template), with a {{part}} for parts of PAGE_PARTS; A2AError when it
+    cannot be read or names another part."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise A2AError("--template %s: %s" % (path, e.strerror or e))
+    unknown = sorted(set(re.findall(r"{{(\w+)}}", text)) - set(PAGE_PARTS))
+    if unknown:
+        raise A2AError("--template %s: no part {{%s}} (parts: %s)" % (path, unknown[0], ", ".join(PAGE_PARTS)))
+    return text
+
+
+def command_line():
+    """This report's command, as the page's first line says it."""
+    return "scripts/a2a " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def write_page(path, template, parts, command):
+    """Writes the page: the template with every {{part}} replaced by that part of the report."""
+    values = dict(parts, command=command)
+    text = re.sub(r"{{(\w+)}}", lambda m: values[m.group(1)].rstrip("\n"), template)
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise A2AError("--page %s: %s" % (path, e.strerror or e))
+
+
+def print_title(datas, budgets, args):
+    """The report's first line: what was replayed, at which budgets, under which noise."""
+    print("# tuner evaluation suite: %d data sets, budgets %s (%% time: of the exhaustive sweep's "
+          "time), %d noise seeds of +-%g %% (regret: true time of the tuning file's choice / true "
+          "best - 1, in %%)\n" % (len(datas), ", ".join(budget_label(b) for b in budgets),
+                                  args.seeds, args.noise))
+
+
+def print_data_sets(datas):
+    """The table of the data sets: cells, configurations, what differs."""
+    print("| data set | cells | configurations | what |")
+    print("|---|---|---|---|")
+    for name, d in datas.items():
+        print("| %s | %d | %d | %s |" % (name, len(d.cells), d.n, d.ds.what))
+    print()
 
 
 def methods(budget):
