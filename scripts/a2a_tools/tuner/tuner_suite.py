@@ -28,7 +28,10 @@ and at most HARM on every data set, and saves at most EPSILON of the exhaustive 
 average at the budgets in configurations (a rule may earn its place by the time it saves,
 as a rule that prefers cheap measurements would); the search with the rules kept is then
 judged on d.
-The same test over every data set says which rules earn their place in the search. (The
+The same test over every data set says which rules earn their place in the search. A frozen
+data set (SUITE: its SHA-256 recorded when it was made, never looked at while the search was
+developed) is checked against that hash, reported in a table of its own, and never chooses
+rules: it is judged with the rules the other data sets choose. (The
 stricter test "a rule that helps one data set and hurts another goes" removed every rule
 but one or none in the folds it was tried on, and the held-out share within 5 % fell from
 100 % to 16.7 % on sim64 at 25 %: the rules trade one data set's cells for another's.)
@@ -37,6 +40,7 @@ import collections
 import concurrent.futures
 import contextlib
 import functools
+import hashlib
 import io
 import math
 import os
@@ -54,10 +58,12 @@ from ..core.db import open_db
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
-Dataset = collections.namedtuple("Dataset", "name sql sweep what")
+Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen", defaults=(None,))
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
-# the search expands, what differs.
+# the search expands, what differs; frozen: for a data set kept apart when it was made and
+# never looked at while the search was developed, the SHA-256 of its SQL dumps then (the
+# suite refuses it if they change, reports it apart, and never lets it choose the rules).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix"),
@@ -74,6 +80,9 @@ SUITE = [
             "real, Open MPI, one node, P = 2, every kernel and vendor algorithm"),
     Dataset("real-p2-noisy", ["tests/data/tuner-real-p2-noisy.sql"], "sweeps/tuner_p2.ini",
             "real, Open MPI, one node, P = 2, a noisy run (bimodal vendor at 8-16 KiB)"),
+    Dataset("theta-mixed", ["tests/data/tuner-theta-mixed.sql"], "sweeps/suite/theta_mixed.ini",
+            "SimGrid, Aries dragonfly (theta.xml), P = 24, 48 (one node), 72 (two), uniform and "
+            "non-uniform (normal)", frozen="7ba0a2b06a766ad860d86a5314320148147aae2eaa3d35ca27670693b7f25594"),
 ]
 
 METHODS = ["tuner", "random", "stratified", "halving", "default"]
@@ -128,9 +137,28 @@ def budget_label(b):
     return "%g %%%s" % (b.percent, " time" if b.time else "")
 
 
+def sql_digest(ds):
+    """The SHA-256 (hex) of ds's SQL dumps, read in order."""
+    digest = hashlib.sha256()
+    for s in ds.sql:
+        with open(os.path.join(ROOT, s), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def check_frozen(ds):
+    """A2AError unless ds is not frozen or its SQL dumps are the ones frozen (their hash)."""
+    if ds.frozen and sql_digest(ds) != ds.frozen:
+        raise A2AError("data set %s is frozen (tuner_suite.py: SUITE), but %s no longer hashes "
+                       "to %s: a frozen data set is never changed; freeze a new one instead"
+                       % (ds.name, ", ".join(ds.sql), ds.frozen))
+
+
 def load_dataset(ds, work):
-    """Path of the SQLite database of ds, loaded from its SQL dumps when missing or older."""
+    """Path of the SQLite database of ds, loaded from its SQL dumps when missing or older
+    (A2AError when a frozen data set's dumps changed)."""
     import sqlite3
+    check_frozen(ds)
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, ds.name + ".db")
     sources = [os.path.join(ROOT, s) for s in ds.sql]
@@ -490,22 +518,39 @@ def run(args):
     prefetch([(n, b, frozenset()) for b in budgets for n in datas])
     if args.ablation:
         prefetch([(n, b, frozenset([r])) for r in rules(binary) for b in budgets if not b.time
-                  for n in datas])
+                  for n in datas if not datas[n].ds.frozen])
 
     base = {(name, b, m): [baseline(datas[name], m, b, s, args.noise) for s in range(1, args.seeds + 1)]
             for name in datas for b in budgets for m in methods(b)[1:]}
-    with parts.part("table"):
+    development = [n for n in datas if not datas[n].ds.frozen]
+    frozen = [n for n in datas if datas[n].ds.frozen]
+
+    def print_table(names, overall):
+        """The rows of these data sets at every budget, and their pooled row (overall)."""
         print(HEADER)
         print("|" + "---|" * 13)
         for b in budgets:
-            for name in datas:
+            for name in names:
                 for m in methods(b):
                     runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
                     print(table_line(name, b, m, summarise(runs)))
-            for m in methods(b):
-                runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in datas}
-                print(table_line("**overall**", b, m, summarise(pooled(runs_by))))
+            for m in methods(b) if len(names) > 1 else []:
+                runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in names}
+                print(table_line(overall, b, m, summarise(pooled(runs_by))))
         print()
+
+    with parts.part("table"):
+        if development:
+            print_table(development, "**overall**")
+    with parts.part("frozen"):
+        if frozen:
+            print("## frozen data sets: never looked at while the search was developed\n")
+            print("%s: each checked against the SHA-256 of its SQL dumps when it was frozen "
+                  "(tuner_suite.py: SUITE); judged by the search as it is, its rules chosen on "
+                  "the other data sets (--ablation)\n" % ", ".join(frozen))
+            print_table(frozen, "**frozen, overall**")
+        else:
+            print("(no frozen data set in this run)\n")
     with parts.part("slower"):
         print_slower(datas, budgets, tuner_runs)
     with parts.part("targets"):
@@ -540,7 +585,7 @@ class Parts:
         sys.stdout.flush()
 
 
-PAGE_PARTS = ("command", "title", "data_sets", "table", "slower", "targets", "ablation")
+PAGE_PARTS = ("command", "title", "data_sets", "table", "frozen", "slower", "targets", "ablation")
 
 
 def read_template(path):
@@ -586,7 +631,8 @@ def print_data_sets(datas):
     print("| data set | cells | configurations | what |")
     print("|---|---|---|---|")
     for name, d in datas.items():
-        print("| %s | %d | %d | %s |" % (name, len(d.cells), d.n, d.ds.what))
+        print("| %s | %d | %d | %s%s |" % (name, len(d.cells), d.n, d.ds.what,
+                                           " (frozen: never looked at while developing)" if d.ds.frozen else ""))
     print()
 
 
@@ -636,9 +682,10 @@ def print_targets(datas, runs_of, base, budget):
                 if r > 0.05 + 1e-12:
                     misses[cell] += 1
         worst = ", ".join("%s (%d seeds)" % (cell_name(c), k) for c, k in misses.most_common(4))
-        print("- **%s**: %s%s" % (name, "; ".join("%s: %s (%s)" % (n, "met" if ok else "NOT met", v)
-                                                   for n, ok, v in checks),
-                                  "; cells beyond 5 %%: %s" % worst if worst else ""))
+        print("- **%s**%s: %s%s" % (name, " (frozen)" if d.ds.frozen else "",
+                                    "; ".join("%s: %s (%s)" % (n, "met" if ok else "NOT met", v)
+                                              for n, ok, v in checks),
+                                    "; cells beyond 5 %%: %s" % worst if worst else ""))
     print()
 
 
@@ -649,8 +696,11 @@ def score(runs):
 
 def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
     """The ablation table (every rule removed in turn, per data set) and the
-    leave-one-data-set-out table (rules chosen on the others, judged on the held-out)."""
-    names = list(datas)
+    leave-one-data-set-out table (rules chosen on the others, judged on the held-out). The
+    frozen data sets never choose rules: each is judged with the rules chosen on all the
+    others."""
+    names = [n for n in datas if not datas[n].ds.frozen]
+    frozen = [n for n in datas if datas[n].ds.frozen]
 
     by_count = [b for b in budgets if not b.time] or budgets  # the rules are judged on these
 
@@ -699,15 +749,16 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
           "slower than default: cells (median / most) | seeds with none slower |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     held = {}
-    for n in names:
-        kept = kept_on([m for m in names if m != n])
+    kept_all = kept_on(names)
+    for n in names + frozen:
+        kept = kept_on([m for m in names if m != n]) if n in names else kept_all
         without = frozenset(rule_list) - frozenset(kept)
         held[n] = without
         for b in budgets:
             s = summarise(tuner_runs(n, b, without))
             s_s = summarise(base[(n, b, "stratified")])
             print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s | %g / %d | %d/%d |" % (
-                n, ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
+                n + (" (frozen)" if n in frozen else ""), ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
                 pct(s["median"]), pct(s["p90"]), pct(s["configs"]), pct(s["time"]),
                 s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3), s["slower"], s["slower_max"],
                 s["seeds_safe"], s["seeds"]))
@@ -717,7 +768,6 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
             print("## targets at %s, each data set held out (its rules chosen on the others)\n"
                   % budget_label(b))
             print_targets(datas, lambda n: tuner_runs(n, b, held[n]), base, b)
-    kept_all = kept_on(names)
     print("rules that earn their place on the whole suite: %s; rules that do not: %s"
           % (", ".join(kept_all) or "(none)", ", ".join(r for r in rule_list if r not in kept_all) or "(none)"))
     sys.stdout.flush()
