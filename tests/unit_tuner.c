@@ -2,32 +2,15 @@
  * on a hand-computed example, and the order of its steps on a small sweep.
  * A plain program (no MPI_Init): prints failures and "unit_tuner: N passed, M failed". */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "configs.h"
 #include "sweep.h"
 #include "tuner.h"
+#include "unit_check.h"
 
 static int passed, failed;
-
-/* Counts one check; prints a failure line with its source line and the message. */
-static void check(int ok, int line, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    printf("FAIL unit_tuner.c:%d: ", line);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-#define CHECK(cond, ...) check((cond) != 0, __LINE__, __VA_ARGS__)
 
 static int close_to(double a, double b)
 {
