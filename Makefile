@@ -309,15 +309,18 @@ simulate:
 # the tuner's evaluation suite (scripts/a2a_tools/tuner/tuner_suite.py): the search replayed on
 # every checked-in exhaustive data set at 10, 25, 50 % under 20 noise seeds, against random,
 # stratified random and the library default, then the ablation of its rules judged
-# leave-one-data-set-out; markdown into $(TUNER_EVAL) (a few minutes; nothing is measured).
-# TUNER_TIME_BUDGETS=10,25,50 adds the budgets in time (% of each data set's exhaustive time:
-# the full report, about a fifth more CPU)
+# leave-one-data-set-out, at 10, 25, 50 % of the configurations and of each data set's
+# exhaustive time (TUNER_TIME_BUDGETS= for none: about a fifth less CPU); markdown into
+# $(TUNER_EVAL), and the page $(TUNER_PAGE), its tables filled into the text of
+# docs/results/tuner-eval.template.md (a few minutes; nothing is measured)
 TUNER_EVAL ?= results/tuner-eval.md
-TUNER_TIME_BUDGETS ?=
+TUNER_PAGE ?= docs/results/tuner-eval.md
+TUNER_TIME_BUDGETS ?= 10,25,50
 .PHONY: tuner-eval
 tuner-eval: all
 	@mkdir -p $(dir $(TUNER_EVAL))
-	scripts/a2a tuner-report --suite --ablation --time-budgets '$(TUNER_TIME_BUDGETS)' | tee $(TUNER_EVAL)
+	scripts/a2a tuner-report --suite --ablation --time-budgets '$(TUNER_TIME_BUDGETS)' \
+	    --page $(TUNER_PAGE) | tee $(TUNER_EVAL)
 
 # summary, best-radix table, heatmaps and curves of the database of `make run` (DB=...),
 # into $(FIGURES) (results/figures/ by default; index.html shows them all)
@@ -355,8 +358,8 @@ help:
 	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
 	@echo '  paper-night  every paper figure data re-made by the model tier, then papers.md (scripts/a2a paper-night)'
 	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
-	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL (budgets in'
-	@echo '               time too with TUNER_TIME_BUDGETS=10,25,50)'
+	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL and the page'
+	@echo '               TUNER_PAGE (budgets in time too unless TUNER_TIME_BUDGETS=)'
 	@echo '  bench        the TuNA benchmark into BENCH_DB, then its ratios table'
 	@echo '  bench-loop   the TuNA benchmark at P = 2, many calls per sample'
 	@echo '  clean        remove build/ and ./a2atune'

@@ -264,12 +264,13 @@ static void describe_cell(const config *c, char *text, size_t len)
 /* The per-(P, S) table: winner, runner-up, noise, confidence, measured. */
 static void print_cells(const tuner *t, const config *configs, FILE *out)
 {
-    fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %6s %5s  %s\n", "cell", "best so far", "median",
-            "runner-up", "median", "gap", "noise", "conf", "measured");
+    fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %6s %10s %5s  %s\n", "cell", "best so far",
+            "median", "runner-up", "median", "gap", "noise", "default", "conf", "measured");
     for (int c = 0; c < tuner_cells(t); c++) {
         tuner_cell_state s;
         tuner_cell(t, c, &s);
         char cell[200], win[120] = "-", run[120] = "-", wt[32] = "", rt[32] = "", gap[16] = "";
+        char dt[32] = "-"; /* the library's default: its median, "-" while not measured */
         describe_cell(tuner_cell_config(t, c), cell, sizeof cell);
         if (s.winner >= 0) {
             describe_choice(&configs[s.winner], win, sizeof win);
@@ -280,8 +281,12 @@ static void print_cells(const tuner *t, const config *configs, FILE *out)
             format_seconds(s.runner_up_s, rt, sizeof rt);
             snprintf(gap, sizeof gap, "%.1f%%", 100 * (s.runner_up_s / s.winner_s - 1));
         }
-        fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %5.1f%% %5.3f  %d/%d%s\n", cell, win, wt, run,
-                rt, gap, 100 * s.noise, s.confidence, s.measured, s.candidates,
+        if (s.library_default_s > 0)
+            format_seconds(s.library_default_s, dt, sizeof dt);
+        else if (s.library_default < 0)
+            snprintf(dt, sizeof dt, "none");
+        fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %5.1f%% %10s %5.3f  %d/%d%s\n", cell, win, wt,
+                run, rt, gap, 100 * s.noise, dt, s.confidence, s.measured, s.candidates,
                 s.final ? "" : "  (not final)");
     }
 }
@@ -655,8 +660,9 @@ static void close_search(const tune_options *o, db *d, long long run_id, const t
     tuner_print_model(t, stderr);
     fprintf(stderr, "a2atune: tune: per (P, S) (gap: runner-up over the best; noise: the "
             "smaller IQR of the two over the best's median, the results contract's noise: "
-            "within it a2a tune takes the simpler; conf: P(no unmeasured candidate is "
-            "faster by more than %.0f%%)):\n", 100 * o->margin);
+            "within it a2a tune takes the simpler; default: the MPI library's own choice, "
+            "which a rule replaces only where it was measured; conf: P(no unmeasured "
+            "candidate is faster by more than %.0f%%)):\n", 100 * o->margin);
     print_cells(t, configs, stderr);
     char budget[64];
     if (o->budget_seconds > 0)

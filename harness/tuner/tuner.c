@@ -18,6 +18,13 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_MEDIAN_SE 0.005
+#define DEFAULT_DRIFT 0.10     /* a2a tune's CELL_DRIFT (tune.py): sd of log(default / choice)
+                               * from a cell to its neighbour */
+#define DEFAULT_CONFIDENCE 0.95 /* a2a tune's DEFAULT_CONFIDENCE */
+#define MAX_NEAR 8            /* neighbouring cells: S and P one step away, diagonals included */
+#define PAIR_SD 0.35          /* log-scale drift, from a cell to its neighbour, of how much
+                               * faster one candidate is than another */
+#define PAIR_MAX_WEIGHT 2.0   /* neighbours agree with each other more than independently */
 
 /* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
 static const char *const rule_names[TUNER_RULE_COUNT] = {
@@ -59,6 +66,8 @@ typedef struct cell {
     int context;
     double log_s, log_p;
     int s_rank, p_rank;  /* place of its S and of its P among the context's distinct values */
+    int library_default; /* candidate index of the MPI library's own choice, -1: none */
+    int near[MAX_NEAR], nnear; /* its neighbouring cells (neighbours()) */
     tuner_cell_state state;
 } cell;
 
@@ -85,6 +94,8 @@ struct tuner {
     double typical_median_se; /* the median of the measured candidates' median_se */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
+    int *match;          /* [k * MAX_NEAR + i]: the candidate of the i-th neighbouring cell of
+                          * k's cell that is k's choice (same_choice), -1: none */
     int nconfigs;
 };
 
@@ -152,6 +163,14 @@ static int number_keys(keyed *items, int n, int *ids)
     return groups;
 }
 
+/* Whether configuration c is the MPI library's own choice: the family's baseline kernel,
+ * not forced to one of its algorithms (vendor_algorithm 0). */
+static int is_library_default(const config *c)
+{
+    return c->kernel->is_baseline && (!a2a_kernel_takes(c->kernel, A2A_PARAM_VENDOR_ALGORITHM) ||
+                                      c->params[A2A_PARAM_VENDOR_ALGORITHM] == 0);
+}
+
 /* Kernels that run Bruck's radix-2 schedule without taking a radix. */
 static int is_radix2_schedule(const a2a_kernel *k)
 {
@@ -205,10 +224,11 @@ static double model_time(double alpha, double beta, const candidate *c)
  * half: latency) with the most rounds, on the largest P, and one at S_{n-1-floor(j n / 2J)}
  * (the upper half: bandwidth) with the most bytes, on the smallest P. The kernels' points
  * fall into different cells, so they also start covering the sweep. First points of every
- * kernel, then second points, at most a fifth of the budget. Only kernels with several
- * configurations in a cell (a radix, a block count) get design points: the extreme arms of
- * a kernel without a choice are mostly losers (a ring at 16 B on the largest P), which
- * teach the fit nothing that the cells' predicted winners do not. */
+ * kernel, then second points, at most a fifth of the budget. A kernel with one
+ * configuration per cell (no radix, no block count) gets only the second (many bytes, the
+ * smallest P): its level, which the pooled fit of the other kernels gets wrong by 2-4x (a
+ * direct exchange among radix kernels), without its extreme latency arm (a ring at 16 B on
+ * the largest P), which is mostly a loser. */
 static void choose_design(tuner *t)
 {
     int cap = rule_on(t, TUNER_RULE_DESIGN) ? t->opt.budget / 5 : 0;
@@ -254,14 +274,13 @@ static void choose_design(tuner *t)
                                      (c->log_s == t->cand[b].log_s && c->DS > t->cand[b].DS)))
                 b = i;
         }
-        /* a kernel with one configuration per cell (no radix) has no trade-off for
-         * design points to find: its alpha and beta come from the context's pooled fit
-         * until the cover and improve steps measure it */
+        /* a kernel with one configuration per cell (no radix) has no trade-off to find:
+         * one point gives its level, the context's pooled fit its shape */
         int tunable = 0;
         for (int m = 0; m < gr->count && !tunable; m++)
             for (int o = m + 1; o < gr->count && !tunable; o++)
                 tunable = t->cand[gr->members[m]].cell == t->cand[gr->members[o]].cell;
-        first[g] = tunable ? a : -1;
+        first[g] = tunable ? a : b;
         second[g] = tunable && b != a ? b : -1;
     }
     free(sizes);
@@ -274,6 +293,68 @@ static void choose_design(tuner *t)
         }
     free(first);
     free(second);
+}
+
+/* The radix of configuration c, 0 when its kernel takes none. */
+static long long radix_of(const config *c)
+{
+    return a2a_kernel_takes(c->kernel, A2A_PARAM_RADIX) ? c->params[A2A_PARAM_RADIX] : 0;
+}
+
+/* Whether radix ra at P = pa is the same choice as radix rb at P = pb: both the nearest
+ * square root of their P (two digits), both P itself (the direct exchange), or equal and
+ * below P at both. */
+static int same_radix(long long ra, long long pa, long long rb, long long pb)
+{
+    long long root_a = llround(sqrt((double)pa)), root_b = llround(sqrt((double)pb));
+    if ((ra == root_a && rb == root_b) || (ra == pa && rb == pb))
+        return 1;
+    return ra == rb && ra != pa && rb != pb;
+}
+
+/* Whether configuration b, in a neighbouring cell, is the same choice as a: the same kernel
+ * and parameters, the radix by same_radix. */
+static int same_choice(const config *a, const config *b)
+{
+    if (a->kernel != b->kernel || other_params_differ(a, b))
+        return 0;
+    return same_radix(radix_of(a), a->P, radix_of(b), b->P);
+}
+
+/* Whether cells a and b are neighbours (tuner.h): in the same context, S and P each at most
+ * one step of the sweep apart. */
+static int neighbours(const cell *a, const cell *b)
+{
+    if (a == b)
+        return 0;
+    return a->context == b->context && abs(a->s_rank - b->s_rank) <= 1 &&
+           abs(a->p_rank - b->p_rank) <= 1;
+}
+
+/* Fills every cell's neighbouring cells (near) and every candidate's matches in them
+ * (t->match: the same choice there). After rank_cells. */
+static void link_neighbours(tuner *t)
+{
+    t->match = malloc((size_t)(t->ncand ? t->ncand : 1) * MAX_NEAR * sizeof *t->match);
+    for (int ci = 0; ci < t->ncells; ci++) {
+        cell *ce = &t->cells[ci];
+        ce->nnear = 0;
+        for (int o = 0; o < t->ncells && ce->nnear < MAX_NEAR; o++)
+            if (neighbours(ce, &t->cells[o]))
+                ce->near[ce->nnear++] = o;
+    }
+    for (int k = 0; k < t->ncand; k++) {
+        const cell *ce = &t->cells[t->cand[k].cell];
+        const config *a = &t->configs[t->cand[k].config];
+        for (int i = 0; i < MAX_NEAR; i++) {
+            int found = -1;
+            const cell *n = i < ce->nnear ? &t->cells[ce->near[i]] : NULL;
+            for (int m = 0; n && m < n->count && found < 0; m++)
+                if (same_choice(a, &t->configs[t->cand[n->members[m]].config]))
+                    found = n->members[m];
+            t->match[k * MAX_NEAR + i] = found;
+        }
+    }
 }
 
 /* Sets every cell's s_rank and p_rank: how many distinct sizes, and process counts, of its
@@ -347,6 +428,8 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     free(contexts);
     free(groups);
     t->cells = calloc((size_t)(t->ncells ? t->ncells : 1), sizeof *t->cells);
+    for (int c = 0; c < t->ncells; c++)
+        t->cells[c].library_default = -1;
     t->groups = calloc((size_t)(t->ngroups ? t->ngroups : 1), sizeof *t->groups);
     for (int k = 0; k < t->ncand; k++) {
         candidate *cd = &t->cand[k];
@@ -357,6 +440,8 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
         ce->context = context_id[k];
         ce->log_s = cd->log_s;
         ce->log_p = cd->log_p;
+        if (is_library_default(&configs[cd->config]))
+            ce->library_default = k;
         group *g = &t->groups[cd->group];
         push(&g->members, &g->count, k);
         g->kernel = configs[cd->config].kernel;
@@ -369,6 +454,7 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     t->ctx_beta = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_beta);
     t->ctx_sd = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_sd);
     rank_cells(t);
+    link_neighbours(t);
     t->typical_median_se = 0.02;
     choose_design(t);
     return t;
@@ -388,6 +474,7 @@ void tuner_free(tuner *t)
     free(t->cand);
     free(t->design);
     free(t->by_config);
+    free(t->match);
     free(t->ctx_alpha);
     free(t->ctx_beta);
     free(t->ctx_sd);
@@ -495,6 +582,93 @@ static double residual_ms(const tuner *t, const int *members, int count, double 
         }
     }
     return *n ? s / *n : 0;
+}
+
+/* Corrects the prediction of unmeasured candidate k by what its neighbouring cells measured
+ * of it against the candidates measured in its own cell: for each neighbouring cell where
+ * k's choice and the choice of a candidate j measured here were both measured, k is
+ * expected as much faster or slower than j here as it was there (log time j here + k there
+ * - j there), averaged over the j, then over the neighbouring cells (a diagonal one weighs
+ * half), with a drift of PAIR_SD from a cell to the next and the estimates' spread; this
+ * estimate and the model's are combined by their precisions. */
+static void add_neighbours_evidence(tuner *t, int k)
+{
+    candidate *c = &t->cand[k];
+    const cell *ce = &t->cells[c->cell];
+    double sw = 0, swe = 0, swe2 = 0;
+    for (int i = 0; i < ce->nnear; i++) {
+        int kn = t->match[k * MAX_NEAR + i];
+        if (kn < 0 || !t->cand[kn].ok)
+            continue;
+        double se = 0;
+        int n = 0;
+        for (int m = 0; m < ce->count; m++) {
+            int j = ce->members[m], jn = t->match[j * MAX_NEAR + i];
+            if (j == k || !t->cand[j].ok || jn < 0 || !t->cand[jn].ok)
+                continue;
+            se += t->cand[j].y + t->cand[kn].y - t->cand[jn].y;
+            n++;
+        }
+        if (!n)
+            continue;
+        const cell *other = &t->cells[ce->near[i]];
+        double w = other->s_rank != ce->s_rank && other->p_rank != ce->p_rank ? 0.5 : 1.0;
+        double e = se / n;
+        sw += w;
+        swe += w * e;
+        swe2 += w * e * e;
+    }
+    if (sw <= 0)
+        return;
+    double mean = swe / sw, spread = fmax(swe2 / sw - mean * mean, 0);
+    double var = PAIR_SD * PAIR_SD / fmin(sw, PAIR_MAX_WEIGHT) + spread;
+    c->mu = (c->mu / c->var + mean / var) / (1 / c->var + 1 / var);
+    c->var = 1 / (1 / c->var + 1 / var);
+}
+
+/* The candidate of cell ci that is configuration a's kernel with the same parameters (the
+ * same radix, not same_radix), measured ok; -1: none. */
+static int measured_same_params(const tuner *t, int ci, const config *a)
+{
+    const cell *ce = &t->cells[ci];
+    for (int m = 0; m < ce->count; m++) {
+        const candidate *c = &t->cand[ce->members[m]];
+        const config *b = &t->configs[c->config];
+        if (c->ok && b->kernel == a->kernel && !other_params_differ(a, b) && radix_of(a) == radix_of(b))
+            return ce->members[m];
+    }
+    return -1;
+}
+
+/* What a2a tune's settle_defaults (tune.py) concludes for cell ci, whose library default is
+ * not measured, about its winner w (a candidate): P(w is faster than the default) from the
+ * cells next to it (S one step away at its P, P one step away at its S) where w's kernel and
+ * parameters and the default were both measured: normal in log(default / w), their mean,
+ * DEFAULT_DRIFT and their spread as its variance; 0 without such a cell. */
+static double default_confidence(const tuner *t, int ci, int w)
+{
+    const cell *ce = &t->cells[ci];
+    const config *a = &t->configs[t->cand[w].config];
+    double sum = 0, sum2 = 0;
+    int n = 0;
+    for (int o = 0; o < t->ncells; o++) {
+        const cell *other = &t->cells[o];
+        int ds = abs(other->s_rank - ce->s_rank), dp = abs(other->p_rank - ce->p_rank);
+        if (other->context != ce->context || ds + dp != 1 || other->library_default < 0)
+            continue;
+        const candidate *d = &t->cand[other->library_default];
+        int mine = measured_same_params(t, o, a);
+        if (!d->ok || mine < 0)
+            continue;
+        double r = d->y - t->cand[mine].y;
+        sum += r;
+        sum2 += r * r;
+        n++;
+    }
+    if (!n)
+        return 0;
+    double mean = sum / n, spread = fmax(sum2 / n - mean * mean, 0);
+    return 0.5 * erfc(-mean / sqrt(2 * (DEFAULT_DRIFT * DEFAULT_DRIFT + spread)));
 }
 
 /* Fits every context and group, then predicts every unmeasured candidate. */
@@ -625,6 +799,8 @@ static void refresh(tuner *t)
         double half = 0.5 * gr->model_sd * gr->model_sd;
         c->var = t->typical_median_se * t->typical_median_se + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + cell_weight[c->cell]) +
                  half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
+        if (rule_on(t, TUNER_RULE_NEIGHBOURS))
+            add_neighbours_evidence(t, k);
     }
     free(cell_effect);
     free(cell_weight);
@@ -675,88 +851,114 @@ static void refresh(tuner *t)
             s->runner_up_s = exp(t->cand[r].y);
             s->noise = fmin(s->noise, t->cand[r].rel_iqr * s->runner_up_s / s->winner_s);
         }
-        s->final = s->measured == s->candidates || (w >= 0 && confidence >= t->opt.confidence);
+        const candidate *d = ce->library_default >= 0 ? &t->cand[ce->library_default] : NULL;
+        s->library_default = d ? d->config : -1;
+        s->library_default_s = d && d->ok ? exp(d->y) : 0;
+        s->default_confidence = d && !d->measured && w >= 0 ? default_confidence(t, ci, w) : -1;
+        /* a rule replaces the library's default only where the default was measured: a
+         * cell is not decided before */
+        s->final = s->measured == s->candidates ||
+                   (w >= 0 && confidence >= t->opt.confidence && (!d || d->measured));
     }
 }
 
-/* Expected improvement (log scale) of measuring candidate c over `best` by more than margin. */
-static double expected_improvement(const candidate *c, double best, double margin)
+/* Guarantees: see tuner.h. */
+double tuner_criterion(double mu, double var, double threshold, double cost, double *probability)
 {
-    double sd = sqrt(c->var), z = (best - margin - c->mu) / sd;
-    double pdf = exp(-0.5 * z * z) / sqrt(2 * M_PI), cdf = 0.5 * erfc(-z / sqrt(2.0));
-    return sd * (z * cdf + pdf);
+    double sd = sqrt(var > 1e-12 ? var : 1e-12), z = (threshold - mu) / sd;
+    double cdf = 0.5 * erfc(-z / sqrt(2.0)), pdf = exp(-0.5 * z * z) / sqrt(2 * M_PI);
+    if (probability)
+        *probability = cdf;
+    return sd * (z * cdf + pdf) / (cost > 0 ? cost : 1);
 }
 
-/* The radix of configuration c, 0 when its kernel takes none. */
-static long long radix_of(const config *c)
+/* The predicted cost of measuring candidate c: 1 under a budget in configurations, its
+ * predicted timed and warm-up calls in seconds under a budget in time. */
+static double predicted_cost(const tuner *t, const candidate *c)
 {
-    return a2a_kernel_takes(c->kernel, A2A_PARAM_RADIX) ? c->params[A2A_PARAM_RADIX] : 0;
-}
-
-/* Whether radix ra at P = pa is the same choice as radix rb at P = pb: both the nearest
- * square root of their P (two digits), both P itself (the direct exchange), or equal and
- * below P at both. */
-static int same_radix(long long ra, long long pa, long long rb, long long pb)
-{
-    long long root_a = llround(sqrt((double)pa)), root_b = llround(sqrt((double)pb));
-    if ((ra == root_a && rb == root_b) || (ra == pa && rb == pb))
+    if (t->opt.budget_seconds <= 0)
         return 1;
-    return ra == rb && ra != pa && rb != pb;
+    const config *k = &t->configs[c->config];
+    int calls = (k->iterations > 0 ? k->iterations : 1) + (k->warmup > 0 ? k->warmup : 0);
+    return exp(c->mu) * calls;
 }
 
-/* Whether configuration b, in a neighbouring cell, is the same choice as a: the same kernel
- * and parameters, the radix by same_radix. */
-static int same_choice(const config *a, const config *b)
+/* The criterion's value (tuner_criterion) of measuring unmeasured candidate k of cell ce,
+ * and in *probability the probability that it changes what the tuning file says there. What
+ * the file says: the library's default in a cell where it is the winner; the winner where
+ * the default was measured (and lost) or where the neighbours make the winner faster than
+ * it with DEFAULT_CONFIDENCE (a2a tune's settle_defaults); the default, not measured,
+ * elsewhere. A candidate changes it by beating that choice by more than `margin` (an
+ * unmeasured default with its prediction and variance); the default, where the file says
+ * the winner, by not being beaten by the margin, and where it says the default, by being
+ * beaten (its measurement lets the winner's rule be written). 0 for the default of a cell
+ * with nothing measured (nothing to confirm yet); 1 for any candidate of a cell with
+ * nothing measured and no default. */
+static double change_value(const tuner *t, const cell *ce, int k, double margin, double *probability)
 {
-    if (a->kernel != b->kernel || other_params_differ(a, b))
-        return 0;
-    return same_radix(radix_of(a), a->P, radix_of(b), b->P);
-}
-
-/* Whether cells a and b are neighbours (tuner.h): in the same context, S and P each at most
- * one step of the sweep apart. */
-static int neighbours(const cell *a, const cell *b)
-{
-    if (a == b)
-        return 0;
-    return a->context == b->context && abs(a->s_rank - b->s_rank) <= 1 &&
-           abs(a->p_rank - b->p_rank) <= 1;
-}
-
-/* How many neighbouring cells currently have candidate k's choice (its kernel and
- * parameters, same_choice) as their winner; 0 with the rule switched off. */
-static int neighbour_votes(const tuner *t, int k)
-{
-    if (!rule_on(t, TUNER_RULE_NEIGHBOURS))
-        return 0;
     const candidate *c = &t->cand[k];
-    const config *a = &t->configs[c->config];
-    const cell *ce = &t->cells[c->cell];
-    int votes = 0;
-    for (int o = 0; o < t->ncells; o++) {
-        const cell *other = &t->cells[o];
-        if (other->state.winner >= 0 && neighbours(ce, other))
-            votes += same_choice(a, &t->configs[other->state.winner]);
+    const candidate *d = ce->library_default >= 0 ? &t->cand[ce->library_default] : NULL;
+    const tuner_cell_state *s = &ce->state;
+    double winner_y = s->winner >= 0 ? log(s->winner_s) : 0, cost = predicted_cost(t, c);
+    int says_default = d && (!d->measured ? s->winner < 0 || s->default_confidence < DEFAULT_CONFIDENCE
+                                          : s->winner == d->config);
+    *probability = 0;
+    if (d && k == ce->library_default) {
+        if (s->winner < 0)
+            return 0;
+        if (says_default) /* beaten: -y_d below -(y_w + margin) */
+            return tuner_criterion(-c->mu, c->var, -(winner_y + margin), cost, probability);
+        return tuner_criterion(c->mu, c->var, winner_y + margin, cost, probability);
     }
-    return votes;
+    if (says_default && !d->measured)
+        return tuner_criterion(c->mu, c->var + d->var, d->mu - margin, cost, probability);
+    if (s->winner >= 0)
+        return tuner_criterion(c->mu, c->var, winner_y - margin, cost, probability);
+    *probability = 1;
+    return 1 / cost;
 }
 
-/* Whether cell ci is contested: an unmeasured candidate wins at least as many neighbouring
- * cells as the cell's current winner does, and at least one. votes[k]: neighbour_votes of
- * candidate k. */
-static int contested(const tuner *t, int ci, const int *votes)
+/* Guarantees: see tuner.h. */
+double tuner_value(const tuner *t, int index, double *probability)
 {
-    const cell *ce = &t->cells[ci];
-    int winner_votes = 0;
-    for (int m = 0; m < ce->count; m++)
-        if (t->cand[ce->members[m]].config == ce->state.winner)
-            winner_votes = votes[ce->members[m]];
-    for (int m = 0; m < ce->count; m++) {
-        int k = ce->members[m];
-        if (!t->cand[k].measured && votes[k] >= (winner_votes > 1 ? winner_votes : 1))
-            return 1;
+    double p = 0, value = -1;
+    int k = index >= 0 && index < t->nconfigs ? t->by_config[index] : -1;
+    if (k >= 0 && !t->cand[k].measured && !t->cells[t->cand[k].cell].state.final)
+        value = change_value(t, &t->cells[t->cand[k].cell], k, log(1 + t->opt.margin), &p);
+    if (probability)
+        *probability = p;
+    return value;
+}
+
+/* The criterion of step 4 (tuner.h): over the unmeasured candidates of the cells not
+ * final, the largest change_value; the predicted fastest among equals. -1 when every cell
+ * is final or nothing is left. *step: "default" (the library's own choice), "cover" (a cell
+ * with nothing measured), "improve". */
+static int next_measurement(const tuner *t, double margin, const char **step)
+{
+    int best = -1;
+    double best_value = -1;
+    for (int ci = 0; ci < t->ncells; ci++) {
+        const cell *ce = &t->cells[ci];
+        if (ce->state.final)
+            continue;
+        for (int m = 0; m < ce->count; m++) {
+            int k = ce->members[m];
+            const candidate *c = &t->cand[k];
+            if (c->measured)
+                continue;
+            double p, value = change_value(t, ce, k, margin, &p);
+            if (value > best_value || (value == best_value && c->mu < t->cand[best].mu)) {
+                best_value = value;
+                best = k;
+            }
+        }
     }
-    return 0;
+    if (best >= 0) {
+        const cell *ce = &t->cells[t->cand[best].cell];
+        *step = best == ce->library_default ? "default" : ce->state.winner < 0 ? "cover" : "improve";
+    }
+    return best;
 }
 
 /* The cover step: in the unmeasured cell farthest from every measured cell of its context,
@@ -794,56 +996,30 @@ static int next_cover(const tuner *t)
     return best;
 }
 
-/* The improve step: in the first cell not final by (contested first, fewest measurements,
- * least confident): the unmeasured candidate that wins the most neighbouring cells (then the fastest predicted; *step = "neighbours");
- * else the one with the largest expected improvement over the cell's fastest measured
- * median by more than `margin` (*step = "improve"). -1 when every cell is final, or
- * nothing is left. */
-static int next_improve(const tuner *t, double margin, const char **step)
+/* The default step (tuner.h, step 3): the MPI library's own choice, unmeasured, in a cell
+ * whose winner is another candidate and whose neighbours do not make the winner faster
+ * than it with DEFAULT_CONFIDENCE (default_confidence): of those cells, the one where the
+ * winner most probably beats the default by more than `margin`; -1 when there is none. */
+static int next_default(const tuner *t, double margin)
 {
-    int *votes = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *votes);
-    int pick = -1, pick_contested = 0;
+    int best = -1;
+    double best_p = -1;
     for (int ci = 0; ci < t->ncells; ci++) {
         const cell *ce = &t->cells[ci];
-        for (int m = 0; m < ce->count; m++)
-            votes[ce->members[m]] = neighbour_votes(t, ce->members[m]);
-    }
-    for (int ci = 0; ci < t->ncells; ci++) {
-        const tuner_cell_state *s = &t->cells[ci].state;
-        if (s->winner < 0 || s->final)
+        if (ce->state.winner < 0 || ce->library_default < 0)
             continue;
-        int is_contested = contested(t, ci, votes);
-        const tuner_cell_state *p = pick >= 0 ? &t->cells[pick].state : NULL;
-        if (!p || is_contested > pick_contested ||
-            (is_contested == pick_contested &&
-             (s->measured < p->measured ||
-              (s->measured == p->measured && s->confidence < p->confidence)))) {
-            pick = ci;
-            pick_contested = is_contested;
-        }
-    }
-    int best = -1, best_votes = 0, best_ei_at = -1;
-    double best_ei = 0;
-    const cell *ce = pick >= 0 ? &t->cells[pick] : NULL;
-    for (int m = 0; ce && m < ce->count; m++) {
-        int k = ce->members[m];
-        const candidate *c = &t->cand[k];
-        if (c->measured)
+        const candidate *d = &t->cand[ce->library_default];
+        if (d->measured || ce->state.winner == d->config ||
+            ce->state.default_confidence >= DEFAULT_CONFIDENCE)
             continue;
-        if (votes[k] > 0 && (best < 0 || votes[k] > best_votes ||
-                             (votes[k] == best_votes && c->mu < t->cand[best].mu))) {
-            best = k;
-            best_votes = votes[k];
-        }
-        double ei = expected_improvement(c, log(ce->state.winner_s), margin);
-        if (best_ei_at < 0 || ei > best_ei) {
-            best_ei = ei;
-            best_ei_at = k;
+        double z = (d->mu - (log(ce->state.winner_s) + margin)) / sqrt(d->var);
+        double p = 0.5 * erfc(-z / sqrt(2.0));
+        if (p > best_p) {
+            best_p = p;
+            best = ce->library_default;
         }
     }
-    free(votes);
-    *step = best >= 0 ? "neighbours" : "improve";
-    return best >= 0 ? best : best_ei_at;
+    return best;
 }
 
 /* Guarantees: see tuner.h. */
@@ -861,8 +1037,10 @@ int tuner_next(tuner *t, const char **phase)
             k = t->design[d];
     if (k < 0 && (k = next_cover(t)) >= 0)
         step = "cover";
+    if (k < 0 && (k = next_default(t, margin)) >= 0)
+        step = "default";
     if (k < 0)
-        k = next_improve(t, margin, &step);
+        k = next_measurement(t, margin, &step);
     if (k < 0)
         return -1;
     if (phase)

@@ -11,28 +11,36 @@
  *   - what the model got wrong nearby, in two parts: a cell effect shared by every kernel
  *     (residuals at the same and neighbouring (P, S)) and a candidate effect (residuals of
  *     the same kernel at neighbouring S, P and radix, less their cells' effects), both with
- *     Gaussian weights in log2 distance, so a candidate that beat the model at the
- *     neighbouring sizes is expected to beat it here too;
+ *     Gaussian weights in log2 distance;
+ *   - the neighbours' evidence: where a neighbouring cell (in the same context, S and P
+ *     each at most one step of the sweep away; a choice being the same kernel and
+ *     parameters, a radix of sqrt(P) or P matched as such) measured both the candidate and
+ *     a candidate measured in this cell, the candidate is expected as much faster or slower
+ *     than it here as there; this estimate (a drift of PAIR_SD from cell to cell) and the
+ *     model's are combined by their precisions;
  * with an uncertainty that shrinks as measurements come close, plus the standard error of
- * a median (median_se, from the interquartile ranges measured). It measures, in this order:
- *   1. design points to fit alpha and beta (per kernel that has a choice in a cell: many
- *      rounds at a small S, many bytes at a large S, spread over the sizes), at most a
- *      fifth of the budget;
+ * a median (median_se, from the interquartile ranges measured). It measures:
+ *   1. design points to fit alpha and beta, at most a fifth of the budget: per kernel with a
+ *      choice in a cell (a radix, a block count), many rounds at a small S on the largest P
+ *      and many bytes at a large S on the smallest P, spread over the sizes; per kernel
+ *      without one, the second of these (so that no kernel is judged by the pooled fit of
+ *      the others alone);
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
- *      from what is measured first);
- *   3. then, in a cell not final (contested cells first, then the fewest measurements,
- *      then the least confident): the unmeasured candidate that is the current winner of
- *      the most neighbouring cells, the fastest predicted among equals; when no neighbour's winner is left, the
- *      candidate with the largest expected improvement over the cell's fastest measured
- *      median (by more than `margin`). Neighbours: in the same context, S and P each at
- *      most one step of the sweep away, a choice being the same kernel and parameters (a
- *      radix of sqrt(P) or P matched as such). A cell is contested while an unmeasured
- *      candidate wins at least as many neighbours as its winner does (one at least).
- * A cell is final when every candidate is measured or the probability that no unmeasured
- * candidate beats its winner by more than the margin reaches `confidence`. The tuner stops
- * when every cell is final, or the budget is spent. Every decision is a function of the
- * measured set alone, so an interrupted run that reloads its measurements continues
- * exactly as it would have. */
+ *      from what is measured first): a cell without a measurement has no rule of its own;
+ *   3. the MPI library's own choice in every cell whose winner is another candidate and
+ *      whose neighbours do not already make the winner faster than it (a2a tune replaces the
+ *      default only where it was measured, or with that confidence from the neighbours),
+ *      the cell where the winner most probably beats it by the margin first;
+ *   4. then the one criterion (tuner_criterion): over every unmeasured candidate of the
+ *      cells not final, the probability that it changes what the tuning file says there
+ *      (that it beats the cell's incumbent by more than `margin`) times the gain expected
+ *      then (the cell's stake), over its predicted cost (1 under a budget in
+ *      configurations, seconds under a budget in time); the largest first.
+ * A cell is final when every candidate is measured, or when the library's own choice is
+ * measured and the probability that no unmeasured candidate beats its winner by more than
+ * the margin reaches `confidence`. The tuner stops when every cell is final, or the budget
+ * is spent. Every decision is a function of the measured set alone, so an interrupted run
+ * that reloads its measurements continues exactly as it would have. */
 #ifndef A2A_TUNER_H
 #define A2A_TUNER_H
 
@@ -41,14 +49,13 @@
 
 typedef struct tuner tuner;
 
-/* The rules of the search beyond its core (cover every cell with its predicted fastest,
- * then the largest expected improvement), each of which an evaluation can switch off
+/* The parts of the search beyond its core (cover, default, the criterion over the K/D
+ * model's prediction), each of which an evaluation can switch off
  * (a2atune tune --without, used by `a2a tuner-report --suite`). The names are in
  * tuner_rule_name; the numbering is the bit in tuner_options.without. */
 typedef enum tuner_rule {
     TUNER_RULE_DESIGN,        /* step 1: design points to fit alpha and beta */
-    TUNER_RULE_NEIGHBOURS,    /* step 3: a neighbour's winner left untried is measured, and
-                               * contests the cell */
+    TUNER_RULE_NEIGHBOURS,    /* the neighbours' evidence in the prediction */
     TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
     TUNER_RULE_COUNT
 } tuner_rule;
@@ -76,7 +83,16 @@ typedef struct tuner_cell_state {
                         * interquartile range of the two / the winner's median */
     double confidence; /* P(no unmeasured candidate beats the winner by more than margin) */
     int measured, candidates;
-    int final;
+    int library_default; /* configuration index of the MPI library's own choice (the family's
+                          * baseline, vendor_algorithm 0), -1: the cell has none */
+    double library_default_s; /* its median, 0 while not measured (or not ok) */
+    double default_confidence; /* while the library's default is not measured and the winner
+                                * is another candidate: P(the winner is faster than the
+                                * default) from the neighbouring cells (a2a tune's
+                                * settle_defaults, which writes the winner's rule at 0.95);
+                                * -1 otherwise */
+    int final;         /* decided: every candidate measured, or confidence reached and the
+                        * library's default measured */
 } tuner_cell_state;
 
 /* Groups configs[0..n) (those with skip == 0) into cells and candidates. NULL only when
@@ -98,9 +114,20 @@ void tuner_spend(tuner *t, double seconds);
 double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
- * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", or in
- * step 3 "neighbours" (a neighbour's winner) or "improve" (expected improvement). */
+ * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", "default"
+ * (steps 1-3, or the criterion's pick of a library default), or "improve" (step 4). */
 int tuner_next(tuner *t, const char **phase);
+
+/* The criterion of step 4 (tuner.h, top) for a candidate whose log time is predicted
+ * normal with mean mu and variance var, that changes the cell's decision when it lies
+ * below threshold (the incumbent's log time less the margin): E[max(0, threshold - X)] /
+ * cost, and in *probability (may be NULL) P(X < threshold). */
+double tuner_criterion(double mu, double var, double threshold, double cost, double *probability);
+/* The criterion's value of measuring configuration `index` now (as of the last tuner_next),
+ * and in *probability (may be NULL) the probability that it changes what the tuning file
+ * says in its cell; -1 (probability 0) when it is measured, cannot run or its cell is
+ * final. */
+double tuner_value(const tuner *t, int index, double *probability);
 
 /* The state of cell c (0 <= c < tuner_cells). */
 void tuner_cell(const tuner *t, int c, tuner_cell_state *out);

@@ -6,6 +6,7 @@ decisions and read back the way the libraries read them (tests/preload/expect.py
 the libraries obey real files is shown by tests/parts/tune.sh."""
 import importlib.util
 import json
+import math
 import os
 import sqlite3
 import tempfile
@@ -73,11 +74,77 @@ class Decisions(unittest.TestCase):
         self.assertEqual(tune.p_bounds([2, 3, 4, 8]), [(2, 2), (3, 3), (4, 7), (8, 8)])
 
 
+class NeverSlowerThanTheDefault(unittest.TestCase):
+    """A choice replaces the library's default only where the default was measured and is
+    beaten beyond the noise, or where the neighbouring cells make it sure (tune.py)."""
+
+    def test_a_simpler_choice_within_the_noise_of_the_fastest_but_slower_than_the_default(self):
+        # tra's wide noise takes spread_out (simpler) into its band; the default is outside
+        # it, and faster than spread_out
+        cands = [candidate("tra", 1.0e-6, 20e-6, radix=2), candidate("spread_out", 1.5e-6, 1e-6),
+                 candidate("vendor", 1.2e-6, 0.1e-6, vendor_algorithm=0)]
+        d = tune.decide(cands)
+        self.assertEqual(d.winner.kernel, "spread_out")
+        g = tune.guard_default(d, cands)
+        self.assertEqual((g.winner.kernel, g.runner_up.kernel), ("vendor", "spread_out"))
+        self.assertTrue(g.default_measured)
+        self.assertIn("not faster beyond the noise", g.how)
+
+    def test_a_choice_beyond_the_noise_stays(self):
+        cands = [candidate("tra", 5e-6, 0.1e-6, radix=2), candidate("vendor", 10e-6, 0.1e-6, vendor_algorithm=0)]
+        g = tune.guard_default(tune.decide(cands), cands)
+        self.assertEqual(g.winner.kernel, "tra")
+
+    def neighbours(self, vendor_at_16):
+        """Cells P = 8, S = 16 (tra 5 us, vendor as given) and S = 64 (tra alone, settled)."""
+        cells = {(8, 16): [candidate("tra", 5e-6, 0.0, radix=2),
+                           candidate("vendor", vendor_at_16, 0.0, vendor_algorithm=0)],
+                 (8, 64): [candidate("tra", 6e-6, 0.0, radix=2)]}
+        decisions = {c: tune.guard_default(tune.decide(v), v) for c, v in cells.items()}
+        self.assertFalse(decisions[(8, 64)].default_measured)
+        return tune.settle_defaults(decisions, cells)[(8, 64)]
+
+    def test_an_unmeasured_default_beaten_2x_next_door_is_replaced_with_the_confidence(self):
+        d = self.neighbours(10e-6)   # log(2) = 0.69 = 6.9 drifts: confidence 1.000
+        self.assertEqual(d.winner.kernel, "tra")
+        self.assertGreater(d.default_confidence, 0.999)
+        self.assertIn("-50 % at P = 8, S = 16 B (confidence 1.000)", d.how)
+
+    def test_an_unmeasured_default_beaten_by_5_percent_next_door_stays(self):
+        d = self.neighbours(5.25e-6)  # log(1.05) = 0.049: confidence 0.69 < 0.95
+        self.assertIsInstance(d.winner, tune.LibraryDefault)
+        self.assertAlmostEqual(d.default_confidence, 0.5 * math.erfc(-math.log(1.05) / 0.1 / math.sqrt(2)))
+        self.assertEqual(d.runner_up.kernel, "tra")
+
+    def test_no_neighbour_measured_the_default(self):
+        cells = {(8, 64): [candidate("tra", 6e-6, 0.0, radix=2)]}
+        d = tune.settle_defaults({c: tune.guard_default(tune.decide(v), v) for c, v in cells.items()},
+                                 cells)[(8, 64)]
+        self.assertIsInstance(d.winner, tune.LibraryDefault)
+        self.assertIn("no neighbouring cell measured both", d.how)
+
+    def test_the_a2a_file_leaves_an_unsettled_cell_to_the_library(self):
+        groups = {8: {16: [candidate("tra", 5e-6, 0.0, radix=2, rid=1),
+                           candidate("vendor", 5.25e-6, 0.0, vendor_algorithm=0, rid=2)],
+                      64: [candidate("tra", 6e-6, 0.0, radix=2, rid=3)]}}
+        t = tune.Table("uniform", groups)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "a2a-tuning.json")
+            tune.write_a2a(path, {"uniform": t}, {"mpi_library": "Open MPI"}, {"uniform": "constant"})
+            rules = json.load(open(path))["alltoall"]
+        self.assertEqual([(r["S"], r["kernel"]) for r in rules], [([0, 31], "tra"), ([32, None], "vendor")])
+        self.assertIsNone(rules[1]["measured"][0]["median_s"])
+        self.assertLess(rules[1]["measured"][0]["default_confidence"], 0.95)
+        # the native Open MPI file names algorithm 0 (the library's fixed decision) there
+        self.assertEqual(t.points[8][1][3].winner.algorithm, 0)
+
+
 def synthetic_table(family, points, allowed=None):
-    """A Table from {P: {S: [(algorithm, median)]}} of vendor candidates."""
+    """A Table from {P: {S: [(algorithm, median)]}} of vendor candidates, decided without the
+    library's default guard (these tests are of the files' formats)."""
     groups = {P: {S: [candidate("vendor", m, 0.0, family, vendor_algorithm=a) for a, m in cands]
                   for S, cands in by_s.items()} for P, by_s in points.items()}
-    return tune.Table(family, groups, allowed)
+    return tune.Table(family, groups, allowed, guard=False)
 
 
 PROV = {"database": "/x.db", "runs": [1], "mpi_version": "Open MPI v4.1.4", "hosts": ["h"],

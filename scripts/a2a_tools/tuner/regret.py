@@ -13,6 +13,7 @@ import json
 import math
 
 from . import tune
+from ..core import contract
 from ..core.common import A2AError
 
 
@@ -47,6 +48,8 @@ def choices(measured, all_cells, rule):
     """{cell: arm or None}: per cell of all_cells, the arm that `rule` picks from the
     measured rows ({cell: [rows]}), spread to unmeasured cells as the tuning files do."""
     picked = {cell: rule(rows) for cell, rows in measured.items() if rows}
+    if any(isinstance(d, tune.Decision) for d in picked.values()):
+        picked = settled_arms(picked, measured)
     out = {}
     by_context = {}
     for (ctx, P, S) in picked:
@@ -72,8 +75,24 @@ def choices(measured, all_cells, rule):
 
 
 def tune_rule(rows):
-    """`a2a tune`'s decision over these rows."""
-    return arm_of(tune.decide([tune.Candidate(r) for r in rows]).winner.row)
+    """`a2a tune`'s decision over these rows, before settle_defaults (a tune.Decision:
+    choices settles it with the neighbouring cells)."""
+    cands = [tune.Candidate(r) for r in rows]
+    return tune.guard_default(tune.decide(cands), cands)
+
+
+def settled_arms(picked, measured):
+    """{cell: arm or None} of tune_rule's decisions {cell: Decision}, settled per context as
+    `a2a tune` settles them (tune.settle_defaults); None: the library's default."""
+    by_context = {}
+    for (ctx, P, S), d in picked.items():
+        by_context.setdefault(ctx, {})[(P, S)] = d
+    out = {}
+    for ctx, decisions in by_context.items():
+        cells = {(P, S): [tune.Candidate(r) for r in measured[(ctx, P, S)]] for (P, S) in decisions}
+        for (P, S), d in tune.settle_defaults(decisions, cells).items():
+            out[(ctx, P, S)] = arm_of(d.winner.row) if d.winner.row is not None else None
+    return out
 
 
 def library_choice(cands):
@@ -92,6 +111,21 @@ def regret(cell_cands, arm):
     if arm is None:
         return math.inf, None
     return cell_cands[arm]["median_s"] / best - 1, arm
+
+
+def slower_than_default(cell_cands, arm, amplitude=0.0):
+    """How much slower the choice `arm` runs than the library's default in a cell (its time
+    over the default's - 1, both from the exhaustive rows) when it is slower beyond the
+    noise: the results contract's noise of the two (the smaller) plus `amplitude` of each
+    median (the noise a replay added to what the search saw); 0.0 otherwise, and in a cell
+    without a default."""
+    lib = library_choice(cell_cands)
+    if lib is None or arm is None or arm == lib or arm not in cell_cands:
+        return 0.0
+    mine, default = cell_cands[arm], cell_cands[lib]
+    t, t_default = mine["median_s"], default["median_s"]
+    beyond = min(contract.noise([mine]), contract.noise([default])) + amplitude * (t + t_default)
+    return t / t_default - 1 if t - t_default > beyond else 0.0
 
 
 def evaluate(exhaustive, measured, rule):

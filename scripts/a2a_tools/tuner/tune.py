@@ -6,7 +6,14 @@ configurations, one per kernel and parameter set (the newest run's row when seve
 measured it). The choice is the results contract's (contract.py): the best (fastest)
 if no other candidate is within the noise of it, else the simplest candidate within that
 noise: the MPI library's own choice, then its forced algorithms (vendor_algorithm), then
-kernels by number of parameters. Each decision is printed with the baseline (--baseline,
+kernels by number of parameters. A choice replaces the MPI library's own choice (vendor,
+vendor_algorithm 0) only where that was measured at the same (P, S) and the choice beats it
+beyond the noise; where it was not measured, only when the neighbouring measured cells
+(S and P one measured step away) measured both and make the choice faster with confidence
+0.95 (default_confidence: normal in the log ratio, a drift of 10 % between cells; the
+confidence is written beside the rule); else the rule leaves the call to the library. The
+MPICH file and --explicit name an algorithm everywhere (their candidates exclude the
+library's own choice), so this applies to the a2a file and the Open MPI rules. Each decision is printed with the baseline (--baseline,
 the library's own choice of `vendor` by default) and the choice's speedup over it. A measured S stands for the
 block sizes up to the geometric midpoint to the next measured S (the first from 0, the
 last without end); a measured P for the communicator sizes up to the next measured P
@@ -192,6 +199,107 @@ def decide(cands, baseline_kernel=contract.DEFAULT_BASELINE):
     return Decision(winner, runner, how, base)
 
 
+# ---- never slower than the library's default -------------------------------------------
+# A rule replaces the MPI library's own choice only where that choice was measured in the
+# cell and the rule beats it beyond the noise; where it was not measured, only when the
+# neighbouring cells measured both and the model below is DEFAULT_CONFIDENCE sure.
+
+DEFAULT_CONFIDENCE = 0.95
+CELL_DRIFT = 0.10   # sd of log(default / choice) from a cell to its neighbour: the model's
+
+
+class LibraryDefault:
+    """The MPI library's own choice in a cell where it was not measured: the rule leaves the
+    call to the library (vendor, vendor_algorithm 0)."""
+    kernel, params, algorithm = "vendor", {"vendor_algorithm": 0}, 0
+    key = ("vendor", json.dumps({"vendor_algorithm": 0}, sort_keys=True))
+    row, median, noise = None, None, None
+
+    def label(self):
+        """'vendor vendor_algorithm=0'."""
+        return label(self.kernel, self.params)
+
+
+def library_default(cands):
+    """The candidate that is the MPI library's own choice (vendor, vendor_algorithm 0), or None."""
+    return next((c for c in cands if c.kernel == contract.DEFAULT_BASELINE and c.algorithm == 0), None)
+
+
+def beats_beyond_noise(a, b):
+    """True when candidate a is faster than b by more than the noise (contract.within_noise)."""
+    return a.median < b.median and not within_noise(a.median, a.noise, b.median, b.noise)
+
+
+def guard_default(d, cands):
+    """Decision d among cands, never slower than the library's default: the default itself
+    where the choice does not beat it beyond the noise; d.default_measured says whether the
+    default was measured here (when not, settle_defaults decides from the neighbours)."""
+    lib = library_default(cands)
+    d.default_measured = lib is not None
+    if lib is None or d.winner is lib or beats_beyond_noise(d.winner, lib):
+        return d
+    kept = Decision(lib, d.winner, "the library's default: %s is not faster beyond the noise"
+                    % d.winner.label(), d.baseline)
+    kept.default_measured = True
+    return kept
+
+
+def default_evidence(cells, P, S, key):
+    """[(P, S, log(default median / choice median))] at the cells next to (P, S) in the grid
+    of cells {(P, S): [Candidate]}: the measured S below and above at P, the measured P below
+    and above at S; those where both the choice `key` and the library's default were measured."""
+    sizes = sorted(s for (p, s) in cells if p == P)
+    procs = sorted(p for (p, s) in cells if s == S)
+    near = []
+    for values, v, make in ((sizes, S, lambda x: (P, x)), (procs, P, lambda x: (x, S))):
+        i = values.index(v)
+        near += [make(values[j]) for j in (i - 1, i + 1) if 0 <= j < len(values)]
+    out = []
+    for cell in near:
+        lib = library_default(cells[cell])
+        mine = next((c for c in cells[cell] if c.key == key), None)
+        if lib is not None and mine is not None and mine.median > 0:
+            out.append(cell + (math.log(lib.median / mine.median),))
+    return out
+
+
+def default_confidence(ratios):
+    """P(the choice is faster than the library's default in a cell) from the log ratios
+    measured at its neighbours: normal, their mean, sd CELL_DRIFT and their spread."""
+    if not ratios:
+        return 0.0
+    mean = sum(ratios) / len(ratios)
+    spread = sum((r - mean) ** 2 for r in ratios) / len(ratios)
+    return 0.5 * math.erfc(-mean / math.sqrt(2 * (CELL_DRIFT ** 2 + spread)))
+
+
+def settle_defaults(decisions, cells):
+    """{(P, S): Decision} with every decision whose cell lacks the library's default settled
+    (new Decisions; the given ones are not changed): its choice kept when the neighbouring
+    cells' evidence makes it faster than the default with DEFAULT_CONFIDENCE (stated in
+    `how`), else the library's default. cells: {(P, S): [Candidate]}, the measured ones."""
+    out = {}
+    for (P, S), d in decisions.items():
+        if getattr(d, "default_measured", True) or isinstance(d.winner, LibraryDefault):
+            out[(P, S)] = d
+            continue
+        evidence = default_evidence(cells, P, S, d.winner.key)
+        confidence = default_confidence([r for _, _, r in evidence])
+        seen = ", ".join("%+.0f %% at P = %d, S = %s" % (100 * (math.exp(-r) - 1), p, fmt_size(s))
+                         for p, s, r in evidence) or "no neighbouring cell measured both"
+        if confidence >= DEFAULT_CONFIDENCE:
+            settled = Decision(d.winner, d.runner_up, "%s; the library's default not measured "
+                               "here, the choice against it nearby: %s (confidence %.3f)"
+                               % (d.how, seen, confidence), d.baseline)
+        else:
+            settled = Decision(LibraryDefault(), d.winner, "the library's default (not measured "
+                               "here; %s against it nearby: %s, confidence %.3f)"
+                               % (d.winner.label(), seen, confidence), d.baseline)
+        settled.default_measured, settled.default_confidence = False, confidence
+        out[(P, S)] = settled
+    return out
+
+
 def s_bounds(sizes):
     """[(lo, hi)] per measured S: from the geometric midpoint to the previous S (0 for the
     first) to the one before the midpoint to the next (None: no end for the last)."""
@@ -210,9 +318,12 @@ def p_bounds(ps):
 class Table:
     """Decisions of one collective for one file: {P: [(S, Decision)]}, with P and S ranges."""
 
-    def __init__(self, family, groups, allowed=None, baseline=contract.DEFAULT_BASELINE):
+    def __init__(self, family, groups, allowed=None, baseline=contract.DEFAULT_BASELINE,
+                 guard=True):
         """groups: {P: {S: [Candidate]}}; allowed(c, P_lo, P_hi) filters candidates;
-        baseline: the kernel each decision's speedup is over."""
+        baseline: the kernel each decision's speedup is over; guard: never slower than the
+        library's default (guard_default, settle_defaults; for a file that can leave a
+        call to the library)."""
         self.family = family
         self.points = {}
         self.candidates = {}
@@ -224,9 +335,14 @@ class Table:
                 cands = [c for c in cands if allowed is None or allowed(c, lo, hi)]
                 if cands:
                     self.candidates[(P, S)] = cands
+        decisions = {cell: decide(cands, baseline) for cell, cands in self.candidates.items()}
+        if guard:
+            decisions = settle_defaults({cell: guard_default(d, self.candidates[cell])
+                                         for cell, d in decisions.items()}, self.candidates)
+        for P in ps:
             sizes = sorted(S for (p, S) in self.candidates if p == P)
             if sizes:
-                self.points[P] = [(S, s_lo, s_hi, decide(self.candidates[(P, S)], baseline))
+                self.points[P] = [(S, s_lo, s_hi, decisions[(P, S)])
                                   for S, (s_lo, s_hi) in zip(sizes, s_bounds(sizes))]
 
     def comm_sizes(self):
@@ -356,11 +472,16 @@ def sig(x):
 def decision_json(d):
     """The measured numbers behind one decision, for the a2a file."""
     w = d.winner
-    out = {"median_s": sig(w.median), "q1_s": sig(w.row["q1_s"]), "q3_s": sig(w.row["q3_s"]),
-           "result_id": w.row["id"], "decided": d.how}
+    if w.row is None:   # the library's default, not measured here
+        out = {"median_s": None, "decided": d.how}
+    else:
+        out = {"median_s": sig(w.median), "q1_s": sig(w.row["q1_s"]), "q3_s": sig(w.row["q3_s"]),
+               "result_id": w.row["id"], "decided": d.how}
     if d.runner_up is not None:
         out["runner_up"] = d.runner_up.label()
         out["runner_up_median_s"] = sig(d.runner_up.median)
+    if getattr(d, "default_confidence", None) is not None:
+        out["default_confidence"] = round(d.default_confidence, 3)
     return out
 
 
@@ -546,14 +667,19 @@ def table_rows(tables_by_file):
                     r = d.runner_up
                     out.append([fmt, coll, P, S, "%s..%s" % (fmt_size(s_lo), "" if s_hi is None
                                                              else fmt_size(s_hi)),
-                                d.winner.label(), round(d.winner.median * 1e6, 3),
-                                round(d.winner.noise * 1e6, 3), r.label() if r else "",
+                                d.winner.label(), micro(d.winner.median),
+                                micro(d.winner.noise), r.label() if r else "",
                                 round(r.median * 1e6, 3) if r else None, d.how,
                                 d.baseline.label() if d.baseline else "",
                                 round(d.baseline.median * 1e6, 3) if d.baseline else None,
                                 round(d.speedup, 4) if d.speedup is not None else None,
                                 oversubscribed_at(t, P)])
     return out
+
+
+def micro(seconds):
+    """Seconds in microseconds to 3 decimals; None stays None (not measured)."""
+    return None if seconds is None else round(seconds * 1e6, 3)
 
 
 def oversubscribed_at(table, P):
@@ -592,13 +718,13 @@ def run(args, db):
     dists = {f: d for f, d in dists.items() if d}
     made, skipped = [], []   # (file, tables, provenance); (file, why not written)
 
-    def tables_for(keep, allowed=None):
+    def tables_for(keep, allowed=None, guard=True):
         """Tables of both collectives from the rows keep(row, family) accepts."""
         out = {}
         for family, _ in COLLECTIVES:
             if family in dists:
                 groups = group(rows, family, dists[family], lambda r, fam=family: keep(r, fam))
-                t = Table(family, groups, allowed, args.baseline) if groups else None
+                t = Table(family, groups, allowed, args.baseline, guard) if groups else None
                 if t and t.points:
                     out[family] = t
         return out
@@ -646,7 +772,9 @@ def run(args, db):
             continue
         lib = LIBRARIES[fmt]
         need_forced = fmt == "mpich" or args.explicit
-        tables = tables_for(forced_only(lib, need_forced), ompi_allowed if fmt == "openmpi" else None)
+        # a file that names an algorithm everywhere cannot leave a call to the library
+        tables = tables_for(forced_only(lib, need_forced), ompi_allowed if fmt == "openmpi" else None,
+                            guard=not need_forced)
         forced = any(c.algorithm for t in tables.values() for cands in t.candidates.values()
                      for c in cands)
         if not forced:  # without forced rows there is nothing to choose between

@@ -26,7 +26,7 @@ import tempfile
 
 from ..core import params
 from . import tune, tuner_suite
-from .regret import arm_of, context_of, evaluate, load_exhaustive, tune_rule
+from .regret import arm_of, context_of, evaluate, load_exhaustive, slower_than_default, tune_rule
 from ..core.common import A2AError, fmt_seconds, fmt_size, write_rows
 from ..core.db import open_db
 
@@ -59,7 +59,8 @@ def add_parser(sub, common):
     p.add_argument("--check-targets", action="store_true",
                    help="exit 1 unless the tuning file meets every target: at most 25%% measured, "
                         "within 5%% of the true best in 90%% of the cells and within 15%% in all, "
-                        "median regret at most a third of random search's")
+                        "median regret at most a third of random search's, no cell slower than "
+                        "the library's default beyond the noise")
     p.add_argument("--format", choices=("table", "csv", "json", "markdown"), default="table",
                    help="format of the per-cell table (default: %(default)s)")
     tuner_suite.add_arguments(p)
@@ -231,11 +232,17 @@ def run(args, _db):
         best_arm = min(cands, key=lambda a: cands[a]["median_s"])
         t_reg, t_arm = tuned[cell]
         f_reg, _ = fast[cell]
+        slower = slower_than_default(cands, t_arm)
         rows.append([ctx[0], ctx[1], P, S, label(best_arm), fmt_seconds(cands[best_arm]["median_s"]),
                      label(t_arm), pct(t_reg), pct(f_reg), pct(reference[cell][0]),
-                     "%d/%d" % (len(measured.get(cell, [])), len(cands))])
+                     "%d/%d" % (len(measured.get(cell, [])), len(cands)),
+                     "+" + pct(slower) if slower else ""])
     write_rows(["family", "dist", "P", "S", "true best", "time", "tuned choice", "regret",
-                "fastest measured", "a2a tune exhaustive", "measured"], rows, args.format)
+                "fastest measured", "a2a tune exhaustive", "measured", "slower than default"],
+               rows, args.format)
+    slower_cells = [(cell, slower_than_default(exhaustive[cell], tuned[cell][1]))
+                    for cell in sorted(exhaustive, key=lambda c: (str(c[0]), c[1], c[2]))]
+    slower_cells = [(c, x) for c, x in slower_cells if x > 0]
 
     def line(name, stats):
         near, far, med, worst = stats
@@ -254,6 +261,10 @@ def run(args, _db):
     print(line("tuning file (a2a tune's rule):", t_stats))
     print(line("fastest measured (the search):", f_stats))
     print(line("a2a tune on the exhaustive sweep:", summary([v[0] for v in reference.values()])))
+    print("cells where the tuning file is slower than the library's default beyond the noise: "
+          "%d%s" % (len(slower_cells), "".join(
+              "%s %s/%s P=%d S=%s (+%s)" % ("," if i else ":", c[0][0], c[0][1], c[1], fmt_size(c[2]), pct(x))
+              for i, (c, x) in enumerate(slower_cells))))
     print("random search, %d measurements, %d seeds (median over seeds):" % (n_rows, args.seeds))
     print(line("  tuning file (a2a tune's rule):", tuple(statistics.median(s[i] for s in r_t) for i in range(4))))
     print(line("  fastest measured:", tuple(statistics.median(s[i] for s in r_f) for i in range(4))))
@@ -263,6 +274,7 @@ def run(args, _db):
         ("within 15% in every cell", t_stats[1] >= 1.0, "max %s" % pct(t_stats[3])),
         ("median regret <= random's / 3", t_stats[2] <= r_t_median / TARGET_RANDOM + 1e-12,
          "%s vs %s" % (pct(t_stats[2]), pct(r_t_median))),
+        ("no cell slower than the default", not slower_cells, "%d" % len(slower_cells)),
     ]
     print("targets (tuning file):", "; ".join("%s: %s (%s)" % (n, "yes" if ok else "NO", v)
                                               for n, ok, v in checks))

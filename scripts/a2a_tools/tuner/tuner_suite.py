@@ -28,17 +28,25 @@ and at most HARM on every data set, and saves at most EPSILON of the exhaustive 
 average at the budgets in configurations (a rule may earn its place by the time it saves,
 as a rule that prefers cheap measurements would); the search with the rules kept is then
 judged on d.
-The same test over every data set says which rules earn their place in the search. (The
+The same test over every data set says which rules earn their place in the search. A frozen
+data set (SUITE: its SHA-256 recorded when it was made, never looked at while the search was
+developed) is checked against that hash, reported in a table of its own, and never chooses
+rules: it is judged with the rules the other data sets choose. (The
 stricter test "a rule that helps one data set and hurts another goes" removed every rule
 but one or none in the folds it was tried on, and the held-out share within 5 % fell from
 100 % to 16.7 % on sim64 at 25 %: the rules trade one data set's cells for another's.)
 """
 import collections
 import concurrent.futures
+import contextlib
 import functools
+import hashlib
+import io
 import math
 import os
 import random
+import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -50,10 +58,12 @@ from ..core.db import open_db
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
-Dataset = collections.namedtuple("Dataset", "name sql sweep what")
+Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen", defaults=(None,))
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
-# the search expands, what differs.
+# the search expands, what differs; frozen: for a data set kept apart when it was made and
+# never looked at while the search was developed, the SHA-256 of its SQL dumps then (the
+# suite refuses it if they change, reports it apart, and never lets it choose the rules).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix"),
@@ -70,6 +80,9 @@ SUITE = [
             "real, Open MPI, one node, P = 2, every kernel and vendor algorithm"),
     Dataset("real-p2-noisy", ["tests/data/tuner-real-p2-noisy.sql"], "sweeps/tuner_p2.ini",
             "real, Open MPI, one node, P = 2, a noisy run (bimodal vendor at 8-16 KiB)"),
+    Dataset("theta-mixed", ["tests/data/tuner-theta-mixed.sql"], "sweeps/suite/theta_mixed.ini",
+            "SimGrid, Aries dragonfly (theta.xml), P = 24, 48 (one node), 72 (two), uniform and "
+            "non-uniform (normal)", frozen="7ba0a2b06a766ad860d86a5314320148147aae2eaa3d35ca27670693b7f25594"),
 ]
 
 METHODS = ["tuner", "random", "stratified", "halving", "default"]
@@ -106,6 +119,12 @@ def add_arguments(p):
                    help="with --suite: only these data sets (default: all)")
     p.add_argument("--ablation", action="store_true",
                    help="with --suite: the search without each rule, judged leave-one-data-set-out")
+    p.add_argument("--page", metavar="FILE",
+                   help="with --suite: also write this Markdown page: --template with its "
+                        "{{...}} filled by the report's parts (make tuner-eval writes "
+                        "docs/results/tuner-eval.md)")
+    p.add_argument("--template", default=os.path.join(ROOT, "docs", "results", "tuner-eval.template.md"),
+                   metavar="FILE", help="with --page: the page's text (default: %(default)s)")
     p.add_argument("--work", default=os.path.join("results", "tuner-suite"), metavar="DIR",
                    help="with --suite: where the data sets are loaded (default: %(default)s)")
 
@@ -118,9 +137,28 @@ def budget_label(b):
     return "%g %%%s" % (b.percent, " time" if b.time else "")
 
 
+def sql_digest(ds):
+    """The SHA-256 (hex) of ds's SQL dumps, read in order."""
+    digest = hashlib.sha256()
+    for s in ds.sql:
+        with open(os.path.join(ROOT, s), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def check_frozen(ds):
+    """A2AError unless ds is not frozen or its SQL dumps are the ones frozen (their hash)."""
+    if ds.frozen and sql_digest(ds) != ds.frozen:
+        raise A2AError("data set %s is frozen (tuner_suite.py: SUITE), but %s no longer hashes "
+                       "to %s: a frozen data set is never changed; freeze a new one instead"
+                       % (ds.name, ", ".join(ds.sql), ds.frozen))
+
+
 def load_dataset(ds, work):
-    """Path of the SQLite database of ds, loaded from its SQL dumps when missing or older."""
+    """Path of the SQLite database of ds, loaded from its SQL dumps when missing or older
+    (A2AError when a frozen data set's dumps changed)."""
     import sqlite3
+    check_frozen(ds)
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, ds.name + ".db")
     sources = [os.path.join(ROOT, s) for s in ds.sql]
@@ -179,6 +217,7 @@ class Data:
         self.total_cost = sum(self.cost.values())
         self.n = len(self.by_key)
         self.best = {cell: min(r["median_s"] for r in cands.values()) for cell, cands in self.cells.items()}
+        self.amplitude = 0.0  # the replay's noise on each median (run sets it from --noise)
         self.decided = {}  # a2a tune's decision per set of rows seen in a cell (decide)
 
     def decide(self, rows):
@@ -212,10 +251,19 @@ def judge(data, picked):
         cell, _ = data.by_key[key]
         measured.setdefault(cell, []).append(row)
     result = regret.evaluate(data.cells, measured, data.decide)
-    regrets = [result[c][0] for c in sorted(data.cells, key=str)]
+    cells = sorted(data.cells, key=str)
     cost = sum(data.cost[k] for k, _ in picked)
-    return {"regrets": regrets, "configs": len(picked) / data.n,
+    return {"regrets": [result[c][0] for c in cells], "slower": slower_list(data, result),
+            "configs": len(picked) / data.n,
             "time": cost / data.total_cost if data.total_cost else 0.0}
+
+
+def slower_list(data, arms):
+    """Per cell (sorted as the regrets): how much slower than the library's default the arm
+    run there is beyond the noise (regret.slower_than_default; 0.0: not slower).
+    arms: {cell: (regret, arm)}."""
+    return [regret.slower_than_default(data.cells[c], arms[c][1], data.amplitude)
+            for c in sorted(data.cells, key=str)]
 
 
 def replay_command(data, binary, budget, seeds, noise, without=()):
@@ -251,7 +299,7 @@ def halving(data, budget, seed, noise):
     random search within the cell."""
     rng = random.Random("%s|halving|%d|%g" % (data.ds.name, seed, budget.percent))
     per_cell = budget.percent / 100.0 * data.n / len(data.cells)
-    regrets, used, cost = [], 0.0, 0.0
+    regrets, arms, used, cost = [], {}, 0.0, 0.0
     for cell in sorted(data.cells, key=str):
         rows = sorted(data.cells[cell].values(), key=lambda r: r["config_key"])
         lowest = 1.0 / max(min(r["iterations"] or 1 for r in rows), 1)
@@ -287,7 +335,8 @@ def halving(data, budget, seed, noise):
             alive = [x[2] for x in seen[:max(1, len(alive) // HALVING_ETA)]]
             fidelity *= HALVING_ETA
         regrets.append(seen[0][2]["median_s"] / data.best[cell] - 1)
-    return {"regrets": regrets, "configs": used / data.n,
+        arms[cell] = (regrets[-1], regret.arm_of(seen[0][2]))
+    return {"regrets": regrets, "slower": slower_list(data, arms), "configs": used / data.n,
             "time": cost / data.total_cost if data.total_cost else 0.0}
 
 
@@ -299,7 +348,7 @@ def baseline(data, method, budget, seed, noise):
         return halving(data, budget, seed, noise)
     if method == "default":
         regrets = [regret.regret(data.cells[c], None)[0] for c in sorted(data.cells, key=str)]
-        return {"regrets": regrets, "configs": 0.0, "time": 0.0}
+        return {"regrets": regrets, "slower": [0.0] * len(regrets), "configs": 0.0, "time": 0.0}
     n = max(1, int(math.floor(budget.percent / 100.0 * data.n + 1e-9)))
     seconds = budget.percent / 100.0 * data.total_cost
     rng = random.Random("%s|%s|%d|%g%s" % (data.ds.name, method, seed, budget.percent,
@@ -350,7 +399,7 @@ def stats(m):
     return {"near": sum(x <= 0.05 + 1e-12 for x in r) / len(r),
             "far": sum(x <= 0.15 + 1e-12 for x in r) / len(r),
             "worst": max(r), "median": statistics.median(r), "p90": quantile(r, 0.9),
-            "configs": m["configs"], "time": m["time"]}
+            "configs": m["configs"], "time": m["time"], "slower": sum(x > 0 for x in m["slower"])}
 
 
 def meets(s):
@@ -363,6 +412,8 @@ def summarise(runs):
     per = [stats(m) for m in runs]
     out = {k: statistics.median(p[k] for p in per) for k in per[0]}
     out["seeds_met"] = sum(meets(p) for p in per)
+    out["slower_max"] = max(p["slower"] for p in per)
+    out["seeds_safe"] = sum(p["slower"] == 0 for p in per)
     out["seeds"] = len(per)
     return out
 
@@ -372,12 +423,14 @@ def pooled(runs_by_ds):
     n = len(next(iter(runs_by_ds.values())))
     out = []
     for i in range(n):
-        regrets, configs, time = [], [], []
+        regrets, slower, configs, time = [], [], [], []
         for runs in runs_by_ds.values():
             regrets += runs[i]["regrets"]
+            slower += runs[i]["slower"]
             configs.append(runs[i]["configs"])
             time.append(runs[i]["time"])
-        out.append({"regrets": regrets, "configs": statistics.mean(configs), "time": statistics.mean(time)})
+        out.append({"regrets": regrets, "slower": slower, "configs": statistics.mean(configs),
+                    "time": statistics.mean(time)})
     return out
 
 
@@ -386,13 +439,15 @@ def pct(x):
 
 
 HEADER = ("| data set | budget | method | within 5 % | within 15 % | worst | median regret | "
-          "p90 regret | configs used | time used | seeds meeting 90 %/15 % |")
+          "p90 regret | configs used | time used | seeds meeting 90 %/15 % | slower than default: "
+          "cells (median / most) | seeds with none slower |")
 
 
 def table_line(name, budget, method, s):
-    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
+    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %g / %d | %d/%d |" % (
         name, budget_label(budget), method, pct(s["near"]), pct(s["far"]), pct(s["worst"]), pct(s["median"]),
-        pct(s["p90"]), pct(s["configs"]), pct(s["time"]), s["seeds_met"], s["seeds"])
+        pct(s["p90"]), pct(s["configs"]), pct(s["time"]), s["seeds_met"], s["seeds"],
+        s["slower"], s["slower_max"], s["seeds_safe"], s["seeds"])
 
 
 def targets(s_tuner, s_strat):
@@ -405,6 +460,9 @@ def targets(s_tuner, s_strat):
          "%s %% vs %s %%" % (pct(s_tuner["median"]), pct(s_strat["p90"] / 3))),
         ("time <= 25 % of the exhaustive sweep's", s_tuner["time"] <= 0.25 + 1e-12,
          "%s %%" % pct(s_tuner["time"])),
+        ("no cell slower than the library's default beyond the noise in >= 90 % of the seeds",
+         s_tuner["seeds_safe"] >= math.ceil(0.9 * s_tuner["seeds"]),
+         "%d/%d seeds" % (s_tuner["seeds_safe"], s_tuner["seeds"])),
     ]
 
 
@@ -432,16 +490,15 @@ def run(args):
             raise A2AError("--datasets: no data set %s (known: %s)"
                            % (unknown[0], ", ".join(d.name for d in SUITE)))
         chosen = [d for d in SUITE if d.name in names]
+    template = read_template(args.template) if args.page else None
     datas = {ds.name: Data(ds, binary, args.work) for ds in chosen}
-    print("# tuner evaluation suite: %d data sets, budgets %s (%% time: of the exhaustive sweep's "
-          "time), %d noise seeds of +-%g %% (regret: true time of the tuning file's choice / true "
-          "best - 1, in %%)\n" % (len(datas), ", ".join(budget_label(b) for b in budgets),
-                                  args.seeds, args.noise))
-    print("| data set | cells | configurations | what |")
-    print("|---|---|---|---|")
-    for name, d in datas.items():
-        print("| %s | %d | %d | %s |" % (name, len(d.cells), d.n, d.ds.what))
-    print()
+    for d in datas.values():
+        d.amplitude = args.noise / 100.0
+    parts = Parts()
+    with parts.part("title"):
+        print_title(datas, budgets, args)
+    with parts.part("data_sets"):
+        print_data_sets(datas)
     cache, outputs = {}, {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)  # the replays, two at a time
 
@@ -461,33 +518,155 @@ def run(args):
     prefetch([(n, b, frozenset()) for b in budgets for n in datas])
     if args.ablation:
         prefetch([(n, b, frozenset([r])) for r in rules(binary) for b in budgets if not b.time
-                  for n in datas])
+                  for n in datas if not datas[n].ds.frozen])
 
     base = {(name, b, m): [baseline(datas[name], m, b, s, args.noise) for s in range(1, args.seeds + 1)]
             for name in datas for b in budgets for m in methods(b)[1:]}
-    print(HEADER)
-    print("|" + "---|" * 11)
-    for b in budgets:
-        for name in datas:
-            for m in methods(b):
-                runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
-                print(table_line(name, b, m, summarise(runs)))
-        for m in methods(b):
-            runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in datas}
-            print(table_line("**overall**", b, m, summarise(pooled(runs_by))))
-    print()
-    for b in budgets:
-        if b.percent == 25.0:
-            print("## targets at %s (the search with every rule)\n" % budget_label(b))
-            print_targets(datas, lambda n: tuner_runs(n, b), base, b)
-    if args.ablation:
-        ablation(datas, budgets, tuner_runs, base, rules(binary), prefetch)
+    development = [n for n in datas if not datas[n].ds.frozen]
+    frozen = [n for n in datas if datas[n].ds.frozen]
+
+    def print_table(names, overall):
+        """The rows of these data sets at every budget, and their pooled row (overall)."""
+        print(HEADER)
+        print("|" + "---|" * 13)
+        for b in budgets:
+            for name in names:
+                for m in methods(b):
+                    runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
+                    print(table_line(name, b, m, summarise(runs)))
+            for m in methods(b) if len(names) > 1 else []:
+                runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in names}
+                print(table_line(overall, b, m, summarise(pooled(runs_by))))
+        print()
+
+    with parts.part("table"):
+        if development:
+            print_table(development, "**overall**")
+    with parts.part("frozen"):
+        if frozen:
+            print("## frozen data sets: never looked at while the search was developed\n")
+            print("%s: each checked against the SHA-256 of its SQL dumps when it was frozen "
+                  "(tuner_suite.py: SUITE); judged by the search as it is, its rules chosen on "
+                  "the other data sets (--ablation)\n" % ", ".join(frozen))
+            print_table(frozen, "**frozen, overall**")
+        else:
+            print("(no frozen data set in this run)\n")
+    with parts.part("slower"):
+        print_slower(datas, budgets, tuner_runs)
+    with parts.part("targets"):
+        for b in budgets:
+            if b.percent == 25.0:
+                print("## targets at %s (the search with every rule)\n" % budget_label(b))
+                print_targets(datas, lambda n: tuner_runs(n, b), base, b)
+    with parts.part("ablation"):
+        if args.ablation:
+            ablation(datas, budgets, tuner_runs, base, rules(binary), prefetch)
+        else:
+            print("(not run: --ablation)\n")
+    if args.page:
+        write_page(args.page, template, parts.text, command_line())
     return 0
+
+
+class Parts:
+    """The report's parts as they are printed, kept by name for the page (--page)."""
+
+    def __init__(self):
+        self.text = {}
+
+    @contextlib.contextmanager
+    def part(self, name):
+        """Prints what the block prints, and keeps it as part `name`."""
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            yield
+        self.text[name] = buffer.getvalue()
+        sys.stdout.write(buffer.getvalue())
+        sys.stdout.flush()
+
+
+PAGE_PARTS = ("command", "title", "data_sets", "table", "frozen", "slower", "targets", "ablation")
+
+
+def read_template(path):
+    """The page's text (--template), with a {{part}} for parts of PAGE_PARTS; A2AError when it
+    cannot be read or names another part."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise A2AError("--template %s: %s" % (path, e.strerror or e))
+    unknown = sorted(set(re.findall(r"{{(\w+)}}", text)) - set(PAGE_PARTS))
+    if unknown:
+        raise A2AError("--template %s: no part {{%s}} (parts: %s)" % (path, unknown[0], ", ".join(PAGE_PARTS)))
+    return text
+
+
+def command_line():
+    """This report's command, as the page's first line says it."""
+    return "scripts/a2a " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def write_page(path, template, parts, command):
+    """Writes the page: the template with every {{part}} replaced by that part of the report."""
+    values = dict(parts, command=command)
+    text = re.sub(r"{{(\w+)}}", lambda m: values[m.group(1)].rstrip("\n"), template)
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise A2AError("--page %s: %s" % (path, e.strerror or e))
+
+
+def print_title(datas, budgets, args):
+    """The report's first line: what was replayed, at which budgets, under which noise."""
+    print("# tuner evaluation suite: %d data sets, budgets %s (%% time: of the exhaustive sweep's "
+          "time), %d noise seeds of +-%g %% (regret: true time of the tuning file's choice / true "
+          "best - 1, in %%)\n" % (len(datas), ", ".join(budget_label(b) for b in budgets),
+                                  args.seeds, args.noise))
+
+
+def print_data_sets(datas):
+    """The table of the data sets: cells, configurations, what differs."""
+    print("| data set | cells | configurations | what |")
+    print("|---|---|---|---|")
+    for name, d in datas.items():
+        print("| %s | %d | %d | %s%s |" % (name, len(d.cells), d.n, d.ds.what,
+                                           " (frozen: never looked at while developing)" if d.ds.frozen else ""))
+    print()
 
 
 def methods(budget):
     """The search and the baselines replayed at a Budget."""
     return TIME_METHODS if budget.time else METHODS
+
+
+def cell_name(cell):
+    """'uniform/constant P=64 S=256'."""
+    return "%s/%s P=%d S=%d" % (cell[0][0], cell[0][1], cell[1], cell[2])
+
+
+def print_slower(datas, budgets, tuner_runs):
+    """Per data set and budget, the cells where the tuning file is slower than the library's
+    default beyond the noise (the target: none), with the seeds where it is and the most."""
+    print("## cells where the tuning file is slower than the library's default (beyond the "
+          "noise: the results contract's, plus the replay's +-noise on each median)\n")
+    lines = 0
+    for b in budgets:
+        for name, d in datas.items():
+            cells = sorted(d.cells, key=str)
+            seeds, most = collections.Counter(), {}
+            for m in tuner_runs(name, b):
+                for cell, x in zip(cells, m["slower"]):
+                    if x > 0:
+                        seeds[cell] += 1
+                        most[cell] = max(most.get(cell, 0.0), x)
+            if seeds:
+                lines += 1
+                print("- %s at %s: %s" % (name, budget_label(b), ", ".join(
+                    "%s (%d seeds, up to +%s %%)" % (cell_name(c), k, pct(most[c]))
+                    for c, k in seeds.most_common())))
+    print("- none, at every budget\n" if not lines else "")
 
 
 def print_targets(datas, runs_of, base, budget):
@@ -502,11 +681,11 @@ def print_targets(datas, runs_of, base, budget):
             for cell, r in zip(cells, m["regrets"]):
                 if r > 0.05 + 1e-12:
                     misses[cell] += 1
-        worst = ", ".join("%s/%s P=%d S=%d (%d seeds)" % (c[0][0], c[0][1], c[1], c[2], k)
-                          for c, k in misses.most_common(4))
-        print("- **%s**: %s%s" % (name, "; ".join("%s: %s (%s)" % (n, "met" if ok else "NOT met", v)
-                                                   for n, ok, v in checks),
-                                  "; cells beyond 5 %%: %s" % worst if worst else ""))
+        worst = ", ".join("%s (%d seeds)" % (cell_name(c), k) for c, k in misses.most_common(4))
+        print("- **%s**%s: %s%s" % (name, " (frozen)" if d.ds.frozen else "",
+                                    "; ".join("%s: %s (%s)" % (n, "met" if ok else "NOT met", v)
+                                              for n, ok, v in checks),
+                                    "; cells beyond 5 %%: %s" % worst if worst else ""))
     print()
 
 
@@ -517,8 +696,11 @@ def score(runs):
 
 def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
     """The ablation table (every rule removed in turn, per data set) and the
-    leave-one-data-set-out table (rules chosen on the others, judged on the held-out)."""
-    names = list(datas)
+    leave-one-data-set-out table (rules chosen on the others, judged on the held-out). The
+    frozen data sets never choose rules: each is judged with the rules chosen on all the
+    others."""
+    names = [n for n in datas if not datas[n].ds.frozen]
+    frozen = [n for n in datas if datas[n].ds.frozen]
 
     by_count = [b for b in budgets if not b.time] or budgets  # the rules are judged on these
 
@@ -563,27 +745,29 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
 
     print("## leave one data set out: rules chosen on the others, judged on the held-out one\n")
     print("| held out | rules kept | budget | within 5 % | within 15 % | worst | median regret | "
-          "p90 regret | configs used | time used | seeds meeting 90 %/15 % | stratified p90 / 3 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "p90 regret | configs used | time used | seeds meeting 90 %/15 % | stratified p90 / 3 | "
+          "slower than default: cells (median / most) | seeds with none slower |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     held = {}
-    for n in names:
-        kept = kept_on([m for m in names if m != n])
+    kept_all = kept_on(names)
+    for n in names + frozen:
+        kept = kept_on([m for m in names if m != n]) if n in names else kept_all
         without = frozenset(rule_list) - frozenset(kept)
         held[n] = without
         for b in budgets:
             s = summarise(tuner_runs(n, b, without))
             s_s = summarise(base[(n, b, "stratified")])
-            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s |" % (
-                n, ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s | %g / %d | %d/%d |" % (
+                n + (" (frozen)" if n in frozen else ""), ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
                 pct(s["median"]), pct(s["p90"]), pct(s["configs"]), pct(s["time"]),
-                s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3)))
+                s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3), s["slower"], s["slower_max"],
+                s["seeds_safe"], s["seeds"]))
     print()
     for b in budgets:
         if b.percent == 25.0:
             print("## targets at %s, each data set held out (its rules chosen on the others)\n"
                   % budget_label(b))
             print_targets(datas, lambda n: tuner_runs(n, b, held[n]), base, b)
-    kept_all = kept_on(names)
     print("rules that earn their place on the whole suite: %s; rules that do not: %s"
           % (", ".join(kept_all) or "(none)", ", ".join(r for r in rule_list if r not in kept_all) or "(none)"))
     sys.stdout.flush()

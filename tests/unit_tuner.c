@@ -1,0 +1,123 @@
+/* unit_tuner.c — unit tests of the tuner's search (harness/tuner/tuner.h): the criterion
+ * on a hand-computed example, and the order of its steps on a small sweep.
+ * A plain program (no MPI_Init): prints failures and "unit_tuner: N passed, M failed". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "configs.h"
+#include "sweep.h"
+#include "tuner.h"
+#include "unit_check.h"
+
+static int passed, failed;
+
+static int close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-6 * (fabs(a) + fabs(b)) + 1e-12;
+}
+
+/* Three candidates against an incumbent of 10 us with a 2 % margin (threshold log(10 us) -
+ * log(1.02)), their log times predicted normal: A 10 us, sd 0.1; B 8 us, sd 0.5; C 12 us,
+ * sd 1.0. By hand (z = (threshold - mu) / sd; value = sd (z Phi(z) + phi(z))):
+ *   A: z = -0.19803, P = 0.421512, value = 0.0307726
+ *   B: z =  0.40668, P = 0.657879, value = 0.317413
+ *   C: z = -0.20212, P = 0.419910, value = 0.306002
+ * B first, then C (its wide spread is a larger stake than A's near miss, though A is more
+ * probably faster), then A; with the cost of each (its predicted time of 2 calls) B, C, A. */
+static void test_criterion(void)
+{
+    double threshold = log(10e-6) - log(1.02), pa, pb, pc;
+    double a = tuner_criterion(log(10e-6), 0.01, threshold, 1, &pa);
+    double b = tuner_criterion(log(8e-6), 0.25, threshold, 1, &pb);
+    double c = tuner_criterion(log(12e-6), 1.0, threshold, 1, &pc);
+    CHECK(fabs(pa - 0.421512) < 1e-6 && fabs(a - 0.0307726) < 1e-7, "A: P %.6f value %.7f", pa, a);
+    CHECK(fabs(pb - 0.657879) < 1e-6 && fabs(b - 0.317413) < 1e-6, "B: P %.6f value %.6f", pb, b);
+    CHECK(fabs(pc - 0.419910) < 1e-6 && fabs(c - 0.306002) < 1e-6, "C: P %.6f value %.6f", pc, c);
+    CHECK(b > c && c > a, "ranking B, C, A: %g %g %g", b, c, a);
+    CHECK(pa > pc, "A is more probably faster than C (%g, %g), C still ranks first", pa, pc);
+    double ca = tuner_criterion(log(10e-6), 0.01, threshold, 20e-6, NULL);
+    double cb = tuner_criterion(log(8e-6), 0.25, threshold, 16e-6, NULL);
+    double cc = tuner_criterion(log(12e-6), 1.0, threshold, 24e-6, NULL);
+    CHECK(close_to(cb, b / 16e-6) && cb > cc && cc > ca, "per predicted cost: %g %g %g", cb, cc, ca);
+    double p;
+    CHECK(tuner_criterion(log(5e-6), 1e-20, threshold, 1, &p) > 0.6 && p == 1,
+          "a sure win: probability 1, value the gain (%g)", p);
+}
+
+/* A made-up exhaustive sweep: P = 8, S = 16 B to 4 KiB; the library's default, Bruck and
+ * tra at radix 2 and 4. Its "true" median, in us: the default is the fastest up to 64 B. */
+static double truth(const config *c)
+{
+    int small = c->S < 100;
+    if (c->kernel->is_baseline)
+        return small ? 3.0 : 40.0;
+    if (strcmp(c->kernel->name, "bruck") == 0)
+        return small ? 4.0 : 60.0;
+    return c->params[A2A_PARAM_RADIX] == 2 ? (small ? 3.5 : 30.0) : (small ? 5.0 : 20.0);
+}
+
+/* The search on that sweep with every configuration in its budget: the design points
+ * (a fifth of it: every kernel, one for those without a choice), the cover and the default
+ * steps, then every pick the one of the largest tuner_value; no cell final before its
+ * default is measured; up to 64 B the default stays the winner. */
+static void test_search_order(void)
+{
+    const char *text = "iterations = 1\nwarmup = 1\n[uniform]\nfamily = uniform\n"
+                       "kernels = vendor, bruck, tra\nP = 8\nS = 16, 64, 256, 1K, 4K\nradix = 2, 4\n";
+    char err[512] = "";
+    sweep *sw = NULL;
+    config *configs = NULL;
+    int n = 0;
+    launch_info launch = { 8, 8, 0 };
+    if (sweep_load("t.ini", text, &sw, err, sizeof err) ||
+        expand_sweep(sw, &launch, NULL, &configs, &n, err, sizeof err)) {
+        CHECK(0, "the sweep loads: %s", err);
+        sweep_free(sw);
+        return;
+    }
+    tuner_options opt = { .budget = n, .confidence = 0.95, .margin = 0.02 };
+    tuner *t = tuner_create(configs, n, &opt);
+    CHECK(tuner_candidates(t) == 20 && tuner_cells(t) == 5, "20 candidates in 5 cells: %d, %d",
+          tuner_candidates(t), tuner_cells(t));
+    const char *phase = "";
+    char phases[24][12];
+    int steps = 0, next, criterion_ok = 1, final_ok = 1;
+    while ((next = tuner_next(t, &phase)) >= 0 && steps < 24) {
+        if (strcmp(phase, "improve") == 0)
+            for (int i = 0; i < n; i++)
+                criterion_ok &= tuner_value(t, i, NULL) <= tuner_value(t, next, NULL);
+        snprintf(phases[steps++], sizeof phases[0], "%s", phase);
+        double m = truth(&configs[next]) * 1e-6;
+        tuner_record(t, next, 1, m, m, m, 1);
+        for (int c = 0; c < tuner_cells(t); c++) {
+            tuner_cell_state s;
+            tuner_cell(t, c, &s);
+            final_ok &= !s.final || s.library_default_s > 0 || s.measured == s.candidates;
+        }
+    }
+    CHECK(steps >= 5 && strcmp(phases[0], "design") == 0 && strcmp(phases[1], "design") == 0 &&
+              strcmp(phases[2], "design") == 0 && strcmp(phases[3], "design") == 0,
+          "four design points first (tra two, vendor and Bruck one each): %s %s %s %s",
+          phases[0], phases[1], phases[2], phases[3]);
+    CHECK(criterion_ok, "every improve step takes the largest tuner_value");
+    CHECK(final_ok, "no cell final before its default is measured");
+    for (int c = 0; c < tuner_cells(t); c++) {
+        tuner_cell_state s;
+        tuner_cell(t, c, &s);
+        if (tuner_cell_config(t, c)->S < 100)
+            CHECK(s.winner == s.library_default && s.library_default >= 0,
+                  "up to 64 B the library's default stays the winner");
+    }
+    tuner_free(t);
+    free(configs);
+    sweep_free(sw);
+}
+
+int main(void)
+{
+    test_criterion();
+    test_search_order();
+    printf("unit_tuner: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
