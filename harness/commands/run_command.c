@@ -69,16 +69,6 @@ static char *read_file(const char *path, char *err, size_t errlen)
     return text;
 }
 
-static void format_seconds(double s, char *text, size_t len)
-{
-    if (s < 1e-3)
-        snprintf(text, len, "%.2f us", s * 1e6);
-    else if (s < 1)
-        snprintf(text, len, "%.3f ms", s * 1e3);
-    else
-        snprintf(text, len, "%.3f s", s);
-}
-
 /* ---- resume: which configuration keys are already recorded ----------------------- */
 
 typedef struct key_set {
@@ -711,8 +701,8 @@ static void report_row(const launch_run *L, const config *c, const result_record
         char what[300], median[32] = "", iqr[32] = "", eta[32] = "";
         config_describe(c, what, sizeof what);
         if (r->status == STATUS_OK) {
-            format_seconds(r->summary.median, median, sizeof median);
-            format_seconds(r->summary.q3 - r->summary.q1, iqr, sizeof iqr);
+            stats_format_seconds(r->summary.median, median, sizeof median);
+            stats_format_seconds(r->summary.q3 - r->summary.q1, iqr, sizeof iqr);
         }
         double elapsed = now() - L->t_start;
         double left = elapsed / L->done_count * (L->to_run - L->done_count);

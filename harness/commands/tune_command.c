@@ -229,16 +229,6 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
     return -1;
 }
 
-static void format_seconds(double s, char *text, size_t len)
-{
-    if (s < 1e-3)
-        snprintf(text, len, "%.2f us", s * 1e6);
-    else if (s < 1)
-        snprintf(text, len, "%.3f ms", s * 1e3);
-    else
-        snprintf(text, len, "%.3f s", s);
-}
-
 /* "tra radix=4" / "vendor vendor_algorithm=0": the candidate part of a configuration. */
 static void describe_choice(const config *c, char *text, size_t len)
 {
@@ -274,15 +264,15 @@ static void print_cells(const tuner *t, const config *configs, FILE *out)
         describe_cell(tuner_cell_config(t, c), cell, sizeof cell);
         if (s.winner >= 0) {
             describe_choice(&configs[s.winner], win, sizeof win);
-            format_seconds(s.winner_s, wt, sizeof wt);
+            stats_format_seconds(s.winner_s, wt, sizeof wt);
         }
         if (s.runner_up >= 0) {
             describe_choice(&configs[s.runner_up], run, sizeof run);
-            format_seconds(s.runner_up_s, rt, sizeof rt);
+            stats_format_seconds(s.runner_up_s, rt, sizeof rt);
             snprintf(gap, sizeof gap, "%.1f%%", 100 * (s.runner_up_s / s.winner_s - 1));
         }
         if (s.library_default_s > 0)
-            format_seconds(s.library_default_s, dt, sizeof dt);
+            stats_format_seconds(s.library_default_s, dt, sizeof dt);
         else if (s.library_default < 0)
             snprintf(dt, sizeof dt, "none");
         fprintf(out, "  %-34s %-28s %10s %-28s %10s %6s %5.1f%% %10s %5.3f  %d/%d%s\n", cell, win, wt,
@@ -625,7 +615,7 @@ static int record_step(const tune_options *o, db *d, long long run_id, tuner *t,
     describe_cell(c, cell, sizeof cell);
     describe_choice(c, choice, sizeof choice);
     if (ok)
-        format_seconds(r->summary.median, median, sizeof median);
+        stats_format_seconds(r->summary.median, median, sizeof median);
     if (!o->quiet)
         fprintf(stderr, "[%d/%d] %-10s %s  %s: %s\n", tuner_measured(t), topt->budget,
                 phase, cell, choice, ok ? median : r->message);

@@ -5,6 +5,23 @@
 /* longest sleep between two tests of an idle rank (about 10 ms) */
 #define IDLE_MAX_PAUSE_NS 10000000L
 
+/* Guarantees: req is complete on return; between its tests the caller sleeps from 1 us,
+ * doubling up to max_pause_ns. */
+static void wait_sleeping(MPI_Request *req, long max_pause_ns)
+{
+    long pause_ns = 1000;
+    for (;;) {
+        int done = 0;
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        struct timespec ts = { pause_ns / 1000000000L, pause_ns % 1000000000L };
+        nanosleep(&ts, NULL);
+        if (pause_ns < max_pause_ns)
+            pause_ns *= 2;
+    }
+}
+
 /* Guarantees: req is complete on return; the caller's CPU is mostly given away. */
 void polite_wait(MPI_Request *req)
 {
@@ -13,17 +30,7 @@ void polite_wait(MPI_Request *req)
     MPI_Wait(req, MPI_STATUS_IGNORE);
     return;
 #endif
-    long pause_ns = 1000;
-    for (;;) {
-        int done = 0;
-        MPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        struct timespec ts = { 0, pause_ns };
-        nanosleep(&ts, NULL);
-        if (pause_ns < 100000)
-            pause_ns *= 2;
-    }
+    wait_sleeping(req, 100000);
 }
 
 /* Guarantees: every rank of comm has entered the barrier when it returns; the caller woke
@@ -37,17 +44,7 @@ void idle_barrier(MPI_Comm comm)
 #endif
     MPI_Request req;
     MPI_Ibarrier(comm, &req);
-    long pause_ns = 1000;
-    for (;;) {
-        int done = 0;
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        struct timespec ts = { pause_ns / 1000000000L, pause_ns % 1000000000L };
-        nanosleep(&ts, NULL);
-        if (pause_ns < IDLE_MAX_PAUSE_NS)
-            pause_ns *= 2;
-    }
+    wait_sleeping(&req, IDLE_MAX_PAUSE_NS);
 }
 
 /* Guarantees: every rank of comm has entered the barrier when it returns. */

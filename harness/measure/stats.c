@@ -1,4 +1,5 @@
 /* stats.c — summary statistics of timing samples. */
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,4 +39,16 @@ sample_summary summarize_samples(const double *x, int n)
     s.stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
     free(sorted);
     return s;
+}
+
+/* Guarantees: text holds s as "12.34 us", "1.234 ms" or "1.234 s" (by its size),
+ * truncated to len bytes with its terminating NUL. */
+void stats_format_seconds(double s, char *text, size_t len)
+{
+    if (s < 1e-3)
+        snprintf(text, len, "%.2f us", s * 1e6);
+    else if (s < 1)
+        snprintf(text, len, "%.3f ms", s * 1e3);
+    else
+        snprintf(text, len, "%.3f s", s);
 }

@@ -87,7 +87,15 @@ def open_db(path):
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.Error as e:
         raise A2AError("%s: not an a2atune database (%s)" % (path, e))
-    if app_id != APPLICATION_ID:
+    checked_a2a_connection(conn, path, app_id, app_id == APPLICATION_ID)
+    current_views(conn)
+    return Database(conn, path)
+
+
+def checked_a2a_connection(conn, path, app_id, is_a2a):
+    """conn, with rows as sqlite3.Row, when is_a2a and its schema is one these scripts read;
+    else conn is closed and A2AError names path and its application_id."""
+    if not is_a2a:
         conn.close()
         raise A2AError("%s: not an a2atune database (application_id %#x, expected %#x)"
                        % (path, app_id, APPLICATION_ID))
@@ -97,8 +105,7 @@ def open_db(path):
         conn.close()
         raise
     conn.row_factory = sqlite3.Row
-    current_views(conn)
-    return Database(conn, path)
+    return conn
 
 
 def current_views(conn):

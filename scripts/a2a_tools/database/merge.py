@@ -23,9 +23,8 @@ import sqlite3
 
 from ..core import netmodel
 from ..core.common import A2AError
-from ..core.db import check_version, connect_readonly
+from ..core.db import APPLICATION_ID, check_version, checked_a2a_connection, connect_readonly
 
-APPLICATION_ID = 0x61326174
 RUN_IDENTITY = ("started", "host", "command_line", "sweep_text")
 RUN_PROGRESS = ("ended", "status", "pid", "heartbeat", "planned")  # change while a run goes on: the later state wins
 EXIT_CONFLICT = 1
@@ -118,16 +117,8 @@ def open_shard(path):
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.Error as e:
         raise A2AError("%s: not an a2atune database (%s)" % (path, e))
-    if app_id != APPLICATION_ID or "runs" not in _tables(conn) or "results" not in _tables(conn):
-        conn.close()
-        raise A2AError("%s: not an a2atune database (application_id %#x)" % (path, app_id))
-    try:
-        check_version(conn, path)
-    except A2AError:
-        conn.close()
-        raise
-    conn.row_factory = sqlite3.Row
-    return conn
+    return checked_a2a_connection(conn, path, app_id, app_id == APPLICATION_ID and
+                                  {"runs", "results"} <= set(_tables(conn)))
 
 
 def open_target(path, dry_run):
