@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include "graph.h"
+#include "sparse.h"
 
 typedef struct edge_buffer {
     uint32_t *src, *dst;
@@ -48,14 +49,6 @@ static int read_id(char **s, unsigned long long lo, unsigned long long hi, unsig
     *value = v;
     *s = end + (*end == ',');
     return 0;
-}
-
-/* Guarantees: 1 if only blanks (or nothing) remain at s. */
-static int blank(const char *s)
-{
-    while (*s && isspace((unsigned char)*s))
-        s++;
-    return *s == '\0';
 }
 
 /* Guarantees: see graph.h. */
@@ -123,7 +116,7 @@ int graph_read_edges(const char *path, uint32_t **src, uint32_t **dst, long long
         char *s = line;
         while (*s == ' ' || *s == '\t')
             s++;
-        if (*s == '%' || *s == '#' || blank(s))
+        if (*s == '%' || *s == '#' || sp_blank(s))
             continue;
         if (format == UNKNOWN)
             format = EDGE_LIST;
@@ -131,7 +124,7 @@ int graph_read_edges(const char *path, uint32_t **src, uint32_t **dst, long long
         if (format == MATRIX_MARKET && declared < 0) {
             unsigned long long nnz;
             if (read_id(&s, 0, ~0ULL >> 1, &rows) || read_id(&s, 0, ~0ULL >> 1, &cols) ||
-                read_id(&s, 0, ~0ULL >> 2, &nnz) || !blank(s)) {
+                read_id(&s, 0, ~0ULL >> 2, &nnz) || !sp_blank(s)) {
                 snprintf(err, errlen, "%s:%ld: expected the size line 'rows cols entries'", path,
                          line_no);
                 goto out;
@@ -156,7 +149,7 @@ int graph_read_edges(const char *path, uint32_t **src, uint32_t **dst, long long
             }
             if (values)
                 s = end;
-            if (!blank(s)) {
+            if (!sp_blank(s)) {
                 snprintf(err, errlen, "%s:%ld: unexpected text after the entry", path, line_no);
                 goto out;
             }

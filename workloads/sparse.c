@@ -287,8 +287,8 @@ static int read_real(char **s)
     return 0;
 }
 
-/* Guarantees: 1 if only blanks remain at s. */
-static int blank(const char *s)
+/* Guarantees: 1 if only blanks (or nothing) remain at s. */
+int sp_blank(const char *s)
 {
     while (*s && isspace((unsigned char)*s))
         s++;
@@ -364,12 +364,12 @@ int sp_read_mtx(const char *path, int P, int rank, sp_rows *rows, char *err, siz
             }
             continue;
         }
-        if (line[0] == '%' || blank(line))
+        if (line[0] == '%' || sp_blank(line))
             continue;
         char *s = line;
         if (!have_size) {
             if (read_integer(&s, &n_rows) || read_integer(&s, &n_cols) ||
-                read_integer(&s, &declared) || !blank(s)) {
+                read_integer(&s, &declared) || !sp_blank(s)) {
                 status = fail(err, errlen, "%s:%ld: size line must be 'rows columns "
                               "entries'", path, line_no);
                 break;
@@ -405,7 +405,7 @@ int sp_read_mtx(const char *path, int P, int rank, sp_rows *rows, char *err, siz
             status = fail(err, errlen, "%s:%ld: missing or bad integer value", path, line_no);
             break;
         }
-        if (!blank(s)) {
+        if (!sp_blank(s)) {
             status = fail(err, errlen, "%s:%ld: unexpected text after the entry: '%s'", path,
                           line_no, s);
             break;

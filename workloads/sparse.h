@@ -76,6 +76,9 @@ typedef struct sp_sends {
 } sp_sends;
 
 /* First row of rank r when n rows are split over P ranks (r in [0, P]; r = P gives n). */
+/* 1 if only blanks (or nothing) remain at s: the end of a line of a text format. */
+int sp_blank(const char *s);
+
 int sp_part_begin(int n, int P, int r);
 /* The rank that holds row (or vector entry) i of n over P ranks. */
 int sp_part_owner(int n, int P, int i);
