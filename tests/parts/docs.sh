@@ -39,3 +39,13 @@ check docs/maps-can-fail holds 'for p in "README.md:[0-9]*: the layout map leave
 # the counts the README shows of `make run` are those of sweeps/quick.ini on 4 ranks
 quick_total=$(mpirun_openmpi 4 ./a2atune run sweeps/quick.ini --dry-run 2>/dev/null | tail -1 | cut -d' ' -f1)
 check docs/readme-make-run-counts holds '[ -n "$quick_total" ] && [ "$(grep -c "^a2atune: finished in … s: $quick_total ok, 0 wrong\|^run-sweep: 1 launch(es): $quick_total ok, 0 wrong" README.md)" = 2 ]'
+# the README's query and best-radix outputs are those of the commands it shows, on the
+# dragonfly data set it names
+RD="$DD/readme-dragonfly.db"
+sqlite3 "$RD" < tests/data/tuner-dragonfly-memlink.sql
+/usr/bin/python3 scripts/a2a query --db "$RD" --sql "SELECT b.P, b.S, b.radix, s.speedup
+  FROM best_radix b JOIN speedup_vs_baseline s ON s.result_id = b.result_id
+  AND s.baseline_kernel = 'vendor' WHERE b.kernel = 'tra' ORDER BY b.P, b.S" > "$DD/readme-query.txt"; rc=$?
+check docs/readme-query-output holds '[ $rc -eq 0 ] && n=$(grep -c "^512 " README.md) && [ "$n" -ge 3 ] && grep "^512 " README.md | while read -r line; do grep -qxF "$line" "$DD/readme-query.txt" || { echo "    not in the output: $line"; exit 1; }; done'
+/usr/bin/python3 scripts/a2a best-radix --db "$RD" --kernel tra --P 512 --format markdown > "$DD/readme-best.txt"; rc=$?
+check docs/readme-best-radix-output holds '[ $rc -eq 0 ] && row=$(grep "^|   3 | tra    | 512 |" README.md) && [ -n "$row" ] && grep -qxF "$row" "$DD/readme-best.txt"'
