@@ -62,13 +62,16 @@ BACKENDS = {
                 "Platform.penalty (weight-S) and the cross-traffic share (off here)"),
 }
 # the machines in the page's order, with the paper rows each carries
-ORDER = (("theta", "the TRA paper's rows (tests/data/papers-theta-model.sql)"),
-         ("polaris", "the TuNA paper's Polaris rows (tests/data/papers-tuna-model.sql)"),
-         ("fugaku", "the TuNA paper's Fugaku rows (tests/data/papers-tuna-model.sql)"),
+ORDER = (("theta", "the TRA paper's rows (tests/data/papers-theta-model.sql) and the model's "
+                   "check against SimGrid there (tests/data/model-p2048-theta.sql)"),
+         ("polaris", "the TuNA paper's Polaris rows (tests/data/papers-tuna-model.sql) and the "
+                     "model's check (tests/data/model-p2048-polaris.sql)"),
+         ("fugaku", "the TuNA paper's Fugaku rows (tests/data/papers-tuna-model.sql) and the "
+                    "model's check (tests/data/model-p2048-fugaku.sql)"),
          ("dragonfly", "the SimGrid rows of docs/results' figures and the model's error "
                        "against SimGrid (tests/data/tuner-dragonfly-memlink*.sql)"),
-         ("dragonfly_16k", "the model tier's dragonfly at P = 2048 ... 16,384 and the one "
-                           "SimGrid comparison at P = 2048 (tests/data/model-p2048.sql)"))
+         ("dragonfly_16k", "the model tier's dragonfly at P = 2048 ... 16,384 and its check "
+                           "against SimGrid at P = 2048 (tests/data/model-p2048.sql)"))
 
 
 def shown(key, figure):
