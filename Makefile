@@ -282,7 +282,8 @@ MODEL_CFLAGS := $(OPT) -std=c11 -D_GNU_SOURCE $(WARNINGS) -Wno-stringop-overflow
                 -Iinclude -Ikernels/common -Iworkloads -I$(shell pkg-config --variable=includedir mpich 2>/dev/null || echo /usr/include/x86_64-linux-gnu/mpich)
 MODEL_KERNELS:= $(addprefix kernels/uniform/,tra.c tra2.c bruck.c spread_out.c pairwise.c scattered.c) \
                 $(addprefix kernels/nonuniform/,tuna.c tuna_local.c tuna_staggered.c \
-                  tuna_coalesced.c twophase_bruck.c mpich_selection_v.c)
+                  tuna_coalesced.c twophase_bruck.c mpich_selection_v.c \
+                  ompi_tuned_selection_v.c linear_v.c pairwise_v.c)
 MODEL_OBJ    := $(MODEL_KERNELS:%.c=$(MODEL_DIR)/%.o) $(patsubst %.c,$(MODEL_DIR)/%.o,$(wildcard kernels/common/*.c)) $(MODEL_DIR)/workloads/workload.o
 $(MODEL_DIR)/kernels/%.o: kernels/%.c $(wildcard include/*.h kernels/common/*.h)
 	@mkdir -p $(dir $@)

@@ -132,6 +132,16 @@ static int call_mpich_selection(const void *s, const int *sc, const int *sd, voi
     return A2A_Alltoallv_mpich_selection(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, st);
 }
 
+/* Guarantees: Open MPI 4.1's MPI_Alltoallv as coll/tuned's fixed decision selects it
+ * (basic linear or pairwise, by P) on MPI_BYTE blocks. */
+static int call_ompi_tuned_selection(const void *s, const int *sc, const int *sd, void *r,
+                                     const int *rc, const int *rd, MPI_Comm c,
+                                     const kernel_params *p, a2a_stats *st)
+{
+    (void)p;
+    return A2A_Alltoallv_ompi_tuned_selection(s, sc, sd, MPI_BYTE, r, rc, rd, MPI_BYTE, c, st);
+}
+
 /* The non-uniform kernels the model traces, each on a traced world of all P ranks. */
 static const struct {
     const char *name;
@@ -140,7 +150,8 @@ static const struct {
                    { "tuna_staggered", call_tuna_staggered },
                    { "tuna_coalesced", call_tuna_coalesced },
                    { "twophase_bruck", call_twophase_bruck },
-                   { "mpich_selection", call_mpich_selection } };
+                   { "mpich_selection", call_mpich_selection },
+                   { "ompi_tuned_selection", call_ompi_tuned_selection } };
 
 /* One send of a node's rank, relative to it: epoch, the rank's place in its node, the
  * rank distance to the receiver (mod P), bytes. */
@@ -504,7 +515,7 @@ int main(int argc, char **argv)
     if (!call && !world_call)
         return usage("unknown kernel (tra, tra2, bruck, spread_out, pairwise, scattered; "
                      "non-uniform: tuna, tuna_staggered, tuna_coalesced, twophase_bruck, "
-                     "mpich_selection)");
+                     "mpich_selection, ompi_tuned_selection)");
     int P, S, Q = 0, all_nodes = 0, seed = 1;
     const char *dist = "uniform";
     kernel_params kp = { 2, 2, 0, 1 };

@@ -22,7 +22,7 @@ for machine in theta polaris fugaku; do
     check netmodel/$machine/provenance [ "$(nmsql $machine.db "SELECT DISTINCT backend || ',' || platform || ',' || json_extract(network_model, '$.\"smpi/os\"[1]') || ',' || json_extract(network_model, '$.\"smpi/bw-factor\"') || ',' || json_extract(network_model, '$.\"network/model\"') FROM runs")" = "simgrid,$machine.xml,platform,[\"0:0.95\",\"platform\"],[\"SMPI\",\"smpirun\"]" ]
     check netmodel/$machine/nothing-implicit [ "$(nmsql $machine.db "SELECT sum(json_extract(value, '\$[1]') LIKE 'SimGrid%') || ',' || (count(*) >= 12 * 2) FROM runs, json_each(runs.network_model)")" = "0,1" ]
 done
-check netmodel/intra-node-named holds 'nmsql fugaku.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"limiter 415GBps shared"'
+check netmodel/intra-node-named holds 'nmsql fugaku.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"a memory link per node, 415GBps 0us, shared"'
 
 # ---- the command line wins over the platform, and the run says so -----------------------
 run netmodel/cfg-override 120 $SIM $TINY --platform platforms/polaris.xml --db "$NM/override.db" --copy-model none --P 4 --cfg smpi/os:0:2e-06:0
@@ -54,9 +54,30 @@ done
 check netmodel/intra-node-named-polaris holds 'nmsql intra-polaris.db "SELECT network_model FROM runs LIMIT 1" | grep -q "\"intra-node\": \[\"a memory link per node, 102.4GBps 0.1us, shared"'
 
 # ---- the dragonfly platforms are what `a2a platform` writes ----------------------------
-for machine in polaris theta dragonfly dragonfly_16k; do
+for machine in polaris theta fugaku dragonfly dragonfly_16k; do
     check netmodel/platform-$machine-current holds "scripts/a2a platform $machine | cmp -s - platforms/$machine.xml"
 done
+# ---- every figure of the table has a source or says it is assumed; the page shows it ----
+# (docs/results/platforms.md is `a2a platform --page`'s output); the check fails on a figure
+# whose source is taken away, and on one that cites a document the table does not list; a
+# node's injection is its NICs' bandwidth
+check netmodel/platform-page-current holds "scripts/a2a platform --page | cmp -s - docs/results/platforms.md"
+check netmodel/platform-figures-sourced holds '/usr/bin/python3 - <<PY
+import sys
+sys.path.insert(0, "scripts")
+from a2a_tools.simulation.platform_page import missing_sources
+from a2a_tools.simulation.platform_table import MACHINES, KIND_KEYS, Figure
+assert missing_sources() == [], missing_sources()
+bare = {n: dict(m) for n, m in MACHINES.items()}
+bare["theta"]["nic_lat"] = Figure(0.35, (), "", "")
+bare["fugaku"]["link_bw"] = Figure(6.8, ("tofu-d-spec",), "", "")
+del bare["polaris"]["routing"]
+assert missing_sources(bare) == [("fugaku", "link_bw", "cites a document the table does not list"),
+                                 ("polaris", "routing", "no figure"),
+                                 ("theta", "nic_lat", "neither a source nor \x27assumed\x27")], missing_sources(bare)
+for name, m in MACHINES.items():
+    assert abs(m["injection"].value - m["nics"].value * m["nic_bw"].value) < 1e-9, name
+PY'
 # dragonfly_16k.xml is dragonfly.xml grown: the same network model, and its first 128 nodes
 # (8 groups) reached by routes of the same links (rates) and latency as dragonfly.xml's, so
 # model rows at P <= 4096 are the same on both

@@ -5,10 +5,11 @@ The steps, in order (each a model tier launch, `a2a model-run`, backend = model)
   1. TRA (Fig. 8 radix curves at P = 2048, 4096, 8192; Fig. 9's TRA2 plane and Fig. 10's
      speedups at P = 2048) on platforms/theta.xml: sweeps/paper/papers_table.ini ->
      tests/data/papers-theta-model.sql (what `a2a paper-table --remodel` writes);
-  2. TuNA (Fig. 7 radix curves at P = 2048, Fig. 8 against MPI_Alltoallv at P = 8192 and the
-     crossover's S curve at P = 2048) on platforms/polaris.xml, then on platforms/fugaku.xml:
-     sweeps/paper/papers_tuna.ini -> tests/data/papers-tuna-model.sql, with each
-     configuration's tracer wall time and peak memory;
+  2. TuNA (Fig. 7 radix curves at P = 2048, Fig. 8 against MPI_Alltoallv at P = 8192 and its
+     S curve at P = 2048, MPI_Alltoallv as each machine's MPI family selects it) on
+     platforms/polaris.xml, then on platforms/fugaku.xml, which prices the traces the first
+     made (A2A_TRACE_CACHE): sweeps/paper/papers_tuna.ini -> tests/data/papers-tuna-model.sql,
+     with each configuration's tracer wall time and peak memory;
   3. docs/results/papers.md (`a2a paper-table`).
 Every model launch stores its error against the checked-in SimGrid rows of its kernels
 (--check: paper_table.CHECK, tests/data/tuner-dragonfly-memlink.sql and -memlink-1024.sql, the
@@ -27,7 +28,7 @@ import time
 
 from . import paper_table, paper_tuna
 from ..core.common import A2AError, fmt_clock
-from ..simulation.model_run import TRACE_COST, check_cells, summarize
+from ..simulation.model_run import TRACE_CACHE, TRACE_COST, check_cells, summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TUNA_PLATFORMS = tuple(os.path.join("platforms", p) for _, p in paper_tuna.MACHINES)
@@ -137,8 +138,10 @@ def merge_tuna(dbs, path):
     kernels = {k[2] for k in rows}
     cells = check_cells(paper_table.CHECK, os.path.join(ROOT, "platforms"), kernels=kernels)
     error = summarize(cells, io.StringIO(), quiet=True)
-    runs = {p: r[:4] + ("%s; error vs simgrid (%s): %s" % (r[4].split("; error vs simgrid")[0],
-                                                           paper_table.CHECK, error),) + r[5:]
+    # and at P = 2048 on the run's own platform, where simulated (paper_table.CHECK_2048_ON)
+    runs = {p: r[:4] + ("%s; error vs simgrid (%s): %s%s" % (
+        r[4].split("; error vs simgrid")[0], paper_table.CHECK, error,
+        paper_table.error_2048(p) if p in paper_table.CHECK_2048_ON else ""),) + r[5:]
             for p, r in runs.items()}
     out.executemany("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)",
                     sorted(runs.values()))
@@ -172,6 +175,9 @@ def run(args, db):
         else:
             dbs = []
             with tempfile.TemporaryDirectory() as tmp:
+                # a schedule does not depend on the platform: the second platform prices the
+                # traces the first made (model_run.TRACE_CACHE), unless a cache is given
+                os.environ.setdefault(TRACE_CACHE, os.path.join(tmp, "traces"))
                 for platform in TUNA_PLATFORMS:
                     label = "TuNA %s" % os.path.basename(platform)
                     say(t0, "step %s: %s -> %s" % (label, paper_tuna.SWEEP, paper_tuna.DATA))

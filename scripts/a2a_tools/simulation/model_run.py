@@ -45,7 +45,9 @@ Rows: backend = 'model', validated = 0, status ok, one run per launch with the p
 its sha256, the model's parameters in smpi_options and its network model in network_model
 (netmodel.effective, as a simulated run on the platform records it); with --check SIMDB the
 error against SimGrid (median and worst over the simulated cells of the modelled kernels)
-goes with the run and every row, and figures drawn from the rows print it."""
+goes with the run and every row, and figures drawn from the rows print it. With
+A2A_TRACE_CACHE=DIR each trace is kept in DIR and read back by the next launch that needs
+it (model_run.TRACE_CACHE)."""
 import datetime
 import hashlib
 import json
@@ -72,11 +74,13 @@ TRACER = os.path.join(ROOT, "build", "model", "a2atrace")
 KERNEL_PARAMS = {"tra": ("radix",), "tra2": ("radix", "radix2", "ppn"), "bruck": (),
                  "spread_out": (), "pairwise": (), "scattered": ("block_count",),
                  "tuna": ("radix", "block_count"), "twophase_bruck": (), "mpich_selection": (),
+                 "ompi_tuned_selection": (),
                  "tuna_staggered": ("ppn", "radix", "block_count"),
                  "tuna_coalesced": ("ppn", "radix", "block_count")}
 # the non-uniform ones: a2atrace runs every rank (a traced world) on the seeded blocks of
 # a distribution of workloads/workload.h, and prices node 0's schedule (see trace)
-NONUNIFORM = {"tuna", "tuna_staggered", "tuna_coalesced", "twophase_bruck", "mpich_selection"}
+NONUNIFORM = {"tuna", "tuna_staggered", "tuna_coalesced", "twophase_bruck", "mpich_selection",
+              "ompi_tuned_selection"}
 SEEDED_DISTS = {"uniform", "normal", "powerlaw", "fft_n1", "fft_n2", "constant"}
 # SMPI's `ring` alltoall (the simulated `vendor` rows' algorithm, `a2a simulate --vendor
 # ring`) sends to rank + i and receives from rank - i in round i: liba2a's pairwise schedule
@@ -125,6 +129,9 @@ def trace(kernel, P, S, node_size, params, copy_model, threshold=CPU_THRESHOLD_D
     if kernel in NONUNIFORM:
         cmd += ["--dist", params.get("dist", "uniform"), "--seed", str(params.get("seed", 1))]
     env = dict(os.environ, A2A_SIM_COPY_MODEL=copy_model or "")
+    cached = _cache_file(cmd, copy_model)
+    if cached and os.path.exists(cached):
+        return _cache_read(cached), None
     t0 = time.time()
     with tempfile.TemporaryFile(mode="w+") as err:
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
@@ -150,7 +157,49 @@ def trace(kernel, P, S, node_size, params, copy_model, threshold=CPU_THRESHOLD_D
                                          int(f[4]), int(f[5])))
         elif f[0] == "stats" and stats is None:
             stats = tuple(int(x) for x in f[2:6])
-    return {"epochs": epochs, "stats": stats, "reductions": reductions, "cost": cost}, None
+    traced = {"epochs": epochs, "stats": stats, "reductions": reductions, "cost": cost}
+    if cached:
+        _cache_write(cached, traced)
+    return traced, None
+
+
+# A2A_TRACE_CACHE=DIR keeps each configuration's trace (a2atrace's summary, with what tracing
+# it cost) in DIR, keyed by the tracer's command line, its copy model and the tracer binary:
+# a schedule does not depend on the platform, so pricing one sweep on several platforms, or
+# one platform with a figure changed, traces each configuration once. Unset: no cache.
+TRACE_CACHE = "A2A_TRACE_CACHE"
+
+
+def _cache_file(cmd, copy_model):
+    """The cache file of a tracer command (None when A2A_TRACE_CACHE is unset)."""
+    where = os.environ.get(TRACE_CACHE)
+    if not where:
+        return None
+    if not hasattr(_cache_file, "binary"):
+        with open(TRACER, "rb") as f:
+            _cache_file.binary = hashlib.sha256(f.read()).hexdigest()
+    key = hashlib.sha256(json.dumps([_cache_file.binary, cmd[1:], copy_model or ""])
+                         .encode()).hexdigest()
+    os.makedirs(where, exist_ok=True)
+    return os.path.join(where, key + ".json.gz")
+
+
+def _cache_read(path):
+    """A trace as trace() returns it, from its cache file."""
+    import gzip
+    with gzip.open(path, "rt") as f:
+        data = json.load(f)
+    return {"epochs": [(a, b, c, [tuple(x) for x in flows]) for a, b, c, flows in data["epochs"]],
+            "stats": tuple(data["stats"]) if data["stats"] else None,
+            "reductions": [tuple(r) for r in data["reductions"]], "cost": data["cost"]}
+
+
+def _cache_write(path, traced):
+    """Writes a trace to its cache file (whole or not at all)."""
+    import gzip
+    with gzip.open(path + ".part", "wt") as f:
+        json.dump(traced, f)
+    os.replace(path + ".part", path)
 
 
 def trace_cost(traced):

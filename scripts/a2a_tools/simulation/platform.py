@@ -1,89 +1,30 @@
-"""`a2a platform MACHINE`: writes the SimGrid platform file of a dragonfly machine
-(platforms/polaris.xml, theta.xml, dragonfly.xml, dragonfly_16k.xml are its output,
-checked in).
+"""`a2a platform MACHINE`: writes the SimGrid platform file of a machine of
+platform_table.py (platforms/theta.xml, polaris.xml, fugaku.xml, dragonfly.xml,
+dragonfly_16k.xml are its output, checked in); `a2a platform --page` the table's page,
+docs/results/platforms.md (platform_page.py).
 
-SimGrid 3.32's DRAGONFLY cluster cannot share a node's intra-node bandwidth: its loopback
-link is FATPIPE (every flow has it alone), and without one a message to the same node
-crosses the node's network port both ways. So these platforms spell the dragonfly out:
-each node is a zone of its own holding its host and a SHARED memory link that its
-messages to itself cross (the self-route), joined to its switch by a full-duplex NIC link;
-switches of a group are linked all to all along rows and columns (Slingshot: one row;
-Aries: rank-1 rows and rank-2 columns), each pair of groups by global links; the
-top-level zone routes minimally (DijkstraCache: fewest links). The network model is the
-file's <config> block; the zone's <prop>s say the topology for tools that read it."""
+SimGrid 3.32's DRAGONFLY and TORUS clusters cannot share a node's intra-node bandwidth apart
+from its network port (a cluster's loopback link is FATPIPE: every flow has it alone; its
+limiter link is crossed by the node's messages to other nodes too), and a TORUS node has no
+NIC link of its own to carry its injection bandwidth. So these platforms spell the network
+out: each node is a zone of its own holding its host and a SHARED memory link that its
+messages to itself cross (the self-route), joined to its switch or router by a full-duplex
+NIC link (the node's injection bandwidth); a dragonfly's switches of a group are linked all
+to all along rows and columns (Slingshot: one row; Aries: rank-1 rows and rank-2 columns),
+each pair of groups by global links; a torus's routers to the next along each dimension.
+The top-level zone routes minimally (DijkstraCache: lowest latency). The network model is
+the file's <config> block; the zone's <prop>s say the topology for tools that read it."""
 import os
 
 from ..core.common import A2AError
+from .platform_table import KIND_KEYS, MACHINES, PARAMETER_NAMES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
-# The machines: topology, rates, per-message costs, and the comment that cites them.
-MACHINES = {
-    "polaris": dict(
-        groups=8, rows=1, columns=8, nodes_per_switch=8, cores=32,
-        link_bw=25.0, link_lat="0.35us", counts=(1, 1, 4),
-        nic_bw=25.0, nic_lat="0.65us", mem_bw=102.4, mem_lat="0.1us",
-        os="3e-07", ois="2e-07", eager=65536,
-        comment="""\
-  polaris.xml: ALCF Polaris as the TuNA paper ran it (HPE Slingshot 11 dragonfly, Cray
-  MPICH, 32 ranks per node), large enough for its largest P: 512 nodes x 32 cores = 16,384
-  ranks (Polaris has 560 nodes, each one 32-core AMD EPYC 7543P).
-  Topology: 8 groups of 64 nodes, 8 switches per group linked all to all, 8 nodes per
-  switch, 4 global links between each pair of groups. Ranks are placed in order, 32 per
-  node: P = 2048 (64 nodes) is one group and never uses a global link; P = 4096 spans 2
-  groups, P = 8192 4, P = 16,384 all 8.
-  Figures and their source:
-   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11: HPE Rosetta switch,
-     64 ports of 200 Gb/s; Cassini NIC, 200 Gb/s); 0.35 us per switch-to-switch link
-     (Rosetta port-to-port latency about 350 ns, De Sensi et al., "An In-Depth Analysis of
-     the Slingshot Interconnect", SC 2020); 0.65 us for a node's link to its switch (NIC,
-     PCIe and the switch port).
-   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
-     to itself (EPYC 7543P: 8 channels of DDR4-3200 = 204.8 GB/s, AMD's specification; a
-     single-copy transfer reads and writes each byte, so half of it), 0.1 us.""",
-        why="a small message between two nodes of one switch then costs 0.3 + 1.3 + 0.3 = "
-            "1.9 us one way, about the MPI latency of Slingshot 11 with Cray MPICH (about "
-            "2 us), and one inside a node 0.7 us"),
-    "theta": dict(
-        groups=8, rows=2, columns=8, nodes_per_switch=4, cores=64,
-        link_bw=5.25, link_lat="0.1us", counts=(1, 3, 2),
-        nic_bw=10.0, nic_lat="0.35us", mem_bw=200.0, mem_lat="0.1us",
-        os="3e-07", ois="2e-07", eager=8192,
-        comment="""\
-  theta.xml: ALCF Theta as the TRA paper ran it (Cray XC40, Aries dragonfly, Cray MPICH,
-  64 ranks per node, one per KNL 7230 core), large enough for its largest P: 512 nodes x
-  64 cores = 32,768 ranks (P = 16,384 needs 256 nodes; Theta has 4,392).
-  Topology: 8 groups of 64 nodes; a group is 2 chassis (rows) of 8 Aries routers, 4 nodes
-  per router as on Aries; routers of a chassis linked all to all by 1 link (rank-1,
-  backplane), routers in the same slot of the 2 chassis by 3 links (rank-2, copper), 2
-  global links between each pair of groups (rank-3, optical). Ranks are placed in order,
-  64 per node: P = 2048 (32 nodes) is half a group and never uses a global link; P = 8192
-  (128 nodes) spans 2 groups, P = 16,384 4 groups.
-  Figures and their source (Alverson, Froese, Kaplan, Roweth, "Cray XC Series Network",
-  Cray white paper WP-Aries01-1112, 2012):
-   - links: 5.25 GB/s per direction (rank-1 and rank-2 links: 3 lanes of 14 Gb/s; the
-     optical rank-3 links, 4.7 GB/s, are taken at the same rate), 0.1 us per link (router
-     traversal about 100 ns); a node's link to its router 10 GB/s, 0.35 us (Aries NIC on a
-     PCIe Gen3 x16 host interface, 15.75 GB/s raw; about 10 GB/s is assumed usable).
-   - intra-node: each node's memory link, 200 GB/s, shared by every message of the node to
-     itself (KNL MCDRAM, "over 400 GB/s", Intel Xeon Phi 7230 specification; Theta runs it
-     as a cache; a single-copy transfer reads and writes each byte, so half of it), 0.1 us.""",
-        why="a small message between two nodes of one router then costs 0.3 + 0.7 + 0.3 = "
-            "1.3 us one way, the MPI latency of Aries (1.3 us on Xeon nodes, the white paper "
-            "above; KNL's slower cores add to it), and one inside a node 0.7 us"),
-}
-# the figures of the generic dragonfly (Polaris' rates), cited in both of its files
-SLINGSHOT_FIGURES = """\
-   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
-     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
-     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
-     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
-   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
-     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
-     writes each byte), 0.1 us."""
-# the generic dragonfly: Polaris' rates and costs on a quarter of its nodes
-MACHINES["dragonfly"] = dict(
-        MACHINES["polaris"], nodes_per_switch=2, counts=(1, 1, 2),
+# The two generic dragonflies' comments, as their files have carried them since their rows
+# were simulated (each file's sha256 is how its checked-in rows find it: the text stays)
+LEGACY = {
+    "dragonfly": dict(
         comment="""\
   dragonfly.xml: an HPE Slingshot-class dragonfly, like the TuNA paper's Polaris (ALCF),
   small enough for quick studies: 128 nodes x 32 cores = 4096 ranks, 32 ranks per node in
@@ -95,13 +36,10 @@ MACHINES["dragonfly"] = dict(
   global link, SMPI's default network model and a FATPIPE loopback; the figures in
   docs/results made before then used that file, git history has it.)
   Figures and their source:
-""" + SLINGSHOT_FIGURES,
+""",
         why="a small message between two nodes of one switch then costs 0.3 + 1.3 + 0.3 = "
-            "1.9 us one way, about Slingshot 11 MPI latency, and one inside a node 0.7 us")
-
-# the generic dragonfly at the papers' largest P: dragonfly.xml's groups, 32 of them
-MACHINES["dragonfly_16k"] = dict(
-        MACHINES["dragonfly"], groups=32,
+            "1.9 us one way, about Slingshot 11 MPI latency, and one inside a node 0.7 us"),
+    "dragonfly_16k": dict(
         comment="""\
   dragonfly_16k.xml: dragonfly.xml grown to the TRA and TuNA papers' largest P, for the
   model tier (`a2a model-run`): 512 nodes x 32 cores = 16,384 ranks, 32 ranks per node in
@@ -117,7 +55,30 @@ MACHINES["dragonfly_16k"] = dict(
   generated here, with SMPI's default network model and an unshared 10 GB/s loopback;
   git history has it.)
   Figures and their source (dragonfly.xml's):
-""" + SLINGSHOT_FIGURES)
+""",
+        why=None),
+}
+LEGACY["dragonfly_16k"]["why"] = LEGACY["dragonfly"]["why"]
+# the figures of the generic dragonfly (Polaris' rates), cited in both of its files
+SLINGSHOT_FIGURES = """\
+   - links: 200 Gb/s = 25 GB/s per port and direction (Slingshot 11; HPE Rosetta switch,
+     64 x 200 Gb/s ports); 0.35 us per switch-to-switch link (Rosetta port-to-port latency
+     ~350 ns, De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC
+     2020); 0.65 us for a node's link to its switch (NIC, PCIe and the switch port).
+   - intra-node: each node's memory link, 102.4 GB/s, shared by every message of the node
+     to itself (half of the EPYC 7543P's 204.8 GB/s: a single-copy transfer reads and
+     writes each byte), 0.1 us."""
+# what each generated machine is, the first line of its file's comment
+TITLES = {
+    "polaris": "ALCF Polaris as the TuNA paper ran it (HPE Slingshot 11 dragonfly, Cray "
+               "MPICH, 32 ranks per node)",
+    "theta": "ALCF Theta as the TRA paper ran it (Cray XC40, Aries dragonfly, Cray MPICH, 64 "
+             "ranks per node, one per KNL 7230 core)",
+    "fugaku": "RIKEN Fugaku as the TuNA paper ran it (Tofu interconnect D, Fujitsu's Open "
+              "MPI-based MPI, 32 ranks per node)",
+    "dragonfly": "an HPE Slingshot-class dragonfly with Polaris' rates, one NIC a node",
+    "dragonfly_16k": "dragonfly.xml grown to the papers' largest P (32 groups)",
+}
 
 MODEL_NOTE = """\
    - speed 1Gf with smpi/host-speed 1Gf (set by `a2a simulate`): local computation
@@ -139,13 +100,22 @@ MODEL_NOTE = """\
 def add_parser(sub, common):
     """Registers `a2a platform` and its options."""
     p = sub.add_parser(
-        "platform", help="write the SimGrid platform file of a dragonfly machine",
-        description="Writes the platform file of MACHINE (%s): hosts with a shared memory "
-                    "link each, NIC links, switches linked by rows, columns and global links, "
-                    "and the network model in a <config> block." % ", ".join(sorted(MACHINES)),
-        epilog="example:  a2a platform polaris --out platforms/polaris.xml",
+        "platform", help="write the SimGrid platform file of a machine, or the table of them",
+        description="Writes the platform file of MACHINE (%s) from the table of "
+                    "scripts/a2a_tools/platform_table.py: hosts with a shared memory link "
+                    "each, NIC links, switches (a dragonfly's rows, columns and global links) "
+                    "or routers (a torus), and the network model in a <config> block; or, "
+                    "with --page, the markdown page of the table (every figure with its "
+                    "source or 'assumed', and what SimGrid and the model tier make of it)."
+                    % ", ".join(sorted(MACHINES)),
+        epilog="examples:  a2a platform polaris --out platforms/polaris.xml\n"
+               "           a2a platform --page --out docs/results/platforms.md",
         formatter_class=common["formatter"])
-    p.add_argument("machine", metavar="MACHINE", help="one of %s" % ", ".join(sorted(MACHINES)))
+    p.add_argument("machine", metavar="MACHINE", nargs="?",
+                   help="one of %s" % ", ".join(sorted(MACHINES)))
+    p.add_argument("--page", action="store_true",
+                   help="write the table of every machine's figures and sources (markdown) "
+                        "instead of a platform file")
     p.add_argument("--out", help="the file to write (default: standard output)")
     p.set_defaults(func=run, needs_db=False)
     return p
@@ -155,20 +125,55 @@ def _rate(gbps):
     return "%gGBps" % gbps
 
 
-def dragonfly(name, m):
-    """The platform file of machine m (a MACHINES entry) as text."""
-    G, R, C, n = m["groups"], m["rows"], m["columns"], m["nodes_per_switch"]
-    zones, links, routes = [], [], []
+def _us(micro):
+    return "%gus" % micro
 
-    def link(ident, bw, lat):
-        links.append('    <link id="%s" bandwidth="%s" latency="%s" sharing_policy="SPLITDUPLEX"/>'
-                     % (ident, bw, lat))
 
-    def both_ways(zone_a, gw_a, zone_b, gw_b, ident):
+def value(machine, key):
+    """The value of a figure of a machine (platform_table.MACHINES[machine][key])."""
+    return MACHINES[machine][key].value
+
+
+class _Writer:
+    """The lines of a generated platform: zones, links and routes, in the order written."""
+
+    def __init__(self):
+        self.zones, self.links, self.routes = [], [], []
+
+    def link(self, ident, bw, lat):
+        self.links.append('    <link id="%s" bandwidth="%s" latency="%s" '
+                          'sharing_policy="SPLITDUPLEX"/>' % (ident, bw, lat))
+
+    def both_ways(self, zone_a, gw_a, zone_b, gw_b, ident):
         for src, dst, gs, gd, way in ((zone_a, zone_b, gw_a, gw_b, "UP"),
                                       (zone_b, zone_a, gw_b, gw_a, "DOWN")):
-            routes.append('    <zoneRoute src="%s" dst="%s" gw_src="%s" gw_dst="%s" symmetrical="NO">'
-                          '<link_ctn id="%s" direction="%s"/></zoneRoute>' % (src, dst, gs, gd, ident, way))
+            self.routes.append('    <zoneRoute src="%s" dst="%s" gw_src="%s" gw_dst="%s" '
+                               'symmetrical="NO"><link_ctn id="%s" direction="%s"/></zoneRoute>'
+                               % (src, dst, gs, gd, ident, way))
+
+    def node(self, host, m, switch):
+        """A host in a zone of its own with its memory link (its route to itself), joined
+        to router `switch` by its NIC link (the node's injection bandwidth)."""
+        self.zones += ['    <zone id="%s-node" routing="Full">' % host,
+                       '      <host id="%s" speed="1Gf" core="%d"/>' % (host, m["cores"].value),
+                       '      <link id="%s-mem" bandwidth="%s" latency="%s"/>'
+                       % (host, _rate(m["mem_bw"].value), _us(m["mem_lat"].value)),
+                       '      <route src="%s" dst="%s"><link_ctn id="%s-mem"/></route>'
+                       % (host, host, host),
+                       '    </zone>']
+        self.link(host + "-nic", _rate(m["injection"].value), _us(m["nic_lat"].value))
+        self.both_ways(host + "-node", host, switch + "-zone", switch, host + "-nic")
+
+    def router(self, ident):
+        self.zones += ['    <zone id="%s-zone" routing="Full">' % ident,
+                       '      <router id="%s"/>' % ident, '    </zone>']
+
+
+def _dragonfly(name, m, w):
+    """Writes a dragonfly's nodes, switches, row, column and global links into w; returns
+    its <prop>s."""
+    G, R, C, n = (m[k].value for k in ("groups", "rows", "columns", "nodes_per_switch"))
+    link_bw, link_lat = m["link_bw"].value, _us(m["link_lat"].value)
 
     def switch(g, r, c):
         return "%s-sw%d-%d-%d" % (name, g, r, c)
@@ -178,37 +183,27 @@ def dragonfly(name, m):
         for r in range(R):
             for c in range(C):
                 for _ in range(n):
-                    host = "%s-%d" % (name, node)
-                    zones += ['    <zone id="%s-node" routing="Full">' % host,
-                              '      <host id="%s" speed="1Gf" core="%d"/>' % (host, m["cores"]),
-                              '      <link id="%s-mem" bandwidth="%s" latency="%s"/>'
-                              % (host, _rate(m["mem_bw"]), m["mem_lat"]),
-                              '      <route src="%s" dst="%s"><link_ctn id="%s-mem"/></route>'
-                              % (host, host, host),
-                              '    </zone>']
-                    link(host + "-nic", _rate(m["nic_bw"]), m["nic_lat"])
-                    both_ways(host + "-node", host, switch(g, r, c) + "-zone", switch(g, r, c),
-                              host + "-nic")
+                    w.node("%s-%d" % (name, node), m, switch(g, r, c))
                     node += 1
     for g in range(G):
         for r in range(R):
             for c in range(C):
-                zones += ['    <zone id="%s-zone" routing="Full">' % switch(g, r, c),
-                          '      <router id="%s"/>' % switch(g, r, c), '    </zone>']
-    row_count, column_count, global_count = m["counts"]
+                w.router(switch(g, r, c))
+    row_count, column_count, global_count = (m[k].value for k in ("row_links", "column_links",
+                                                                  "global_links"))
     for g in range(G):
         for r in range(R):
             for c in range(C):
                 for c2 in range(c + 1, C):
                     ident = "%s-row%d-%d-%d-%d" % (name, g, r, c, c2)
-                    link(ident, _rate(m["link_bw"] * row_count), m["link_lat"])
-                    both_ways(switch(g, r, c) + "-zone", switch(g, r, c),
-                              switch(g, r, c2) + "-zone", switch(g, r, c2), ident)
+                    w.link(ident, _rate(link_bw * row_count), link_lat)
+                    w.both_ways(switch(g, r, c) + "-zone", switch(g, r, c),
+                                switch(g, r, c2) + "-zone", switch(g, r, c2), ident)
                 for r2 in range(r + 1, R):
                     ident = "%s-column%d-%d-%d-%d" % (name, g, c, r, r2)
-                    link(ident, _rate(m["link_bw"] * column_count), m["link_lat"])
-                    both_ways(switch(g, r, c) + "-zone", switch(g, r, c),
-                              switch(g, r2, c) + "-zone", switch(g, r2, c), ident)
+                    w.link(ident, _rate(link_bw * column_count), link_lat)
+                    w.both_ways(switch(g, r, c) + "-zone", switch(g, r, c),
+                                switch(g, r2, c) + "-zone", switch(g, r2, c), ident)
 
     def gateway(g, other):
         """The switch of group g that holds its global links to group other: the k-th
@@ -220,49 +215,156 @@ def dragonfly(name, m):
     for i in range(G):
         for j in range(i + 1, G):
             ident = "%s-global%d-%d" % (name, i, j)
-            link(ident, _rate(m["link_bw"] * global_count), m["link_lat"])
-            both_ways(gateway(i, j) + "-zone", gateway(i, j), gateway(j, i) + "-zone",
-                      gateway(j, i), ident)
-    eager_why = ("Cray MPICH's eager limit on Aries (MPICH_GNI_MAX_EAGER_MSG_SIZE, 8192 bytes "
-                 "by default, Cray's intro_mpi manual)" if m["eager"] == 8192 else
-                 "SimGrid's default")
-    note = MODEL_NOTE.format(os_us="%g" % (float(m["os"]) * 1e6),
-                             ois_us="%g" % (float(m["ois"]) * 1e6), why=m["why"],
-                             eager=m["eager"], eager_why=eager_why, name=name)
+            w.link(ident, _rate(link_bw * global_count), link_lat)
+            w.both_ways(gateway(i, j) + "-zone", gateway(i, j), gateway(j, i) + "-zone",
+                        gateway(j, i), ident)
+    topology = ("dragonfly groups=%d rows=%d columns=%d nodes_per_switch=%d cores_per_node=%d "
+                "row_links=%d column_links=%d global_links=%d"
+                % (G, R, C, n, m["cores"].value, row_count, column_count, global_count))
+    return ['    <prop id="a2a/topology" value="%s"/>' % topology,
+            '    <prop id="a2a/link" value="%s %s"/>' % (_rate(link_bw), link_lat),
+            '    <prop id="a2a/nic" value="%s %s"/>' % (_rate(m["injection"].value),
+                                                        _us(m["nic_lat"].value)),
+            '    <prop id="a2a/memory" value="%s %s"/>' % (_rate(m["mem_bw"].value),
+                                                           _us(m["mem_lat"].value))]
+
+
+def torus_neighbours(dims):
+    """[(node, dimension, neighbour)] of a torus whose node index counts the first dimension
+    fastest: each node linked to the next along every dimension, wrapping around (a ring);
+    a dimension of 2 nodes has one link between them, not two."""
+    total = 1
+    for d in dims:
+        total *= d
+    out = []
+    for node in range(total):
+        stride = 1
+        for k, d in enumerate(dims):
+            x = (node // stride) % d
+            if d > 2 or (d == 2 and x == 0):
+                out.append((node, k, node + (((x + 1) % d) - x) * stride))
+            stride *= d
+    return out
+
+
+def _torus(name, m, w):
+    """Writes a torus's nodes, one router each, and the routers' links into w; returns its
+    <prop>s."""
+    dims = [int(x) for x in m["torus"].value.split(",")]
+    total = 1
+    for d in dims:
+        total *= d
+    router = lambda i: "%s-r%d" % (name, i)
+    for i in range(total):
+        w.node("%s-%d" % (name, i), m, router(i))
+    for i in range(total):
+        w.router(router(i))
+    link_bw, link_lat = _rate(m["link_bw"].value), _us(m["link_lat"].value)
+    for a, k, b in torus_neighbours(dims):
+        ident = "%s-t%d-%d" % (name, a, k)
+        w.link(ident, link_bw, link_lat)
+        w.both_ways(router(a) + "-zone", router(a), router(b) + "-zone", router(b), ident)
+    return ['    <prop id="a2a/topology" value="torus %s cores_per_node=%d"/>'
+            % (m["torus"].value, m["cores"].value),
+            '    <prop id="a2a/link" value="%s %s"/>' % (link_bw, link_lat),
+            '    <prop id="a2a/nic" value="%s %s"/>' % (_rate(m["injection"].value),
+                                                        _us(m["nic_lat"].value)),
+            '    <prop id="a2a/memory" value="%s %s"/>' % (_rate(m["mem_bw"].value),
+                                                           _us(m["mem_lat"].value))]
+
+
+def _wrap(text, first, rest, width=92):
+    """text wrapped to width, its first line after `first`, the others after `rest`."""
+    import textwrap
+    return textwrap.fill(text, width=width, initial_indent=first, subsequent_indent=rest,
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def figures_comment(name, m):
+    """The comment of a generated file: what it models, then every figure with its source
+    (or what is assumed in it), from the table."""
+    nodes, cores = m["file_nodes"].value, m["cores"].value
+    lines = [_wrap("%s.xml: %s. %d nodes x %d cores = %d ranks; ranks placed in order, "
+                   "%d per node in the papers' runs." % (name, TITLES[name], nodes, cores,
+                                                         nodes * cores,
+                                                         m["ranks_per_node"].value),
+                   "  ", "  "),
+             _wrap("Generated by `scripts/a2a platform %s` from the table in "
+                   "scripts/a2a_tools/platform_table.py, which gives every figure below its "
+                   "source or says it is assumed (docs/results/platforms.md shows it, with "
+                   "what SimGrid and the model tier make of each)." % name, "  ", "  "),
+             "  Figures (value: source; assumed: what is assumed):"]
+    for key in KIND_KEYS[m["kind"]]:
+        f = m[key]
+        what, unit = PARAMETER_NAMES[key]
+        shown = ("%g" % f.value if isinstance(f.value, float) else str(f.value)) + (
+            " " + unit if unit else "")
+        lines.append(_wrap("%s %s: %s%s" % (what, shown, f.source_text(),
+                                            " (%s)" % f.note if f.note else ""),
+                           "   - ", "     "))
+    lines += ["  Also: speed 1Gf with smpi/host-speed 1Gf (set by `a2a simulate`): local "
+              "computation", "  (copies included) is measured on the simulating machine and "
+              "charged 1:1; smpi/async-small-thresh 0", "  and network/TCP-gamma 4194304 "
+              "are SimGrid's defaults, written so that nothing is implicit."]
+    text = "\n".join(lines)
+    if "--" in text:
+        raise A2AError("%s: a figure's text holds '--', which an XML comment cannot" % name)
+    return text
+
+
+def platform_text(name, m=None):
+    """The platform file of machine `name` (its table, or the table m) as text."""
+    m = m or MACHINES[name]
+    w = _Writer()
+    props = (_torus if m["kind"] == "torus" else _dragonfly)(name, m, w)
+    eager = m["eager"].value
+    if name in LEGACY:
+        eager_why = ("Cray MPICH's eager limit on Aries (MPICH_GNI_MAX_EAGER_MSG_SIZE, 8192 "
+                     "bytes by default, Cray's intro_mpi manual)" if eager == 8192 else
+                     "SimGrid's default")
+        comment = [LEGACY[name]["comment"] + SLINGSHOT_FIGURES,
+                   MODEL_NOTE.format(os_us="%g" % m["os"].value, ois_us="%g" % m["ois"].value,
+                                     why=LEGACY[name]["why"], eager=eager, eager_why=eager_why,
+                                     name=name)]
+    else:
+        comment = [figures_comment(name, m)]
+    seconds = lambda key: "%g" % (m[key].value * 1e-6)
     config = ['  <config>',
               '    <prop id="network/model" value="SMPI"/>',
-              '    <prop id="smpi/os" value="0:%s:0"/>' % m["os"],
-              '    <prop id="smpi/or" value="0:%s:0"/>' % m["os"],
-              '    <prop id="smpi/ois" value="0:%s:0"/>' % m["ois"],
-              '    <prop id="smpi/bw-factor" value="0:0.95"/>',
-              '    <prop id="smpi/lat-factor" value="0:1"/>',
+              '    <prop id="smpi/os" value="0:%s:0"/>' % seconds("os"),
+              '    <prop id="smpi/or" value="0:%s:0"/>' % seconds("or"),
+              '    <prop id="smpi/ois" value="0:%s:0"/>' % seconds("ois"),
+              '    <prop id="smpi/bw-factor" value="0:%g"/>' % m["bw_factor"].value,
+              '    <prop id="smpi/lat-factor" value="0:%g"/>' % m["lat_factor"].value,
               '    <prop id="network/weight-S" value="0"/>',
               '    <prop id="network/crosstraffic" value="no"/>',
-              '    <prop id="smpi/send-is-detached-thresh" value="%d"/>' % m["eager"],
+              '    <prop id="smpi/send-is-detached-thresh" value="%d"/>' % eager,
               '    <prop id="smpi/async-small-thresh" value="0"/>',
               '    <prop id="network/TCP-gamma" value="4194304"/>',
               '  </config>']
-    topology = ("dragonfly groups=%d rows=%d columns=%d nodes_per_switch=%d cores_per_node=%d "
-                "row_links=%d column_links=%d global_links=%d"
-                % (G, R, C, n, m["cores"], row_count, column_count, global_count))
-    props = ['    <prop id="a2a/topology" value="%s"/>' % topology,
-             '    <prop id="a2a/link" value="%s %s"/>' % (_rate(m["link_bw"]), m["link_lat"]),
-             '    <prop id="a2a/nic" value="%s %s"/>' % (_rate(m["nic_bw"]), m["nic_lat"]),
-             '    <prop id="a2a/memory" value="%s %s"/>' % (_rate(m["mem_bw"]), m["mem_lat"])]
     return "\n".join(["<?xml version='1.0'?>",
                       '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-                      "<!--", m["comment"], note, "-->", '<platform version="4.1">'] + config +
-                     ['  <zone id="%s" routing="DijkstraCache">' % name] + props + zones +
-                     links + routes + ['  </zone>', '</platform>', ''])
+                      "<!--"] + comment + ["-->", '<platform version="4.1">'] + config +
+                     ['  <zone id="%s" routing="DijkstraCache">' % name] + props + w.zones +
+                     w.links + w.routes + ['  </zone>', '</platform>', ''])
 
 
 def run(args, db=None):
-    """`a2a platform`: the file on --out (or standard output); 0."""
+    """`a2a platform`: the file (or with --page the table's page) on --out or standard
+    output; 0."""
     del db
-    if args.machine not in MACHINES:
+    if args.page:
+        if args.machine:
+            raise A2AError("--page writes every machine's table: no MACHINE with it")
+        from .platform_page import page
+        text = page()
+    elif not args.machine:
+        raise A2AError("name a MACHINE (%s), or --page" % ", ".join(sorted(MACHINES)))
+    elif args.machine not in MACHINES:
         raise A2AError("unknown machine '%s' (choose from %s)" % (args.machine,
                                                                  ", ".join(sorted(MACHINES))))
-    text = dragonfly(args.machine, MACHINES[args.machine])
+    else:
+        text = platform_text(args.machine)
     if args.out:
         try:
             with open(args.out, "w") as f:
