@@ -45,7 +45,8 @@ def known_words():
 
 HAND_WRITTEN = "Written by hand; each figure below gives the command that reproduces it."
 MADE_BY = re.compile(r"(Generated|Made) by `")
-COMMIT_HASH = re.compile(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+# (an archived platform file's name ends with its sha256's first digits: not a commit)
+COMMIT_HASH = re.compile(r"(?<!-)\b(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b(?!\.xml)")
 # the pages of docs/results that may name commits for now, and why: one place
 HASH_EXCEPTIONS = {}
 
