@@ -83,6 +83,9 @@ SUITE = [
     Dataset("theta-mixed", ["tests/data/tuner-theta-mixed.sql"], "sweeps/suite/theta_mixed.ini",
             "SimGrid, Aries dragonfly (theta.xml), P = 24, 48 (one node), 72 (two), uniform and "
             "non-uniform (normal)", frozen="7ba0a2b06a766ad860d86a5314320148147aae2eaa3d35ca27670693b7f25594"),
+    Dataset("real-p2-mpich", ["tests/data/tuner-real-p2-mpich.sql"], "sweeps/suite/real_p2_mpich.ini",
+            "real, MPICH, one node, P = 2, every kernel and vendor algorithm, non-uniform (powerlaw)",
+            frozen="ff1f0cd349538b49382b627e77d1dacf78b12720db63ad24e6e98e92ba986054"),
 ]
 
 METHODS = ["tuner", "random", "stratified", "halving", "default"]
