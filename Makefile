@@ -342,7 +342,7 @@ paper-night: all build/model/a2atrace
 # and at the corners (scripts/a2a paper-bands; the cost is in tests/data/papers-bands.sql's
 # header), then docs/results/papers.md
 paper-bands: all build/model/a2atrace
-	scripts/a2a paper-bands --P 2048,4096
+	scripts/a2a paper-bands
 	scripts/a2a paper-table --out docs/results/papers.md
 
 clean:

@@ -21,7 +21,7 @@ def problems_of(path):
     """(figures checked, [problem lines]) of the band data at path."""
     conn = paper_bands.load(path)
     seen, out = 0, []
-    for platform, (machine, _, _) in paper_bands.PLATFORMS.items():
+    for platform, (machine, _, _, _) in paper_bands.PLATFORMS.items():
         figures, files = paper_bands.variants(machine)
         stored = conn.execute("SELECT figure, scale, variant, why FROM figures WHERE "
                               "platform = ? ORDER BY rowid", (platform,)).fetchall()

@@ -28,14 +28,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 DATA = os.path.join("tests", "data", "papers-bands.sql")
 SWEEP = os.path.join("sweeps", "paper", "papers_bands.ini")
 SCALES = ((0.5, "x1/2"), (2.0, "x2"))
-# per paper platform: its machine in the table, the sections of SWEEP its rows read, and
-# model-run's options (the TuNA paper's 32 ranks per node)
+# per paper platform: its machine in the table, the sections of SWEEP its rows read,
+# model-run's options (the TuNA paper's 32 ranks per node) and the P priced unless --P says
+# otherwise (TuNA's P = 8192 would need its traces first: note 7 of papers.md)
 PLATFORMS = {
-    "theta.xml": ("theta", "tra_trend,tra_2048,tra2_2048,mpich_bruck_2048", ()),
+    "theta.xml": ("theta", "tra_trend,tra_2048,tra2_2048,mpich_bruck_2048", (),
+                  "2048,4096,8192"),
     "polaris.xml": ("polaris", "tuna_fig7,tuna_fig8,mpich_fig8",
-                    ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE))),
+                    ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE)), "2048"),
     "fugaku.xml": ("fugaku", "tuna_fig7,tuna_fig8",
-                   ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE))),
+                   ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE)), "2048"),
 }
 # assumed figures that get no variant though they are numbers, and why
 FIRST_GROUP = ("no priced row leaves the first group (P = 2048 at 32 a node: 64 nodes, one "
@@ -73,12 +75,16 @@ def add_parser(sub, common):
                    help="only these platforms (%s); their rows replace theirs in the data, "
                         "the others' stay" % ", ".join(PLATFORMS))
     p.add_argument("--P", dest="only_P", default=None, metavar="P,...",
-                   help="only these process counts (the others' rows are not computed: the "
-                        "page says so)")
-    p.add_argument("--data", default=DATA, metavar="SQL", help="default: %(default)s")
+                   help="only these process counts (default: %s; rows at others get no "
+                        "band: the page says so)" % "; ".join(
+                            "%s %s" % (k, v[3]) for k, v in PLATFORMS.items()))
+    p.add_argument("--add", action="store_true",
+                   help="with --P: price these P and keep the platform's rows at the others "
+                        "(its variants already in the data, as the table writes them now)")
     p.add_argument("--dry-run", action="store_true",
                    help="list each platform's variants (figure, scale, file); price none")
     p.set_defaults(func=run, needs_db=False)
+    p.add_argument("--data", default=DATA, metavar="SQL", help="default: %(default)s")
     return p
 
 
@@ -197,28 +203,40 @@ def header(conn):
     return "\n".join(lines) + "\n"
 
 
+def _sql(value):
+    """A value as an SQL literal (floats exact: repr round-trips)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "'%s'" % value.replace("'", "''")
+    return repr(value)
+
+
 def write(conn, path):
-    """Writes the band data (rows in a fixed order) with its header comment."""
-    out = sqlite3.connect(":memory:")
-    out.executescript(SCHEMA)
-    for table, order in (("figures", "platform, rowid"), ("variants", "platform, rowid"),
-                         ("results", "platform, variant, section, kernel, P, S, radix, "
-                                     "radix2")):
-        rows = conn.execute("SELECT * FROM %s ORDER BY %s" % (table, order)).fetchall()
-        if rows:
-            out.executemany("INSERT INTO %s VALUES (%s)" % (table, ", ".join("?" * len(rows[0]))),
-                            rows)
-    out.commit()
+    """Writes the band data with its header comment: the schema, then each table's rows of
+    one platform and variant as one INSERT (rows in a fixed order)."""
+    lines = [header(conn).rstrip("\n"), "BEGIN TRANSACTION;"] + SCHEMA.split("\n")
+    for table, order in (("figures", "rowid"), ("variants", "rowid"),
+                         ("results", "section, kernel, P, S, radix, radix2")):
+        groups = conn.execute("SELECT DISTINCT platform, variant FROM %s ORDER BY platform, "
+                              "rowid" % table).fetchall()
+        if table == "figures":
+            groups = sorted({(p,) for p, _ in groups})
+        for group in groups:
+            where = " AND ".join(("platform = ?", "variant IS ?")[:len(group)])
+            rows = conn.execute("SELECT * FROM %s WHERE %s ORDER BY %s" % (table, where, order),
+                                group).fetchall()
+            lines.append("INSERT INTO %s VALUES %s;" % (table, ",".join(
+                "(%s)" % ",".join(_sql(v) for v in row) for row in rows)))
+    lines.append("COMMIT;")
     with open(os.path.join(ROOT, path), "w") as f:
-        f.write(header(out))
-        for line in out.iterdump():
-            f.write(line + "\n")
+        f.write("\n".join(lines) + "\n")
 
 
 def price(platform, variant, text, tmp, only_P, t0):
     """Runs model-run on one variant's file; (rows, configurations, CPU s, peak MB)."""
     from .paper_night import launch
-    machine, sections, options = PLATFORMS[platform]
+    machine, sections, options, default_P = PLATFORMS[platform]
     where = os.path.join(tmp, hashlib.sha256(variant.encode()).hexdigest()[:12])
     os.makedirs(where, exist_ok=True)
     path = os.path.join(where, platform)
@@ -226,8 +244,8 @@ def price(platform, variant, text, tmp, only_P, t0):
         f.write(text)
     db = os.path.join(where, "model.db")
     cmd = [sys.executable, os.path.join("scripts", "a2a"), "model-run", SWEEP, "--platform",
-           path, "--db", db, "--section", sections] + list(options) + (
-               ["--P", only_P] if only_P else [])
+           path, "--db", db, "--section", sections, "--P", only_P or default_P] + list(
+               options)
     _, peak, cpu = launch(cmd, t0, "%s %s" % (machine, variant), usage=True,
                           prog="paper-bands")
     conn = sqlite3.connect(db)
@@ -235,6 +253,21 @@ def price(platform, variant, text, tmp, only_P, t0):
                         "status FROM results").fetchall()
     conn.close()
     return rows, len(rows), cpu, peak
+
+
+def start_adding(conn, platform, shas, only_P):
+    """--add: the platform's rows at the P of only_P are priced again, the others kept; the
+    data's variants must be those the table writes now (shas: {variant: sha256})."""
+    if not only_P:
+        raise A2AError("--add goes with --P")
+    stored = dict(conn.execute("SELECT variant, platform_sha256 FROM variants WHERE "
+                               "platform = ?", (platform,)).fetchall())
+    if stored != shas:
+        raise A2AError("--add: %s's variants in the data are not those the table writes now: "
+                       "price them without --add" % platform)
+    Ps = [int(P) for P in only_P.split(",") if P.strip()]
+    conn.execute("DELETE FROM results WHERE platform = ? AND P IN (%s)"
+                 % ", ".join("?" * len(Ps)), [platform] + Ps)
 
 
 def run(args, db):
@@ -257,19 +290,27 @@ def run(args, db):
                     print("%s %s %s: %s" % (platform, key, label, variant or why))
                 print("%s: %d variant files" % (platform, len(files)))
                 continue
-            for table in ("figures", "variants", "results"):
-                conn.execute("DELETE FROM %s WHERE platform = ?" % table, (platform,))
-            conn.executemany("INSERT INTO figures VALUES (?, ?, ?, ?, ?)",
-                             [(platform,) + f for f in figures])
+            shas = {v: hashlib.sha256(t.encode()).hexdigest() for v, t in files.items()}
+            if args.add:
+                start_adding(conn, platform, shas, args.only_P)
+            else:
+                for table in ("figures", "variants", "results"):
+                    conn.execute("DELETE FROM %s WHERE platform = ?" % table, (platform,))
+                conn.executemany("INSERT INTO figures VALUES (?, ?, ?, ?, ?)",
+                                 [(platform,) + f for f in figures])
+                conn.executemany("INSERT INTO variants VALUES (?, ?, ?, 0, 0.0, 0.0)",
+                                 [(platform, v, shas[v]) for v in files])
             for i, (variant, text) in enumerate(files.items()):
                 say(t0, "%s: variant %d/%d, %s" % (platform, i + 1, len(files), variant),
                     "paper-bands")
                 rows, n, cpu, peak = price(platform, variant, text, tmp, args.only_P, t0)
-                conn.execute("INSERT INTO variants VALUES (?, ?, ?, ?, ?, ?)",
-                             (platform, variant, hashlib.sha256(text.encode()).hexdigest(), n,
-                              cpu, peak))
                 conn.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                  "?)", [(platform, variant) + r for r in rows])
+                # the cost of making the data: every launch that priced its rows
+                conn.execute("UPDATE variants SET configurations = (SELECT count(*) FROM "
+                             "results WHERE platform = ?1 AND variant = ?2), cpu_s = cpu_s + "
+                             "?3, peak_mb = max(peak_mb, ?4) WHERE platform = ?1 AND "
+                             "variant = ?2", (platform, variant, cpu, peak))
                 # what is priced so far stays, should a later variant fail
                 write(conn, args.data)
     if args.dry_run:
@@ -341,12 +382,14 @@ class Bands:
                 "SELECT section, kernel, P, Q, S, radix, radix2, ppn, median_s, status FROM "
                 "results WHERE platform = ? AND variant = ?", (platform, variant)).fetchall()
             for row in variant_rows(platform, results, tra_path, tuna_path):
+                if row[9] == paper_tuna.NOT_TESTABLE:
+                    continue
                 self.by_row.setdefault(row_key(row), []).append(
                     (variant, row[9], _plain_value(row)))
             self.platforms.setdefault(platform, []).append(variant)
 
     def band(self, row, plain):
-        """(band text, [variants where the verdict differs from plain's]) of a row, or
+        """(band text, [(variant, its verdict) where it differs from plain's]) of a row, or
         (None, []) when no variant priced it. plain: the row at err = 0 on the platform."""
         got = self.by_row.get(row_key(row))
         if not got:
@@ -358,9 +401,9 @@ class Bands:
         def show(g):
             if not fact:
                 return "%.2f (%s)" % (g[2], g[0])
-            return "%s by %s (%s)" % ("fails" if g[2] < 0 else "holds",
+            return "%s by %s (%s)" % ("fails" if g[1] == paper_tuna.MISSED else "holds",
                                       paper_tuna.pct(abs(g[2])), g[0])
-        flips = [g[0] for g in got if g[1] != plain[9]]
+        flips = [(g[0], g[1]) for g in got if g[1] != plain[9]]
         return "%s .. %s" % (show(low), show(high)), flips
 
 
@@ -376,9 +419,14 @@ def note(bands, unpriced):
         if not cost[0]:
             parts.append("%s: no variant priced" % platform)
             continue
-        varied = [f for (f,) in conn.execute(
-            "SELECT DISTINCT figure FROM figures WHERE platform = ? AND variant IS NOT NULL "
-            "AND figure != 'corner' ORDER BY rowid", (platform,))]
+        varied = []
+        for figure, scale, variant in conn.execute(
+                "SELECT figure, scale, variant FROM figures WHERE platform = ? AND variant IS "
+                "NOT NULL AND figure != 'corner' ORDER BY rowid", (platform,)):
+            same = variant.split(" ")[0]
+            shown = figure if same == figure else "%s (the network of %s)" % (figure, same)
+            if shown not in varied:
+                varied.append(shown)
         why = {}
         for figure, scale, reason in conn.execute(
                 "SELECT figure, scale, why FROM figures WHERE platform = ? AND variant IS NULL "
@@ -395,12 +443,23 @@ def note(bands, unpriced):
             "torus by its first dimension, bw-factor at most 1, a NIC's bandwidth with the "
             "injection it makes), priced by the model tier on the rows' own configurations "
             "(`%s`), TuNA's traces read back from `A2A_TRACE_CACHE`; variants that write the "
-            "same network are priced once. %s. Rows at P = %s have no band: their "
-            "configurations cost %s a variant on this shared 2-core machine (TRA at P = 8192 "
-            "about a minute of pricing; TuNA at P = 8192 needs its traces first, 40 to 200 s "
-            "each), more than the data could afford."
-            % (DATA, SWEEP, "; ".join(parts), " and ".join(str(P) for P in unpriced),
-               "more"))
+            "same network are priced once. %s.%s"
+            % (DATA, SWEEP, "; ".join(parts), unpriced_text(unpriced)))
+
+
+def unpriced_text(unpriced):
+    """' Rows without a band: ...' of {(machine, P)} whose rows no variant priced, and why."""
+    if not unpriced:
+        return ""
+    why = []
+    if any(m == "Theta" for m, _ in unpriced):
+        why.append("a TRA variant at P = 8192 takes about a minute more of pricing")
+    if any(m != "Theta" for m, _ in unpriced):
+        why.append("TuNA's variants at P = 8192 would need its traces first (40 to 200 s "
+                   "each, note 3)")
+    return (" Rows without a band (%s): the variants are priced at the smaller P only "
+            "(`--P`): %s, more than a shared 2-core machine afforded for this data."
+            % (", ".join("%s at P = %d" % mp for mp in sorted(unpriced)), " and ".join(why)))
 
 
 def _merged(items):

@@ -417,7 +417,7 @@ def with_bands(rows, plain, bands):
             to = {}
             for variant, v in flips:
                 to.setdefault(v, []).append(variant)
-            said = "; ".join("%s at %s" % (v, ", ".join(vs)) for v, vs in sorted(to.items()))
+            said = "; ".join("%s at: %s" % (v, "; ".join(vs)) for v, vs in sorted(to.items()))
             verdict = INDETERMINATE
             why = "flips inside the band (%s)" % said + ("; " + why if why else "")
         out.append(tuple(row[:8]) + (text,) + tuple(row[8:9]) + (verdict, why))
@@ -493,8 +493,8 @@ def table(m, tuna, bands):
     for row in rows:
         out.append("| " + " | ".join(str(c) for c in row) + " |")
     flipped = sum(1 for r in rows if r[11].startswith("flips inside the band"))
-    unpriced = sorted({r[2] for r in rows if r[8].startswith("not computed")})
-    out += ["", "Rows: %s (%d of the indeterminate by their band). With the error of a ratio "
+    unpriced = {(r[1], r[2]) for r in rows if r[8].startswith("not computed")}
+    out += ["", "Rows: %s (of these, %d flip inside their band). With the error of a ratio "
             "of two modelled times on each row's platform for the speedup and radix rows "
             "instead: %s." % (counts(rows), flipped, counts(alternative)), "",
             "## Notes", "",
