@@ -110,4 +110,4 @@ check simgrid/bad-platform/nothing-recorded [ ! -e "$SG/bad.db" ]
 # ---- a schema-2 database gains the schema-3 columns and keeps its rows -------------------
 cp tests/data/schema2.db "$SG/old.db"   # written by a2atune before schema 3: 39 results, 2 runs
 run simgrid/schema2-opens 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/old.db" --copy-model none
-check simgrid/schema2-migrated [ "$(sgsql old.db "SELECT (SELECT user_version FROM pragma_user_version) || ',' || sum(run_id <= 2) || ',' || sum(run_id <= 2 AND validated IS NULL) || ',' || sum(run_id > 2 AND validated IS NOT NULL) || ',' || count(DISTINCT run_id) FROM results")" = "4,39,39,3,3" ]
+check simgrid/schema2-migrated [ "$(sgsql old.db "SELECT (SELECT user_version FROM pragma_user_version) || ',' || sum(run_id <= 2) || ',' || sum(run_id <= 2 AND validated IS NULL) || ',' || sum(run_id > 2 AND validated IS NOT NULL) || ',' || count(DISTINCT run_id) FROM results")" = "5,39,39,3,3" ]

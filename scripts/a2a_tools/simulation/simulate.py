@@ -92,6 +92,10 @@ def add_parser(sub, common):
                         "the search spans every P; the tuning files go to --out")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "tuning"),
                    help="with --tune: the directory of the tuning files (default: %(default)s)")
+    p.add_argument("--no-prior", action="store_true",
+                   help="with --tune: search without the platform's prior (by default the model "
+                        "tier prices every candidate on --platform first, `a2a prior`, and the "
+                        "search starts from those times: a2atune tune --prior)")
     p.add_argument("--resume", action="store_true", help="pass --resume to every launch")
     p.add_argument("--dry-run", action="store_true", help="print the launches, run nothing")
     p.set_defaults(func=run, needs_db=False)
@@ -341,6 +345,8 @@ def run(args, db):
             if args.dry_run:
                 print(" ".join(shlex.quote(c) for c in cmd))
                 break
+            if args.tune and not args.no_prior:
+                cmd = _with_prior(cmd, env, work, platform, model, selector)
             rows = _result_rows(args.db)
             rc, dropped = _run_launch(cmd, env, work)
             if rc in RESUMED_AFTER and not args.tune and _result_rows(args.db) > rows:
@@ -498,6 +504,32 @@ class _PeakMemory:
         self.done.set()
         self.thread.join()
         return self.peak
+
+
+def _with_prior(cmd, env, work, platform, copies, selector):
+    """The tuned launch cmd with --prior FILE: its candidates (the same launch with
+    --candidates, nothing measured) priced by the model tier on the platform (a2a prior;
+    the vendor rows as SMPI's `selector` where the model tier has its schedule); cmd itself
+    when the model tier prices none of them (said on stderr)."""
+    from . import prior
+    listing = [c for c in cmd if c not in ("--resume", "--no-files")]
+    at = listing.index("--budget")
+    listing = listing[:at] + listing[at + 2:] + ["--candidates"]
+    out = subprocess.run(listing, env=env, cwd=work, capture_output=True, text=True,
+                         errors="replace")
+    keys = [line for line in out.stdout.splitlines() if line.count("|") >= 3 and " " not in line]
+    predicted, unpriced = prior.predict(keys, platform, copies,
+                                        selector if selector in prior.model_run.VENDOR_SCHEDULES else None)
+    if out.returncode != 0 or not predicted:
+        sys.stderr.write("a2a simulate: no platform prior (the model tier priced none of the "
+                         "candidates); the search starts from the K/D model\n")
+        return cmd
+    path = os.path.join(work, "prior.tsv")
+    prior.write_prior(path, predicted, platform, "a2a simulate --tune (the launch's candidates)")
+    sys.stderr.write("a2a simulate: platform prior: %d candidates priced by the model tier on "
+                     "%s (%d left to the K/D model)\n" % (len(predicted), os.path.basename(platform),
+                                                         unpriced))
+    return cmd + ["--prior", path]
 
 
 def _run_launch(cmd, env, work):
