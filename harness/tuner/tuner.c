@@ -79,6 +79,7 @@ typedef struct group {
     double alpha, beta, rms, model_sd;
     int fitted_from;     /* ok measurements behind alpha and beta (0: the context's fit) */
     int priors;          /* members with a platform prior */
+    double prior_weight; /* the prior's share of the model's log, against the K/D fit's */
     double prior_shift;  /* log of the factor the measurements put on the prior */
 } group;
 
@@ -725,9 +726,9 @@ static void prior_shifts(tuner *t)
 }
 
 /* The spread (log) of a group's model about what its ok members measured, where the model
- * is the platform's prior (every member's c->model set): the RMS of the residuals with one
- * degree of freedom taken by the shift, DEFAULT_MODEL_SD below three points (how far a
- * description of a cluster may be off before anything is measured). */
+ * stands on the platform's prior (every member's c->model set): the RMS of the residuals
+ * with one degree of freedom taken by the shift, DEFAULT_MODEL_SD below three points (how
+ * far a description of a cluster may be off before anything is measured). */
 static double prior_model_sd(const tuner *t, const group *gr)
 {
     double s = 0;
@@ -741,6 +742,30 @@ static double prior_model_sd(const tuner *t, const group *gr)
         }
     }
     return n >= 3 ? fmax(sqrt(s / (n - 1)), MIN_MODEL_SD) : DEFAULT_MODEL_SD;
+}
+
+/* The model time of every member of group gr (a kernel with a platform prior; alpha, beta,
+ * fitted_from and model_sd of its K/D fit set, prior_shifts done): for a member with a
+ * prior, the prior times exp(prior_shift), its log weighed against the K/D fit's by their
+ * precisions (one over the variance of their residuals on the group's measurements; the
+ * prior alone while the K/D fit stands on fewer than three of its own points); for the
+ * others, the K/D fit. gr->model_sd becomes the spread about this model. */
+static void model_with_prior(tuner *t, group *gr)
+{
+    for (int m = 0; m < gr->count; m++) {
+        candidate *c = &t->cand[gr->members[m]];
+        c->model = c->prior > 0 ? c->prior * exp(gr->prior_shift) : model_time(gr->alpha, gr->beta, c);
+    }
+    double sd = prior_model_sd(t, gr);
+    double wp = 1 / (sd * sd), wk = gr->fitted_from >= 3 ? 1 / (gr->model_sd * gr->model_sd) : 0;
+    gr->prior_weight = wp / (wp + wk);
+    for (int m = 0; m < gr->count; m++) {
+        candidate *c = &t->cand[gr->members[m]];
+        if (c->prior > 0)
+            c->model = exp(gr->prior_weight * log(c->model) +
+                           (1 - gr->prior_weight) * log(model_time(gr->alpha, gr->beta, c)));
+    }
+    gr->model_sd = prior_model_sd(t, gr);
 }
 
 /* Fits every context and group, then predicts every unmeasured candidate. */
@@ -822,18 +847,19 @@ static void refresh(tuner *t)
      * candidate effect); both are kernel-weighted averages of the measured residuals */
     int *ok_list = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ok_list), nok = 0;
     prior_shifts(t);
+    for (int g = 0; g < t->ngroups; g++)
+        if (t->groups[g].priors)
+            model_with_prior(t, &t->groups[g]);
     for (int k = 0; k < t->ncand; k++) {
         candidate *c = &t->cand[k];
         const group *gr = &t->groups[c->group];
-        c->model = c->prior > 0 ? c->prior * exp(gr->prior_shift) : model_time(gr->alpha, gr->beta, c);
+        if (!(c->prior > 0))
+            c->model = model_time(gr->alpha, gr->beta, c);
         if (c->ok) {
             c->residual = c->y - log(c->model);
             ok_list[nok++] = k;
         }
     }
-    for (int g = 0; g < t->ngroups; g++) /* a kernel the platform prices: its spread about that */
-        if (t->groups[g].priors)
-            t->groups[g].model_sd = prior_model_sd(t, &t->groups[g]);
     double *cell_effect = malloc((size_t)(t->ncells ? t->ncells : 1) * sizeof *cell_effect);
     double *cell_weight = malloc((size_t)(t->ncells ? t->ncells : 1) * sizeof *cell_weight);
     for (int ci = 0; ci < t->ncells; ci++) {
@@ -1144,7 +1170,8 @@ void tuner_print_model(const tuner *t, FILE *out)
                 dist_params[0] ? ")" : "", gr->alpha * 1e6, gr->beta * 1e9);
         if (gr->priors)
             fprintf(out, "  (%d of %d from the platform's prior, times %.3g from the "
-                    "measurements)\n", gr->priors, gr->count, exp(gr->prior_shift));
+                    "measurements, weighing %.0f%% against the fit)\n", gr->priors, gr->count,
+                    exp(gr->prior_shift), 100 * gr->prior_weight);
         else if (gr->fitted_from)
             fprintf(out, "  (least squares over %d measurements, rms error %.0f%%)\n",
                     gr->fitted_from, 100 * (exp(gr->rms) - 1));
