@@ -346,7 +346,7 @@ def run(args, db):
                 print(" ".join(shlex.quote(c) for c in cmd))
                 break
             if args.tune and not args.no_prior:
-                cmd = _with_prior(cmd, env, work, platform, model, selector)
+                cmd = _with_prior(cmd, env, work, platform, model, selector, prior_path(args.db))
             rows = _result_rows(args.db)
             rc, dropped = _run_launch(cmd, env, work)
             if rc in RESUMED_AFTER and not args.tune and _result_rows(args.db) > rows:
@@ -506,11 +506,17 @@ class _PeakMemory:
         return self.peak
 
 
-def _with_prior(cmd, env, work, platform, copies, selector):
-    """The tuned launch cmd with --prior FILE: its candidates (the same launch with
+def prior_path(db):
+    """Where a2a simulate --tune keeps the prior it searched with: beside the database,
+    results/tune.db -> results/tune.prior.tsv."""
+    return os.path.splitext(os.path.abspath(db))[0] + ".prior.tsv"
+
+
+def _with_prior(cmd, env, work, platform, copies, selector, path):
+    """The tuned launch cmd with --prior path: its candidates (the same launch with
     --candidates, nothing measured) priced by the model tier on the platform (a2a prior;
-    the vendor rows as SMPI's `selector` where the model tier has its schedule); cmd itself
-    when the model tier prices none of them (said on stderr)."""
+    the vendor rows as SMPI's `selector` where the model tier has its schedule), written to
+    path; cmd itself when the model tier prices none of them (said on stderr)."""
     from . import prior
     listing = [c for c in cmd if c not in ("--resume", "--no-files")]
     at = listing.index("--budget")
@@ -524,7 +530,6 @@ def _with_prior(cmd, env, work, platform, copies, selector):
         sys.stderr.write("a2a simulate: no platform prior (the model tier priced none of the "
                          "candidates); the search starts from the K/D model\n")
         return cmd
-    path = os.path.join(work, "prior.tsv")
     prior.write_prior(path, predicted, platform, "a2a simulate --tune (the launch's candidates)")
     sys.stderr.write("a2a simulate: platform prior: %d candidates priced by the model tier on "
                      "%s (%d left to the K/D model)\n" % (len(predicted), os.path.basename(platform),
