@@ -388,7 +388,8 @@ static tuner *new_search(const config *configs, int nconfigs, const tuner_option
     return t;
 }
 
-/* Every rank: reads --prior into *prior (a time per configuration; NULL without --prior)
+/* Every rank: reads --prior into *prior (a time per configuration; NULL without --prior or
+ * with --candidates, which lists what a job's prior is made of before the file exists)
  * and its description ("FILE sha256=... platform=...") into text; collective. Returns 0,
  * or 1 with the message (file:line) in err on rank 0. */
 static int load_prior(const tune_options *o, const config *configs, int nconfigs, double **prior,
@@ -396,7 +397,7 @@ static int load_prior(const tune_options *o, const config *configs, int nconfigs
 {
     *prior = NULL;
     text[0] = '\0';
-    if (!o->prior_path)
+    if (!o->prior_path || o->candidates) /* a listing does not search: no prior read */
         return 0;
     *prior = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof **prior);
     tuner_prior_file info;

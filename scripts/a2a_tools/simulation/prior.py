@@ -93,11 +93,11 @@ def predict(keys, platform_path, copy_model="", vendor=None, err=None):
         name, given = schedule
         if name in model_run.NONUNIFORM:
             given = dict(given, dist=dist, seed=seed)
+        nodes = -(-P // Q)
+        Q = P // nodes if P % nodes == 0 else Q
         if Q > platform.cores or P > platform.nodes * platform.cores:
             raise A2AError("%s: P = %d at %d ranks a node does not fit on %s (%d nodes of %d "
                            "cores)" % (key, P, Q, platform_path, platform.nodes, platform.cores))
-        nodes = -(-P // Q)
-        Q = P // nodes if P % nodes == 0 else Q
         model = models.setdefault(Q, model_run.CostModel(platform, Q))
         traced, why = model_run.trace(name, P, S, model.node_size(P), given, copy_model, threshold)
         if not traced:
@@ -127,15 +127,28 @@ def write_prior(path, predicted, platform_path, made_by):
     os.replace(path + ".part", path)
 
 
+def read_keys(path):
+    """The configuration keys a launch's `a2atune tune ... --candidates` wrote into path (the
+    launcher's own lines, which hold spaces or no field separators, left out)."""
+    try:
+        with open(path) as f:
+            return [line.strip() for line in f
+                    if line.count("|") >= 3 and " " not in line.strip()]
+    except OSError as e:
+        raise A2AError("--keys %s: %s" % (path, e.strerror))
+
+
 def make_prior(binary, sweep, platform_path, out, replay=None, section=None, copy_model="",
-               vendor=None, made_by="", err=sys.stderr):
-    """Writes the prior file of SWEEP's candidates on the platform into out (the library's
-    own choice priced as `vendor`'s schedule, or not); returns (priced, not priced)."""
-    keys = candidate_keys(binary, sweep, replay, section)
+               vendor=None, made_by="", err=sys.stderr, keys=None):
+    """Writes the prior file of SWEEP's candidates (or of keys, when given) on the platform
+    into out (the library's own choice priced as `vendor`'s schedule, or not); returns
+    (priced, not priced)."""
+    if keys is None:
+        keys = candidate_keys(binary, sweep, replay, section)
     predicted, unpriced = predict(keys, platform_path, copy_model, vendor, err)
     if not predicted:
         raise A2AError("%s: the model tier prices none of the %d configurations on %s"
-                       % (sweep, len(keys), platform_path))
+                       % (sweep or "--keys", len(keys), platform_path))
     write_prior(out, predicted, platform_path, made_by or " ".join(sys.argv))
     return len(predicted), unpriced
 
@@ -152,7 +165,11 @@ def add_parser(sub, common):
                     "predicted seconds a line (docs/tuner.md).",
         epilog="example:  a2a prior sweeps/tuner_sim64.ini --platform platforms/dragonfly.xml "
                "--out results/prior.tsv")
-    p.add_argument("sweep", metavar="SWEEP")
+    p.add_argument("sweep", metavar="SWEEP", nargs="?",
+                   help="the sweep (its candidates: a2atune tune SWEEP --candidates)")
+    p.add_argument("--keys", metavar="FILE",
+                   help="instead of SWEEP: the candidates a launch listed (a2atune tune ... "
+                        "--candidates under the job's launcher: a2a submit --platform)")
     p.add_argument("--platform", required=True, help="SimGrid platform file (a2a platform writes "
                                                      "one for a cluster)")
     p.add_argument("--out", required=True, help="the prior file to write")
@@ -173,8 +190,11 @@ def run(args, db):
     """`a2a prior`: exit 0."""
     del db
     from .simulate import copy_model
+    if (args.sweep is None) == (args.keys is None):
+        raise A2AError("give a sweep or --keys FILE (one of them)")
     priced, unpriced = make_prior(args.binary, args.sweep, args.platform, args.out, args.replay,
-                                  args.section, copy_model(args.copy_model), args.vendor)
+                                  args.section, copy_model(args.copy_model), args.vendor,
+                                  keys=read_keys(args.keys) if args.keys else None)
     sys.stderr.write("a2a prior: %d configurations priced on %s (%d left to the K/D model) -> "
                      "%s\n" % (priced, args.platform, unpriced, args.out))
     return 0

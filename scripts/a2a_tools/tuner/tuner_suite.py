@@ -54,7 +54,7 @@ import sys
 from ..core import params
 from . import regret
 from ..core.common import A2AError
-from ..core.db import open_db
+from ..core.db import APPLICATION_ID, open_db
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -196,6 +196,12 @@ def load_dataset(ds, work):
     for s in sources:
         with open(s) as f:
             conn.executescript(f.read())
+    if conn.execute("PRAGMA application_id").fetchone()[0] == 0:
+        # a dump without the file's header (sqlite3's .dump of a file opened without it):
+        # a2atune's own tables, of the schema whose columns runs has (network_model: 4)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+        conn.execute("PRAGMA application_id = %d" % APPLICATION_ID)
+        conn.execute("PRAGMA user_version = %d" % (4 if "network_model" in columns else 3))
     conn.commit()
     conn.close()
     return path
