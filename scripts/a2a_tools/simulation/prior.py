@@ -55,9 +55,9 @@ def model_schedule(family, kernel, params, vendor=None):
     """(the a2atrace kernel, its parameters) that prices this configuration, None when the
     model tier has none: the kernel itself, or for the library's own choice of a uniform
     exchange (vendor, vendor_algorithm 0) the schedule `vendor` names (VENDOR_SCHEDULES:
-    'ring', SMPI's under a2a simulate; None: a real library's choice is not known)."""
+    'ring', SMPI's under a2a simulate; another name or None: not known, not priced)."""
     if kernel == "vendor":
-        if vendor and family == "uniform" and not params.get("vendor_algorithm"):
+        if vendor in model_run.VENDOR_SCHEDULES and family == "uniform" and not params.get("vendor_algorithm"):
             return model_run.VENDOR_SCHEDULES[vendor], {}
         return None
     if kernel not in model_run.KERNEL_PARAMS or (kernel in model_run.NONUNIFORM) != (family == "nonuniform"):
@@ -178,9 +178,11 @@ def add_parser(sub, common):
     p.add_argument("--section", help="only these sections (comma-separated)")
     p.add_argument("--copy-model", default="none", metavar="MODEL|DB|none",
                    help="the copy-cost model of a2a simulate (default: %(default)s)")
-    p.add_argument("--vendor", choices=sorted(model_run.VENDOR_SCHEDULES),
-                   help="the MPI library's own choice runs this algorithm (a2a simulate's "
-                        "--vendor; default: not known, left to the K/D model)")
+    p.add_argument("--vendor", metavar="NAME",
+                   help="the MPI library's own choice runs this SMPI algorithm (a2a simulate's "
+                        "--vendor): priced where the model tier has its schedule (%s); "
+                        "default: not known, left to the K/D model"
+                        % ", ".join(sorted(model_run.VENDOR_SCHEDULES)))
     p.add_argument("--binary", default=os.path.join(ROOT, "a2atune"), help="a2atune")
     p.set_defaults(func=run, needs_db=False)
     return p

@@ -514,26 +514,26 @@ def prior_path(db):
 
 def _with_prior(cmd, env, work, platform, copies, selector, path):
     """The tuned launch cmd with --prior path: its candidates (the same launch with
-    --candidates, nothing measured) priced by the model tier on the platform (a2a prior;
-    the vendor rows as SMPI's `selector` where the model tier has its schedule), written to
-    path; cmd itself when the model tier prices none of them (said on stderr)."""
-    from . import prior
+    --candidates, nothing measured) priced by the model tier on the platform into path
+    (`a2a prior --keys`, a process of its own: the model tier sits above this module; the
+    vendor rows as SMPI's `selector` where the model tier has that schedule); cmd itself
+    when they cannot be priced (said on stderr)."""
     listing = [c for c in cmd if c not in ("--resume", "--no-files")]
     at = listing.index("--budget")
     listing = listing[:at] + listing[at + 2:] + ["--candidates"]
-    out = subprocess.run(listing, env=env, cwd=work, capture_output=True, text=True,
-                         errors="replace")
-    keys = [line for line in out.stdout.splitlines() if line.count("|") >= 3 and " " not in line]
-    predicted, unpriced = prior.predict(keys, platform, copies,
-                                        selector if selector in prior.model_run.VENDOR_SCHEDULES else None)
-    if out.returncode != 0 or not predicted:
-        sys.stderr.write("a2a simulate: no platform prior (the model tier priced none of the "
-                         "candidates); the search starts from the K/D model\n")
+    keys = os.path.join(work, "candidates.txt")
+    with open(keys, "w") as out:
+        listed = subprocess.run(listing, env=env, cwd=work, stdout=out, stderr=subprocess.DEVNULL)
+    pricing = [sys.executable, os.path.join(ROOT, "scripts", "a2a"), "prior", "--keys", keys,
+               "--platform", platform, "--out", path, "--copy-model", copies or "none",
+               "--vendor", selector]
+    priced = subprocess.run(pricing, capture_output=True, text=True) if listed.returncode == 0 else None
+    if not priced or priced.returncode != 0:
+        why = (priced.stderr.strip().splitlines() or ["?"])[-1] if priced else "no candidates listed"
+        sys.stderr.write("a2a simulate: no platform prior (%s); the search starts from the K/D "
+                         "model\n" % why)
         return cmd
-    prior.write_prior(path, predicted, platform, "a2a simulate --tune (the launch's candidates)")
-    sys.stderr.write("a2a simulate: platform prior: %d candidates priced by the model tier on "
-                     "%s (%d left to the K/D model)\n" % (len(predicted), os.path.basename(platform),
-                                                         unpriced))
+    sys.stderr.write(priced.stderr.replace("a2a prior:", "a2a simulate: platform prior:"))
     return cmd + ["--prior", path]
 
 
