@@ -331,7 +331,7 @@ plots:
 # every figure of docs/results/ (and the numbers beside each) from the data in tests/data/
 paper-figures: all
 	scripts/a2a paper-figures --out docs/results
-	scripts/a2a paper-table --out docs/results/papers.md
+	scripts/a2a paper-table --out docs/results/papers.md --tuna-tables docs/results/model-tuna.md
 
 # every paper figure's data re-made from scratch by the model tier (about an hour and a
 # quarter on 2 shared cores), then docs/results/papers.md (scripts/a2a paper-night)

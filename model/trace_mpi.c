@@ -529,16 +529,22 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 
 /* ---- a traced world: every rank of the virtual communicator, one coroutine each ----- */
 
-/* A message sent in a traced world and not yet received: its envelope, and its bytes
- * when they are values the receiver reads (a predefined type wider than a byte). */
+/* A message sent in a traced world and not yet received: its envelope (32 bytes), and its
+ * bytes when they are values the receiver reads (a predefined type wider than a byte): such
+ * a mail is allocated on its own with its values after it, every other one comes from a
+ * slab. */
 typedef struct mail {
     struct mail *next;
-    unsigned char *data;
     long long bytes;
-    int dest, source, tag, context;
+    int dest, source, tag;
+    short context;           /* context_of: -1 .. MAX_COMMS - 1 */
+    short has_values;        /* 1: values[] holds the bytes (allocated on its own) */
+    unsigned char values[];
 } mail;
 
-enum { WORLD_STACK = 256 * 1024, MAIL_SLAB = 4096 };
+/* MAIL_LOAD: the mails in flight a chain holds on average before the table doubles (the
+ * chains a match scans stay short however many messages a kernel posts at once) */
+enum { WORLD_STACK = 256 * 1024, MAIL_SLAB = 4096, MAIL_LOAD = 2 };
 
 /* The mail of one hash chain, oldest first. */
 typedef struct mail_chain {
@@ -568,8 +574,10 @@ static struct {
     int *reduce_waiting, reduce_waiters;  /* ranks in MPI_Allreduce waiting for the others */
     trace_rank_body body;
     void *arg;
-    mail_chain *chains;               /* bucket_mask + 1 chains: 16 per rank, a power of two */
+    mail_chain *chains;               /* bucket_mask + 1 chains, a power of two: 16 per rank
+                                         at first, doubled as the mails in flight grow */
     unsigned bucket_mask;
+    long long mails_in_flight;        /* mails in the chains */
     mail *spare;                      /* received mail, reused for the next sends */
     mail **slabs;                     /* every mail allocation, MAIL_SLAB mails each */
     int slab_count, slab_room;
@@ -587,6 +595,39 @@ static unsigned mail_bucket(int dest, int source, int tag, int context)
                            (unsigned long long)tag * 0x165667b19e3779f9ull ^ (unsigned)context;
     h ^= h >> 29;
     return (unsigned)h & world.bucket_mask;
+}
+
+/* Guarantees: the table has at least one chain for every MAIL_LOAD mails in flight (it
+ * doubles; when memory runs out it stays as it is, only slower to search). Each chain keeps
+ * its mails in the order they were sent, so the oldest of an envelope is still found first. */
+static void mail_table_grow(void)
+{
+    unsigned long long chains = (unsigned long long)world.bucket_mask + 1;
+    if (world.mails_in_flight <= MAIL_LOAD * (long long)chains || chains > (1ull << 30))
+        return;
+    unsigned long long grown_chains = 2 * chains;
+    while ((long long)(MAIL_LOAD * grown_chains) < world.mails_in_flight)
+        grown_chains *= 2;
+    mail_chain *old = world.chains, *grown = calloc(grown_chains, sizeof *grown);
+    if (!grown)
+        return;
+    world.chains = grown;
+    world.bucket_mask = (unsigned)(grown_chains - 1);
+    for (unsigned long long b = 0; b < chains; b++) {
+        mail *m = old[b].head;
+        while (m) {
+            mail *next = m->next;
+            mail_chain *c = &grown[mail_bucket(m->dest, m->source, m->tag, m->context)];
+            m->next = NULL;
+            if (c->tail)
+                c->tail->next = m;
+            else
+                c->head = m;
+            c->tail = m;
+            m = next;
+        }
+    }
+    free(old);
 }
 
 /* Guarantees: rank r (not queued, not finished) is queued to run after those queued. */
@@ -670,25 +711,22 @@ static mail *mail_new(void)
 static int world_post_send(const void *buf, long long bytes, MPI_Datatype type, int dest,
                            int tag, MPI_Comm comm)
 {
-    mail *m = mail_new();
+    int has_values = builtin_size(type) > 1 && bytes > 0;
+    mail *m = has_values ? malloc(sizeof *m + (size_t)bytes) : mail_new();
     if (!m)
         return MPI_ERR_NO_MEM;
-    *m = (mail){ NULL, NULL, bytes, dest, comm_of(comm)->rank, tag, context_of(comm) };
-    if (builtin_size(type) > 1 && bytes > 0) {
-        m->data = malloc((size_t)bytes);
-        if (!m->data) {
-            m->next = world.spare;
-            world.spare = m;
-            return MPI_ERR_NO_MEM;
-        }
-        memcpy(m->data, buf, (size_t)bytes);
-    }
+    *m = (mail){ NULL, bytes, dest, comm_of(comm)->rank, tag, (short)context_of(comm),
+                 (short)has_values };
+    if (has_values)
+        memcpy(m->values, buf, (size_t)bytes);
     mail_chain *c = &world.chains[mail_bucket(m->dest, m->source, m->tag, m->context)];
     if (c->tail)
         c->tail->next = m;
     else
         c->head = m;
     c->tail = m;
+    world.mails_in_flight++;
+    mail_table_grow();
     rank_turn *t = &world.turns[dest];
     if (t->state == RANK_WAITS_MAIL && t->source == m->source && t->tag == tag &&
         t->context == m->context)
@@ -716,13 +754,17 @@ static int world_match(posted_recv *r, int *err)
         c->head = m->next;
     if (c->tail == m)
         c->tail = prev;
+    world.mails_in_flight--;
     if (m->bytes > r->bytes)
         *err = MPI_ERR_TRUNCATE;
-    else if (m->data)
-        memcpy(r->buf, m->data, (size_t)m->bytes);
-    free(m->data);
-    m->next = world.spare;
-    world.spare = m;
+    else if (m->has_values)
+        memcpy(r->buf, m->values, (size_t)m->bytes);
+    if (m->has_values) {
+        free(m);
+    } else {
+        m->next = world.spare;
+        world.spare = m;
+    }
     r->done = 1;
     return 1;
 }
@@ -844,8 +886,11 @@ void trace_world_free(void)
         free(world.ranks[r].posted);
     }
     for (unsigned b = 0; world.chains && b <= world.bucket_mask; b++)
-        for (mail *m = world.chains[b].head; m; m = m->next)
-            free(m->data);
+        for (mail *m = world.chains[b].head, *next; m; m = next) {
+            next = m->next;
+            if (m->has_values)
+                free(m);
+        }
     for (int i = 0; i < world.slab_count; i++)
         free(world.slabs[i]);
     if (world.stacks)

@@ -18,6 +18,7 @@
 #include "heartbeat.h"
 #include "provenance.h"
 #include "tuner.h"
+#include "tuner_prior.h"
 #include "watchdog.h"
 
 extern char **environ;
@@ -26,7 +27,7 @@ static const char tune_usage[] =
     "usage: mpirun -n N a2atune tune SWEEP.ini [--budget 25%] [--db PATH] [--section LIST]\n"
     "                                   [--resume] [--replay DB] [--confidence 0.95]\n"
     "                                   [--margin 2%] [--out DIR] [--no-files] [--quiet]\n"
-    "                                   [--candidates] [--without RULES]\n"
+    "                                   [--candidates] [--without RULES] [--prior FILE]\n"
     "                                   [--evaluate SEEDS [--noise 2%]]\n"
     "\n"
     "Measures a part of the sweep that a model-guided search chooses (docs/tuner.md):\n"
@@ -54,6 +55,10 @@ static const char tune_usage[] =
     "  --candidates    print the key of every configuration that can run (what the search\n"
     "                  chooses from; with --replay DB at DB's launch size), one a line, and\n"
     "                  stop: nothing measured or recorded (a2a tuner-report uses it)\n"
+    "  --prior FILE    the platform's prior: each configuration's time as the model tier\n"
+    "                  predicts it on a platform (a2a prior writes it), taken in place of\n"
+    "                  alpha K + beta D S and corrected by the measurements; recorded with\n"
+    "                  the run (runs.tuner_prior: the file, its sha256, its platform)\n"
     "  --without RULES switch off these rules of the search (comma-separated, listed at\n"
     "                  the end; to evaluate what each buys)\n"
     "  --evaluate N    with --replay: run the search N times, once per noise seed 1..N,\n"
@@ -67,7 +72,7 @@ static const char tune_usage[] =
     "configuration crashed the simulation (recorded as error; --resume continues)\n";
 
 typedef struct tune_options {
-    const char *sweep_path, *db_path, *section, *replay_path, *out_dir;
+    const char *sweep_path, *db_path, *section, *replay_path, *out_dir, *prior_path;
     double budget_percent; /* > 0: a percentage */
     long budget_count;     /* > 0: a number of configurations */
     double budget_seconds; /* > 0: a time */
@@ -160,7 +165,8 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
                           strcmp(a, "--replay") == 0 || strcmp(a, "--out") == 0 ||
                           strcmp(a, "--budget") == 0 || strcmp(a, "--confidence") == 0 ||
                           strcmp(a, "--margin") == 0 || strcmp(a, "--without") == 0 ||
-                          strcmp(a, "--evaluate") == 0 || strcmp(a, "--noise") == 0;
+                          strcmp(a, "--evaluate") == 0 || strcmp(a, "--noise") == 0 ||
+                          strcmp(a, "--prior") == 0;
         if (takes_value && i + 1 >= argc)
             return bad(rank, "%s needs a value%s", a, " (see a2atune tune --help)");
         const char *v = takes_value ? argv[++i] : NULL;
@@ -172,6 +178,8 @@ static int parse_tune(int argc, char **argv, int rank, tune_options *o)
             o->replay_path = v;
         else if (strcmp(a, "--out") == 0)
             o->out_dir = v;
+        else if (strcmp(a, "--prior") == 0)
+            o->prior_path = v;
         else if (strcmp(a, "--budget") == 0) {
             o->budget_percent = 0;
             o->budget_count = 0;
@@ -366,6 +374,41 @@ static int write_tuning_files(const tune_options *o, long long run_id)
     return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_WRONG;
 }
 
+/* ---- the platform's prior ------------------------------------------------------------ */
+
+/* A new search over configs[0..nconfigs) with the platform's prior where prior (may be
+ * NULL) gives a time above 0. NULL only when out of memory. */
+static tuner *new_search(const config *configs, int nconfigs, const tuner_options *topt,
+                         const double *prior)
+{
+    tuner *t = tuner_create(configs, nconfigs, topt);
+    for (int i = 0; t && prior && i < nconfigs; i++)
+        if (prior[i] > 0)
+            tuner_set_prior(t, i, prior[i]);
+    return t;
+}
+
+/* Every rank: reads --prior into *prior (a time per configuration; NULL without --prior or
+ * with --candidates, which lists what a job's prior is made of before the file exists)
+ * and its description ("FILE sha256=... platform=...") into text; collective. Returns 0,
+ * or 1 with the message (file:line) in err on rank 0. */
+static int load_prior(const tune_options *o, const config *configs, int nconfigs, double **prior,
+                      char *text, size_t textlen, char *err, size_t errlen)
+{
+    *prior = NULL;
+    text[0] = '\0';
+    if (!o->prior_path || o->candidates) /* a listing does not search: no prior read */
+        return 0;
+    *prior = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof **prior);
+    tuner_prior_file info;
+    int rc = tuner_prior_read(o->prior_path, configs, nconfigs, *prior, &info, err, errlen);
+    if (rc == 0)
+        snprintf(text, textlen, "%s sha256=%s platform=%s lines=%d used=%d", o->prior_path,
+                 info.sha256, info.platform[0] ? info.platform : "(not stated)", info.lines,
+                 info.used);
+    return rc ? 1 : 0;
+}
+
 /* ---- --evaluate: the search replayed under noise ------------------------------------ */
 
 /* A factor drawn uniformly in [1 - amplitude, 1 + amplitude], a function of (seed, key)
@@ -392,7 +435,7 @@ static double noise_factor(const char *key, int seed, double amplitude)
  * tab-separated line (a2atune tune --help). Returns an exit code (2 when a configuration
  * has no row in replay, one line on stderr). */
 static int evaluate_replay(const tune_options *o, db *replay, const config *configs, int nconfigs,
-                           const tuner_options *topt)
+                           const tuner_options *topt, const double *prior)
 {
     result_record *rows = calloc((size_t)(nconfigs ? nconfigs : 1), sizeof *rows);
     int missing = 0;
@@ -404,7 +447,7 @@ static int evaluate_replay(const tune_options *o, db *replay, const config *conf
                     "run of the same sweep\n", o->replay_path, configs[i].key);
     }
     for (int seed = 1; seed <= o->evaluate && !missing; seed++) {
-        tuner *t = tuner_create(configs, nconfigs, topt);
+        tuner *t = new_search(configs, nconfigs, topt, prior);
         const char *phase = "";
         for (int step = 1, next; (next = tuner_next(t, &phase)) >= 0; step++) {
             const result_record *r = &rows[next];
@@ -703,7 +746,8 @@ static int tune(const tune_options *o, long long *run_id_out)
     tuner *t = NULL;
     db *d = NULL;
     MPI_Comm *comm_of = NULL;
-    double *samples = NULL;
+    double *samples = NULL, *prior = NULL;
+    char prior_text[1024];
     if (share(status)) {
         rc = bad(rank, "%s%s", err, "");
         goto out;
@@ -716,7 +760,12 @@ static int tune(const tune_options *o, long long *run_id_out)
     tuner_options topt = { .confidence = o->confidence, .margin = o->margin,
                            .budget_seconds = o->budget_seconds, .without = o->without,
                            .budget = budget_in_configurations(o, runnable) };
-    t = tuner_create(configs, nconfigs, &topt);
+    if (share(load_prior(o, configs, nconfigs, &prior, prior_text, sizeof prior_text, err,
+                         sizeof err))) {
+        rc = bad(rank, "%s%s", err, "");
+        goto out;
+    }
+    t = new_search(configs, nconfigs, &topt, prior);
     if (tuner_tunable_cells(t) == 0) {
         char n[32];
         snprintf(n, sizeof n, "%d", runnable);
@@ -740,7 +789,7 @@ static int tune(const tune_options *o, long long *run_id_out)
         goto out;
     }
     if (o->evaluate) { /* the search under noise, nothing recorded */
-        rc = share(rank == 0 ? evaluate_replay(o, replay, configs, nconfigs, &topt) : EXIT_OK);
+        rc = share(rank == 0 ? evaluate_replay(o, replay, configs, nconfigs, &topt, prior) : EXIT_OK);
         goto out;
     }
 
@@ -756,6 +805,10 @@ static int tune(const tune_options *o, long long *run_id_out)
         if (!status)
             status = open_tuner_run(o, &info, t, configs, nconfigs, &d, &run_id, &next_step,
                                     err, sizeof err);
+        if (!status && prior)
+            status = db_record_tuner_prior(d, run_id, prior_text, err, sizeof err) ? 1 : 0;
+        if (!status && prior)
+            fprintf(stderr, "a2atune: tune: platform prior %s\n", prior_text);
     }
     if (share(status)) {
         rc = bad(rank, "%s%s", err, "");
@@ -818,6 +871,7 @@ out:
     db_close(replay);
     tuner_free(t);
     free(samples);
+    free(prior);
     free(configs);
     free(oversubscribed_at);
     sweep_free(sw);

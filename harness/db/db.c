@@ -11,7 +11,7 @@
 #include "db_internal.h"
 
 #define A2A_APPLICATION_ID 0x61326174 /* "a2at" */
-#define A2A_SCHEMA_VERSION 4
+#define A2A_SCHEMA_VERSION 5
 
 /* The tables of a file created by this a2atune (A2A_SCHEMA_VERSION); %s: metrics_table. */
 static const char *const schema =
@@ -24,7 +24,7 @@ static const char *const schema =
     " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT, launch_group TEXT,"
     " launch_index INTEGER, launches INTEGER, order_seed INTEGER, mpi_env TEXT, binding TEXT,"
     " load_start REAL, load_end REAL, platform TEXT, platform_sha256 TEXT,"
-    " simgrid_version TEXT, smpi_options TEXT, network_model TEXT);"
+    " simgrid_version TEXT, smpi_options TEXT, network_model TEXT, tuner_prior TEXT);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -83,6 +83,10 @@ static const char *const schema3_columns =
 /* Schema 4, added to older files: the network model a simulated run was timed under (JSON:
  * each SimGrid network option with its value and where it came from; NULL for real runs). */
 static const char *const schema4_columns = "ALTER TABLE runs ADD COLUMN network_model TEXT;";
+
+/* Schema 5, added to older files: the platform prior a tuner run searched with (`a2atune
+ * tune --prior`: the file, its sha256 and its platform; NULL: none). */
+static const char *const schema5_columns = "ALTER TABLE runs ADD COLUMN tuner_prior TEXT;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =
@@ -325,6 +329,9 @@ static int migrate(db *d, const char *path, long long app_id, long long version,
         if (version < 4)
             snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
                      schema4_columns);
+        if (version < 5)
+            snprintf(create + strlen(create), sizeof create - strlen(create), "%s",
+                     schema5_columns);
     }
     if (version < A2A_SCHEMA_VERSION)
         snprintf(create + strlen(create), sizeof create - strlen(create),

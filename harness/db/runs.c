@@ -107,6 +107,17 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
     return record_run(d, st, err, errlen);
 }
 
+/* Guarantees: see db.h. */
+int db_record_tuner_prior(db *d, long long run_id, const char *prior, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = db_prepare(d, "UPDATE runs SET tuner_prior = ? WHERE id = ?", err, errlen);
+    if (!st)
+        return -1;
+    db_bind_text_or_null(st, 1, prior);
+    sqlite3_bind_int64(st, 2, run_id);
+    return record_run(d, st, err, errlen);
+}
+
 /* Guarantees: the run is 'running' with no end time. */
 int db_reopen_run(db *d, long long run_id)
 {

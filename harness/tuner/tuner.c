@@ -58,6 +58,7 @@ typedef struct candidate {
     double rel_iqr;      /* (q3 - q1) / median */
     double median_se;    /* standard error of the log of the median (not the contract's noise) */
     double model, mu, var; /* model time; predicted log time and its variance */
+    double prior;        /* > 0: the platform's predicted seconds (tuner_set_prior) */
     double residual;     /* ok: y - log(model) */
 } candidate;
 
@@ -77,6 +78,9 @@ typedef struct group {
     int *members, count;
     double alpha, beta, rms, model_sd;
     int fitted_from;     /* ok measurements behind alpha and beta (0: the context's fit) */
+    int priors;          /* members with a platform prior */
+    double prior_weight; /* the prior's share of the model's log, against the K/D fit's */
+    double prior_shift;  /* log of the factor the measurements put on the prior */
 } group;
 
 struct tuner {
@@ -93,6 +97,7 @@ struct tuner {
     double spent;        /* seconds the recorded measurements cost (tuner_spend) */
     double typical_median_se; /* the median of the measured candidates' median_se */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
+    double *ctx_prior_shift; /* per context: log(measured / prior), shrunk (prior_shifts) */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
     int *match;          /* [k * MAX_NEAR + i]: the candidate of the i-th neighbouring cell of
                           * k's cell that is k's choice (same_choice), -1: none */
@@ -453,6 +458,7 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
     t->ctx_alpha = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_alpha);
     t->ctx_beta = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_beta);
     t->ctx_sd = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_sd);
+    t->ctx_prior_shift = calloc((size_t)t->ncontexts + 1, sizeof *t->ctx_prior_shift);
     rank_cells(t);
     link_neighbours(t);
     t->typical_median_se = 0.02;
@@ -478,6 +484,7 @@ void tuner_free(tuner *t)
     free(t->ctx_alpha);
     free(t->ctx_beta);
     free(t->ctx_sd);
+    free(t->ctx_prior_shift);
     free(t);
 }
 
@@ -516,6 +523,19 @@ int tuner_record(tuner *t, int index, int ok, double median, double q1, double q
         double se = 0.93 * c->rel_iqr / sqrt(samples > 0 ? samples : 1);
         c->median_se = se > MIN_MEDIAN_SE ? se : MIN_MEDIAN_SE;
     }
+    return 0;
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_set_prior(tuner *t, int index, double seconds)
+{
+    if (index < 0 || index >= t->nconfigs || t->by_config[index] < 0 || !(seconds > 0) ||
+        !isfinite(seconds))
+        return -1;
+    candidate *c = &t->cand[t->by_config[index]];
+    if (!(c->prior > 0))
+        t->groups[c->group].priors++;
+    c->prior = seconds;
     return 0;
 }
 
@@ -671,6 +691,83 @@ static double default_confidence(const tuner *t, int ci, int w)
     return 0.5 * erfc(-mean / sqrt(2 * (DEFAULT_DRIFT * DEFAULT_DRIFT + spread)));
 }
 
+/* The factor the measurements put on the platform's prior (tuner.h, tuner_set_prior), in
+ * logs: per context, the mean of log(measured / prior) over its ok candidates with a prior,
+ * shrunk towards 0 (PRIOR_WEIGHT points of "the platform is right"); per group (a kernel),
+ * its own such mean shrunk towards its context's. Each candidate with a prior then has
+ * model time prior x exp(its group's shift), in place of alpha K + beta D S. */
+static void prior_shifts(tuner *t)
+{
+    for (int x = 0; x < t->ncontexts; x++) {
+        double s = 0;
+        int n = 0;
+        for (int k = 0; k < t->ncand; k++) {
+            const candidate *c = &t->cand[k];
+            if (c->ok && c->prior > 0 && t->cells[c->cell].context == x) {
+                s += c->y - log(c->prior);
+                n++;
+            }
+        }
+        t->ctx_prior_shift[x] = s / (n + PRIOR_WEIGHT);
+    }
+    for (int g = 0; g < t->ngroups; g++) {
+        group *gr = &t->groups[g];
+        double s = PRIOR_WEIGHT * t->ctx_prior_shift[gr->context];
+        int n = 0;
+        for (int m = 0; m < gr->count; m++) {
+            const candidate *c = &t->cand[gr->members[m]];
+            if (c->ok && c->prior > 0) {
+                s += c->y - log(c->prior);
+                n++;
+            }
+        }
+        gr->prior_shift = s / (n + PRIOR_WEIGHT);
+    }
+}
+
+/* The spread (log) of a group's model about what its ok members measured, where the model
+ * stands on the platform's prior (every member's c->model set): the RMS of the residuals
+ * with one degree of freedom taken by the shift, DEFAULT_MODEL_SD below three points (how
+ * far a description of a cluster may be off before anything is measured). */
+static double prior_model_sd(const tuner *t, const group *gr)
+{
+    double s = 0;
+    int n = 0;
+    for (int m = 0; m < gr->count; m++) {
+        const candidate *c = &t->cand[gr->members[m]];
+        if (c->ok) {
+            double e = c->y - log(c->model);
+            s += e * e;
+            n++;
+        }
+    }
+    return n >= 3 ? fmax(sqrt(s / (n - 1)), MIN_MODEL_SD) : DEFAULT_MODEL_SD;
+}
+
+/* The model time of every member of group gr (a kernel with a platform prior; alpha, beta,
+ * fitted_from and model_sd of its K/D fit set, prior_shifts done): for a member with a
+ * prior, the prior times exp(prior_shift), its log weighed against the K/D fit's by their
+ * precisions (one over the variance of their residuals on the group's measurements; the
+ * prior alone while the K/D fit stands on fewer than three of its own points); for the
+ * others, the K/D fit. gr->model_sd becomes the spread about this model. */
+static void model_with_prior(tuner *t, group *gr)
+{
+    for (int m = 0; m < gr->count; m++) {
+        candidate *c = &t->cand[gr->members[m]];
+        c->model = c->prior > 0 ? c->prior * exp(gr->prior_shift) : model_time(gr->alpha, gr->beta, c);
+    }
+    double sd = prior_model_sd(t, gr);
+    double wp = 1 / (sd * sd), wk = gr->fitted_from >= 3 ? 1 / (gr->model_sd * gr->model_sd) : 0;
+    gr->prior_weight = wp / (wp + wk);
+    for (int m = 0; m < gr->count; m++) {
+        candidate *c = &t->cand[gr->members[m]];
+        if (c->prior > 0)
+            c->model = exp(gr->prior_weight * log(c->model) +
+                           (1 - gr->prior_weight) * log(model_time(gr->alpha, gr->beta, c)));
+    }
+    gr->model_sd = prior_model_sd(t, gr);
+}
+
 /* Fits every context and group, then predicts every unmeasured candidate. */
 static void refresh(tuner *t)
 {
@@ -749,10 +846,15 @@ static void refresh(tuner *t)
      * kernel (the cell effect) + how this candidate deviates from that nearby (the
      * candidate effect); both are kernel-weighted averages of the measured residuals */
     int *ok_list = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *ok_list), nok = 0;
+    prior_shifts(t);
+    for (int g = 0; g < t->ngroups; g++)
+        if (t->groups[g].priors)
+            model_with_prior(t, &t->groups[g]);
     for (int k = 0; k < t->ncand; k++) {
         candidate *c = &t->cand[k];
         const group *gr = &t->groups[c->group];
-        c->model = model_time(gr->alpha, gr->beta, c);
+        if (!(c->prior > 0))
+            c->model = model_time(gr->alpha, gr->beta, c);
         if (c->ok) {
             c->residual = c->y - log(c->model);
             ok_list[nok++] = k;
@@ -1066,7 +1168,11 @@ void tuner_print_model(const tuner *t, FILE *out)
                 "per byte", a2a_family_name(c->kernel->family), gr->kernel->name,
                 wl_dist_name(c->dist), dist_params[0] ? "(" : "", dist_params,
                 dist_params[0] ? ")" : "", gr->alpha * 1e6, gr->beta * 1e9);
-        if (gr->fitted_from)
+        if (gr->priors)
+            fprintf(out, "  (%d of %d from the platform's prior, times %.3g from the "
+                    "measurements, weighing %.0f%% against the fit)\n", gr->priors, gr->count,
+                    exp(gr->prior_shift), 100 * gr->prior_weight);
+        else if (gr->fitted_from)
             fprintf(out, "  (least squares over %d measurements, rms error %.0f%%)\n",
                     gr->fitted_from, 100 * (exp(gr->rms) - 1));
         else

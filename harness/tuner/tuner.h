@@ -109,6 +109,14 @@ int tuner_measured(const tuner *t);       /* configurations recorded so far */
  * and number of samples, or not ok (wrong, error, timeout: never chosen). Recording an
  * index twice, or one that cannot run, is ignored (returns -1). */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
+/* The platform's prior for configuration `index` (tuner_prior.h): its predicted seconds,
+ * which replace alpha K + beta D S as its model time, times a factor per kernel that the
+ * measurements fit (the log of measured over prior, averaged over the kernel's measured
+ * configurations and shrunk towards its context's); once the kernel's own K/D fit stands on
+ * three points, the logs of the two are weighed by their precisions on its measurements.
+ * The spread of the kernel's model is then that of the measurements about it. Before
+ * tuner_next; -1 (ignored) for an index that cannot run or a time that is not above 0. */
+int tuner_set_prior(tuner *t, int index, double seconds);
 /* Adds `seconds` to what the measurements cost (the time budget's account). */
 void tuner_spend(tuner *t, double seconds);
 double tuner_spent(const tuner *t);

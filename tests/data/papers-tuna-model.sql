@@ -1,3 +1,11 @@
+-- The model tier's rows of sweeps/paper/papers_tuna.ini (a2a paper-night writes this file;
+-- docs/results/papers.md reads it). Section ompi_fig8 (Open MPI's linear exchange at
+-- P = 8192, fugaku.xml) was modelled by one launch of its own, merged in the same form:
+--   A2A_TRACE_CACHE=DIR scripts/a2a model-run sweeps/paper/papers_tuna.ini
+--     --platform platforms/fugaku.xml --ranks-per-node 32 --section ompi_fig8 --db DB
+-- 2 configurations: traces of 84 s (16 B) and 142 s (1 KiB) wall on the shared 2-core
+-- machine, peak 4552 and 4701 MB (trace_s, trace_peak_mb); the whole launch (traces and
+-- pricing) 94 s user + 12 s system CPU, 4 min 48 s wall, peak 4701 MB.
 BEGIN TRANSACTION;
 CREATE TABLE results(run_id INT, section TEXT, kernel TEXT, P INT, Q INT, S INT, radix INT, median_s REAL, status TEXT, validated INT, trace_s REAL, trace_peak_mb REAL);
 INSERT INTO "results" VALUES(2,'mpich_2048','mpich_selection',2048,32,16,NULL,1.79945057857133186747e-03,'ok',0,2.2,126.0);
@@ -24,6 +32,8 @@ INSERT INTO "results" VALUES(2,'ompi_2048','ompi_tuned_selection',2048,32,2048,N
 INSERT INTO "results" VALUES(2,'ompi_2048','ompi_tuned_selection',2048,32,4096,NULL,8.78233892259785292599e-02,'ok',0,13.9,357.0);
 INSERT INTO "results" VALUES(2,'ompi_2048','ompi_tuned_selection',2048,32,8192,NULL,1.75953744105804721353e-01,'ok',0,16.2,357.0);
 INSERT INTO "results" VALUES(2,'ompi_2048','ompi_tuned_selection',2048,32,16384,NULL,3.4670978262967355743e-01,'ok',0,15.7,357.0);
+INSERT INTO "results" VALUES(2,'ompi_fig8','ompi_tuned_selection',8192,32,16,NULL,6.52399876914121126109e-03,'ok',0,84.1,4552.0);
+INSERT INTO "results" VALUES(2,'ompi_fig8','ompi_tuned_selection',8192,32,1024,NULL,1.25199429641775605848e-01,'ok',0,142.4,4701.0);
 INSERT INTO "results" VALUES(2,'tuna_fig7','tuna',2048,32,16,2,1.46514426834271896046e-03,'ok',0,5.1,199.0);
 INSERT INTO "results" VALUES(2,'tuna_fig7','tuna',2048,32,16,4,1.52328332165109297212e-03,'ok',0,2.4,198.0);
 INSERT INTO "results" VALUES(2,'tuna_fig7','tuna',2048,32,16,8,1.16057239735843664187e-03,'ok',0,1.6,156.0);

@@ -86,6 +86,9 @@ check simgrid/copy-model/free-without [ "$(sgsql copy-free.db "SELECT count(*) F
 run simgrid/tune 120 $SIM tests/sweeps/simgrid_tune.ini --platform $FT --db "$SG/tune.db" --copy-model none --tune 50% --out "$SG/tuning"
 check simgrid/tune/rows [ "$(sgsql tune.db "SELECT (count(*) <= 18) || ',' || (count(*) = sum(chosen_by = 'tuner')) || ',' || (count(DISTINCT tuner_step) = count(*)) || ',' || group_concat(DISTINCT P) || ',' || sum(status = 'ok' AND validated = 1) FROM (SELECT * FROM results ORDER BY P)")" = "1,1,1,4,8,$(sgsql tune.db "SELECT count(*) FROM results")" ]
 check simgrid/tune/one-launch [ "$(sgsql tune.db "SELECT count(*) || ',' || backend || ',' || world_size FROM runs")" = "1,simgrid,8" ]
+# the search started from the platform's prior: the model tier's prices of the launch's
+# candidates, kept beside the database and recorded with the run
+check simgrid/tune/prior-recorded holds '[ -s "$SG/tune.prior.tsv" ] && [ "$(sgsql tune.db "SELECT tuner_prior FROM runs")" = "$SG/tune.prior.tsv sha256=$(sha256sum < "$SG/tune.prior.tsv" | cut -d" " -f1) platform=$(grep "^# platform: " "$SG/tune.prior.tsv" | cut -d" " -f3-) lines=$(grep -vc "^#" "$SG/tune.prior.tsv") used=$(grep -vc "^#" "$SG/tune.prior.tsv")" ]'
 check simgrid/tune/tuning-file holds 'grep -q "\"mpi_library\": \"SimGrid SMPI\"" "$SG/tuning/a2a-tuning.json" && [ "$(grep -c "\"kernel\": " "$SG/tuning/a2a-tuning.json")" -ge 2 ]'
 $SIM tests/sweeps/simgrid_tune.ini --platform $FT --db "$SG/tune-bad.db" --copy-model none --tune 50% --validate-up-to 4 > /dev/null 2> "$SG/tune-bad.err"; rc=$?
 check simgrid/tune/mixed-validation-refused holds '[ $rc -eq 2 ] && [ "$(wc -l < "$SG/tune-bad.err")" -eq 1 ] && grep -q "on both sides of --validate-up-to 4" "$SG/tune-bad.err" && [ ! -e "$SG/tune-bad.db" ]'
@@ -110,4 +113,4 @@ check simgrid/bad-platform/nothing-recorded [ ! -e "$SG/bad.db" ]
 # ---- a schema-2 database gains the schema-3 columns and keeps its rows -------------------
 cp tests/data/schema2.db "$SG/old.db"   # written by a2atune before schema 3: 39 results, 2 runs
 run simgrid/schema2-opens 120 $SIM tests/sweeps/simgrid_copy.ini --platform $FT --db "$SG/old.db" --copy-model none
-check simgrid/schema2-migrated [ "$(sgsql old.db "SELECT (SELECT user_version FROM pragma_user_version) || ',' || sum(run_id <= 2) || ',' || sum(run_id <= 2 AND validated IS NULL) || ',' || sum(run_id > 2 AND validated IS NOT NULL) || ',' || count(DISTINCT run_id) FROM results")" = "4,39,39,3,3" ]
+check simgrid/schema2-migrated [ "$(sgsql old.db "SELECT (SELECT user_version FROM pragma_user_version) || ',' || sum(run_id <= 2) || ',' || sum(run_id <= 2 AND validated IS NULL) || ',' || sum(run_id > 2 AND validated IS NOT NULL) || ',' || count(DISTINCT run_id) FROM results")" = "5,39,39,3,3" ]

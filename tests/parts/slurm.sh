@@ -207,5 +207,6 @@ slurm_alive() {
 }
 check slurm/daemons-stopped holds '[ -e "$SL/pids.stopped" ] && [ -z "$(slurm_alive)" ]'
 eval "${slurm_prev_trap:-trap - EXIT}"
-check slurm/within-120s [ $((SECONDS - slurm_t0)) -le 120 ]
+# how long the part took is reported, never asserted (tests do not judge speed)
+printf '      slurm part: %d s\n' "$((SECONDS - slurm_t0))"
 fi

@@ -9,7 +9,8 @@
 # anything twice; one real tuner run at 2 ranks writes validated rows marked 'tuner' and
 # the tuning files; the evaluation's replay (--evaluate, --noise, --without), a budget in
 # time, and the evaluation suite on two of its data sets (a2a tuner-report --suite), at a
-# budget in configurations and one in time. About 95 s.
+# budget in configurations and one in time; the platform's prior (--prior) used and recorded, a
+# malformed prior file refused in one line with its file and line. About 100 s.
 TU="$WORK/tuner"
 mkdir -p "$TU"
 EXH="$TU/exhaustive.db"
@@ -147,6 +148,17 @@ bad_tune evaluate-needs-replay "--noise 101%: give a percentage" "$SWEEP" --eval
 printf 'iterations = 2\nwarmup = 1\n[uniform]\nfamily = uniform\nkernels = vendor\nP = 8, 16, 32\nS = 16..16K:*4\n' > "$TU/nothing.ini"
 bad_tune replay-of-another-sweep "no result for 12 of the 12 configurations that can run" tests/sweeps/tuner_real.ini
 bad_tune nothing-to-tune "nothing.ini: nothing to tune: each (P, S) has at most one configuration" "$TU/nothing.ini"
+# a malformed prior file (a2atune tune --prior): one line naming the file and the line
+first=$(sql "$EXH" "SELECT config_key FROM results WHERE status <> 'skipped' ORDER BY config_key LIMIT 1")
+printf '# platform: hand-made\n%s 1e-6\n' "$first" > "$TU/prior-no-tab.tsv"
+printf '%s\tfast\n' "$first" > "$TU/prior-bad-time.tsv"
+printf '%s\t1e-6\n\n%s\t2e-6\n' "$first" "$first" > "$TU/prior-twice.tsv"
+printf 'uniform|nothing|P=3\t1e-6\n' > "$TU/prior-foreign.tsv"
+bad_tune prior-no-tab "$TU/prior-no-tab.tsv:2: expected a configuration key, a tab" "$SWEEP" --prior "$TU/prior-no-tab.tsv"
+bad_tune prior-bad-time "$TU/prior-bad-time.tsv:1: 'fast' is not a time in seconds above 0" "$SWEEP" --prior "$TU/prior-bad-time.tsv"
+bad_tune prior-twice "$TU/prior-twice.tsv:3: the configuration" "$SWEEP" --prior "$TU/prior-twice.tsv"
+bad_tune prior-foreign "$TU/prior-foreign.tsv: none of its 1 lines names a configuration" "$SWEEP" --prior "$TU/prior-foreign.tsv"
+bad_tune prior-missing "$TU/no-such.tsv: cannot read the prior file" "$SWEEP" --prior "$TU/no-such.tsv"
 check tuner/bad-input/nothing-recorded holds '[ ! -e "$TU/bad.db" ] || [ "$(sql "$TU/bad.db" "SELECT count(*) FROM results")" = 0 ]'
 
 # ---- the evaluation's replay: --evaluate, --without, a budget in time ----------------------
@@ -174,20 +186,34 @@ replay tuner/time-resume "$TU/time-stop.db" --budget 0.003s --resume
 tb=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
 check tuner/time-resume-nothing-twice holds '[ "$ta" -ge 1 ] && [ "$tb" -gt "$ta" ] && [ "$(sql "$TU/time-stop.db" "SELECT (SELECT count(DISTINCT config_key) FROM results) || \",\" || (SELECT count(*) FROM runs)")" = "$tb,1" ]'
 
+# ---- the platform's prior (a2atune tune --prior): used and recorded ------------------------
+# Without design points the first step covers the first cell with its predicted fastest
+# candidate. A prior that names another candidate of that cell as a thousand times faster
+# than anything (and prices nothing else) makes that one the first measurement; the run
+# records the file, its sha256 and its platform.
+replay tuner/prior-none "$TU/prior-none.db" --without design --budget 1
+A=$(sql "$TU/prior-none.db" "SELECT config_key FROM results")
+B=$(sql "$EXH" "SELECT config_key FROM results WHERE status = 'ok' AND config_key <> '$A' AND P = (SELECT P FROM results WHERE config_key = '$A') AND S = (SELECT S FROM results WHERE config_key = '$A') ORDER BY config_key LIMIT 1")
+printf '# a hand-made prior\n# platform: hand-made\n%s\t1e-9\n' "$B" > "$TU/prior.tsv"
+replay tuner/prior-given "$TU/prior.db" --without design --budget 1 --prior "$TU/prior.tsv"
+check tuner/prior-changes-the-first-step holds '[ -n "$A" ] && [ -n "$B" ] && [ "$(sql "$TU/prior.db" "SELECT config_key FROM results WHERE tuner_step = 1")" = "$B" ]'
+check tuner/prior-recorded [ "$(sql "$TU/prior.db" "SELECT tuner_prior FROM runs")" = "$TU/prior.tsv sha256=$(sha256sum < "$TU/prior.tsv" | cut -d' ' -f1) platform=hand-made lines=1 used=1" ]
+check tuner/no-prior-recorded-as-null [ "$(sql "$TU/prior-none.db" "SELECT count(*) FROM runs WHERE tuner_prior IS NULL")" = 1 ]
+
 # ---- the evaluation suite on two of its data sets: every table, the ablation, held-out rows ---
 scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot --budgets 25 --time-budgets 25 --seeds 2 --ablation --work "$TU/suite" --page "$TU/page.md" > "$TU/suite.md" 2> "$TU/suite.err"; rc=$?
-check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|random\|stratified\|halving\|default\) |" "$TU/suite.md")" = 5 ]'
-check tuner/suite-time-budget holds '[ "$(grep -c "^| fattree-npot | 25 % time | \(tuner\|random\|stratified\|default\) |" "$TU/suite.md")" = 4 ] && grep -q "^| fattree-npot | [a-z_,()]* | 25 % time |" "$TU/suite.md"'
+check tuner/suite-runs holds '[ $rc -eq 0 ] && [ "$(grep -c "^| dragonfly-small | 25 % | \(tuner\|tuner+prior\|random\|stratified\|halving\|default\) |" "$TU/suite.md")" = 6 ]'
+check tuner/suite-time-budget holds '[ "$(grep -c "^| fattree-npot | 25 % time | \(tuner\|tuner+prior\|random\|stratified\|default\) |" "$TU/suite.md")" = 5 ] && grep -q "^| fattree-npot | [a-z_,()]* | 25 % time |" "$TU/suite.md"'
 scripts/a2a tuner-report --suite --time-budgets 101 > /dev/null 2> "$TU/suite-bad.err"; rc=$?
 check tuner/suite-bad-time-budget holds '[ $rc -eq 2 ] && [ "$(wc -l < "$TU/suite-bad.err")" = 1 ] && grep -q "time-budgets 101" "$TU/suite-bad.err"'
 check tuner/suite-overall holds 'grep -q "^| \*\*overall\*\* | 25 % | tuner |" "$TU/suite.md"'
 rules=$(./a2atune tune --help | sed -n 's/^rules of the search (--without): //p' | tr -d ' ' | tr ',' '|')
 check tuner/suite-ablation-rows holds '[ -n "$rules" ] && [ "$(grep -cE "^\| ($rules) \|" "$TU/suite.md")" = "$(echo "$rules" | tr "|" "\n" | wc -l)" ]'
-check tuner/suite-held-out-rows [ "$(grep -cE "^\| (dragonfly-small|fattree-npot) \| [a-z_,()]* \| 25 % \|" "$TU/suite.md")" = 2 ]
+check tuner/suite-held-out-rows [ "$(grep -cE "^\| (dragonfly-small|fattree-npot) \| [a-z_,()]*( \+ prior)? \| 25 % \|" "$TU/suite.md")" = 4 ]
 check tuner/suite-targets holds 'grep -q "^- \*\*fattree-npot\*\*: .*time <= 25 %" "$TU/suite.md"'
 # the page (make tuner-eval's docs/results/tuner-eval.md): the template with every part filled,
 # its first line the command; a template naming a part that does not exist is refused
-check tuner/suite-page holds 'head -n 1 "$TU/page.md" | grep -q "^Generated by \`scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot .*--page $TU/page.md\`" && ! grep -q "{{" "$TU/page.md" && [ "$(grep -c "^| dragonfly-small | 25 % | tuner |\|^## ablation\|^## targets at 25 %\|^| fattree-npot | [a-z_,()]* | 25 % time |" "$TU/page.md")" = 7 ]'
+check tuner/suite-page holds 'head -n 1 "$TU/page.md" | grep -q "^Generated by \`scripts/a2a tuner-report --suite --datasets dragonfly-small,fattree-npot .*--page $TU/page.md\`" && ! grep -q "{{" "$TU/page.md" && [ "$(grep -c "^| dragonfly-small | 25 % | tuner |\|^## ablation\|^## targets at 25 %\|^| fattree-npot | [a-z_,()]* | 25 % time |" "$TU/page.md")" = 11 ]'
 printf 'Generated by `{{command}}`\n\n{{tables}}\n' > "$TU/bad-template.md"
 scripts/a2a tuner-report --suite --datasets fattree-npot --budgets 25 --time-budgets '' --seeds 1 --work "$TU/suite" --page "$TU/bad-page.md" --template "$TU/bad-template.md" > /dev/null 2> "$TU/bad-template.err"; rc=$?
 check tuner/suite-page-bad-template holds '[ $rc -eq 2 ] && grep -q "no part {{tables}}" "$TU/bad-template.err" && [ ! -e "$TU/bad-page.md" ]'
@@ -232,4 +258,4 @@ check tuner/real-tuning-files holds '[ -s "$TU/tuning/a2a-tuning.json" ] && grep
 # an older (schema 2) database opens, gains the columns, keeps its rows
 cp tests/data/schema2.db "$TU/old.db"   # written by a2atune before schema 3: 39 results
 run tuner/schema2-database 120 mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_real.ini --budget 2 --db "$TU/old.db" --no-files --quiet
-check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "4,41|2" ]
+check tuner/schema2-migrated [ "$(sql "$TU/old.db" "PRAGMA user_version; SELECT count(*), count(chosen_by) FROM results" | paste -sd,)" = "5,41|2" ]

@@ -321,6 +321,41 @@ class Submit(SubmitFixture, unittest.TestCase):
         self.assertEqual(read(os.path.join(self.out, "state", "job-1")).split()[:2],
                          ["failed", "137"])
 
+    def test_tune_with_a_platform_makes_the_prior_first(self):
+        """--tune with --platform: a job lists its candidates under its launcher, prices
+        them (a2a prior --keys) into the prior beside its shard, then searches with --prior;
+        a prior that cannot be made fails the job (exit 2) before any search; a prior already
+        made (a job run again) is kept. --platform without --tune is refused."""
+        platform = os.path.join(REPO, "platforms", "local.xml")
+        bad_call(self, "submit", self.sweep, "--nodes", "1", "--ppn", "2", "--binary",
+                 self.binary, "--out", self.out, "--dry-run", "--platform", platform,
+                 want="give --tune")
+        self.submit("--per-section", "--mpi", "mpich", "--dry-run", "--tune", "25%",
+                    "--platform", platform)
+        script = os.path.join(self.out, "a2a-small-n1.sbatch")
+        calls = os.path.join(self.tmp, "calls.json")
+        # the launcher lists no candidate: the model tier prices nothing, the job fails
+        recording_program(self.bin, "srun", "A2A_CALLS", "sys.argv[1:]", "sys.exit(0)\n")
+        env = dict(os.environ, PATH=self.bin + ":" + os.environ["PATH"], A2A_CALLS=calls,
+                   SLURM_ARRAY_TASK_ID="1", SLURM_JOB_ID="79")
+        p = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        prior = os.path.join(self.out, "shards", "job-1-n1.prior.tsv")
+        want = ["--mpi=pmi2", "--kill-on-bad-exit=1", "--nodes=1", "--ntasks=2",
+                "--ntasks-per-node=2", self.binary, "tune",
+                os.path.join(self.out, "sweeps", "job-1.ini"), "--budget", "25%", "--db",
+                os.path.join(self.out, "shards", "job-1-n1.db"), "--prior", prior,
+                "--section", "nonuniform", "--no-files"]
+        self.assertEqual(load_json(calls), [want + ["--candidates"]])
+        self.assertEqual(read(os.path.join(self.out, "state", "job-1")).split()[:2],
+                         ["failed", "2"])
+        # the prior made already: the search runs with it, nothing listed again
+        write(prior, "# platform: local.xml\n")
+        os.remove(calls)
+        p = subprocess.run(["bash", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(load_json(calls), [want])
+
     def test_mpirun_launchers(self):
         self.submit("--launcher", "mpirun", "--mpirun", "mpiexec --bind-to core", "--dry-run")
         text = read(os.path.join(self.out, "a2a-small-n2.sbatch"))

@@ -193,6 +193,11 @@ def add_parser(sub, common):
                         "--budget BUDGET, per job: 25%%, a count of configurations, or a "
                         "time such as 2h) instead of measuring all of it; exit 3 resumes "
                         "it with --resume; `a2a tune --db MERGED` writes the tuning files")
+    p.add_argument("--platform", metavar="FILE",
+                   help="with --tune: the cluster's platform file (a2a platform writes one): "
+                        "each job first lists its candidates under its launcher, prices them "
+                        "with the model tier on FILE (a2a prior --keys) and searches from those "
+                        "times (a2atune tune --prior; the file beside its shard)")
     p.set_defaults(func=run, needs_db=False)
     return p
 
@@ -257,6 +262,11 @@ def job_argv(cfg, job):
     return before + [cfg["binary"]] + driver_words(cfg, job, job["shard_abs"]), after
 
 
+def prior_of(shard):
+    """The platform prior of a job (a2a submit --platform): beside its shard."""
+    return os.path.splitext(shard)[0] + ".prior.tsv"
+
+
 def driver_words(cfg, job, shard):
     """The a2atune command words of one job after the program: `run SWEEP --db SHARD
     --section LIST`, or with --tune `tune SWEEP --budget B --db SHARD --section LIST
@@ -266,6 +276,8 @@ def driver_words(cfg, job, shard):
         words += ["--budget", cfg["tune"]]
     if shard:
         words += ["--db", shard]
+        if cfg.get("platform"):
+            words += ["--prior", prior_of(shard)]
     words += ["--section", ",".join(job["sections"])]
     return words + (["--no-files"] if cfg["tune"] else [])
 
@@ -404,7 +416,10 @@ def render_script(cfg, array, jobs):
         what = "; ".join("[%s] P = %s" % (s, compact_list(job["P"][s])) for s in job["sections"])
         body += ["%d)  # job %d: %d rank(s), %s" % (task, k, job["ntasks"], comment_safe(what)),
                  "    job=%d" % k,
-                 "    state=%s" % shlex.quote(job["state_abs"]),
+                 "    state=%s" % shlex.quote(job["state_abs"])]
+        if cfg.get("platform"):
+            body += ["    prior=%s" % shlex.quote(prior_of(job["shard_abs"]))]
+        body += [
                  "    launch() {"]
         head, tail = job_argv(cfg, job)
         body += _wrap(head, "        ")
@@ -432,6 +447,7 @@ def render_script(cfg, array, jobs):
              "        rc=3",
              "    fi",
              "}",
+             ] + (prior_lines(cfg) if cfg.get("platform") else []) + [
              "attempt",
              "tries=0",
              'while [ "$rc" -eq 3 ] && [ "$tries" -lt %d ]; do' % RESUME_TRIES,
@@ -444,6 +460,22 @@ def render_script(cfg, array, jobs):
              'mark "$word" "$rc" "$(stamp)" "%s"' % var["job_id"],
              'exit "$rc"']
     return "\n".join(header + body) + "\n"
+
+
+def prior_lines(cfg):
+    """The job script's lines that make the job's platform prior before its first launch
+    (a2a submit --platform): the launch lists its candidates (--candidates: nothing measured,
+    the prior not read), the model tier prices them (a2a prior --keys); kept for --resume."""
+    return ["# the platform's prior: this launch's candidates priced by the model tier on",
+            "# %s before the search starts (a2atune tune --prior)" % comment_safe(cfg["platform"]),
+            'if [ ! -s "$prior" ]; then',
+            '    if ! { launch --candidates > "$prior.keys" && %s prior --keys "$prior.keys" \\'
+            % shlex.quote(os.path.join(REPO, "scripts", "a2a")),
+            '            --platform %s --out "$prior"; }; then' % shlex.quote(cfg["platform"]),
+            '        mark failed 2 "$(stamp)" "prior"',
+            "        exit 2",
+            "    fi",
+            "fi"]
 
 
 def job_sweep_header(cfg, k, job):
@@ -470,6 +502,14 @@ def _config(args, sweep):
            "tune": args.tune}
     if args.tune is not None and (not args.tune or comment_safe(args.tune) != args.tune):
         raise A2AError("--tune '%s': a budget such as 25%%, 40 or 2h" % comment_safe(args.tune))
+    cfg["platform"] = None
+    if args.platform is not None:
+        if args.tune is None:
+            raise A2AError("--platform %s: the platform's prior is the tuner's (give --tune)"
+                           % comment_safe(args.platform))
+        if not os.path.isfile(args.platform):
+            raise A2AError("--platform %s: no such file" % comment_safe(args.platform))
+        cfg["platform"] = os.path.abspath(args.platform)
     if args.scheduler == "pbs":
         if args.launcher == "srun":
             raise A2AError("--launcher srun: PBS has no srun; --scheduler pbs launches with "

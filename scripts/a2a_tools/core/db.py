@@ -30,7 +30,7 @@ def result_columns():
             + ("iterations", "median_s", "q1_s", "q3_s", "min_s", "max_s", "status"))
 
 
-SCHEMA_VERSION = 4   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db/db.c)
+SCHEMA_VERSION = 5   # the newest schema these scripts read (A2A_SCHEMA_VERSION of harness/db/db.c)
 
 
 def read_text(data):

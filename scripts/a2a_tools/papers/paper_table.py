@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import paper_bands, paper_tuna
+from . import paper_bands, paper_tuna, tuna_tables
 from .paper_tuna import (INDETERMINATE, MISSED, NOT_TESTABLE, REPRODUCED, WITHIN,
                          by_size, errors_2048, facts_verdict, load_sql, ms, pct, radix_fact,
                          ratio_verdict)
@@ -68,6 +68,9 @@ def add_parser(sub, common):
     p.add_argument("--bands", default=paper_bands.DATA, metavar="SQL",
                    help="each row's band over the platform variants (default: %(default)s; "
                         "a2a paper-bands writes it; none: no bands)")
+    p.add_argument("--tuna-tables", default=None, metavar="FILE",
+                   help="also write every TuNA model row as tables per platform and P "
+                        "(docs/results/model-tuna.md)")
     p.add_argument("--remodel", action="store_true",
                    help="re-run the model sweep and rewrite --data first (about 2 minutes)")
     p.add_argument("--section", default=None, metavar="SECTION",
@@ -547,6 +550,10 @@ def run(args, db):
         if args.section:
             return 0
     text = table_text(args.data, args.tuna_data, args.bands)
+    if args.tuna_tables:
+        tables = tuna_tables.page(paper_tuna.TunaData(paper_tuna.load(args.tuna_data)))
+        with open(args.tuna_tables, "w") as f:
+            f.write(tables)
     if args.out == "-":
         sys.stdout.write(text)
     else:

@@ -76,16 +76,8 @@ A2AV_WHY = ("the baseline's cost per message: the model charges each of a rank's
             "(%s); the measured time is %.1f us per message a rank, which the model has no "
             "term for (a NIC's message rate shared by the node's %d ranks, the matching "
             "queue, skew between ranks) and that is not fitted here (note 5)")
-# what Open MPI's linear exchange at P = 8192 costs the tracer (note 3), where it is not in
-# the data: measured at 16 B on the shared 2-core machine, then stopped
-OMPI_8192 = ("not modelled: at 16 B its trace had run 18 min of one core and held 4.5 GB "
-             "without finishing when it was stopped (at P = 2048: 13 s, 0.36 GB); its 67 "
-             "million messages in flight at once fill the traced world's mail table, 16 "
-             "chains a rank, to about 500 a chain")
-# why a baseline has no row at a P (fig8_rows): its traced world did not finish
-NOT_TRACED = ("%s at P = 8192 is not modelled: its traced world (every rank's P - 1 messages "
-              "in flight at once, 67 million) did not finish in the tracing this data could "
-              "afford (note 3)")
+# why a baseline has no row at P = 8192 (fig8_rows, note 3): the data lacks it
+NOT_TRACED = "%s at P = 8192 is not in the data (" + DATA + "; note 3)"
 QUEUE = {"mpich_selection": "MPICH posts 32 receives a batch",
          "ompi_tuned_selection": "Open MPI's linear exchange posts all P - 1 receives at once"}
 
@@ -340,14 +332,15 @@ def fig8_rows(d, platform, machine, err_time, err_rel):
 
 def fugaku_16k_row(d):
     """P = 16,384, S = 16 KiB on Fugaku: not testable against the machine's MPI family (Open
-    MPI's linear exchange is beyond the tracer's memory there)."""
+    MPI's linear exchange is beyond the tracer's memory there: its traced world holds every
+    message and posted receive at once, O(P^2), so P = 8192's peak times 4)."""
     peak = d.conn.execute("SELECT max(trace_peak_mb) FROM results WHERE P = 8192 AND kernel = "
                           "'ompi_tuned_selection'").fetchone()[0]
     why = ("Open MPI's selection at P = 16,384 is its linear exchange: every rank posts all "
            "16,383 messages at once, 268 million in flight in a traced world%s, beyond the "
            "%.0f GB one run may take on this shared machine; not modelled (note 3)"
-           % (" (%.1f GB at P = 8192, with 4x fewer)" % (peak / 1024) if peak else "",
-              MEMORY_LIMIT_GB))
+           % (" (%.1f GB at P = 8192 with 4x fewer: about %.0f GB at P = 16,384)"
+              % (peak / 1024, 4 * peak / 1024) if peak else "", MEMORY_LIMIT_GB))
     return (SOURCE + ", Fig. 8", "Fugaku", 16384, "16 KiB",
             "tuna (best radix) against MPI_Alltoallv", "%.3gx" % FUGAKU_16K_SPEEDUP, "none", "",
             "", NOT_TESTABLE, why)
@@ -388,9 +381,17 @@ def crossover_rows(d, platform, machine):
              ours, "", "", NOT_TESTABLE,
              "the claim is Fig. 8's (P = 8192 and 16,384); %s, so where TuNA stops winning is "
              "not located (note 3)" % (
-                 "the model has S = 16 B and 1 KiB at P = 8192 (MPI_Alltoallv's trace costs "
-                 "minutes a size there)" if at8192 else
+                 "the model has S = 16 B and 1 KiB at P = 8192 (MPI_Alltoallv's trace takes "
+                 "up to %.0f s and %.1f GB a size there)" % trace_cost_8192(d, baseline)
+                 if at8192 else
                  "the model has no %s at P = 8192" % FAMILY[baseline].split(" (")[0]))]
+
+
+def trace_cost_8192(d, kernel):
+    """(seconds, GB): the most a trace of kernel at P = 8192 took in the data."""
+    s, mb = d.conn.execute("SELECT max(trace_s), max(trace_peak_mb) FROM results WHERE "
+                           "P = 8192 AND kernel = ?", (kernel,)).fetchone()
+    return (s or 0, (mb or 0) / 1024)
 
 
 def regime_rows(d, platform, machine, err):
@@ -521,7 +522,7 @@ def cost_note(d):
                "%.0f to %.0f s, %.1f GB" % (b8["ompi_tuned_selection"][0],
                                             b8["ompi_tuned_selection"][1],
                                             b8["ompi_tuned_selection"][2] / 1024)
-               if b8["ompi_tuned_selection"][0] else OMPI_8192,
+               if b8["ompi_tuned_selection"][0] else "not in the data",
                "; ".join(parts)))
 
 

@@ -92,6 +92,10 @@ def add_parser(sub, common):
                         "the search spans every P; the tuning files go to --out")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "tuning"),
                    help="with --tune: the directory of the tuning files (default: %(default)s)")
+    p.add_argument("--no-prior", action="store_true",
+                   help="with --tune: search without the platform's prior (by default the model "
+                        "tier prices every candidate on --platform first, `a2a prior`, and the "
+                        "search starts from those times: a2atune tune --prior)")
     p.add_argument("--resume", action="store_true", help="pass --resume to every launch")
     p.add_argument("--dry-run", action="store_true", help="print the launches, run nothing")
     p.set_defaults(func=run, needs_db=False)
@@ -341,6 +345,8 @@ def run(args, db):
             if args.dry_run:
                 print(" ".join(shlex.quote(c) for c in cmd))
                 break
+            if args.tune and not args.no_prior:
+                cmd = _with_prior(cmd, env, work, platform, model, selector, prior_path(args.db))
             rows = _result_rows(args.db)
             rc, dropped = _run_launch(cmd, env, work)
             if rc in RESUMED_AFTER and not args.tune and _result_rows(args.db) > rows:
@@ -498,6 +504,37 @@ class _PeakMemory:
         self.done.set()
         self.thread.join()
         return self.peak
+
+
+def prior_path(db):
+    """Where a2a simulate --tune keeps the prior it searched with: beside the database,
+    results/tune.db -> results/tune.prior.tsv."""
+    return os.path.splitext(os.path.abspath(db))[0] + ".prior.tsv"
+
+
+def _with_prior(cmd, env, work, platform, copies, selector, path):
+    """The tuned launch cmd with --prior path: its candidates (the same launch with
+    --candidates, nothing measured) priced by the model tier on the platform into path
+    (`a2a prior --keys`, a process of its own: the model tier sits above this module; the
+    vendor rows as SMPI's `selector` where the model tier has that schedule); cmd itself
+    when they cannot be priced (said on stderr)."""
+    listing = [c for c in cmd if c not in ("--resume", "--no-files")]
+    at = listing.index("--budget")
+    listing = listing[:at] + listing[at + 2:] + ["--candidates"]
+    keys = os.path.join(work, "candidates.txt")
+    with open(keys, "w") as out:
+        listed = subprocess.run(listing, env=env, cwd=work, stdout=out, stderr=subprocess.DEVNULL)
+    pricing = [sys.executable, os.path.join(ROOT, "scripts", "a2a"), "prior", "--keys", keys,
+               "--platform", platform, "--out", path, "--copy-model", copies or "none",
+               "--vendor", selector]
+    priced = subprocess.run(pricing, capture_output=True, text=True) if listed.returncode == 0 else None
+    if not priced or priced.returncode != 0:
+        why = (priced.stderr.strip().splitlines() or ["?"])[-1] if priced else "no candidates listed"
+        sys.stderr.write("a2a simulate: no platform prior (%s); the search starts from the K/D "
+                         "model\n" % why)
+        return cmd
+    sys.stderr.write(priced.stderr.replace("a2a prior:", "a2a simulate: platform prior:"))
+    return cmd + ["--prior", path]
 
 
 def _run_launch(cmd, env, work):

@@ -54,11 +54,24 @@ import sys
 from ..core import params
 from . import regret
 from ..core.common import A2AError
-from ..core.db import open_db
+from ..core.db import APPLICATION_ID, open_db
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
-Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen", defaults=(None,))
+Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen prior",
+                                 defaults=(None, None))
+# prior: the platform of the search's prior (`a2atune tune --prior`, made by `a2a prior`), as a
+# user would describe the cluster: for simulated data a platform of another topology than the
+# one the data was simulated on (dragonfly and fat tree for each other, the torus on Theta's
+# Aries, Theta's on the torus; the same ranks a node), the library's own choice priced as
+# SMPI's ring; for the real data the file that describes this machine (local.xml), the
+# library's choice not priced. The method "tuner+prior" of the tables.
+Prior = collections.namedtuple("Prior", "platform vendor")
+SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
+             "fattree_ib.xml": Prior("platforms/dragonfly.xml", "ring"),
+             "torus_tofud.xml": Prior("platforms/theta.xml", "ring"),
+             "theta.xml": Prior("platforms/torus_tofud.xml", "ring")}
+REAL_PRIOR = Prior("platforms/local.xml", None)
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
 # the search expands, what differs; frozen: for a data set kept apart when it was made and
@@ -66,30 +79,40 @@ Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen", defaul
 # suite refuses it if they change, reports it apart, and never lets it choose the rules).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
-            "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix"),
+            "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix",
+            prior=SIM_PRIOR["dragonfly.xml"]),
     Dataset("sim64", ["tests/data/tuner-sim64.sql"], "sweeps/tuner_sim64.ini",
-            "SimGrid, dragonfly, P = 16, 32 (one node), 64 (two), uniform, spread_out from 1-4 KiB"),
+            "SimGrid, dragonfly, P = 16, 32 (one node), 64 (two), uniform, spread_out from 1-4 KiB",
+            prior=SIM_PRIOR["dragonfly.xml"]),
     Dataset("dragonfly", ["tests/data/tuner-dragonfly-memlink.sql"], "sweeps/paper/tuner_dragonfly.ini",
-            "SimGrid, dragonfly (shared intra-node link), P = 128..512, uniform and non-uniform (uniform dist)"),
+            "SimGrid, dragonfly (shared intra-node link), P = 128..512, uniform and non-uniform (uniform dist)",
+            prior=SIM_PRIOR["dragonfly.xml"]),
     Dataset("fattree-npot", ["tests/data/tuner-fattree-npot.sql"], "sweeps/suite/fattree_npot.ini",
-            "SimGrid, fat tree, P = 24, 48, 72 (not powers of two), uniform"),
+            "SimGrid, fat tree, P = 24, 48, 72 (not powers of two), uniform",
+            prior=SIM_PRIOR["fattree_ib.xml"]),
     Dataset("torus-nonuniform", ["tests/data/tuner-torus-nonuniform.sql"],
             "sweeps/suite/torus_nonuniform.ini",
-            "SimGrid, torus, P = 36, 48 (one node), 60 (two), non-uniform, dists uniform and powerlaw"),
+            "SimGrid, torus, P = 36, 48 (one node), 60 (two), non-uniform, dists uniform and powerlaw",
+            prior=SIM_PRIOR["torus_tofud.xml"]),
     Dataset("real-p2", ["tests/data/tuner-real-p2.sql"], "sweeps/tuner_p2.ini",
-            "real, Open MPI, one node, P = 2, every kernel and vendor algorithm"),
+            "real, Open MPI, one node, P = 2, every kernel and vendor algorithm", prior=REAL_PRIOR),
     Dataset("real-p2-noisy", ["tests/data/tuner-real-p2-noisy.sql"], "sweeps/tuner_p2.ini",
-            "real, Open MPI, one node, P = 2, a noisy run (bimodal vendor at 8-16 KiB)"),
+            "real, Open MPI, one node, P = 2, a noisy run (bimodal vendor at 8-16 KiB)",
+            prior=REAL_PRIOR),
     Dataset("theta-mixed", ["tests/data/tuner-theta-mixed.sql"], "sweeps/suite/theta_mixed.ini",
             "SimGrid, Aries dragonfly (theta.xml), P = 24, 48 (one node), 72 (two), uniform and "
-            "non-uniform (normal)", frozen="7ba0a2b06a766ad860d86a5314320148147aae2eaa3d35ca27670693b7f25594"),
+            "non-uniform (normal)", frozen="7ba0a2b06a766ad860d86a5314320148147aae2eaa3d35ca27670693b7f25594",
+            prior=SIM_PRIOR["theta.xml"]),
     Dataset("real-p2-mpich", ["tests/data/tuner-real-p2-mpich.sql"], "sweeps/suite/real_p2_mpich.ini",
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, non-uniform (powerlaw)",
-            frozen="ff1f0cd349538b49382b627e77d1dacf78b12720db63ad24e6e98e92ba986054"),
+            frozen="ff1f0cd349538b49382b627e77d1dacf78b12720db63ad24e6e98e92ba986054",
+            prior=REAL_PRIOR),
 ]
 
-METHODS = ["tuner", "random", "stratified", "halving", "default"]
-TIME_METHODS = ["tuner", "random", "stratified", "default"]  # halving plans in configurations
+PRIOR_METHOD = "tuner+prior"  # the search with the platform's prior (Dataset.prior)
+SEARCHES = ("tuner", PRIOR_METHOD)
+METHODS = ["tuner", PRIOR_METHOD, "random", "stratified", "halving", "default"]
+TIME_METHODS = ["tuner", PRIOR_METHOD, "random", "stratified", "default"]  # halving plans in configurations
 HALVING_ETA = 3  # successive halving: a third of the candidates go on, at three times the fidelity
 EPSILON = 0.01  # a rule that buys at most this share of cells within 5 % on average...
 HARM = 0.02     # ...and at most this on every data set (one cell in a few seeds) goes
@@ -173,6 +196,12 @@ def load_dataset(ds, work):
     for s in sources:
         with open(s) as f:
             conn.executescript(f.read())
+    if conn.execute("PRAGMA application_id").fetchone()[0] == 0:
+        # a dump without the file's header (sqlite3's .dump of a file opened without it):
+        # a2atune's own tables, of the schema whose columns runs has (network_model: 4)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+        conn.execute("PRAGMA application_id = %d" % APPLICATION_ID)
+        conn.execute("PRAGMA user_version = %d" % (4 if "network_model" in columns else 3))
     conn.commit()
     conn.close()
     return path
@@ -220,6 +249,7 @@ class Data:
         self.total_cost = sum(self.cost.values())
         self.n = len(self.by_key)
         self.best = {cell: min(r["median_s"] for r in cands.values()) for cell, cands in self.cells.items()}
+        self.prior_path = make_prior(ds, binary, self.path, work) if ds.prior else None
         self.amplitude = 0.0  # the replay's noise on each median (run sets it from --noise)
         self.decided = {}  # a2a tune's decision per set of rows seen in a cell (decide)
 
@@ -230,6 +260,27 @@ class Data:
         if key not in self.decided:
             self.decided[key] = regret.tune_rule(rows)
         return self.decided[key]
+
+
+def make_prior(ds, binary, db_path, work):
+    """The prior file of ds (`a2a prior` on ds.prior's platform, at the launch size of its
+    database, the copy-cost model its simulated runs recorded), written into work; each
+    configuration's schedule traced once and kept in work/traces (A2A_TRACE_CACHE)."""
+    import sqlite3
+    from ..simulation import prior
+    os.environ.setdefault("A2A_TRACE_CACHE", os.path.abspath(os.path.join(work, "traces")))
+    conn = sqlite3.connect(db_path)
+    try:
+        options = " ".join(o or "" for (o,) in conn.execute("SELECT smpi_options FROM runs"))
+    finally:
+        conn.close()
+    copies = re.search(r"copy-model=(\S+)", options)
+    path = os.path.join(work, ds.name + ".prior")
+    prior.make_prior(binary, os.path.join(ROOT, ds.sweep), os.path.join(ROOT, ds.prior.platform),
+                     path, replay=os.path.abspath(db_path),
+                     copy_model=copies.group(1) if copies else "", vendor=ds.prior.vendor,
+                     made_by="a2a tuner-report --suite (data set %s)" % ds.name, err=io.StringIO())
+    return path
 
 
 def cost_of(row):
@@ -269,13 +320,16 @@ def slower_list(data, arms):
             for c in sorted(data.cells, key=str)]
 
 
-def replay_command(data, binary, budget, seeds, noise, without=()):
-    """The a2atune tune --evaluate command of the search at a Budget (without these rules)."""
+def replay_command(data, binary, budget, seeds, noise, without=(), prior=False):
+    """The a2atune tune --evaluate command of the search at a Budget (without these rules;
+    with the data set's platform prior)."""
     given = ("%.9gs" % (budget.percent / 100.0 * data.total_cost) if budget.time
              else "%g%%" % budget.percent)
     extra = ["--budget", given, "--evaluate", str(seeds), "--noise", "%g%%" % noise]
     if without:
         extra += ["--without", ",".join(sorted(without))]
+    if prior:
+        extra += ["--prior", data.prior_path]
     return tune_command(binary, data.ds, data.path, extra)
 
 
@@ -506,27 +560,34 @@ def run(args):
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2)  # the replays, two at a time
 
     def prefetch(keys):
+        """Starts the replays of keys (name, budget, rules without[, with the prior])."""
         for key in keys:
+            key = tuple(key) + (False,) * (4 - len(key))
             if key not in cache and key not in outputs:
                 outputs[key] = pool.submit(run_binary, replay_command(
-                    datas[key[0]], binary, key[1], args.seeds, args.noise, key[2]))
+                    datas[key[0]], binary, key[1], args.seeds, args.noise, key[2], key[3]))
 
-    def tuner_runs(name, budget, without=frozenset()):
-        key = (name, budget, frozenset(without))
+    def tuner_runs(name, budget, without=frozenset(), prior=False):
+        key = (name, budget, frozenset(without), prior)
         if key not in cache:
             prefetch([key])
             cache[key] = judge_replay(datas[name], args.seeds, outputs.pop(key).result())
         return cache[key]
 
-    prefetch([(n, b, frozenset()) for b in budgets for n in datas])
+    prefetch([(n, b, frozenset(), p) for p in (False, True) for b in budgets for n in datas
+              if not p or datas[n].prior_path])
     if args.ablation:
         prefetch([(n, b, frozenset([r])) for r in rules(binary) for b in budgets if not b.time
                   for n in datas if not datas[n].ds.frozen])
 
     base = {(name, b, m): [baseline(datas[name], m, b, s, args.noise) for s in range(1, args.seeds + 1)]
-            for name in datas for b in budgets for m in methods(b)[1:]}
+            for name in datas for b in budgets for m in methods(b) if m not in SEARCHES}
     development = [n for n in datas if not datas[n].ds.frozen]
     frozen = [n for n in datas if datas[n].ds.frozen]
+
+    def runs_of(name, b, m):
+        """Per-seed metrics of method m on data set name at budget b."""
+        return tuner_runs(name, b, prior=m == PRIOR_METHOD) if m in SEARCHES else base[(name, b, m)]
 
     def print_table(names, overall):
         """The rows of these data sets at every budget, and their pooled row (overall)."""
@@ -535,11 +596,13 @@ def run(args):
         for b in budgets:
             for name in names:
                 for m in methods(b):
-                    runs = tuner_runs(name, b) if m == "tuner" else base[(name, b, m)]
-                    print(table_line(name, b, m, summarise(runs)))
+                    if m != PRIOR_METHOD or datas[name].prior_path:
+                        print(table_line(name, b, m, summarise(runs_of(name, b, m))))
             for m in methods(b) if len(names) > 1 else []:
-                runs_by = {n: (tuner_runs(n, b) if m == "tuner" else base[(n, b, m)]) for n in names}
-                print(table_line(overall, b, m, summarise(pooled(runs_by))))
+                with_m = [n for n in names if m != PRIOR_METHOD or datas[n].prior_path]
+                if with_m:
+                    runs_by = {n: runs_of(n, b, m) for n in with_m}
+                    print(table_line(overall, b, m, summarise(pooled(runs_by))))
         print()
 
     with parts.part("table"):
@@ -556,11 +619,16 @@ def run(args):
             print("(no frozen data set in this run)\n")
     with parts.part("slower"):
         print_slower(datas, budgets, tuner_runs)
+        print_slower(datas, budgets, lambda n, b: tuner_runs(n, b, prior=True), " (the search "
+                     "with the platform's prior)", [n for n in datas if datas[n].prior_path])
     with parts.part("targets"):
         for b in budgets:
             if b.percent == 25.0:
                 print("## targets at %s (the search with every rule)\n" % budget_label(b))
                 print_targets(datas, lambda n: tuner_runs(n, b), base, b)
+                print("## targets at %s, the search with the platform's prior\n" % budget_label(b))
+                print_targets({n: d for n, d in datas.items() if d.prior_path},
+                              lambda n: tuner_runs(n, b, prior=True), base, b)
     with parts.part("ablation"):
         if args.ablation:
             ablation(datas, budgets, tuner_runs, base, rules(binary), prefetch)
@@ -649,14 +717,17 @@ def cell_name(cell):
     return "%s/%s P=%d S=%d" % (cell[0][0], cell[0][1], cell[1], cell[2])
 
 
-def print_slower(datas, budgets, tuner_runs):
-    """Per data set and budget, the cells where the tuning file is slower than the library's
-    default beyond the noise (the target: none), with the seeds where it is and the most."""
-    print("## cells where the tuning file is slower than the library's default (beyond the "
-          "noise: the results contract's, plus the replay's +-noise on each median)\n")
+def print_slower(datas, budgets, tuner_runs, variant="", names=None):
+    """Per data set (names: all) and budget, the cells where the tuning file is slower than
+    the library's default beyond the noise (the target: none), with the seeds where it is
+    and the most; variant: what the title adds (the search with the prior)."""
+    print("## cells where the tuning file%s is slower than the library's default (beyond the "
+          "noise: the results contract's, plus the replay's +-noise on each median)\n" % variant)
     lines = 0
     for b in budgets:
         for name, d in datas.items():
+            if names is not None and name not in names:
+                continue
             cells = sorted(d.cells, key=str)
             seeds, most = collections.Counter(), {}
             for m in tuner_runs(name, b):
@@ -757,20 +828,29 @@ def ablation(datas, budgets, tuner_runs, base, rule_list, prefetch):
         kept = kept_on([m for m in names if m != n]) if n in names else kept_all
         without = frozenset(rule_list) - frozenset(kept)
         held[n] = without
+        if datas[n].prior_path:
+            prefetch([(n, b, without, True) for b in budgets])
         for b in budgets:
-            s = summarise(tuner_runs(n, b, without))
             s_s = summarise(base[(n, b, "stratified")])
-            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s | %g / %d | %d/%d |" % (
-                n + (" (frozen)" if n in frozen else ""), ",".join(kept) or "(none)", budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
-                pct(s["median"]), pct(s["p90"]), pct(s["configs"]), pct(s["time"]),
-                s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3), s["slower"], s["slower_max"],
-                s["seeds_safe"], s["seeds"]))
+            for with_prior in (False, True) if datas[n].prior_path else (False,):
+                s = summarise(tuner_runs(n, b, without, with_prior))
+                print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d | %s | %g / %d | %d/%d |" % (
+                    n + (" (frozen)" if n in frozen else ""),
+                    (",".join(kept) or "(none)") + (" + prior" if with_prior else ""),
+                    budget_label(b), pct(s["near"]), pct(s["far"]), pct(s["worst"]),
+                    pct(s["median"]), pct(s["p90"]), pct(s["configs"]), pct(s["time"]),
+                    s["seeds_met"], s["seeds"], pct(s_s["p90"] / 3), s["slower"], s["slower_max"],
+                    s["seeds_safe"], s["seeds"]))
     print()
     for b in budgets:
         if b.percent == 25.0:
             print("## targets at %s, each data set held out (its rules chosen on the others)\n"
                   % budget_label(b))
             print_targets(datas, lambda n: tuner_runs(n, b, held[n]), base, b)
+            print("## targets at %s, each data set held out, with the platform's prior\n"
+                  % budget_label(b))
+            print_targets({n: d for n, d in datas.items() if d.prior_path},
+                          lambda n: tuner_runs(n, b, held[n], True), base, b)
     print("rules that earn their place on the whole suite: %s; rules that do not: %s"
           % (", ".join(kept_all) or "(none)", ", ".join(r for r in rule_list if r not in kept_all) or "(none)"))
     sys.stdout.flush()
