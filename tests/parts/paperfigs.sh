@@ -83,6 +83,11 @@ sqlite3 "$PF/bands.db" "UPDATE results SET median_s = median_s / 2 WHERE platfor
 sqlite3 "$PF/bands.db" .dump > "$PF/bands-planted.sql"
 $PY scripts/a2a paper-table --bands "$PF/bands-planted.sql" --out "$PF/bands-planted.md" > /dev/null 2>&1
 check paperfigs/papers-band-flip-indeterminate holds 'grep -q "| tra radix 2 / radix 46 | 2.10x | 2.57x (model, theta.xml) | 1.23 | [0-9.]* ([^)]*) .. 2.4[0-9] (ois x2) | [0-9.]* % | indeterminate | flips inside the band (missed at: ois x2)" "$PF/bands-planted.md" && grep -q "| tra radix 2 / radix 46 | 2.10x | 2.57x (model, theta.xml) | 1.23 | [^|]* | [0-9.]* % | within 2x |" docs/results/papers.md'
+# a variant is the table with one figure scaled (a2a platform --scale): theta.xml's NIC
+# latency halved changes exactly the lines that carried 0.35 us (each node's NIC link, the
+# topology prop, the comment) and no other; a figure that is no number does not scale
+$PY scripts/a2a platform theta --scale nic_lat=0.5 > "$PF/theta-nic.xml"
+check paperfigs/platform-scale-one-figure holds '[ "$(diff platforms/theta.xml "$PF/theta-nic.xml" | grep -c "^>")" = "$(grep -c "0\.35 \?us" platforms/theta.xml)" ] && [ "$(grep -c "0\.175 \?us" "$PF/theta-nic.xml")" = "$(grep -c "0\.35 \?us" platforms/theta.xml)" ] && ! $PY scripts/a2a platform theta --scale placement=2 2> /dev/null > /dev/null'
 # every assumed figure of the paper platforms has a priced variant at x1/2 and x2 or a reason
 # why none, on the table as it is now; a figure without either fails it (theta's smpi/ois x2
 # taken out of the data)

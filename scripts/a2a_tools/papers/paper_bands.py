@@ -381,6 +381,8 @@ class Bands:
             results = self.conn.execute(
                 "SELECT section, kernel, P, Q, S, radix, radix2, ppn, median_s, status FROM "
                 "results WHERE platform = ? AND variant = ?", (platform, variant)).fetchall()
+            if not results:   # not priced yet
+                continue
             for row in variant_rows(platform, results, tra_path, tuna_path):
                 if row[9] == paper_tuna.NOT_TESTABLE:
                     continue
