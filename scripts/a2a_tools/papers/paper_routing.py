@@ -54,9 +54,14 @@ def remake(path=DATA):
         out.execute("CREATE TABLE runs AS SELECT %s FROM m.runs ORDER BY id" % RUN_COLUMNS)
         out.execute("CREATE TABLE results AS SELECT %s FROM m.results ORDER BY run_id, "
                     "section, kernel, P, S, radix" % RESULT_COLUMNS)
+        # each row says how it was priced (its run's smpi_options say it too)
+        out.execute("ALTER TABLE results ADD COLUMN routing TEXT")
+        out.execute("UPDATE results SET routing = (SELECT CASE WHEN smpi_options LIKE "
+                    "'%routing=adaptive%' THEN 'adaptive' ELSE 'minimal' END FROM runs "
+                    "WHERE runs.id = results.run_id)")
         out.commit()
         out.execute("DETACH m")
-        lines = list(out.iterdump())
+        lines = _statements(out.iterdump())
     with open(os.path.join(ROOT, path), "w") as f:
         f.write("-- papers-adaptive-model.sql: the model tier's rows (backend = model) of %s\n"
                 "-- on %s, each launch once with --routing minimal and once with --routing "
@@ -70,23 +75,39 @@ def remake(path=DATA):
             f.write(line + "\n")
 
 
+def _statements(dump):
+    """iterdump's statements a line each, a run's rows of a table one INSERT of several
+    rows (one line a run, not a row)."""
+    lines, rows = [], {}
+    for statement in dump:
+        head, _, values = statement.partition(" VALUES(")
+        if not statement.startswith("INSERT INTO") or not values:
+            lines.append(" ".join(statement.split()))
+            continue
+        key = (head, values.split(",", 1)[0])
+        if key not in rows:
+            rows[key] = []
+            lines.append(key)
+        rows[key].append("(" + values.rstrip(";"))
+    return [line if isinstance(line, str) else "%s VALUES%s;" % (line[0], ",".join(rows[line]))
+            for line in lines]
+
+
 def load(path):
     """The rows of the data file in an in-memory database (A2AError if unreadable)."""
     from .paper_table import RESULT_COLUMNS, RUN_COLUMNS
     return load_sql(path, ("SELECT %s FROM runs" % RUN_COLUMNS,
-                           "SELECT %s FROM results LIMIT 1" % RESULT_COLUMNS),
+                           "SELECT %s, routing FROM results LIMIT 1" % RESULT_COLUMNS),
                     "python3 -m a2a_tools.papers.paper_routing writes it",
                     "the routing rows paper-table reads")
 
 
 def times(conn, platform, routing, kernel, P, S):
     """{radix (None: the kernel has none): seconds} of the ok rows of one routing."""
-    adaptive = "%routing=adaptive%"
     return {r: t for r, t in conn.execute(
         "SELECT s.radix, s.median_s FROM results s JOIN runs u ON u.id = s.run_id WHERE "
-        "u.platform = ? AND (u.smpi_options LIKE ?) = ? AND s.kernel = ? AND s.P = ? AND "
-        "s.S = ? AND s.status = 'ok'",
-        (platform, adaptive, routing == "adaptive", kernel, P, S))}
+        "u.platform = ? AND s.routing = ? AND s.kernel = ? AND s.P = ? AND s.S = ? AND "
+        "s.status = 'ok'", (platform, routing, kernel, P, S))}
 
 
 def routing_note(conn, published):
