@@ -105,7 +105,7 @@ routing_rows() {   # SQL or database: theta.xml's adaptive rows, one line each
     sqlite3 :memory: "$([ "${1%.sql}" != "$1" ] && echo ".read $1" || echo "ATTACH '$1' AS m; CREATE TABLE runs AS SELECT * FROM m.runs; CREATE TABLE results AS SELECT * FROM m.results")" "SELECT s.kernel, s.S, s.radix, printf('%.17g', s.median_s) FROM results s JOIN runs u ON u.id = s.run_id WHERE u.platform = 'theta.xml' AND u.smpi_options LIKE '%routing=adaptive%' ORDER BY 1, 2, 3"
 }
 check paperfigs/papers-routing-data-is-the-models holds '[ "$(routing_rows "$PF/routing.db" | wc -l)" = 6 ] && [ "$(routing_rows "$PF/routing.db")" = "$(routing_rows tests/data/papers-adaptive-model.sql)" ]'
-sed 's/^\(INSERT INTO "results" VALUES(2,.tra_2048_routing.,.tra.,2048,64,128,2,NULL,NULL,\)[^,]*/\10.0106/' tests/data/papers-adaptive-model.sql > "$PF/routing-edited.sql"
+sed 's/\((2,.tra_2048_routing.,.tra.,2048,64,128,2,NULL,NULL,\)[^,]*/\10.0106/' tests/data/papers-adaptive-model.sql > "$PF/routing-edited.sql"
 $PY - "$PF/routing-edited.sql" > "$PF/routing-note.txt" 2>&1 <<'PY'
 import sys
 sys.path.insert(0, "scripts")

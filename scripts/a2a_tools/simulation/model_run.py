@@ -41,6 +41,10 @@ rounds at small blocks, where some ranks' partners are on their own node) then r
 in SimGrid; the error of both timings on the checked-in comparisons is in
 docs/results/model_tier.md.
 
+Routes are SimGrid's (minimal) unless the launch asks for adaptive routing (--routing
+adaptive: each step's flows between two routers of a group spread over Valiant's detours
+in the share that leaves the busiest link least loaded, best_mix; platform_model.ROUTINGS).
+
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
 (netmodel.effective, as a simulated run on the platform records it); with --check SIMDB the
