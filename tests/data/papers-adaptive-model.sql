@@ -1,7 +1,7 @@
 -- papers-adaptive-model.sql: the model tier's rows (backend = model) of sweeps/paper/papers_adaptive.ini
 -- on theta.xml and polaris.xml, each launch once with --routing minimal and once with --routing adaptive
 -- (the adaptive runs' smpi_options say routing=adaptive); made by `cd scripts && /usr/bin/python3 -m
--- a2a_tools.papers.paper_routing`: 70 s of wall time on a shared 2-core machine,
+-- a2a_tools.papers.paper_routing`: 22 s of wall time on a shared 2-core machine,
 -- peak 197 MB (traces from A2A_TRACE_CACHE where kept; each row's tracing cost is in
 -- model-run's log). docs/results/papers.md's note 6 is made from it.
 BEGIN TRANSACTION;
