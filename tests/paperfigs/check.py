@@ -46,11 +46,14 @@ def hierarchical(db_path, out_dir):
 
 
 def baseline_of(name, rows, allowed, bad):
-    """The kernel of the one baseline the CSV rows name (None for an unknown name); a
+    """The kernel of the one baseline the CSV rows name (None for an unknown name), or when
+    no row names one the first kernel allowed names (then the data must have none of it); a
     disagreement in bad unless it is one that allowed names."""
     names = sorted({r["baseline"] for r in rows if r["baseline"]})   # cells without one left out
+    if not names:
+        return next(iter(allowed.values()))
     if len(names) != 1 or names[0] not in allowed:
-        bad.append("%s: baseline %s, expected one of %s" % (name, " / ".join(names) or "none",
+        bad.append("%s: baseline %s, expected one of %s" % (name, " / ".join(names),
                                                            ", ".join(sorted(allowed))))
     return dict(MACHINE_LIKE, **RING).get(names[0]) if len(names) == 1 else None
 
