@@ -103,6 +103,23 @@ papers_rows() {   # SQL: the rows of the two re-modelled sections, one line each
     sqlite3 :memory: ".read $1" "SELECT section, kernel, P, S, IFNULL(radix, ''), printf('%.17g', median_s) FROM results WHERE section IN ('tra_2048', 'mpich_bruck_2048') ORDER BY 1, 2, 3, 4, 5"
 }
 check paperfigs/papers-data-is-the-models holds '[ "$(papers_rows "$PF/papers-remodel.sql" | wc -l)" = 5 ] && [ "$(papers_rows "$PF/papers-remodel.sql")" = "$(papers_rows tests/data/papers-theta-model.sql)" ]'
+# ---- note 6's rows under both routings (tests/data/papers-adaptive-model.sql, made by
+# paper_routing.py): on the current platforms; theta.xml's adaptive rows are the model's now
+# (a2a model-run --routing adaptive, about 3 s); an edited row changes note 6
+check paperfigs/papers-routing-data-on-current-platforms holds 'papers_on_current tests/data/papers-adaptive-model.sql'
+run paperfigs/papers-routing-remodel 60 $PY scripts/a2a model-run sweeps/paper/papers_adaptive.ini --section tra_2048_routing --platform platforms/theta.xml --routing adaptive --db "$PF/routing.db"
+routing_rows() {   # SQL or database: theta.xml's adaptive rows, one line each
+    sqlite3 :memory: "$([ "${1%.sql}" != "$1" ] && echo ".read $1" || echo "ATTACH '$1' AS m; CREATE TABLE runs AS SELECT * FROM m.runs; CREATE TABLE results AS SELECT * FROM m.results")" "SELECT s.kernel, s.S, s.radix, printf('%.17g', s.median_s) FROM results s JOIN runs u ON u.id = s.run_id WHERE u.platform = 'theta.xml' AND u.smpi_options LIKE '%routing=adaptive%' ORDER BY 1, 2, 3"
+}
+check paperfigs/papers-routing-data-is-the-models holds '[ "$(routing_rows "$PF/routing.db" | wc -l)" = 6 ] && [ "$(routing_rows "$PF/routing.db")" = "$(routing_rows tests/data/papers-adaptive-model.sql)" ]'
+sed 's/\((2,.tra_2048_routing.,.tra.,2048,64,128,2,NULL,NULL,\)[^,]*/\10.0106/' tests/data/papers-adaptive-model.sql > "$PF/routing-edited.sql"
+$PY - "$PF/routing-edited.sql" > "$PF/routing-note.txt" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, "scripts")
+from a2a_tools.papers import paper_routing
+print(paper_routing.routing_note(paper_routing.load(sys.argv[1]), {128: (16.17e-3, 7.699e-3), 32: (3.98, None)}))
+PY
+check paperfigs/papers-routing-check-can-fail holds 'grep -q "adaptive 10.6 ms / 2.371 ms = 4.47x" "$PF/routing-note.txt" && ! grep -q "adaptive 10.6 ms" docs/results/papers.md'
 # ---- the TuNA rows (tests/data/papers-tuna-model.sql, a2a paper-night on polaris.xml and
 # fugaku.xml): the table above is made from them too; an edited row changes it (TuNA's best
 # at P = 8192, 16 B on polaris.xml ten times slower: its row turns to missed); and the data is
