@@ -58,7 +58,8 @@ static const char tune_usage[] =
     "  --prior FILE    the platform's prior: each configuration's time as the model tier\n"
     "                  predicts it on a platform (a2a prior writes it), taken in place of\n"
     "                  alpha K + beta D S and corrected by the measurements; recorded with\n"
-    "                  the run (runs.tuner_prior: the file, its sha256, its platform)\n"
+    "                  the run (runs.tuner_prior: the file, its platform; runs.tuner_prior_text:\n"
+    "                  its content)\n"
     "  --without RULES switch off these rules of the search (comma-separated, listed at\n"
     "                  the end; to evaluate what each buys)\n"
     "  --evaluate N    with --replay: run the search N times, once per noise seed 1..N,\n"
@@ -390,12 +391,14 @@ static tuner *new_search(const config *configs, int nconfigs, const tuner_option
 
 /* Every rank: reads --prior into *prior (a time per configuration; NULL without --prior or
  * with --candidates, which lists what a job's prior is made of before the file exists)
- * and its description ("FILE sha256=... platform=...") into text; collective. Returns 0,
- * or 1 with the message (file:line) in err on rank 0. */
+ * its description ("FILE platform=... lines=... used=...") into text and its content into
+ * *content (malloc'd, NULL without a prior); collective. Returns 0, or 1 with the message
+ * (file:line) in err on rank 0. */
 static int load_prior(const tune_options *o, const config *configs, int nconfigs, double **prior,
-                      char *text, size_t textlen, char *err, size_t errlen)
+                      char *text, size_t textlen, char **content, char *err, size_t errlen)
 {
     *prior = NULL;
+    *content = NULL;
     text[0] = '\0';
     if (!o->prior_path || o->candidates) /* a listing does not search: no prior read */
         return 0;
@@ -403,9 +406,9 @@ static int load_prior(const tune_options *o, const config *configs, int nconfigs
     tuner_prior_file info;
     int rc = tuner_prior_read(o->prior_path, configs, nconfigs, *prior, &info, err, errlen);
     if (rc == 0)
-        snprintf(text, textlen, "%s sha256=%s platform=%s lines=%d used=%d", o->prior_path,
-                 info.sha256, info.platform[0] ? info.platform : "(not stated)", info.lines,
-                 info.used);
+        snprintf(text, textlen, "%s platform=%s lines=%d used=%d", o->prior_path,
+                 info.platform[0] ? info.platform : "(not stated)", info.lines, info.used);
+    *content = info.text;
     return rc ? 1 : 0;
 }
 
@@ -747,7 +750,7 @@ static int tune(const tune_options *o, long long *run_id_out)
     db *d = NULL;
     MPI_Comm *comm_of = NULL;
     double *samples = NULL, *prior = NULL;
-    char prior_text[1024];
+    char prior_text[1024], *prior_content = NULL;
     if (share(status)) {
         rc = bad(rank, "%s%s", err, "");
         goto out;
@@ -760,8 +763,8 @@ static int tune(const tune_options *o, long long *run_id_out)
     tuner_options topt = { .confidence = o->confidence, .margin = o->margin,
                            .budget_seconds = o->budget_seconds, .without = o->without,
                            .budget = budget_in_configurations(o, runnable) };
-    if (share(load_prior(o, configs, nconfigs, &prior, prior_text, sizeof prior_text, err,
-                         sizeof err))) {
+    if (share(load_prior(o, configs, nconfigs, &prior, prior_text, sizeof prior_text,
+                         &prior_content, err, sizeof err))) {
         rc = bad(rank, "%s%s", err, "");
         goto out;
     }
@@ -806,7 +809,8 @@ static int tune(const tune_options *o, long long *run_id_out)
             status = open_tuner_run(o, &info, t, configs, nconfigs, &d, &run_id, &next_step,
                                     err, sizeof err);
         if (!status && prior)
-            status = db_record_tuner_prior(d, run_id, prior_text, err, sizeof err) ? 1 : 0;
+            status = db_record_tuner_prior(d, run_id, prior_text, prior_content, err,
+                                           sizeof err) ? 1 : 0;
         if (!status && prior)
             fprintf(stderr, "a2atune: tune: platform prior %s\n", prior_text);
     }
@@ -872,6 +876,7 @@ out:
     tuner_free(t);
     free(samples);
     free(prior);
+    free(prior_content);
     free(configs);
     free(oversubscribed_at);
     sweep_free(sw);

@@ -24,7 +24,8 @@ static const char *const schema =
     " command_line TEXT, pid INTEGER, heartbeat TEXT, planned TEXT, launch_group TEXT,"
     " launch_index INTEGER, launches INTEGER, order_seed INTEGER, mpi_env TEXT, binding TEXT,"
     " load_start REAL, load_end REAL, platform TEXT, platform_sha256 TEXT,"
-    " simgrid_version TEXT, smpi_options TEXT, network_model TEXT, tuner_prior TEXT);"
+    " simgrid_version TEXT, smpi_options TEXT, network_model TEXT, tuner_prior TEXT,"
+    " tuner_prior_text TEXT);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " config_key TEXT NOT NULL, section TEXT NOT NULL, family TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -85,8 +86,9 @@ static const char *const schema3_columns =
 static const char *const schema4_columns = "ALTER TABLE runs ADD COLUMN network_model TEXT;";
 
 /* Schema 5, added to older files: the platform prior a tuner run searched with (`a2atune
- * tune --prior`: the file, its sha256 and its platform; NULL: none). */
-static const char *const schema5_columns = "ALTER TABLE runs ADD COLUMN tuner_prior TEXT;";
+ * tune --prior`: the file's name and platform, and its content; NULL: none). */
+static const char *const schema5_columns = "ALTER TABLE runs ADD COLUMN tuner_prior TEXT;"
+                                           "ALTER TABLE runs ADD COLUMN tuner_prior_text TEXT;";
 
 /* Named figures of a measurement beyond its timings (schema 2; added to schema-1 files). */
 static const char *const metrics_table =

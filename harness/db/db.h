@@ -123,9 +123,11 @@ int db_recorded_identities(db *d, const run_info *in,
                            void (*seen)(const char *identity, result_status status, void *ctx),
                            void *ctx);
 
-/* Records in run_id the platform prior its search used (runs.tuner_prior, schema 5: the
- * file, its sha256 and platform; NULL: none). 0, or -1 with the reason in err. */
-int db_record_tuner_prior(db *d, long long run_id, const char *prior, char *err, size_t errlen);
+/* Records in run_id the platform prior its search used (schema 5: runs.tuner_prior, the
+ * file's name, platform and line counts; runs.tuner_prior_text, its content). 0, or -1 with
+ * the reason in err. */
+int db_record_tuner_prior(db *d, long long run_id, const char *prior, const char *content,
+                          char *err, size_t errlen);
 
 /* Marks run_id running again (for --resume). */
 int db_reopen_run(db *d, long long run_id);

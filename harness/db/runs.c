@@ -108,13 +108,16 @@ int db_begin_run(db *d, const run_info *in, long long *run_id, char *err, size_t
 }
 
 /* Guarantees: see db.h. */
-int db_record_tuner_prior(db *d, long long run_id, const char *prior, char *err, size_t errlen)
+int db_record_tuner_prior(db *d, long long run_id, const char *prior, const char *content,
+                          char *err, size_t errlen)
 {
-    sqlite3_stmt *st = db_prepare(d, "UPDATE runs SET tuner_prior = ? WHERE id = ?", err, errlen);
+    sqlite3_stmt *st = db_prepare(d, "UPDATE runs SET tuner_prior = ?, tuner_prior_text = ? "
+                                     "WHERE id = ?", err, errlen);
     if (!st)
         return -1;
     db_bind_text_or_null(st, 1, prior);
-    sqlite3_bind_int64(st, 2, run_id);
+    db_bind_text_or_null(st, 2, content);
+    sqlite3_bind_int64(st, 3, run_id);
     return record_run(d, st, err, errlen);
 }
 

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sha256.h"
 #include "tuner_prior.h"
 
 #define PLATFORM_TAG "# platform:"
@@ -78,7 +77,13 @@ int tuner_prior_read(const char *path, const config *configs, int n, double *sec
         snprintf(err, errlen, "%s: cannot read the prior file: %s", path, strerror(errno));
         return -1;
     }
-    sha256_hex(text, len, info->sha256);
+    info->text = malloc(len + 1);
+    if (!info->text) {
+        snprintf(err, errlen, "%s: no memory for a copy of the prior file", path);
+        free(text);
+        return -1;
+    }
+    memcpy(info->text, text, len + 1);
     int *order = malloc((size_t)(n ? n : 1) * sizeof *order), nsorted = 0;
     for (int i = 0; i < n; i++)
         if (!configs[i].skip)
@@ -139,5 +144,9 @@ int tuner_prior_read(const char *path, const config *configs, int n, double *sec
     }
     free(order);
     free(text);
+    if (rc) {
+        free(info->text);
+        info->text = NULL;
+    }
     return rc;
 }

@@ -14,13 +14,15 @@
 #include "configs.h"
 
 typedef struct tuner_prior_file {
-    char sha256[65];     /* of the file's bytes */
+    char *text;          /* the file's bytes as read, NUL-terminated (the caller frees it) */
     char platform[512];  /* the "# platform:" line's text, "" without one */
     int lines, used;     /* lines with a time; those naming a configuration of the sweep */
 } tuner_prior_file;
 
 /* Reads the prior file at path: seconds[i] (i < n) gets configuration i's predicted time,
- * 0 where the file has none (and for skipped configurations). Returns 0, or -1 with one line
+ * 0 where the file has none (and for skipped configurations), and info->text a copy of the
+ * file (recorded with the run, so what the search started from is kept, not only named; the
+ * caller frees it, NULL on failure). Returns 0, or -1 with one line
  * "PATH:LINE: what is wrong" in err (a line without a tab, a time that is not a number above
  * 0, a key given twice) or "PATH: ..." (cannot be read, names no configuration of the sweep). */
 int tuner_prior_read(const char *path, const config *configs, int n, double *seconds,

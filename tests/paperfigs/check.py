@@ -1,16 +1,22 @@
 """tests/paperfigs/check.py DB HIER_DB DIR: the numbers docs/results' figures draw (DIR's CSVs
 and hierarchical_P256.md, written by `a2a paper-figures`) against independent SQL over the
 same data (DB and HIER_DB, loaded from the checked-in SQL files): every heatmap cell's median
-and speedup over the vendor baseline of its family, every curves panel's star on the radix
-with the least median, and every row of the hierarchical table (the least median of its
-kernel and S, and the speedup over the ring). Prints each
-disagreement and 'cells: N, disagreements: M'."""
+and speedup over the baseline its CSV names, every curves panel's star on the radix with the
+least median and its baseline's median, and every row of the hierarchical table (the least
+median of its kernel and S, and the speedup over the ring). The heatmaps heatmap_*_vs_mpich
+and the curves must name a machine-like baseline (MPICH's or Open MPI's selection), the
+heatmaps heatmap_*_vs_ring SMPI's ring. Prints each disagreement and 'cells: N,
+disagreements: M'."""
 import csv
 import os
 import sqlite3
 import sys
 
 FAMILY = {"tra": "uniform", "tuna": "nonuniform"}
+# the baselines' names in the CSVs (figures/simruns.baseline_label) and their kernels
+MACHINE_LIKE = {"MPICH's selection (mpich_selection)": "mpich_selection",
+                "Open MPI's selection (ompi_tuned_selection)": "ompi_tuned_selection"}
+RING = {"SMPI's ring (vendor)": "vendor"}
 
 
 def close(a, b):
@@ -39,6 +45,19 @@ def hierarchical(db_path, out_dir):
     return cells, bad
 
 
+def baseline_of(name, rows, allowed, bad):
+    """The kernel of the one baseline the CSV rows name (None for an unknown name), or when
+    no row names one the first kernel allowed names (then the data must have none of it); a
+    disagreement in bad unless it is one that allowed names."""
+    names = sorted({r["baseline"] for r in rows if r["baseline"]})   # cells without one left out
+    if not names:
+        return next(iter(allowed.values()))
+    if len(names) != 1 or names[0] not in allowed:
+        bad.append("%s: baseline %s, expected one of %s" % (name, " / ".join(names),
+                                                           ", ".join(sorted(allowed))))
+    return dict(MACHINE_LIKE, **RING).get(names[0]) if len(names) == 1 else None
+
+
 def main(db_path, hier_path, out_dir):
     db = sqlite3.connect(db_path)
     median = {}
@@ -46,26 +65,34 @@ def main(db_path, hier_path, out_dir):
             "SELECT kernel, P, S, radix, median_s FROM results WHERE status = 'ok'"
             " AND kernel IN ('tra', 'tuna')"):
         median[(kernel, P, S, radix)] = m
-    vendor = {(fam, P, S): m for fam, P, S, m in db.execute(
-        "SELECT family, P, S, median_s FROM results WHERE status = 'ok' AND kernel = 'vendor'"
+    base_median = {(k, fam, P, S): m for k, fam, P, S, m in db.execute(
+        "SELECT kernel, family, P, S, median_s FROM results WHERE status = 'ok' AND radix IS NULL"
         " AND coalesce(json_extract(params, '$.vendor_algorithm'), 0) = 0")}
     cells, bad = 0, []
     for kernel in ("tra", "tuna"):
-        with open(os.path.join(out_dir, "heatmap_%s_vs_vendor.csv" % kernel)) as f:
-            for row in csv.DictReader(f):
+        for against, allowed in (("mpich", MACHINE_LIKE), ("ring", RING)):
+            name = "heatmap_%s_vs_%s.csv" % (kernel, against)
+            with open(os.path.join(out_dir, name)) as f:
+                rows = list(csv.DictReader(f))
+            base_kernel = baseline_of(name, rows, allowed, bad)
+            for row in rows:
                 P, S, r = int(row["P"]), int(row["S"]), int(row["radix"])
                 m = median.get((kernel, P, S, r))
-                base = vendor.get((FAMILY[kernel], P, S))
+                base = base_median.get((base_kernel, FAMILY[kernel], P, S))
                 drawn_speedup = float(row["speedup"]) if row["speedup"] else None
                 cells += 1
                 if not close(float(row["median_s"]), m):
                     bad.append("heatmap %s P=%d S=%d r=%d: median %s drawn, %s in the data"
                                % (kernel, P, S, r, row["median_s"], m))
-                if base is None or not close(drawn_speedup, base / m):
-                    bad.append("heatmap %s P=%d S=%d r=%d: speedup %s drawn, %s in the data"
-                               % (kernel, P, S, r, row["speedup"], base / m if base else None))
-        with open(os.path.join(out_dir, "curves_%s_P1024.csv" % kernel)) as f:
+                want = base / m if base and m else None
+                if (want is None) != (drawn_speedup is None) or (want and not close(drawn_speedup,
+                                                                                  want)):
+                    bad.append("%s P=%d S=%d r=%d: speedup %s drawn, %s in the data"
+                               % (name, P, S, r, row["speedup"], want))
+        name = "curves_%s_P1024.csv" % kernel
+        with open(os.path.join(out_dir, name)) as f:
             rows = list(csv.DictReader(f))
+        base_kernel = baseline_of(name, rows, MACHINE_LIKE, bad)
         for S in sorted({int(r["S"]) for r in rows}):
             cells += 1
             stars = [int(r["radix"]) for r in rows if int(r["S"]) == S and r["marker"] == "best"]
@@ -74,6 +101,13 @@ def main(db_path, hier_path, out_dir):
             if stars != [fastest]:
                 bad.append("curves %s P=1024 S=%d: star at %s, fastest radix in the data %d"
                            % (kernel, S, stars, fastest))
+            drawn = {r["baseline_median_s"] for r in rows if int(r["S"]) == S}
+            base = base_median.get((base_kernel, FAMILY[kernel], 1024, S))
+            value = drawn.pop() if len(drawn) == 1 else "several"
+            if not (close(float(value), base) if value not in ("", "several")
+                    else value == "" and base is None):
+                bad.append("curves %s P=1024 S=%d: baseline median drawn other than the data's %s"
+                           % (kernel, S, base))
     more_cells, more_bad = hierarchical(hier_path, out_dir)
     cells, bad = cells + more_cells, bad + more_bad
     for line in bad:

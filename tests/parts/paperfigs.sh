@@ -2,9 +2,11 @@
 # tests/run.sh: `tests/run.sh paperfigs`, about 12 s): `a2a paper-figures --numbers-only`
 # regenerates the numbers of every figure from tests/data/*.sql, byte-identical to the CSV and
 # markdown files checked in beside the figures; and those numbers equal independent SQL over
-# the same data (every heatmap cell's median and speedup, every curves panel's star). Both
-# checks are shown to fail: on a checked-in number edited, and on data the figures were not
-# drawn from. A configuration simulated again stands as its newest run (with the older tools,
+# the same data (every heatmap cell's median and speedup, every curves panel's star and
+# baseline). The heatmaps heatmap_*_vs_mpich and the curves name a machine-like baseline in
+# their CSVs (MPICH's selection), heatmap_*_vs_ring SMPI's ring. The checks are shown to fail:
+# on a checked-in number edited, on data the figures were not drawn from, and on a figure
+# against the ring where a machine-like baseline is due. A configuration simulated again stands as its newest run (with the older tools,
 # the fastest of both: this check fails there with x1.02).
 PF="$WORK/paperfigs"
 mkdir -p "$PF"
@@ -20,9 +22,9 @@ same_numbers() {   # DIR: each number file of docs/results equals DIR's, and DIR
 }
 check paperfigs/stored-equal-regenerated holds 'same_numbers "$PF/numbers"'
 cp -r "$PF/numbers" "$PF/edited"
-sed -i '3s/,0\.[0-9]*,/,0.5,/' "$PF/edited/heatmap_tra_vs_vendor.csv"
+sed -i '3s/,0\.[0-9]*,/,0.5,/' "$PF/edited/heatmap_tra_vs_mpich.csv"
 check paperfigs/stored-check-can-fail holds '! same_numbers "$PF/edited" > /dev/null'
-cat tests/data/tuner-dragonfly-memlink.sql tests/data/tuner-dragonfly-memlink-1024.sql | sqlite3 "$PF/data.db"
+cat tests/data/tuner-dragonfly-memlink.sql tests/data/tuner-dragonfly-memlink-1024.sql tests/data/sim-dragonfly-baselines.sql | sqlite3 "$PF/data.db"
 sqlite3 "$PF/hier.db" < tests/data/sim-hierarchical-256.sql
 # the figures' data was simulated on the platform file checked in now (a changed
 # platforms/dragonfly.xml makes it archived data: re-simulate, docs/results/README.md); the
@@ -35,10 +37,15 @@ check paperfigs/data-on-current-platform holds 'on_platform "$PF/data.db" && ! o
 cp "$PF/data.db" "$PF/again.db"
 $PY tests/paperfigs/check.py "$PF/data.db" "$PF/hier.db" docs/results > "$PF/sql.txt" 2>&1
 check paperfigs/drawn-equal-sql holds 'grep -q "^cells: [1-9][0-9]*, disagreements: 0$" "$PF/sql.txt" || { tail -n 5 "$PF/sql.txt" | sed "s/^/    /"; false; }'
+# the TRA heatmap drawn against SMPI's ring where MPICH's selection is due: refused by name
+cp -r "$PF/numbers" "$PF/ringed"
+cp "$PF/numbers/heatmap_tra_vs_ring.csv" "$PF/ringed/heatmap_tra_vs_mpich.csv"
+$PY tests/paperfigs/check.py "$PF/data.db" "$PF/hier.db" "$PF/ringed" > "$PF/sql-ringed.txt" 2>&1
+check paperfigs/machine-like-baseline-check-can-fail holds 'grep -q "^heatmap_tra_vs_mpich.csv: baseline SMPI.s ring (vendor), expected one of MPICH.s selection (mpich_selection), Open MPI.s selection (ompi_tuned_selection)$" "$PF/sql-ringed.txt" && grep -q "^cells: [0-9]*, disagreements: 1$" "$PF/sql-ringed.txt"'
 # a figure drawn from other numbers than the data's: the P = 128, 16 KiB baseline of tra 9 % faster
-# (the drift the TRA heatmap once had) and the P = 1024, 4 KiB radix 1024 of tra 15 % slower
-# (23.70 ms, the fastest; then 27.25 against radix 32's 26.55)
-sqlite3 "$PF/data.db" "UPDATE results SET median_s = median_s / 1.09 WHERE kernel = 'vendor' AND family = 'uniform' AND P = 128 AND S = 16384;
+# and the P = 1024, 4 KiB radix 1024 of tra 15 % slower (23.70 ms, the fastest; then 27.25
+# against radix 32's 26.55)
+sqlite3 "$PF/data.db" "UPDATE results SET median_s = median_s / 1.09 WHERE kernel = 'mpich_selection' AND family = 'uniform' AND P = 128 AND S = 16384;
                        UPDATE results SET median_s = median_s * 1.15 WHERE kernel = 'tra' AND P = 1024 AND S = 4096 AND radix = 1024"
 # and in the hierarchical simulation, tra2's best at 16 KiB 1 % slower
 sqlite3 "$PF/hier.db" "UPDATE results SET median_s = median_s * 1.01 WHERE kernel = 'tra2' AND S = 16384"
@@ -117,6 +124,23 @@ papers_rows() {   # SQL: the rows of the two re-modelled sections, one line each
     sqlite3 :memory: ".read $1" "SELECT section, kernel, P, S, IFNULL(radix, ''), printf('%.17g', median_s) FROM results WHERE section IN ('tra_2048', 'mpich_bruck_2048') ORDER BY 1, 2, 3, 4, 5"
 }
 check paperfigs/papers-data-is-the-models holds '[ "$(papers_rows "$PF/papers-remodel.sql" | wc -l)" = 5 ] && [ "$(papers_rows "$PF/papers-remodel.sql")" = "$(papers_rows tests/data/papers-theta-model.sql)" ]'
+# ---- note 6's rows under both routings (tests/data/papers-adaptive-model.sql, made by
+# paper_routing.py): on the current platforms; theta.xml's adaptive rows are the model's now
+# (a2a model-run --routing adaptive, about 3 s); an edited row changes note 6
+check paperfigs/papers-routing-data-on-current-platforms holds 'papers_on_current tests/data/papers-adaptive-model.sql'
+run paperfigs/papers-routing-remodel 60 $PY scripts/a2a model-run sweeps/paper/papers_adaptive.ini --section tra_2048_routing --platform platforms/theta.xml --routing adaptive --db "$PF/routing.db"
+routing_rows() {   # SQL or database: theta.xml's adaptive rows, one line each
+    sqlite3 :memory: "$([ "${1%.sql}" != "$1" ] && echo ".read $1" || echo "ATTACH '$1' AS m; CREATE TABLE runs AS SELECT * FROM m.runs; CREATE TABLE results AS SELECT * FROM m.results")" "SELECT s.kernel, s.S, s.radix, printf('%.17g', s.median_s) FROM results s JOIN runs u ON u.id = s.run_id WHERE u.platform = 'theta.xml' AND u.smpi_options LIKE '%routing=adaptive%' ORDER BY 1, 2, 3"
+}
+check paperfigs/papers-routing-data-is-the-models holds '[ "$(routing_rows "$PF/routing.db" | wc -l)" = 6 ] && [ "$(routing_rows "$PF/routing.db")" = "$(routing_rows tests/data/papers-adaptive-model.sql)" ]'
+sed 's/\((2,.tra_2048_routing.,.tra.,2048,64,128,2,NULL,NULL,\)[^,]*/\10.0106/' tests/data/papers-adaptive-model.sql > "$PF/routing-edited.sql"
+$PY - "$PF/routing-edited.sql" > "$PF/routing-note.txt" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, "scripts")
+from a2a_tools.papers import paper_routing
+print(paper_routing.routing_note(paper_routing.load(sys.argv[1]), {128: (16.17e-3, 7.699e-3), 32: (3.98, None)}))
+PY
+check paperfigs/papers-routing-check-can-fail holds 'grep -q "adaptive 10.6 ms / 2.371 ms = 4.47x" "$PF/routing-note.txt" && ! grep -q "adaptive 10.6 ms" docs/results/papers.md'
 # ---- the TuNA rows (tests/data/papers-tuna-model.sql, a2a paper-night on polaris.xml and
 # fugaku.xml): the table above is made from them too; an edited row changes it (TuNA's best
 # at P = 8192, 16 B on polaris.xml ten times slower: its row turns to missed); and the data is

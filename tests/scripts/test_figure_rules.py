@@ -14,6 +14,7 @@ import unittest
 from a2a_test_support import A2ATestCase, out_dir, sql
 
 from a2a_tools.figures import analysis, curves, heatmap  # noqa: E402
+from a2a_tools.figures.simruns import baseline_label  # noqa: E402
 from a2a_tools.tuner import tune  # noqa: E402
 from a2a_tools.core.common import fmt_size  # noqa: E402
 
@@ -98,6 +99,27 @@ class Markers(unittest.TestCase):
         g = group(2, 16, [row(2, 10e-6, 2e-6)], base=row(None, 11e-6, 2e-6, kernel="vendor"))
         self.assertEqual(g.verdict.vs_baseline, "noise")
         self.assertIn("\u2248 vendor", heatmap.plan([g], "vendor").bars[0].label)
+
+
+class BaselineNames(unittest.TestCase):
+    """A figure names its baseline in its title and CSV: a library's selection by that
+    library, a simulation's vendor call by SMPI's algorithm, anything else by its kernel."""
+
+    def run_row(self, backend, options=""):
+        return {"backend": backend, "smpi_options": options}
+
+    def test_names(self):
+        sim = self.run_row("simgrid", "--cfg=smpi/alltoall:ring --cfg=smpi/alltoallv:ring x=1")
+        mixed = self.run_row("simgrid", "--cfg=smpi/alltoall:bruck --cfg=smpi/alltoallv:ring")
+        real = self.run_row("mpi")
+        self.assertEqual(baseline_label("mpich_selection", real),
+                         "MPICH's selection (mpich_selection)")
+        self.assertEqual(baseline_label("ompi_tuned_selection", sim),
+                         "Open MPI's selection (ompi_tuned_selection)")
+        self.assertEqual(baseline_label("vendor", sim), "SMPI's ring (vendor)")
+        self.assertEqual(baseline_label("vendor", mixed), "SMPI's bruck/ring (vendor)")
+        self.assertEqual(baseline_label("vendor", real), "vendor")
+        self.assertEqual(baseline_label("bruck", sim), "bruck")
 
 
 class Oversubscription(unittest.TestCase):

@@ -22,6 +22,7 @@ import os
 from . import analysis, model
 from ..core import contract, options
 from .analysis import data_label, other_params
+from .simruns import baseline_label
 from ..core.common import DEFAULT_FIGURES, fmt_size, safe_name, time_unit
 
 MAX_LINES = 6   # more settings of the other parameters than this: draw the fastest per radix
@@ -210,7 +211,8 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
             ax.text(r_model, 0.98, " r=%d" % r_model, transform=ax.get_xaxis_transform(),
                     color=style.MODEL_STYLE["color"], fontsize=6.5, va="top", ha="left")
         if g.baseline is not None:
-            ax.axhline(g.baseline["median_s"] * scale, label="%s median" % baseline,
+            ax.axhline(g.baseline["median_s"] * scale,
+                       label="%s median" % baseline_label(baseline, run),
                 zorder=REFERENCE_Z, **style.BASELINE_STYLE)
         if line is not None and P >= 2:
             ax.plot(every_radix, [model.model_time(P, r, g.S, line.alpha, line.beta) * scale
@@ -257,7 +259,10 @@ def draw(style, db, run, kernel, baseline, P, groups, unit_of_family, args):
         details += " \u00b7 two-level kernel: no flat model drawn"
     if over.get(P):
         details += " \u00b7 P = %d is oversubscribed: more ranks than cores (shaded panels)" % P
-    style.titles(fig, "%s: time per call versus radix, P = %d" % (kernel, P), details, run, over)
+    title = "%s: time per call versus radix, P = %d" % (kernel, P)
+    if any(g.baseline is not None for g in groups):
+        title += ", against %s" % baseline_label(baseline, run)
+    style.titles(fig, title, details, run, over)
     style.footer(fig, run, over, db.path)
     legend_rows = (len(labels) + ncol - 1) // ncol
     return fig, 0.3 + 0.19 * legend_rows
@@ -285,7 +290,7 @@ def make(db, kernel, baseline, run_id, filters, out, args, figures=True):
                 fig, bottom = draw(style, db, run, kernel, baseline, P, pg, unit, args)
                 written += style.save(fig, out, stem, footer_inches=bottom)
             written.append(write_numbers(os.path.join(out, stem + ".csv"), run_id, kernel,
-                                         baseline, P, pg, args))
+                                         baseline_label(baseline, run), P, pg, args))
     return written
 
 

@@ -22,6 +22,7 @@ import os
 from . import analysis
 from ..core import contract, options
 from .analysis import data_label, fmt_factor
+from .simruns import baseline_label
 from ..core.common import DEFAULT_FIGURES, A2AError, fmt_size, safe_name
 
 MISSING = "white"
@@ -167,6 +168,7 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
     from matplotlib.patches import Patch, Rectangle
 
     pl = plan(groups, baseline)
+    name = baseline_label(baseline, run)
     Ps, Ss = pl.Ps, pl.Ss
     xs = list(range(len(Ss)))      # one column per size: every bar equally wide
     dx = 1.0
@@ -239,17 +241,19 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
     cbar.set_ticks(ticks)
     cbar.set_ticklabels([factor_words(t) for t in ticks])
     cbar.minorticks_off()
-    cbar.set_label("speedup over %s (%s median / %s median), log scale\n"
+    cbar.set_label("speedup over %s\n(its median / %s median), log scale; "
                    "colour capped at %s and %s%s" % (
-                       baseline, baseline, kernel, factor_words(cap), factor_words(1.0 / cap),
+                       name, kernel, factor_words(cap), factor_words(1.0 / cap),
                        " (%d cell%s beyond, drawn at the cap)" % (
                            pl.scale.beyond, "" if pl.scale.beyond == 1 else "s")
                        if pl.scale.beyond else ""), fontsize=7.5)
     handles = [
-        Patch(facecolor=cmap(norm(cap)), edgecolor="0.3", label="radix faster than %s" % baseline),
+        Patch(facecolor=cmap(norm(cap)), edgecolor="0.3", label="radix faster than %s" % name),
         Patch(facecolor=cmap(norm(1.0 / cap)), edgecolor="0.3",
-              label="radix slower than %s" % baseline),
-        Patch(facecolor=MISSING, edgecolor="0.3", label="not measured"),
+              label="radix slower than %s" % name),
+        Patch(facecolor=MISSING, edgecolor="0.3",
+              label="not measured" if all(b.group.baseline for b in pl.bars)
+              else "not measured, or no baseline at that (P, S)"),
         Line2D([], [], marker="v", color="black", linestyle="none", markersize=5.5,
                label="fastest radix, beyond the noise (bold: r, speedup; "
                      "\u2248: within the baseline's noise)"),
@@ -276,7 +280,7 @@ def draw(style, db, run, kernel, baseline, groups, cmap_name):
     if pl.fixed:
         details += " \u00b7 " + ", ".join("%s = %s" % kv for kv in sorted(pl.fixed.items()))
     style.titles(fig, "%s: which radix for (P, S)? Speedup of every radix over %s"
-                 % (kernel, baseline), details, run, pl.oversubscribed)
+                 % (kernel, name), details, run, pl.oversubscribed)
     style.footer(fig, run, pl.oversubscribed, db.path)
     rows = (len(handles) + ncol - 1) // ncol
     return fig, 0.35 + 0.19 * rows
@@ -310,7 +314,7 @@ def make(db, kernel, baseline, run_id, filters, out, cmap="RdBu", figures=True):
         else:
             os.makedirs(out, exist_ok=True)
         written.append(write_numbers(os.path.join(out, stem + ".csv"),
-                                     run_id, kernel, baseline, gs))
+                                     run_id, kernel, baseline_label(baseline, run), gs))
     return written
 
 
@@ -320,7 +324,8 @@ NUMBER_COLUMNS = ["run", "kernel", "P", "S", "radix", "params", "median_s", "noi
 
 def write_numbers(path, run_id, kernel, baseline, groups):
     """Writes the numbers behind one heatmap (one row per drawn radix cell; best = 1 for the
-    group's best radix) as CSV; returns the path."""
+    group's best radix; baseline: its name as the figure gives it, baseline_label) as CSV;
+    returns the path."""
     rows = []
     for g in groups:
         top = g.best

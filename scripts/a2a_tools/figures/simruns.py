@@ -53,6 +53,32 @@ def simulation_runs(db, run_id):
             if simulation_model(db.run(r[0])) == model]
 
 
+def smpi_option(run, name):
+    """The value a simulated run recorded for one of its options (run.smpi_options:
+    '--cfg=NAME:VALUE' or 'NAME=VALUE'), '?' when it has none."""
+    m = re.search(r"%s[:=](\S+)" % re.escape(name), run["smpi_options"] or "")
+    return m.group(1) if m else "?"
+
+
+# the kernels that run an MPI library's own selection on liba2a's kernels, by whose choice
+SELECTIONS = {"mpich_selection": "MPICH's selection", "ompi_tuned_selection": "Open MPI's selection"}
+
+
+def baseline_label(baseline, run):
+    """How a figure names its baseline kernel, in its title and CSV: a library's selection
+    by that library ("MPICH's selection (mpich_selection)"), the vendor call of a simulated
+    run by SMPI's algorithm ("SMPI's ring (vendor)"; "SMPI's ring/bruck (vendor)" when
+    MPI_Alltoall's and MPI_Alltoallv's differ), anything else (a real run's vendor call
+    included) by its kernel name."""
+    if baseline in SELECTIONS:
+        return "%s (%s)" % (SELECTIONS[baseline], baseline)
+    keys = run.keys() if run is not None else ()
+    if baseline == "vendor" and "backend" in keys and run["backend"] == "simgrid":
+        algos = [smpi_option(run, "smpi/alltoall"), smpi_option(run, "smpi/alltoallv")]
+        return "SMPI's %s (vendor)" % (algos[0] if algos[0] == algos[1] else "/".join(algos))
+    return baseline
+
+
 def simulated_label(run):
     """'simulated on dragonfly.xml · SimGrid 3.32.0 · vendor = SMPI ring/ring · copies:
     copybench · validated P <= 64' and, on a second line, 'network: ...' (its network
@@ -64,10 +90,8 @@ def simulated_label(run):
         return modelled_label(run)
     if "backend" not in keys or run["backend"] != "simgrid":
         return None
-    opts = run["smpi_options"] or ""
     def opt(name):
-        m = re.search(r"%s[:=](\S+)" % re.escape(name), opts)
-        return m.group(1) if m else "?"
+        return smpi_option(run, name)
     copies = "free" if opt("copy-model") in ("none", "?") else "copybench"
     return ("simulated on %s \u00b7 SimGrid %s \u00b7 vendor = SMPI %s/%s \u00b7 copies: %s "
             "\u00b7 validated P \u2264 %s\nnetwork: %s" % (

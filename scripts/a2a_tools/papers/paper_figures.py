@@ -4,8 +4,11 @@ tests/data/, by one command (`make paper-figures`), each with the numbers it dra
 The data: tests/data/tuner-dragonfly-memlink.sql (the simulated sweep
 sweeps/paper/tuner_dragonfly.ini at P = 128..512 on the current platforms/dragonfly.xml) and
 tests/data/tuner-dragonfly-memlink-1024.sql (its P = 1024 part up to 4 KiB,
-sweeps/paper/tuner_dragonfly_1024.ini), loaded into a temporary database. The figures: the
-TRA and TuNA radix heatmaps against the vendor baseline (CSV beside each), the time-versus-radix curves of both at P = 1024 (CSV
+sweeps/paper/tuner_dragonfly_1024.ini), with tests/data/sim-dragonfly-baselines.sql (MPICH's
+and Open MPI's selections on the same grid, sweeps/paper/dragonfly_baselines*.ini), loaded
+into a temporary database. The figures: the TRA and TuNA radix heatmaps against a
+machine-like baseline, MPICH's selection (BASELINE), and against SMPI's ring as an extra (CSV
+beside each), the time-versus-radix curves of both at P = 1024 against MPICH's selection (CSV
 beside each, the TRA model's alpha and beta fitted on the drawn points) and the tuner's
 regret maps (`a2atune tune --budget 25%` replayed on the P = 128..512 sweep, then `a2a
 tuner-report`; its per-cell table beside them), and from
@@ -29,33 +32,40 @@ import sys
 import tempfile
 
 from ..figures import best_radix, curves, heatmap, model
-from ..figures.simruns import simulated_label
+from ..figures.simruns import baseline_label, simulated_label
 from . import family_scaling
 from ..core import params
 from ..core.common import A2AError, fmt_size, write_rows
 from ..core.db import open_db
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-DATA = ("tests/data/tuner-dragonfly-memlink.sql", "tests/data/tuner-dragonfly-memlink-1024.sql")
+DATA = ("tests/data/tuner-dragonfly-memlink.sql", "tests/data/tuner-dragonfly-memlink-1024.sql",
+        "tests/data/sim-dragonfly-baselines.sql")
 TUNER_SWEEP = "sweeps/paper/tuner_dragonfly.ini"
 DATA_NAME = "tuner-dragonfly-memlink.db"  # the temporary database, as figures name it
 TUNED_NAME = "tuned.db"
 DEFAULT_OUT = os.path.join("docs", "results")
 
-# (file stem in --out, what draws it, kernel, filters): each makes exactly one figure
+# the machine-like baseline every figure of the dragonfly data divides by: MPI_Alltoall(v) as
+# MPICH selects it, on liba2a's kernels (Cray MPICH derives from MPICH)
+BASELINE = "mpich_selection"
+# (file stem in --out, what draws it, kernel, baseline, filters): each makes exactly one
+# figure; the heatmaps against SMPI's ring (the vendor call of these simulations) are extras
 FIGURES = (
-    ("heatmap_tra_vs_vendor", "heatmap", "tra", {}),
-    ("heatmap_tuna_vs_vendor", "heatmap", "tuna", {}),
-    ("curves_tra_P1024", "curves", "tra", {"P": [1024]}),
-    ("curves_tuna_P1024", "curves", "tuna", {"P": [1024]}),
+    ("heatmap_tra_vs_mpich", "heatmap", "tra", BASELINE, {}),
+    ("heatmap_tuna_vs_mpich", "heatmap", "tuna", BASELINE, {}),
+    ("curves_tra_P1024", "curves", "tra", BASELINE, {"P": [1024]}),
+    ("curves_tuna_P1024", "curves", "tuna", BASELINE, {"P": [1024]}),
+    ("heatmap_tra_vs_ring", "heatmap", "tra", "vendor", {}),
+    ("heatmap_tuna_vs_ring", "heatmap", "tuna", "vendor", {}),
 )
 REGRET_NUMBERS = "tuner-regret.md"
 # the two-level kernels at P = 256 (sweeps/paper/hierarchical.ini), a simulation of their own
 HIER_DATA = ("tests/data/sim-hierarchical-256.sql",)
 HIER_FIGURES = (
-    ("curves_tra2_P256", "curves", "tra2", {"P": [256]}),
-    ("curves_tuna_coalesced_P256", "curves", "tuna_coalesced", {"P": [256]}),
-    ("curves_tuna_staggered_P256", "curves", "tuna_staggered", {"P": [256]}),
+    ("curves_tra2_P256", "curves", "tra2", "vendor", {"P": [256]}),
+    ("curves_tuna_coalesced_P256", "curves", "tuna_coalesced", "vendor", {"P": [256]}),
+    ("curves_tuna_staggered_P256", "curves", "tuna_staggered", "vendor", {"P": [256]}),
 )
 HIER_KERNELS = ("tra", "tra2", "tuna", "tuna_coalesced", "tuna_staggered")
 HIER_TABLE = "hierarchical_P256.md"
@@ -67,8 +77,10 @@ def add_parser(sub, common):
         "paper-figures",
         help="every figure of docs/results from the checked-in data, numbers beside each",
         description="Loads %s into a temporary database and writes the figures of "
-                    "docs/results: heatmap_{tra,tuna}_vs_vendor, curves_{tra,tuna}_P1024 "
-                    "(PNG and a CSV of the numbers drawn), tuner-regret-*.png with %s "
+                    "docs/results: heatmap_{tra,tuna}_vs_mpich and curves_{tra,tuna}_P1024 "
+                    "against MPICH's selection (mpich_selection), heatmap_{tra,tuna}_vs_ring "
+                    "against SMPI's ring (PNG and a CSV of the numbers drawn), "
+                    "tuner-regret-*.png with %s "
                     "(the tuner replayed at a 25%% budget); from %s the two-level kernels' "
                     "curves at P = 256 and %s; from %s the in-place and SDDE families "
                     "against P (%s.png, .csv, %s). Same data, same numbers."
@@ -139,13 +151,13 @@ def one_output(paths, ext):
 def draw_radix_figures(db, work, out, figures, which=FIGURES):
     """The heatmaps and curves (which) into out, under their stems; returns the paths."""
     written = []
-    for stem, tool, kernel, filters in which:
+    for stem, tool, kernel, baseline, filters in which:
         tmp = os.path.join(work, stem)
         if tool == "heatmap":
-            paths = heatmap.make(db, kernel, "vendor", None, filters, tmp, figures=figures)
+            paths = heatmap.make(db, kernel, baseline, None, filters, tmp, figures=figures)
         else:
             ns = argparse.Namespace(alpha=None, beta=None, log_time=True)
-            paths = curves.make(db, kernel, "vendor", None, filters, tmp, ns, figures=figures)
+            paths = curves.make(db, kernel, baseline, None, filters, tmp, ns, figures=figures)
         exts = (".csv", ".png") if figures else (".csv",)
         for ext in exts:
             dest = os.path.join(out, stem + ext)
@@ -199,14 +211,17 @@ def regret_figures(work, out, figures):
 
 def hierarchical_table(db, out):
     """HIER_TABLE: per kernel of HIER_KERNELS and S, the best radix, its parameters and
-    median, and the speedup over the vendor baseline of the same simulation."""
+    median, and the speedup over the vendor call of the same simulation (SMPI's ring: this
+    simulation has no machine-like baseline)."""
     ns = argparse.Namespace(P=[256], S=None, dist=None, family=None, radix2=None,
                             block_count=None, ppn=None, run=None, baseline="vendor",
                             alpha=model.DEFAULT_ALPHA, beta=model.DEFAULT_BETA)  # model column unused
+    run = db.run(db.newest_run())
     rows = []
     for kernel in HIER_KERNELS:
         for r in best_radix.rows_for(db, kernel, ns):
-            rows.append([r[1], fmt_size(r[3]), r[5], r[6], round(r[7], 2), r[10],
+            rows.append([r[1], fmt_size(r[3]), r[5], r[6], round(r[7], 2),
+                         r[10] and baseline_label(r[10], run),
                          None if r[11] is None else round(r[11], 2),
                          None if r[12] is None else round(r[12], 2)])
     dest = os.path.join(out, HIER_TABLE)
@@ -214,7 +229,6 @@ def hierarchical_table(db, out):
     write_rows(["kernel", "S", "best_radix", "params", "best_median_us", "baseline",
                 "baseline_median_us", "speedup"], rows, "markdown", out=text,
                float_format="%.2f")
-    run = db.run(db.newest_run())
     with open(dest, "w") as f:
         f.write("Generated by `scripts/a2a paper-figures` (`make paper-figures`): the two-level "
                 "kernels at P = 256 (8 nodes of Q = 32; `%s`), beside the flat "

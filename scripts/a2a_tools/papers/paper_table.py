@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import paper_bands, paper_tuna, tuna_tables
+from . import paper_bands, paper_routing, paper_tuna, tuna_tables
 from .paper_tuna import (INDETERMINATE, MISSED, NOT_TESTABLE, REPRODUCED, WITHIN,
                          by_size, errors_2048, facts_verdict, load_sql, ms, pct, radix_fact,
                          ratio_verdict)
@@ -529,15 +529,9 @@ def table(m, tuna, bands):
             "the best radix of the trend rows is taken over the same range, and where radix P "
             "(outside it) is faster still, the row says so.",
             paper_tuna.baseline_note(tuna),
-            "6. **Routing.** The platforms route minimally (SimGrid's DijkstraCache: one "
-            "lowest-latency route per pair of nodes; the model tier reads the same routes), "
-            "where Aries and Slingshot route adaptively over minimal and non-minimal paths "
-            "(platforms.md). At P = 2048 theta.xml's 32 nodes are 8 routers of one chassis, "
-            "joined pairwise by one 5.25 GB/s rank-1 link: a round of tra radix 2 whose "
-            "partners are on another router puts all of its bytes between two routers on "
-            "that one link, which adaptive routing would spread over the chassis' other "
-            "routers. So the two tra times at P = 2048 rest on an assumption the machine "
-            "does not make, whatever their margin.",
+            # Fig. 8(b)'s two times at 128 B, Fig. 10(c)'s speedup at 32 B (tra_rows)
+            paper_routing.routing_note(paper_routing.load(paper_routing.DATA),
+                                       {128: (16.17e-3, 7.699e-3), 32: (3.98, None)}),
             paper_bands.note(bands, unpriced), ""]
     return "\n".join(out)
 

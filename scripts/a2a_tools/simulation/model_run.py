@@ -41,6 +41,10 @@ rounds at small blocks, where some ranks' partners are on their own node) then r
 in SimGrid; the error of both timings on the checked-in comparisons is in
 docs/results/model_tier.md.
 
+Routes are SimGrid's (minimal) unless the launch asks for adaptive routing (--routing
+adaptive: each step's flows between two routers of a group spread over Valiant's detours
+in the share that leaves the busiest link least loaded, best_mix; platform_model.ROUTINGS).
+
 Rows: backend = 'model', validated = 0, status ok, one run per launch with the platform,
 its sha256, the model's parameters in smpi_options and its network model in network_model
 (netmodel.effective, as a simulated run on the platform records it); with --check SIMDB the
@@ -64,7 +68,7 @@ import time
 from ..core import netmodel, vlist
 from ..core.common import A2AError
 from ..core.db import param_columns
-from .platform_model import Platform
+from .platform_model import ROUTINGS, Platform
 from .simulate import ALLREDUCE
 from ..core.sweepfile import Sweep
 
@@ -213,6 +217,27 @@ def trace_cost(traced):
 TRACE_COST = re.compile(r"a2atrace ([0-9.]+) s, peak ([0-9]+) MB")
 
 
+def best_mix(minimal, spread):
+    """(share, seconds): the share of every flow's bytes sent on its minimal route (the rest
+    spread equally over its detours) that leaves the most loaded link least loaded, and that
+    link's seconds; minimal, spread: each link's seconds (numpy arrays) with every flow on
+    its minimal route or every flow spread. The busiest link's seconds are convex and
+    piecewise linear in the share: bisection on the slope of the busiest link, then the
+    best of the bracket's ends and the shares 0 and 1 (ties: the larger share)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        i = int((spread + mid * (minimal - spread)).argmax())
+        slope = minimal[i] - spread[i]
+        if slope == 0:
+            lo = hi = mid
+            break
+        lo, hi = (lo, mid) if slope > 0 else (mid, hi)
+    worst = lambda a: float((spread + a * (minimal - spread)).max())
+    seconds, share = min((worst(a), -a) for a in (1.0, hi, lo, 0.0))
+    return -share, seconds
+
+
 class CostModel:
     """The cost of a traced schedule on a platform (see the module's description)."""
 
@@ -233,6 +258,10 @@ class CostModel:
         self._weights = {}   # (nodes, offset) -> share weight of node 0's messages
         self._nearest = {}   # nodes -> the smallest sharing penalty of a route
         self._held = {}      # (nodes, loads, counts) -> held_seconds
+        self._spread = {}    # (nodes, offset) -> link indexes, counts spread over detours
+        if platform.routing == "adaptive" and self.cross:
+            raise A2AError("%s: adaptive routing with network/crosstraffic on is not modelled "
+                           "(CostModel.held_seconds solves minimal routes)" % platform.path)
 
     def node_size(self, P):
         """Ranks on one node: rank r runs on node r // node_size, each node one host of the
@@ -241,30 +270,50 @@ class CostModel:
 
     def offset(self, nodes, d):
         """For every node n sending to node n + d at once: the longest route latency, and
-        how many of those routes cross each shared network link (indexes, counts)."""
+        how many of those routes cross each shared network link (indexes, counts); under
+        adaptive routing also each link's count of flows spread over their detours
+        (self._spread, see busiest_link)."""
         key = (nodes, d)
         if key not in self._offsets:
             import numpy
-            index = self._links.setdefault(nodes, {})
-            capacity = self._capacity.setdefault(nodes, [])
-            counts, worst = {}, 0.0
+            counts, spread, worst = {}, {}, 0.0
             for n in range(nodes):
                 links, latency = self.p.route(n, (n + d) % nodes)
                 worst = max(worst, latency)
                 for link, bw in links:
-                    if link not in index:
-                        index[link] = len(capacity)
-                        capacity.append(bw)
-                    i = index[link]
+                    i = self._link_index(nodes, link, bw)
                     counts[i] = counts.get(i, 0) + 1
+                if self.p.routing == "adaptive":
+                    # the flow spread equally over its detours (its minimal route when it
+                    # has none: one router, or another group)
+                    paths = self.p.detours(n, (n + d) % nodes) or [links]
+                    for path in paths:
+                        for link, bw in path:
+                            i = self._link_index(nodes, link, bw)
+                            spread[i] = spread.get(i, 0.0) + 1.0 / len(paths)
             self._offsets[key] = (worst, numpy.array(list(counts), dtype=numpy.int64),
                                   numpy.array(list(counts.values()), dtype=float))
+            self._spread[key] = (numpy.array(list(spread), dtype=numpy.int64),
+                                 numpy.array(list(spread.values()), dtype=float))
         return self._offsets[key]
 
-    def busiest_link(self, nodes, loads):
-        """Seconds the most loaded shared link needs for {offset: wire bytes per node}, each
-        node's messages to node n + d also loading the links of the route back from n + d to
-        n (offset -d) by the cross-traffic share (self.cross)."""
+    def _link_index(self, nodes, link, bw):
+        """The index of a shared link among those of `nodes` nodes' routes (added with its
+        bandwidth when first seen)."""
+        index = self._links.setdefault(nodes, {})
+        if link not in index:
+            capacity = self._capacity.setdefault(nodes, [])
+            index[link] = len(capacity)
+            capacity.append(bw)
+        return index[link]
+
+    def link_seconds(self, nodes, loads):
+        """(minimal, spread): seconds each shared link (by self._links[nodes]' index) needs
+        for {offset: wire bytes per node}, every flow on its minimal route, and (adaptive
+        routing; None under minimal) every flow spread equally over its detours, each
+        node's messages to node n + d also loading the links of the route back from n + d
+        to n (offset -d) by the cross-traffic share (self.cross); None when no flow crosses
+        a shared link."""
         import numpy
         cross = self.cross
         weighted = list(loads.items())
@@ -274,12 +323,29 @@ class CostModel:
             self.offset(nodes, d)
         capacity = numpy.array(self._capacity.get(nodes, []), dtype=float)
         if not len(capacity):
-            return 0.0
+            return None
         total = numpy.zeros(len(capacity))
+        spread = numpy.zeros(len(capacity)) if self.p.routing == "adaptive" else None
         for d, wire in weighted:
             _, idx, cnt = self._offsets[(nodes, d)]
             total += numpy.bincount(idx, weights=cnt * wire, minlength=len(capacity))
-        return float((total / capacity).max())
+            if spread is not None:
+                idx, cnt = self._spread[(nodes, d)]
+                spread += numpy.bincount(idx, weights=cnt * wire, minlength=len(capacity))
+        return total / capacity, None if spread is None else spread / capacity
+
+    def busiest_link(self, nodes, loads):
+        """Seconds the most loaded shared link needs for {offset: wire bytes per node}
+        (link_seconds); under adaptive routing, with every flow's bytes shared between its
+        minimal route and its detours in the proportion that leaves that link least loaded
+        (best_mix)."""
+        seconds = self.link_seconds(nodes, loads)
+        if seconds is None:
+            return 0.0
+        minimal, spread = seconds
+        if spread is None:
+            return float(minimal.max())
+        return best_mix(minimal, spread)[1]
 
     def own_link(self, wire):
         """Seconds a node's own link needs for `wire` bytes it sends to other nodes: it also
@@ -824,6 +890,13 @@ def add_parser(sub, common):
     p.add_argument("--check", metavar="SIMDB",
                    help="a simulated database: the model's error against it (model-check on "
                         "the same platform) is stored with every row and printed")
+    p.add_argument("--routing", choices=ROUTINGS, default="minimal",
+                   help="minimal: SimGrid's routes, one lowest-latency route per pair of "
+                        "nodes (what a simulation runs); adaptive: a flow between two routers "
+                        "of one group also spread over Valiant's detours through the group's "
+                        "other routers, in the share that leaves the busiest link least loaded "
+                        "(platforms of explicit routers only; recorded as routing=adaptive in "
+                        "the run's smpi_options). Default: %(default)s")
     timing_options(p)
     p.set_defaults(func=run, needs_db=False)
     c = sub.add_parser(
@@ -856,7 +929,7 @@ def run(args, db):
     """`a2a model-run`: rows for every configuration; exit 0, or 1 if one failed."""
     del db
     from .simulate import copy_model
-    platform = Platform(args.platform)
+    platform = Platform(args.platform, routing=args.routing)
     if args.ranks_per_node is not None and not 1 <= args.ranks_per_node <= platform.cores:
         raise A2AError("--ranks-per-node %d: outside 1 .. %d (the cores of a node of %s)"
                        % (args.ranks_per_node, platform.cores, args.platform))

@@ -34,6 +34,12 @@ NETWORK_PROPS = ("smpi/bw-factor", "smpi/lat-factor", "smpi/os", "smpi/or", "smp
 # other way 10.5 ms on SPLITDUPLEX (20.0 ms without cross-traffic: 10.0)
 CROSSTRAFFIC_SHARE = 0.05
 
+# how the model routes a flow between two nodes: minimal, SimGrid's one lowest-latency route
+# per pair (the default, what a simulation runs); adaptive, that route and Valiant's detours
+# through the other routers of the group, in the shares that leave the busiest link least
+# loaded (model_run.CostModel.busiest_link; docs/results/model_tier.md)
+ROUTINGS = ("minimal", "adaptive")
+
 _UNITS_BW = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 2 ** 10, "mi": 2 ** 20,
              "gi": 2 ** 30, "ti": 2 ** 40}
 _UNITS_TIME = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "m": 60, "h": 3600}
@@ -183,11 +189,15 @@ class Topology:
 class Platform:
     """A platform file read for the model (see the module's description)."""
 
-    def __init__(self, path, options="", model=None):
+    def __init__(self, path, options="", model=None, routing="minimal"):
         """model: the network model ({option: [value, source]}, netmodel's form) the
         platform is priced with; by default the one a launch on it with options (an
-        smpirun's --cfg=... text) runs with, netmodel.effective."""
+        smpirun's --cfg=... text) runs with, netmodel.effective. routing: ROUTINGS' minimal
+        (SimGrid's routes) or adaptive (a platform of explicit routers only: detours)."""
         self.path = path
+        if routing not in ROUTINGS:
+            raise A2AError("routing '%s': one of %s" % (routing, ", ".join(ROUTINGS)))
+        self.routing = routing
         try:
             root = ET.parse(path).getroot()
         except OSError as e:
@@ -233,6 +243,9 @@ class Platform:
             self._cluster(clusters[0], path)
         else:
             self._hosts(root, path)
+        if routing == "adaptive" and self.topology is not None:
+            raise A2AError("%s: adaptive routing is modelled on platforms of explicit routers "
+                           "(a2a platform's), not on a <cluster>" % path)
 
     def _cluster(self, el, path):
         where = "%s: cluster '%s'" % (path, el.get("id"))
@@ -289,6 +302,11 @@ class Platform:
             self._routes[key] = hit
         return hit
 
+    def detours(self, a, b):
+        """The non-minimal paths adaptive routing spreads a flow from node a to node b over
+        besides its minimal route (GraphNetwork.detours); none under minimal routing."""
+        return self.graph.detours(a, b) if self.routing == "adaptive" else []
+
     def penalty(self, a, b):
         """SimGrid 3.32's sharing penalty of a flow from node a to node b (a != b): its route's
         latency (the links' own, before smpi/lat-factor) plus, when network/weight-S is
@@ -315,7 +333,8 @@ class Platform:
                    self.topology.kind if self.topology else "routes",
                    self.bw_factor.text, self.lat_factor.text, self.send_overhead.text or "0",
                    self.recv_overhead.text or "0", self.isend_overhead.text or "0",
-                   self.detached_below, self.weight_s))
+                   self.detached_below, self.weight_s)
+                + (" routing=%s" % self.routing if self.routing != "minimal" else ""))
 
 
 class GraphNetwork:
@@ -356,7 +375,14 @@ class GraphNetwork:
             if (el.get("symmetrical") or "YES").upper() != "NO":
                 back = [(i, "DOWN" if d == "UP" else "UP") for i, d in reversed(hops)]
                 self.edges.setdefault(b, []).append((a, back))
-        self._from = {}
+        self._from, self._paths, self._detours = {}, {}, {}
+        # a2a platform's dragonfly switches are ROUTER-sw<group>-<row>-<column>; a router
+        # named otherwise is in group 0 (a hand-made platform: one group)
+        self.routers = {r.get("id"): int(m.group(1)) if m else 0
+                        for r in root.iter("router")
+                        for m in [re.search(r"-sw(\d+)-\d+-\d+$", r.get("id"))]}
+        self.router_of = {h: next((w for w, _ in self.edges.get(h, ()) if w in self.routers),
+                                  None) for h in self.hosts}
 
     def _latency(self, hops):
         return sum(self.links[i][1] for i, _ in hops)
@@ -379,22 +405,72 @@ class GraphNetwork:
         return (self._latency(hops), bw,
                 any(self.links[i][2] != "FATPIPE" for i, _ in hops))
 
+    def _search(self, src):
+        """({vertex: latency}, {vertex: [(link id, direction)]}, {vertex: the vertex before
+        it}) of the lowest-latency paths from vertex src (a host or a router) to every vertex
+        it reaches: SimGrid's Dijkstra."""
+        import heapq
+        best, paths, before, queue = {src: 0.0}, {src: []}, {src: None}, [(0.0, src)]
+        while queue:
+            t, v = heapq.heappop(queue)
+            if t > best.get(v, float("inf")):
+                continue
+            for w, hops in self.edges.get(v, ()):
+                tw = t + self._latency(hops)
+                if tw < best.get(w, float("inf")):
+                    best[w], paths[w], before[w] = tw, paths[v] + hops, v
+                    heapq.heappush(queue, (tw, w))
+        return best, paths, before
+
+    def detours(self, a, b):
+        """[[(shared link id, bytes/s)]...]: the non-minimal paths from host a to host b
+        (indexes) that adaptive routing adds to the minimal one (Valiant's, inside a
+        group): through each other router of the group of a's and b's routers, in file
+        order, a minimal path to it and a minimal path on to b's router, each path with the
+        two hosts' own links; an intermediate router whose first leg passes through b's
+        router, or whose second leg passes through a's, is left out. [] when a and b hang
+        off one router or their routers are in different groups (those flows stay
+        minimal). Memoised per pair of routers."""
+        ha, hb = self.hosts[a], self.hosts[b]
+        ra, rb = self.router_of[ha], self.router_of[hb]
+        if ra is None or rb is None or ra == rb or self.routers[ra] != self.routers[rb]:
+            return []
+        if (ra, rb) not in self._detours:
+            legs = []
+            for mid, group in self.routers.items():
+                if mid in (ra, rb) or group != self.routers[ra]:
+                    continue
+                first, second = self._router_paths(ra), self._router_paths(mid)
+                if mid not in first[1] or rb not in second[1]:
+                    continue
+                if rb in self._through(first[2], mid) or ra in self._through(second[2], rb):
+                    continue
+                legs.append(first[1][mid] + second[1][rb])
+            self._detours[(ra, rb)] = legs
+        up = next(h for w, h in self.edges[ha] if w == ra)
+        down = next(h for w, h in self.edges[rb] if w == hb)
+        return [self._shared(up + leg + down) for leg in self._detours[(ra, rb)]]
+
+    def _router_paths(self, router):
+        """_search from a router; memoised."""
+        if router not in self._paths:
+            self._paths[router] = self._search(router)
+        return self._paths[router]
+
+    @staticmethod
+    def _through(before, end):
+        """The vertices strictly inside the path that `before` (a _search's) leads to end."""
+        inside, v = set(), before.get(end)
+        while v is not None and before.get(v) is not None:
+            inside.add(v)
+            v = before[v]
+        return inside
+
     def route(self, a, b):
         """([(shared link id, bytes/s)], latency) of the lowest-latency path from host a to
         host b (indexes)."""
-        import heapq
         if a not in self._from:
-            src = self.hosts[a]
-            best, paths, queue = {src: 0.0}, {src: []}, [(0.0, src)]
-            while queue:
-                t, v = heapq.heappop(queue)
-                if t > best.get(v, float("inf")):
-                    continue
-                for w, hops in self.edges.get(v, ()):
-                    tw = t + self._latency(hops)
-                    if tw < best.get(w, float("inf")):
-                        best[w], paths[w] = tw, paths[v] + hops
-                        heapq.heappush(queue, (tw, w))
+            best, paths, _ = self._search(self.hosts[a])
             self._from[a] = {self.index[h]: (self._shared(paths[h]), best[h])
                              for h in paths if h in self.index}
         hit = self._from[a].get(b)

@@ -45,8 +45,10 @@ BACKENDS = {
                   "their routes' latency"),
     "routing": ("DijkstraCache: the lowest-latency route, one per pair of nodes (minimal); "
                 "adaptive routing is not expressible in SimGrid's zones",
-                "the same routes (Dijkstra over the graph); adaptive routing (a flow over "
-                "minimal and non-minimal paths) is not implemented"),
+                "the same routes (Dijkstra over the graph) by default; with `a2a model-run "
+                "--routing adaptive`, a flow between two routers of one group also over "
+                "Valiant's detours through the group's other routers, in the share that "
+                "leaves the busiest link least loaded (platforms of explicit routers only)"),
     "mem_bw": ("the node's memory link, its route to itself: shared by the node's "
                "messages to itself", "the same link, shared"),
     "mem_lat": ("the memory link's latency", "the same"),
@@ -158,8 +160,11 @@ def page(root=ROOT):
            "## What each backend makes of a figure", "",
            "SimGrid runs the file's zones (`a2a simulate`); the model tier (`a2a model-run`, "
            "[model_tier.md](model_tier.md)) reads the same file. Both take every "
-           "generated platform as explicit hosts, routers and links; neither models "
-           "adaptive routing or a per-NIC limit on one rank's flow.", "",
+           "generated platform as explicit hosts, routers and links; SimGrid routes "
+           "minimally only, the model tier minimally by default and adaptively on request "
+           "(the routing row; a row priced so says routing=adaptive in its run's options); "
+           "neither models a per-NIC limit on one rank's flow. Each machine's routing row "
+           "below is the file's (minimal).", "",
            "| figure | SimGrid (the file's zones) | model tier |", "|---|---|---|"]
     for key, what, _ in PARAMETERS:
         simgrid, model = BACKENDS[key]
