@@ -141,7 +141,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TEST_MPI := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_UNIT:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all setup run test tests plots paper-figures paper-night clean simulate install uninstall
+.PHONY: all setup run test tests plots paper-figures paper-night paper-bands clean simulate install uninstall
 all: $(BUILD)/a2atune $(if $(filter build/openmpi,$(BUILD)),a2atune)
 
 # make setup installs the missing Debian packages (root or sudo); make run, test and simulate
@@ -338,6 +338,13 @@ paper-figures: all
 paper-night: all build/model/a2atrace
 	scripts/a2a paper-night
 
+# papers.md's bands: the rows priced again with each assumed platform figure at x1/2 and x2
+# and at the corners (scripts/a2a paper-bands; the cost is in tests/data/papers-bands.sql's
+# header), then docs/results/papers.md
+paper-bands: all build/model/a2atrace
+	scripts/a2a paper-bands
+	scripts/a2a paper-table --out docs/results/papers.md
+
 clean:
 	rm -rf build a2atune
 
@@ -358,6 +365,7 @@ help:
 	@echo '  plots        the figures of DB into FIGURES (scripts/a2a figures)'
 	@echo '  paper-figures  docs/results/ from the checked-in data in tests/data/ (scripts/a2a paper-figures)'
 	@echo '  paper-night  every paper figure data re-made by the model tier, then papers.md (scripts/a2a paper-night)'
+	@echo '  paper-bands  papers.md rows re-priced with each assumed platform figure at x1/2 and x2 (scripts/a2a paper-bands)'
 	@echo '  simulate     SWEEP on the simulated PLATFORM into DB (scripts/a2a simulate)'
 	@echo '  tuner-eval   the tuner evaluation suite and rule ablation into TUNER_EVAL and the page'
 	@echo '               TUNER_PAGE (budgets in time too unless TUNER_TIME_BUDGETS=)'

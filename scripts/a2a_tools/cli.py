@@ -6,13 +6,14 @@ from .core import options
 from .core.common import EXIT_BAD_INPUT, A2AError
 from .database import merge, query, summary
 from .figures import bandwidth, best_radix, curves, figures, heatmap, model
-from .papers import paper_figures, paper_night, paper_table
+from .papers import paper_bands, paper_figures, paper_night, paper_table
 from .simulation import crosscheck, model_run, platform, prior, simulate
 from .tuner import hint_tune, online_candidates, tune, tuner_report
 
 SUBCOMMANDS = (query, summary, heatmap, curves, best_radix, model, submit, launch, status, merge,
                tune, hint_tune, figures, bandwidth, tuner_report, simulate, crosscheck, platform,
-               paper_figures, model_run, prior, paper_table, paper_night, online_candidates)
+               paper_figures, model_run, prior, paper_table, paper_night, paper_bands,
+               online_candidates)
 
 
 def build_parser():

@@ -63,25 +63,28 @@ def add_parser(sub, common):
     return p
 
 
-def say(t0, text):
-    sys.stderr.write("a2a paper-night [+%s] %s\n" % (fmt_clock(time.time() - t0), text))
+def say(t0, text, prog="paper-night"):
+    """One progress line on stderr: the command, the time since t0, text."""
+    sys.stderr.write("a2a %s [+%s] %s\n" % (prog, fmt_clock(time.time() - t0), text))
     sys.stderr.flush()
 
 
-def launch(cmd, t0, label):
+def launch(cmd, t0, label, usage=False, prog="paper-night"):
     """Runs cmd from the checkout, its output lines passed on with label; returns (wall
-    seconds, peak MB of it and its children). A2AError if it fails."""
+    seconds, peak MB of it and its children), with usage (wall, peak, CPU seconds). A2AError
+    if it fails."""
     start = time.time()
     child = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True)
     last = ""
     for line in child.stdout:
         last = line.strip() or last
-        say(t0, "%s: %s" % (label, line.rstrip()))
-    _, status, usage = os.wait4(child.pid, 0)
+        say(t0, "%s: %s" % (label, line.rstrip()), prog)
+    _, status, used = os.wait4(child.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         raise A2AError("%s failed: %s" % (" ".join(cmd[1:3]), last))
-    return time.time() - start, usage.ru_maxrss / 1024.0
+    wall, peak = time.time() - start, used.ru_maxrss / 1024.0
+    return (wall, peak, used.ru_utime + used.ru_stime) if usage else (wall, peak)
 
 
 def model_run(sweep, platform, db, t0, label, dry_run=False, check=True, options=()):

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import paper_routing, paper_tuna, tuna_tables
+from . import paper_bands, paper_routing, paper_tuna, tuna_tables
 from .paper_tuna import (INDETERMINATE, MISSED, NOT_TESTABLE, REPRODUCED, WITHIN,
                          by_size, errors_2048, facts_verdict, load_sql, ms, pct, radix_fact,
                          ratio_verdict)
@@ -65,6 +65,9 @@ def add_parser(sub, common):
                    help="the TRA model rows (default: %(default)s)")
     p.add_argument("--tuna-data", default=paper_tuna.DATA, metavar="SQL",
                    help="the TuNA model rows (default: %(default)s; a2a paper-night writes it)")
+    p.add_argument("--bands", default=paper_bands.DATA, metavar="SQL",
+                   help="each row's band over the platform variants (default: %(default)s; "
+                        "a2a paper-bands writes it; none: no bands)")
     p.add_argument("--tuna-tables", default=None, metavar="FILE",
                    help="also write every TuNA model row as tables per platform and P "
                         "(docs/results/model-tuna.md)")
@@ -288,14 +291,14 @@ def tra2_rows(m, err_rel):
     return rows
 
 
-def trend_rows(m, err_rel):
+def trend_rows(m, err_rel, ps=TREND_P):
     """TRA's best radix against S at P = 2048, 4096, 8192 over the paper's range (2 .. P/2),
     three claims per P (Sec. V-A's text says the second and third of them in one paragraph;
     Sec. VII gives the first's bound as 128 B): approx sqrt(P) from 512 B (a fact at each
     S from 1 KiB: one step of S); "many times smaller than sqrt P" below (a fact at each S
     under 256 B); radix 2 not the best, "typically close to sqrt P" below 512 B."""
     rows = []
-    for P in TREND_P:
+    for P in ps:
         sizes = m.sizes("tra_trend", P)
         times = {S: m.times("tra", P, S, "tra_trend", P // 2) for S in sizes}
         best = {S: min(times[S], key=lambda r: (times[S][r], r)) for S in sizes}
@@ -374,38 +377,69 @@ def small_why(m, best, P, facts, verdict):
 
 
 HEADER = ("source (section, figure)", "machine", "P", "S", "claim (kernel, radix)", "published",
-          "ours (backend, platform)", "ours / published", "margin", "verdict", "why")
+          "ours (backend, platform)", "ours / published",
+          "band: lowest .. highest over the variants (which)", "margin", "verdict", "why")
 VERDICTS = (WITHIN, REPRODUCED, MISSED, INDETERMINATE, NOT_TESTABLE)
 
 
-def table_text(data, tuna_data):
-    """The markdown text of docs/results/papers.md from the two data files."""
-    return table(Model(load(data)), paper_tuna.TunaData(paper_tuna.load(tuna_data)))
+def table_text(data, tuna_data, bands=paper_bands.DATA):
+    """The markdown text of docs/results/papers.md from the data files."""
+    return table(Model(load(data)), paper_tuna.TunaData(paper_tuna.load(tuna_data)),
+                 paper_bands.Bands(bands, data, tuna_data))
 
 
-def all_rows(m, tuna, relative):
+def all_rows(m, tuna, relative, plain=False):
     """Every row of the table: times held against the worst error of a modelled time on the
     row's platform (where measured there, else on dragonfly_16k.xml), speedups and radix facts
-    against the same, or with relative against the worst error of a ratio of two times."""
+    against the same, or with relative against the worst error of a ratio of two times; with
+    plain against none (the verdicts the bands compare)."""
     def errs(e):
+        if plain:
+            return 0, 0
         return e.time, (e.ratio if relative else e.time)
     err_time, err_rel = errs(m.err)
     return (tra_rows(m, err_time, err_rel) + tra2_rows(m, err_rel) + trend_rows(m, err_rel) +
             paper_tuna.rows(tuna, lambda platform: errs(tuna.error_2048(platform) or m.base)))
 
 
+# why a row has no band (paper-bands did not price its configurations on the variants)
+NO_BAND = "not computed: P = %d not priced on the variants (cost, note 7)"
+
+
+def with_bands(rows, plain, bands):
+    """The rows with the band column (after ours / published) and the band's rule: a
+    verdict that flips inside the band is indeterminate, and its why says at which
+    variants."""
+    out = []
+    for row, base in zip(rows, plain):
+        text, flips = bands.band(row, base)
+        verdict, why = row[9], row[10]
+        if text is None:
+            text = "" if verdict == NOT_TESTABLE else NO_BAND % row[2]
+        elif flips and verdict != NOT_TESTABLE:
+            to = {}
+            for variant, v in flips:
+                to.setdefault(v, []).append(variant)
+            said = "; ".join("%s at: %s" % (v, "; ".join(vs)) for v, vs in sorted(to.items()))
+            verdict = INDETERMINATE
+            why = "flips inside the band (%s)" % said + ("; " + why if why else "")
+        out.append(tuple(row[:8]) + (text,) + tuple(row[8:9]) + (verdict, why))
+    return out
+
+
 def counts(rows):
     """'6 within 2x, ...' of the rows' verdicts, in VERDICTS' order."""
     got = {}
     for row in rows:
-        got[row[9]] = got.get(row[9], 0) + 1
+        got[row[10]] = got.get(row[10], 0) + 1
     return ", ".join("%d %s" % (got[k], k) for k in VERDICTS if k in got)
 
 
-def table(m, tuna):
+def table(m, tuna, bands):
     """The markdown text of docs/results/papers.md."""
-    rows = all_rows(m, tuna, False)
-    alternative = all_rows(m, tuna, True)
+    plain = all_rows(m, tuna, False, plain=True)
+    rows = with_bands(all_rows(m, tuna, False), plain, bands)
+    alternative = with_bands(all_rows(m, tuna, True), plain, bands)
     measured = [("theta.xml", m.own)] + [(p, tuna.error_2048(p)) for _, p in paper_tuna.MACHINES]
     on_platforms = "; ".join("on %s: **%s**, of a ratio **worst %s**" % (p, e.text, e.ratio_text)
                              for p, e in measured if e)
@@ -446,16 +480,26 @@ def table(m, tuna):
            "not compared; one measurement at P = 2048 stands for the rows at larger P too), "
            "for speedups and radix facts too. A claim about a P "
            "or sizes the model was not run at is *not testable*. Where the paper says two "
-           "things, both are quoted (and tested as separate rows where they differ). The "
-           "band of ours with each assumed figure of platforms.md at x1/2 and x2 was not "
-           "computed: the rows hold against the measured error only."
+           "things, both are quoted (and tested as separate rows where they differ). The same "
+           "rule holds in every row for what the platform assumes: a verdict is also "
+           "*indeterminate* when it flips inside the **band** of ours, the row priced again "
+           "with each assumed figure of its platform ([platforms.md](platforms.md)) at x1/2 "
+           "and at x2, one at a time, and at four corners (every assumed rate and cost at "
+           "once: all x1/2; all x2; costs x2 with rates x1/2; costs x1/2 with rates x2). The "
+           "band column gives the lowest and the highest ours / published over these "
+           "variants (for a trend, how far its facts hold or fail: the margin at err = 0) and "
+           "the variant that gives each; the why column names the variants where the verdict "
+           "flips (note 7). A row whose band was not computed says so, and holds against the "
+           "measured error only."
            % pct(m.base.time), "",
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for row in rows:
         out.append("| " + " | ".join(str(c) for c in row) + " |")
-    out += ["", "Rows: %s. With the error of a ratio of two modelled times on each row's "
-            "platform for the speedup and radix rows instead: %s." % (counts(rows),
-                                                                       counts(alternative)), "",
+    flipped = sum(1 for r in rows if r[11].startswith("flips inside the band"))
+    unpriced = {(r[1], r[2]) for r in rows if r[8].startswith("not computed")}
+    out += ["", "Rows: %s (of these, %d flip inside their band). With the error of a ratio "
+            "of two modelled times on each row's platform for the speedup and radix rows "
+            "instead: %s." % (counts(rows), flipped, counts(alternative)), "",
             "## Notes", "",
             "1. **The baselines: the machine's own MPI family.** The TRA paper divides by Cray "
             "MPICH's MPI_Alltoall; ours is liba2a's `mpich_selection` at the same (P, S): "
@@ -488,7 +532,7 @@ def table(m, tuna):
             # Fig. 8(b)'s two times at 128 B, Fig. 10(c)'s speedup at 32 B (tra_rows)
             paper_routing.routing_note(paper_routing.load(paper_routing.DATA),
                                        {128: (16.17e-3, 7.699e-3), 32: (3.98, None)}),
-            ""]
+            paper_bands.note(bands, unpriced), ""]
     return "\n".join(out)
 
 
@@ -499,7 +543,7 @@ def run(args, db):
         remodel(args.data, args.section)
         if args.section:
             return 0
-    text = table_text(args.data, args.tuna_data)
+    text = table_text(args.data, args.tuna_data, args.bands)
     if args.tuna_tables:
         tables = tuna_tables.page(paper_tuna.TunaData(paper_tuna.load(args.tuna_data)))
         with open(args.tuna_tables, "w") as f:

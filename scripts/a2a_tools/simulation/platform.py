@@ -17,7 +17,7 @@ the file's <config> block; the zone's <prop>s say the topology for tools that re
 import os
 
 from ..core.common import A2AError
-from .platform_table import KIND_KEYS, MACHINES, PARAMETER_NAMES
+from .platform_table import KIND_KEYS, MACHINES, PARAMETER_NAMES, scaled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
@@ -116,6 +116,10 @@ def add_parser(sub, common):
     p.add_argument("--page", action="store_true",
                    help="write the table of every machine's figures and sources (markdown) "
                         "instead of a platform file")
+    p.add_argument("--scale", action="append", default=[], metavar="FIGURE=FACTOR",
+                   help="write the machine with this figure of its table times FACTOR "
+                        "(e.g. nic_lat=0.5; repeatable): the variants papers.md's bands "
+                        "price (a2a paper-bands)")
     p.add_argument("--out", help="the file to write (default: standard output)")
     p.set_defaults(func=run, needs_db=False)
     return p
@@ -349,6 +353,27 @@ def platform_text(name, m=None):
                      w.links + w.routes + ['  </zone>', '</platform>', ''])
 
 
+def variant(machine, scales):
+    """The table of machine with each 'FIGURE=FACTOR' of scales applied (platform_table.
+    scaled); the machine's own table when there are none. A2AError on a figure that does not
+    scale."""
+    m = MACHINES[machine]
+    for text in scales:
+        key, _, factor = text.partition("=")
+        try:
+            factor = float(factor)
+        except ValueError:
+            raise A2AError("--scale %s: not FIGURE=FACTOR" % text)
+        if key not in m or key == "kind":
+            raise A2AError("--scale %s: %s has no figure '%s'" % (text, machine, key))
+        out = scaled(m, key, factor)
+        if out is None:
+            raise A2AError("--scale %s: %s's %s (%s) does not scale by %g" % (
+                text, machine, key, m[key].value, factor))
+        m = out
+    return m
+
+
 def run(args, db=None):
     """`a2a platform`: the file (or with --page the table's page) on --out or standard
     output; 0."""
@@ -364,7 +389,7 @@ def run(args, db=None):
         raise A2AError("unknown machine '%s' (choose from %s)" % (args.machine,
                                                                  ", ".join(sorted(MACHINES))))
     else:
-        text = platform_text(args.machine)
+        text = platform_text(args.machine, variant(args.machine, args.scale))
     if args.out:
         try:
             with open(args.out, "w") as f:

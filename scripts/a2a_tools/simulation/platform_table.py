@@ -231,3 +231,39 @@ DRAGONFLY_16K = dict(
 
 MACHINES = {"polaris": POLARIS, "theta": THETA, "fugaku": FUGAKU, "dragonfly": DRAGONFLY,
             "dragonfly_16k": DRAGONFLY_16K}
+
+
+# the most a figure may be scaled to (`a2a platform --scale`, papers.md's bands): a payload
+# cannot exceed the link rate
+SCALE_CAPS = {"bw_factor": 1.0}
+
+
+def scaled(m, key, factor):
+    """A copy of machine table m with figure key's value times factor, or None when that
+    figure does not scale (text, a count that would fall below 1, a value the scale leaves
+    as it is: 0, or a capped figure at its cap). Counts are rounded, as are bytes; the
+    factors and figures with a unit of time or rate are not; bw_factor is held to
+    SCALE_CAPS; a torus scales its first dimension (its X); nic_bw carries the injection
+    bandwidth with it (nics x nic_bw, the node's one NIC link)."""
+    value = m[key].value
+    unit = PARAMETER_NAMES[key][1]
+    if key == "torus":
+        dims = value.split(",")
+        dims[0] = str(int(round(int(dims[0]) * factor)))
+        new = ",".join(dims) if int(dims[0]) >= 1 else value
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    elif unit == "B":
+        new = int(round(value * factor))
+    elif isinstance(value, int) and not unit and not key.endswith("_factor"):
+        new = int(round(value * factor))
+        new = new if new >= 1 else value
+    else:
+        new = min(value * factor, SCALE_CAPS.get(key, float("inf")))
+    if new == value:
+        return None
+    out = dict(m)
+    out[key] = m[key]._replace(value=new)
+    if key == "nic_bw":
+        out["injection"] = m["injection"]._replace(value=m["nics"].value * new)
+    return out
