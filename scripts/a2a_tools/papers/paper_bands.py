@@ -18,7 +18,8 @@ import sys
 import tempfile
 import time
 
-from . import paper_tuna
+from . import paper_rows, paper_tuna
+from .progress import launch, say
 from ..core.common import A2AError, fmt_clock
 from ..simulation.model_run import TRACE_CACHE
 from ..simulation.platform import platform_text
@@ -235,7 +236,6 @@ def write(conn, path):
 
 def price(platform, variant, text, tmp, only_P, t0):
     """Runs model-run on one variant's file; (rows, configurations, CPU s, peak MB)."""
-    from .paper_night import launch
     machine, sections, options, default_P = PLATFORMS[platform]
     where = os.path.join(tmp, hashlib.sha256(variant.encode()).hexdigest()[:12])
     os.makedirs(where, exist_ok=True)
@@ -272,7 +272,6 @@ def start_adding(conn, platform, shas, only_P):
 
 def run(args, db):
     """`a2a paper-bands`: exit 0, 2 on bad input or a failed launch."""
-    from .paper_night import say
     del db
     t0 = time.time()
     chosen = [p.strip() for p in (args.platform or ",".join(PLATFORMS)).split(",") if p.strip()]
@@ -341,18 +340,17 @@ def variant_rows(platform, results, tra_path, tuna_path):
     """The table's rows (verdicts at err = 0) that a variant's results price: the TRA rows
     on theta.xml, the TuNA rows of a machine on its platform (Fig. 7's regimes; Fig. 8's
     rows where P = 8192 was priced)."""
-    from . import paper_table
-    if platform == os.path.basename(paper_table.PLATFORM):
-        conn = paper_table.load(tra_path)
+    if platform == os.path.basename(paper_rows.PLATFORM):
+        conn = paper_rows.load(tra_path)
         run_id = conn.execute("SELECT id FROM runs").fetchone()[0]
         conn.execute("DELETE FROM results")
         conn.executemany("INSERT INTO results(%s) VALUES (%s)" % (
-            paper_table.RESULT_COLUMNS, ", ".join("?" * 12)),
+            paper_rows.RESULT_COLUMNS, ", ".join("?" * 12)),
             [(run_id,) + tuple(r) + (0,) for r in results])
-        m = paper_table.Model(conn)
-        ps = [P for P in paper_table.TREND_P if m.sizes("tra_trend", P)]
-        return (paper_table.tra_rows(m, 0, 0) + paper_table.tra2_rows(m, 0) +
-                paper_table.trend_rows(m, 0, ps))
+        m = paper_rows.Model(conn)
+        ps = [P for P in paper_rows.TREND_P if m.sizes("tra_trend", P)]
+        return (paper_rows.tra_rows(m, 0, 0) + paper_rows.tra2_rows(m, 0) +
+                paper_rows.trend_rows(m, 0, ps))
     conn = paper_tuna.load(tuna_path)
     d = paper_tuna.TunaData(conn)
     run_id = d.run_id(platform)

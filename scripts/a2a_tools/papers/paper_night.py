@@ -12,7 +12,7 @@ The steps, in order (each a model tier launch, `a2a model-run`, backend = model)
      with each configuration's tracer wall time and peak memory;
   3. docs/results/papers.md (`a2a paper-table`).
 Every model launch stores its error against the checked-in SimGrid rows of its kernels
-(--check: paper_table.CHECK, tests/data/tuner-dragonfly-memlink.sql and -memlink-1024.sql, the
+(--check: paper_rows.CHECK, tests/data/tuner-dragonfly-memlink.sql and -memlink-1024.sql, the
 current platforms/dragonfly.xml). That SimGrid data, which the figures of docs/results/ draw at
 P <= 1024, is not re-run here: `a2a simulate sweeps/paper/tuner_dragonfly.ini` (P = 128..512,
 about 15 minutes) and `a2a simulate sweeps/paper/tuner_dragonfly_1024.ini` (P = 1024, about an
@@ -21,12 +21,12 @@ Each step prints its wall time and the peak resident memory of its processes (wa
 import io
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
 
-from . import paper_table, paper_tuna
+from . import paper_rows, paper_table, paper_tuna
+from .progress import launch, say
 from ..core.common import A2AError, fmt_clock
 from ..simulation.model_run import TRACE_CACHE, TRACE_COST, check_cells, summarize
 
@@ -44,9 +44,9 @@ def add_parser(sub, common):
                     "their rows to %s and %s and the table to %s, printing each "
                     "configuration as it is priced and each step's wall time and peak memory. "
                     "About an hour on a shared 2-core machine (docs/results/"
-                    "model_tier.md)." % (paper_table.SWEEP, paper_table.PLATFORM,
+                    "model_tier.md)." % (paper_rows.SWEEP, paper_rows.PLATFORM,
                                          paper_tuna.SWEEP, " and ".join(TUNA_PLATFORMS),
-                                         paper_table.DATA, paper_tuna.DATA,
+                                         paper_rows.DATA, paper_tuna.DATA,
                                          paper_table.DEFAULT_OUT),
         epilog="example:  a2a paper-night   (make paper-night)",
         formatter_class=common["formatter"])
@@ -63,30 +63,6 @@ def add_parser(sub, common):
     return p
 
 
-def say(t0, text, prog="paper-night"):
-    """One progress line on stderr: the command, the time since t0, text."""
-    sys.stderr.write("a2a %s [+%s] %s\n" % (prog, fmt_clock(time.time() - t0), text))
-    sys.stderr.flush()
-
-
-def launch(cmd, t0, label, usage=False, prog="paper-night"):
-    """Runs cmd from the checkout, its output lines passed on with label; returns (wall
-    seconds, peak MB of it and its children), with usage (wall, peak, CPU seconds). A2AError
-    if it fails."""
-    start = time.time()
-    child = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True)
-    last = ""
-    for line in child.stdout:
-        last = line.strip() or last
-        say(t0, "%s: %s" % (label, line.rstrip()), prog)
-    _, status, used = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise A2AError("%s failed: %s" % (" ".join(cmd[1:3]), last))
-    wall, peak = time.time() - start, used.ru_maxrss / 1024.0
-    return (wall, peak, used.ru_utime + used.ru_stime) if usage else (wall, peak)
-
-
 def model_run(sweep, platform, db, t0, label, dry_run=False, check=True, options=()):
     """One model-run launch of sweep on platform into db (check: with its error against
     SimGrid; options: more model-run options)."""
@@ -94,7 +70,7 @@ def model_run(sweep, platform, db, t0, label, dry_run=False, check=True, options
            platform, "--db", db] + list(options)
     if dry_run:
         return launch(cmd + ["--dry-run"], t0, label)
-    return launch(cmd + (["--check", paper_table.CHECK] if check else []), t0, label)
+    return launch(cmd + (["--check", paper_rows.CHECK] if check else []), t0, label)
 
 
 def merge_tuna(dbs, path):
@@ -139,12 +115,12 @@ def merge_tuna(dbs, path):
         raise A2AError("no model rows in %s" % ", ".join(dbs))
     # the model's error against SimGrid on the checked-in rows of these kernels, with each run
     kernels = {k[2] for k in rows}
-    cells = check_cells(paper_table.CHECK, os.path.join(ROOT, "platforms"), kernels=kernels)
+    cells = check_cells(paper_rows.CHECK, os.path.join(ROOT, "platforms"), kernels=kernels)
     error = summarize(cells, io.StringIO(), quiet=True)
-    # and at P = 2048 on the run's own platform, where simulated (paper_table.CHECK_2048_ON)
+    # and at P = 2048 on the run's own platform, where simulated (paper_rows.CHECK_2048_ON)
     runs = {p: r[:4] + ("%s; error vs simgrid (%s): %s%s" % (
-        r[4].split("; error vs simgrid")[0], paper_table.CHECK, error,
-        paper_table.error_2048(p) if p in paper_table.CHECK_2048_ON else ""),) + r[5:]
+        r[4].split("; error vs simgrid")[0], paper_rows.CHECK, error,
+        paper_rows.error_2048(p) if p in paper_rows.CHECK_2048_ON else ""),) + r[5:]
             for p, r in runs.items()}
     out.executemany("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)",
                     sorted(runs.values()))
@@ -163,15 +139,15 @@ def run(args, db):
     t0 = time.time()
     steps = []
     if args.only in (None, "tra"):
-        say(t0, "step TRA: %s on %s -> %s" % (paper_table.SWEEP, paper_table.PLATFORM,
-                                               paper_table.DATA))
+        say(t0, "step TRA: %s on %s -> %s" % (paper_rows.SWEEP, paper_rows.PLATFORM,
+                                               paper_rows.DATA))
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, "theta.db")
-            wall, peak = model_run(paper_table.SWEEP, paper_table.PLATFORM, db, t0, "TRA",
+            wall, peak = model_run(paper_rows.SWEEP, paper_rows.PLATFORM, db, t0, "TRA",
                                    args.dry_run)
             if not args.dry_run:
-                paper_table.dump_rows(db, os.path.join(ROOT, paper_table.DATA))
-                steps.append(("TRA %s" % os.path.basename(paper_table.PLATFORM), wall, peak))
+                paper_rows.dump_rows(db, os.path.join(ROOT, paper_rows.DATA))
+                steps.append(("TRA %s" % os.path.basename(paper_rows.PLATFORM), wall, peak))
     if args.only in (None, "tuna"):
         if args.tuna_dbs:
             dbs = [d.strip() for d in args.tuna_dbs.split(",") if d.strip()]
@@ -202,7 +178,7 @@ def run(args, db):
     if args.dry_run:
         return 0
     start = time.time()
-    text = paper_table.table_text(paper_table.DATA, paper_tuna.DATA)
+    text = paper_table.table_text(paper_rows.DATA, paper_tuna.DATA)
     with open(os.path.join(ROOT, args.out) if not os.path.isabs(args.out) else args.out,
               "w") as f:
         f.write(text)

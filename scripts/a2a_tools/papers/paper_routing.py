@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 
+from .paper_rows import RESULT_COLUMNS, RUN_COLUMNS
 from .paper_tuna import load_sql, ms
 from ..core.common import fmt_size
 from ..simulation.platform_model import ROUTINGS
@@ -34,7 +35,6 @@ LAUNCHES = (("theta.xml", "tra_2048_routing", 64),
 def remake(path=DATA):
     """Runs every launch under each routing into one database and writes its rows, with a
     header of how they were made and what that cost, as SQL to path (relative: to ROOT)."""
-    from .paper_table import RESULT_COLUMNS, RUN_COLUMNS
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "model.db")
@@ -95,7 +95,6 @@ def _statements(dump):
 
 def load(path):
     """The rows of the data file in an in-memory database (A2AError if unreadable)."""
-    from .paper_table import RESULT_COLUMNS, RUN_COLUMNS
     return load_sql(path, ("SELECT %s FROM runs" % RUN_COLUMNS,
                            "SELECT %s, routing FROM results LIMIT 1" % RESULT_COLUMNS),
                     "python3 -m a2a_tools.papers.paper_routing writes it",
