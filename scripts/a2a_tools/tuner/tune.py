@@ -231,17 +231,25 @@ def beats_beyond_noise(a, b):
 
 
 def guard_default(d, cands):
-    """Decision d among cands, never slower than the library's default: the default itself
-    where the choice does not beat it beyond the noise; d.default_measured says whether the
-    default was measured here (when not, settle_defaults decides from the neighbours)."""
+    """Decision d among cands, never slower than the library's default: where d's choice
+    (the simplest within the noise of the fastest) does not beat the default beyond the
+    noise, the simplest of that band that does. The default itself is in the band, and then
+    the choice, unless the fastest beats it beyond the noise (contract.within_noise), so such
+    a candidate exists. d.default_measured says whether the default was measured here (when
+    not, settle_defaults decides from the neighbours)."""
     lib = library_default(cands)
     d.default_measured = lib is not None
     if lib is None or d.winner is lib or beats_beyond_noise(d.winner, lib):
         return d
-    kept = Decision(lib, d.winner, "the library's default: %s is not faster beyond the noise"
-                    % d.winner.label(), d.baseline)
-    kept.default_measured = True
-    return kept
+    fastest = min(cands, key=lambda c: contract.best_key(c.row))
+    beating = [c for c in cands if beats_beyond_noise(c, lib) and
+               within_noise(fastest.median, fastest.noise, c.median, c.noise)]
+    pick = min(beating or [fastest], key=lambda c: (simplicity(c), c.median))
+    chosen = Decision(pick, d.winner, "simplest within the noise of the fastest (%s) that "
+                      "beats the library's default beyond the noise" % fastest.label(),
+                      d.baseline)
+    chosen.default_measured = True
+    return chosen
 
 
 def default_evidence(cells, P, S, key):
