@@ -63,14 +63,15 @@ Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen prior",
 # prior: the platform of the search's prior (`a2atune tune --prior`, made by `a2a prior`), as a
 # user would describe the cluster: for simulated data a platform of another topology than the
 # one the data was simulated on (dragonfly and fat tree for each other, the torus on Theta's
-# Aries, Theta's on the torus; the same ranks a node), the library's own choice priced as
+# Aries, Theta's on the torus, Polaris' Slingshot on the fat tree; the same ranks a node), the library's own choice priced as
 # SMPI's ring; for the real data the file that describes this machine (local.xml), the
 # library's choice not priced. The method "tuner+prior" of the tables.
 Prior = collections.namedtuple("Prior", "platform vendor")
 SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "fattree_ib.xml": Prior("platforms/dragonfly.xml", "ring"),
              "torus_tofud.xml": Prior("platforms/theta.xml", "ring"),
-             "theta.xml": Prior("platforms/torus_tofud.xml", "ring")}
+             "theta.xml": Prior("platforms/torus_tofud.xml", "ring"),
+             "polaris.xml": Prior("platforms/fattree_ib.xml", "ring")}
 REAL_PRIOR = Prior("platforms/local.xml", None)
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
@@ -107,6 +108,15 @@ SUITE = [
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, non-uniform (powerlaw)",
             frozen="ff1f0cd349538b49382b627e77d1dacf78b12720db63ad24e6e98e92ba986054",
             prior=REAL_PRIOR),
+    Dataset("polaris-powerlaw", ["tests/data/tuner-polaris-powerlaw.sql"],
+            "sweeps/suite/polaris_powerlaw.ini",
+            "SimGrid, Slingshot dragonfly (polaris.xml), P = 20 (one node), 40, 80 (two, three), "
+            "uniform and non-uniform (powerlaw)", frozen="fe5a703d79596d44e9514b159b8ffba673de935cabe215bb51af4ba324c2121c",
+            prior=SIM_PRIOR["polaris.xml"]),
+    Dataset("real-p2-ompi-normal", ["tests/data/tuner-real-p2-ompi-normal.sql"],
+            "sweeps/suite/real_p2_ompi_normal.ini",
+            "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 24 B - 48 KiB, "
+            "non-uniform (normal)", frozen="7d0234a16c0828017bf881aaaa235334b151d98959028bc586df04ae04e504f1", prior=REAL_PRIOR),
 ]
 
 PRIOR_METHOD = "tuner+prior"  # the search with the platform's prior (Dataset.prior)
