@@ -63,7 +63,8 @@ Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen prior",
 # prior: the platform of the search's prior (`a2atune tune --prior`, made by `a2a prior`), as a
 # user would describe the cluster: for simulated data a platform of another topology than the
 # one the data was simulated on (dragonfly and fat tree for each other, the torus on Theta's
-# Aries, Theta's on the torus, Polaris' Slingshot on the fat tree; the same ranks a node), the library's own choice priced as
+# Aries, Theta's on the torus, Polaris' Slingshot on the fat tree,
+# Fugaku's Tofu-D on Theta's Aries; the same ranks a node), the library's own choice priced as
 # SMPI's ring; for the real data the file that describes this machine (local.xml), the
 # library's choice not priced. The method "tuner+prior" of the tables.
 Prior = collections.namedtuple("Prior", "platform vendor")
@@ -71,13 +72,17 @@ SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "fattree_ib.xml": Prior("platforms/dragonfly.xml", "ring"),
              "torus_tofud.xml": Prior("platforms/theta.xml", "ring"),
              "theta.xml": Prior("platforms/torus_tofud.xml", "ring"),
-             "polaris.xml": Prior("platforms/fattree_ib.xml", "ring")}
+             "polaris.xml": Prior("platforms/fattree_ib.xml", "ring"),
+             "fugaku.xml": Prior("platforms/theta.xml", "ring")}
 REAL_PRIOR = Prior("platforms/local.xml", None)
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
 # the search expands, what differs; frozen: for a data set kept apart when it was made and
 # never looked at while the search was developed, the SHA-256 of its SQL dumps then (the
 # suite refuses it if they change, reports it apart, and never lets it choose the rules).
+# A frozen set whose results have been looked at while changing the search joins the
+# development sets (theta-mixed, real-p2-mpich, polaris-powerlaw, real-p2-ompi-normal:
+# frozen when made, seen since).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix",
@@ -102,21 +107,30 @@ SUITE = [
             prior=REAL_PRIOR),
     Dataset("theta-mixed", ["tests/data/tuner-theta-mixed.sql"], "sweeps/suite/theta_mixed.ini",
             "SimGrid, Aries dragonfly (theta.xml), P = 24, 48 (one node), 72 (two), uniform and "
-            "non-uniform (normal)", frozen="7ba0a2b06a766ad860d86a5314320148147aae2eaa3d35ca27670693b7f25594",
-            prior=SIM_PRIOR["theta.xml"]),
+            "non-uniform (normal)", prior=SIM_PRIOR["theta.xml"]),
     Dataset("real-p2-mpich", ["tests/data/tuner-real-p2-mpich.sql"], "sweeps/suite/real_p2_mpich.ini",
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, non-uniform (powerlaw)",
-            frozen="ff1f0cd349538b49382b627e77d1dacf78b12720db63ad24e6e98e92ba986054",
             prior=REAL_PRIOR),
     Dataset("polaris-powerlaw", ["tests/data/tuner-polaris-powerlaw.sql"],
             "sweeps/suite/polaris_powerlaw.ini",
             "SimGrid, Slingshot dragonfly (polaris.xml), P = 20 (one node), 40, 80 (two, three), "
-            "uniform and non-uniform (powerlaw)", frozen="fe5a703d79596d44e9514b159b8ffba673de935cabe215bb51af4ba324c2121c",
+            "uniform and non-uniform (powerlaw)",
             prior=SIM_PRIOR["polaris.xml"]),
     Dataset("real-p2-ompi-normal", ["tests/data/tuner-real-p2-ompi-normal.sql"],
             "sweeps/suite/real_p2_ompi_normal.ini",
             "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 24 B - 48 KiB, "
-            "non-uniform (normal)", frozen="7d0234a16c0828017bf881aaaa235334b151d98959028bc586df04ae04e504f1", prior=REAL_PRIOR),
+            "non-uniform (normal)", prior=REAL_PRIOR),
+    Dataset("fugaku-normal", ["tests/data/tuner-fugaku-normal.sql"], "sweeps/suite/fugaku_normal.ini",
+            "SimGrid, Tofu-D torus (fugaku.xml), P = 16, 48 (one node), 96 (two), uniform "
+            "and non-uniform (normal)",
+            frozen="b56b9621bfb9f001b761c682d2ab262186e3f02da12ebd3ed239f96e2a488d6d",
+            prior=SIM_PRIOR["fugaku.xml"]),
+    Dataset("real-p2-mpich-normal", ["tests/data/tuner-real-p2-mpich-normal.sql"],
+            "sweeps/suite/real_p2_mpich_normal.ini",
+            "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 40 B - 80 KiB, "
+            "non-uniform (normal)",
+            frozen="0ec215a02b3c9edca58b502504082ab79f927ab17f729c88188b4ab48d3c72e7",
+            prior=REAL_PRIOR),
 ]
 
 PRIOR_METHOD = "tuner+prior"  # the search with the platform's prior (Dataset.prior)
