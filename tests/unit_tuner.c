@@ -114,10 +114,113 @@ static void test_search_order(void)
     sweep_free(sw);
 }
 
+/* The design points of a sweep with three forced library algorithms (vendor_algorithm 1..3)
+ * besides the library's own choice, Bruck and tra: up to `limit` steps of a search whose
+ * budget is `budget` configurations (and `seconds`, when > 0, every measurement costing one
+ * second); the forced algorithm (or -1) of each design step in *algorithms, the count in
+ * *designs. */
+static void forced_design(int budget, double seconds, int *algorithms, int *designs)
+{
+    const char *text = "iterations = 1\nwarmup = 1\n[uniform]\nfamily = uniform\n"
+                       "kernels = vendor, bruck, tra\nP = 8\nS = 16, 64, 256, 1K, 4K\nradix = 2, 4\n"
+                       "vendor_algorithm = 0..3\n";
+    char err[512] = "";
+    sweep *sw = NULL;
+    config *configs = NULL;
+    int n = 0;
+    launch_info launch = { 8, 8, 0 };
+    *designs = 0;
+    if (sweep_load("t.ini", text, &sw, err, sizeof err) ||
+        expand_sweep(sw, &launch, NULL, &configs, &n, err, sizeof err)) {
+        CHECK(0, "the sweep loads: %s", err);
+        sweep_free(sw);
+        return;
+    }
+    tuner_options opt = { .budget = budget, .budget_seconds = seconds, .confidence = 0.95,
+                          .margin = 0.02 };
+    tuner *t = tuner_create(configs, n, &opt);
+    const char *phase = "";
+    int next;
+    while ((next = tuner_next(t, &phase)) >= 0 && strcmp(phase, "design") == 0) {
+        const config *c = &configs[next];
+        algorithms[(*designs)++] = strcmp(c->kernel->name, "vendor") == 0
+                                       ? (int)c->params[A2A_PARAM_VENDOR_ALGORITHM] : -1;
+        double m = truth(c) * 1e-6;
+        tuner_record(t, next, 1, m, m, m, 1);
+        tuner_spend(t, 1.0);
+    }
+    tuner_free(t);
+    free(configs);
+    sweep_free(sw);
+}
+
+/* Each forced library algorithm is an implementation of its own: a design point of its own
+ * (not one point for the library's kernel); every kernel gets its first point when the
+ * budget still leaves one measurement a cell for the cover, else a fifth of the budget;
+ * under a time budget, design stops once it has spent a fifth of the time. */
+static void test_forced_algorithms(void)
+{
+    int algorithms[64], designs = 0;
+    forced_design(20, 0, algorithms, &designs); /* a fifth: 4; 5 cells */
+    int seen[4] = { 0 };
+    for (int d = 0; d < designs; d++)
+        if (algorithms[d] >= 0)
+            seen[algorithms[d]]++;
+    CHECK(designs == 6, "every kernel (6: 4 library algorithms, bruck, tra) its first point, "
+          "more than a fifth of the budget: %d design points", designs);
+    CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && seen[3] == 1,
+          "one design point for each library algorithm: %d %d %d %d", seen[0], seen[1], seen[2],
+          seen[3]);
+    forced_design(8, 0, algorithms, &designs); /* 8 - 5 cells: 3 to spare */
+    CHECK(designs == 3, "as many first points as leave the cover one measurement a cell (%d)",
+          designs);
+    forced_design(1000, 3.0, algorithms, &designs);
+    CHECK(designs == 1, "a fifth of 3 s of time, a second a measurement: one design point (%d)",
+          designs);
+}
+
+/* A normal distribution whose mean and sd default to scaling with S is one context over its
+ * sizes: one cost model per kernel (not one per S), so that a kernel's fit, the smoothing
+ * and the neighbours reach across S. */
+static void test_normal_one_context(void)
+{
+    const char *text = "iterations = 1\nwarmup = 1\n[nonuniform]\nfamily = nonuniform\n"
+                       "kernels = vendor, linear\nP = 8\nS = 16, 256, 4K\ndist = normal\n";
+    char err[512] = "";
+    sweep *sw = NULL;
+    config *configs = NULL;
+    int n = 0;
+    launch_info launch = { 8, 8, 0 };
+    if (sweep_load("t.ini", text, &sw, err, sizeof err) ||
+        expand_sweep(sw, &launch, NULL, &configs, &n, err, sizeof err)) {
+        CHECK(0, "the sweep loads: %s", err);
+        sweep_free(sw);
+        return;
+    }
+    tuner_options opt = { .budget = n, .confidence = 0.95, .margin = 0.02 };
+    tuner *t = tuner_create(configs, n, &opt);
+    char *text_out = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text_out, &size);
+    tuner_print_model(t, out);
+    fclose(out);
+    int models = 0;
+    for (const char *p = text_out; (p = strstr(p, "  model ")) != NULL; p++)
+        models++;
+    CHECK(tuner_cells(t) == 3 && models == 2, "3 cells, one model per kernel over the sizes: %d "
+          "cells, %d models", tuner_cells(t), models);
+    free(text_out);
+    tuner_free(t);
+    free(configs);
+    sweep_free(sw);
+}
+
 int main(void)
 {
     test_criterion();
     test_search_order();
+    test_forced_algorithms();
+    test_normal_one_context();
     printf("unit_tuner: %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -50,7 +50,8 @@ int tuner_rule_by_name(const char *name)
 
 typedef struct candidate {
     int config;          /* index into the configurations */
-    int cell, group;     /* group: same context (cell without P and S) and kernel */
+    int cell, group;     /* group: same context (cell without P and S), kernel and forced
+                          * library algorithm */
     double log_s, log_p, log_r;
     double K, DS;        /* model features: rounds; bytes one process sends, D * S */
     int measured, ok;
@@ -112,11 +113,26 @@ static int rule_on(const tuner *t, tuner_rule r)
 
 /* ---- grouping -------------------------------------------------------------------- */
 
-/* The text that identifies what a configuration exchanges; with_size adds P and S. */
+/* The distribution's parameters as the sweep declared them, the same at every S: a normal
+ * distribution's default mean and sd scale with S, and print as "nan" (the default), not
+ * as one value per S. */
+static void declared_dist_params(const config *c, char *text, size_t len)
+{
+    if (c->dist == WL_DIST_NORMAL)
+        snprintf(text, len, "mean=%g,sd=%g", c->dist_params.mean, c->dist_params.sd);
+    else
+        config_dist_params(c, text, len);
+}
+
+/* The text that identifies what a configuration exchanges; with_size adds P and S.
+ * Without the size, every S of one declared distribution is one context. */
 static void shape_key(const config *c, int with_size, char *out, size_t len)
 {
     char dist_params[300];
-    config_dist_params(c, dist_params, sizeof dist_params);
+    if (with_size)
+        config_dist_params(c, dist_params, sizeof dist_params);
+    else
+        declared_dist_params(c, dist_params, sizeof dist_params);
     int n = snprintf(out, len, "%s|%s(%s)|%s|%s|%d|%d|%llu|%s", a2a_family_name(c->kernel->family),
                      wl_dist_name(c->dist), dist_params, wl_payload_name(c->payload),
                      sweep_datatype_name(c->datatype), c->gap, c->alloc,
@@ -176,6 +192,14 @@ static int is_library_default(const config *c)
                                       c->params[A2A_PARAM_VENDOR_ALGORITHM] == 0);
 }
 
+/* The library algorithm configuration c forces (vendor_algorithm), 0 when it forces none.
+ * Each forced algorithm is an implementation of its own, not a knob on a shared cost: it
+ * is a group of its own (its own alpha and beta, its own design point). */
+static long long forced_algorithm(const config *c)
+{
+    return a2a_kernel_takes(c->kernel, A2A_PARAM_VENDOR_ALGORITHM) ? c->params[A2A_PARAM_VENDOR_ALGORITHM] : 0;
+}
+
 /* Kernels that run Bruck's radix-2 schedule without taking a radix. */
 static int is_radix2_schedule(const a2a_kernel *k)
 {
@@ -233,7 +257,8 @@ static double model_time(double alpha, double beta, const candidate *c)
  * configuration per cell (no radix, no block count) gets only the second (many bytes, the
  * smallest P): its level, which the pooled fit of the other kernels gets wrong by 2-4x (a
  * direct exchange among radix kernels), without its extreme latency arm (a ring at 16 B on
- * the largest P), which is mostly a loser. */
+ * the largest P), which is mostly a loser. At most a fifth of the budget, or every
+ * kernel's first point where the budget still leaves one measurement a cell after them. */
 static void choose_design(tuner *t)
 {
     int cap = rule_on(t, TUNER_RULE_DESIGN) ? t->opt.budget / 5 : 0;
@@ -289,6 +314,12 @@ static void choose_design(tuner *t)
         second[g] = tunable && b != a ? b : -1;
     }
     free(sizes);
+    int kernels = 0; /* every kernel its first point, if the cover still has one a cell */
+    for (int g = 0; g < t->ngroups; g++)
+        kernels += first[g] >= 0;
+    int spare = t->opt.budget - t->ncells;
+    if (cap > 0 && cap < kernels && cap < spare)
+        cap = kernels < spare ? kernels : spare;
     t->design = malloc((size_t)(2 * t->ngroups + 1) * sizeof *t->design);
     for (int pass = 0; pass < 2; pass++)
         for (int g = 0; g < t->ngroups && t->ndesign < cap; g++) {
@@ -421,8 +452,8 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
         model_features(c, &cd->K, &cd->DS);
         shape_key(c, 1, cells[k].key, sizeof cells[k].key);
         shape_key(c, 0, contexts[k].key, sizeof contexts[k].key);
-        snprintf(groups[k].key, sizeof groups[k].key, "%s|%.*s", c->kernel->name,
-                 (int)(sizeof groups[k].key - 80), contexts[k].key);
+        snprintf(groups[k].key, sizeof groups[k].key, "%s|%lld|%.*s", c->kernel->name,
+                 forced_algorithm(c), (int)(sizeof groups[k].key - 80), contexts[k].key);
         cells[k].index = contexts[k].index = groups[k].index = k;
         k++;
     }
@@ -1134,7 +1165,8 @@ int tuner_next(tuner *t, const char **phase)
     double margin = log(1 + t->opt.margin);
     const char *step = "design";
     int k = -1;
-    for (int d = 0; d < t->ndesign && k < 0; d++)
+    int design_open = t->opt.budget_seconds <= 0 || t->spent < t->opt.budget_seconds / 5;
+    for (int d = 0; d < t->ndesign && k < 0 && design_open; d++)
         if (!t->cand[t->design[d]].measured)
             k = t->design[d];
     if (k < 0 && (k = next_cover(t)) >= 0)
@@ -1163,9 +1195,14 @@ void tuner_print_model(const tuner *t, FILE *out)
         const group *gr = &t->groups[g];
         const config *c = &t->configs[t->cand[gr->members[0]].config];
         char dist_params[300];
-        config_dist_params(c, dist_params, sizeof dist_params);
+        declared_dist_params(c, dist_params, sizeof dist_params);
+        char name[64];
+        if (forced_algorithm(c))
+            snprintf(name, sizeof name, "%s/%lld", gr->kernel->name, forced_algorithm(c));
+        else
+            snprintf(name, sizeof name, "%s", gr->kernel->name);
         fprintf(out, "  model %-10s %-14s %s%s%s%s: alpha = %9.3f us per round, beta = %8.4f ns "
-                "per byte", a2a_family_name(c->kernel->family), gr->kernel->name,
+                "per byte", a2a_family_name(c->kernel->family), name,
                 wl_dist_name(c->dist), dist_params[0] ? "(" : "", dist_params,
                 dist_params[0] ? ")" : "", gr->alpha * 1e6, gr->beta * 1e9);
         if (gr->priors)

@@ -20,11 +20,14 @@
  *     model's are combined by their precisions;
  * with an uncertainty that shrinks as measurements come close, plus the standard error of
  * a median (median_se, from the interquartile ranges measured). It measures:
- *   1. design points to fit alpha and beta, at most a fifth of the budget: per kernel with a
- *      choice in a cell (a radix, a block count), many rounds at a small S on the largest P
- *      and many bytes at a large S on the smallest P, spread over the sizes; per kernel
- *      without one, the second of these (so that no kernel is judged by the pooled fit of
- *      the others alone);
+ *   1. design points to fit alpha and beta, per kernel (each algorithm the library is
+ *      forced to, vendor_algorithm, counting as a kernel of its own): with a choice in a
+ *      cell (a radix, a block count), many rounds at a small S on the largest P and many
+ *      bytes at a large S on the smallest P, spread over the sizes; without one, the second
+ *      of these (so that no kernel is judged by the pooled fit of the others alone). First
+ *      points first; at most a fifth of the budget, or every kernel's first point where the
+ *      budget still leaves one measurement a cell after them; under a budget in time, none
+ *      once a fifth of it is spent;
  *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
  *      from what is measured first): a cell without a measurement has no rule of its own;
  *   3. the MPI library's own choice in every cell whose winner is another candidate and
