@@ -45,6 +45,40 @@ static void test_criterion(void)
           "a sure win: probability 1, value the gain (%g)", p);
 }
 
+/* A sweep loaded from `text`, expanded at P = 8, and a tuner over it with a budget of
+ * `budget` configurations (all of them when 0) and `seconds` (none when 0). NULL, after a
+ * failed check, when the sweep does not load. */
+typedef struct fixture {
+    sweep *sw;
+    config *configs;
+    int n;
+    tuner *t;
+} fixture;
+
+static tuner *fixture_open(fixture *f, const char *text, int budget, double seconds)
+{
+    char err[512] = "";
+    launch_info launch = { 8, 8, 0 };
+    *f = (fixture){ 0 };
+    if (sweep_load("t.ini", text, &f->sw, err, sizeof err) ||
+        expand_sweep(f->sw, &launch, NULL, &f->configs, &f->n, err, sizeof err)) {
+        CHECK(0, "the sweep loads: %s", err);
+        sweep_free(f->sw);
+        return NULL;
+    }
+    tuner_options opt = { .budget = budget ? budget : f->n, .budget_seconds = seconds,
+                          .confidence = 0.95, .margin = 0.02 };
+    return f->t = tuner_create(f->configs, f->n, &opt);
+}
+
+/* Frees what fixture_open made. */
+static void fixture_close(fixture *f)
+{
+    tuner_free(f->t);
+    free(f->configs);
+    sweep_free(f->sw);
+}
+
 /* A made-up exhaustive sweep: P = 8, S = 16 B to 4 KiB; the library's default, Bruck and
  * tra at radix 2 and 4. Its "true" median, in us: the default is the fastest up to 64 B. */
 static double truth(const config *c)
@@ -65,19 +99,12 @@ static void test_search_order(void)
 {
     const char *text = "iterations = 1\nwarmup = 1\n[uniform]\nfamily = uniform\n"
                        "kernels = vendor, bruck, tra\nP = 8\nS = 16, 64, 256, 1K, 4K\nradix = 2, 4\n";
-    char err[512] = "";
-    sweep *sw = NULL;
-    config *configs = NULL;
-    int n = 0;
-    launch_info launch = { 8, 8, 0 };
-    if (sweep_load("t.ini", text, &sw, err, sizeof err) ||
-        expand_sweep(sw, &launch, NULL, &configs, &n, err, sizeof err)) {
-        CHECK(0, "the sweep loads: %s", err);
-        sweep_free(sw);
+    fixture f;
+    tuner *t = fixture_open(&f, text, 0, 0);
+    if (!t)
         return;
-    }
-    tuner_options opt = { .budget = n, .confidence = 0.95, .margin = 0.02 };
-    tuner *t = tuner_create(configs, n, &opt);
+    const config *configs = f.configs;
+    int n = f.n;
     CHECK(tuner_candidates(t) == 20 && tuner_cells(t) == 5, "20 candidates in 5 cells: %d, %d",
           tuner_candidates(t), tuner_cells(t));
     const char *phase = "";
@@ -109,9 +136,7 @@ static void test_search_order(void)
             CHECK(s.winner == s.library_default && s.library_default >= 0,
                   "up to 64 B the library's default stays the winner");
     }
-    tuner_free(t);
-    free(configs);
-    sweep_free(sw);
+    fixture_close(&f);
 }
 
 /* The design points of a sweep with three forced library algorithms (vendor_algorithm 1..3)
@@ -124,21 +149,12 @@ static void forced_design(int budget, double seconds, int *algorithms, int *desi
     const char *text = "iterations = 1\nwarmup = 1\n[uniform]\nfamily = uniform\n"
                        "kernels = vendor, bruck, tra\nP = 8\nS = 16, 64, 256, 1K, 4K\nradix = 2, 4\n"
                        "vendor_algorithm = 0..3\n";
-    char err[512] = "";
-    sweep *sw = NULL;
-    config *configs = NULL;
-    int n = 0;
-    launch_info launch = { 8, 8, 0 };
+    fixture f;
     *designs = 0;
-    if (sweep_load("t.ini", text, &sw, err, sizeof err) ||
-        expand_sweep(sw, &launch, NULL, &configs, &n, err, sizeof err)) {
-        CHECK(0, "the sweep loads: %s", err);
-        sweep_free(sw);
+    tuner *t = fixture_open(&f, text, budget, seconds);
+    if (!t)
         return;
-    }
-    tuner_options opt = { .budget = budget, .budget_seconds = seconds, .confidence = 0.95,
-                          .margin = 0.02 };
-    tuner *t = tuner_create(configs, n, &opt);
+    const config *configs = f.configs;
     const char *phase = "";
     int next;
     while ((next = tuner_next(t, &phase)) >= 0 && strcmp(phase, "design") == 0) {
@@ -149,9 +165,7 @@ static void forced_design(int budget, double seconds, int *algorithms, int *desi
         tuner_record(t, next, 1, m, m, m, 1);
         tuner_spend(t, 1.0);
     }
-    tuner_free(t);
-    free(configs);
-    sweep_free(sw);
+    fixture_close(&f);
 }
 
 /* Each forced library algorithm is an implementation of its own: a design point of its own
@@ -186,19 +200,10 @@ static void test_normal_one_context(void)
 {
     const char *text = "iterations = 1\nwarmup = 1\n[nonuniform]\nfamily = nonuniform\n"
                        "kernels = vendor, linear\nP = 8\nS = 16, 256, 4K\ndist = normal\n";
-    char err[512] = "";
-    sweep *sw = NULL;
-    config *configs = NULL;
-    int n = 0;
-    launch_info launch = { 8, 8, 0 };
-    if (sweep_load("t.ini", text, &sw, err, sizeof err) ||
-        expand_sweep(sw, &launch, NULL, &configs, &n, err, sizeof err)) {
-        CHECK(0, "the sweep loads: %s", err);
-        sweep_free(sw);
+    fixture f;
+    tuner *t = fixture_open(&f, text, 0, 0);
+    if (!t)
         return;
-    }
-    tuner_options opt = { .budget = n, .confidence = 0.95, .margin = 0.02 };
-    tuner *t = tuner_create(configs, n, &opt);
     char *text_out = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text_out, &size);
@@ -210,9 +215,7 @@ static void test_normal_one_context(void)
     CHECK(tuner_cells(t) == 3 && models == 2, "3 cells, one model per kernel over the sizes: %d "
           "cells, %d models", tuner_cells(t), models);
     free(text_out);
-    tuner_free(t);
-    free(configs);
-    sweep_free(sw);
+    fixture_close(&f);
 }
 
 int main(void)
