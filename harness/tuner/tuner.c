@@ -18,7 +18,7 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_MEDIAN_SE 0.005
-#define DEFAULT_DRIFT 0.10     /* a2a tune's CELL_DRIFT (tune.py): sd of log(default / choice)
+#define DEFAULT_DRIFT 0.35     /* a2a tune's CELL_DRIFT (tune.py): sd of log(default / choice)
                                * from a cell to its neighbour */
 #define DEFAULT_CONFIDENCE 0.95 /* a2a tune's DEFAULT_CONFIDENCE */
 #define MAX_NEAR 8            /* neighbouring cells: S and P one step away, diagonals included */

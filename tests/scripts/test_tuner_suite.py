@@ -1,6 +1,9 @@
 """The tuner's evaluation suite (a2a_tools/tuner/tuner_suite.py): its frozen data sets are
-the dumps they were when frozen, and a changed one is refused."""
+the dumps they were when frozen, and a changed one is refused; a2a tune's CELL_DRIFT is what
+the development sets measure."""
+import math
 import os
+import re
 import shutil
 import tempfile
 import unittest
@@ -8,7 +11,8 @@ import unittest
 from a2a_test_support import REPO
 
 from a2a_tools.core.common import A2AError
-from a2a_tools.tuner import tuner_suite
+from a2a_tools.core.db import open_db
+from a2a_tools.tuner import regret, tune, tuner_suite
 
 
 class FrozenDataSets(unittest.TestCase):
@@ -34,6 +38,54 @@ class FrozenDataSets(unittest.TestCase):
             with self.assertRaises(A2AError):
                 tuner_suite.load_dataset(changed, tmp)
             self.assertFalse(os.path.exists(os.path.join(tmp, d.name + ".db")))
+
+
+class Contexts(unittest.TestCase):
+    def test_a_normal_distribution_scaled_with_s_is_one_context(self):
+        row = lambda S, mean, sd: {"family": "nonuniform", "dist": "normal", "S": S,
+                                   "dist_params": '{"mean":%s,"sd":%s}' % (mean, sd),
+                                   "payload": "pattern", "datatype": "byte", "gap": 0}
+        scaled = [regret.context_of(row(S, S * 1000 / 1024, S * 240 / 1024)) for S in (24, 1536, 49152)]
+        self.assertEqual(len(set(scaled)), 1, scaled)
+        self.assertNotEqual(regret.context_of(row(1024, 1000, 240)),
+                            regret.context_of(row(1024, 500, 240)))
+
+
+class NeverSlowerDrift(unittest.TestCase):
+    def test_neighbour_drift_by_hand(self):
+        default, other = tune.LibraryDefault.key, ("tra", '{"radix": 2}')
+        row = lambda median: {"median_s": median}
+        cells = {("ctx", 8, 16): {default: row(2.0), other: row(1.0)},    # log 2 faster
+                 ("ctx", 8, 64): {default: row(1.0), other: row(1.0)},    # even
+                 ("ctx", 16, 16): {default: row(1.0), other: row(2.0)}}  # log 2 slower
+        # pairs whose neighbour makes `other` faster: (8,64)<-(8,16): 0 - log 2;
+        # (16,16)<-(8,16): -log 2 - log 2
+        rms, n = tuner_suite.neighbour_drift(cells)
+        self.assertEqual(n, 2)
+        self.assertAlmostEqual(rms, math.sqrt((math.log(2) ** 2 + (2 * math.log(2)) ** 2) / 2))
+
+    def test_cell_drift_is_what_the_development_sets_measure(self):
+        values = []
+        with tempfile.TemporaryDirectory(prefix="a2a-drift.") as tmp:
+            for d in tuner_suite.SUITE:
+                if d.frozen:
+                    continue
+                db = open_db(tuner_suite.load_dataset(d, tmp))
+                try:
+                    rms, n = tuner_suite.neighbour_drift(regret.load_exhaustive(db))
+                finally:
+                    db.conn.close()
+                if n:
+                    values.append(rms)
+        mean = sum(values) / len(values)
+        self.assertLessEqual(abs(mean - tune.CELL_DRIFT), 0.025,
+                             "CELL_DRIFT %.2f, the development sets measure %.3f"
+                             % (tune.CELL_DRIFT, mean))
+
+    def test_the_search_assumes_the_same_drift(self):
+        with open(os.path.join(REPO, "harness", "tuner", "tuner.c")) as f:
+            value = re.search(r"#define DEFAULT_DRIFT ([0-9.]+)", f.read()).group(1)
+        self.assertEqual(float(value), tune.CELL_DRIFT)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,18 @@ from ..core.common import A2AError
 
 
 def context_of(row):
-    """Everything that shapes the exchange except P and S."""
-    return (row["family"], row["dist"], row["dist_params"] or "{}", row["payload"],
-            row["datatype"], row["gap"])
+    """Everything that shapes the exchange except P and S. A normal distribution's mean and
+    sd are taken per byte of S: their defaults scale with S, and a2a tune writes one table
+    per family and distribution, so every S of such a sweep is one context (as a2atune
+    tune's contexts are)."""
+    params = row["dist_params"] or "{}"
+    if row["dist"] == "normal" and row["S"]:
+        try:
+            values = json.loads(params)
+            params = json.dumps({k: "%.4g" % (v / row["S"]) for k, v in sorted(values.items())})
+        except (ValueError, TypeError, AttributeError):
+            pass
+    return (row["family"], row["dist"], params, row["payload"], row["datatype"], row["gap"])
 
 
 def arm_of(row):

@@ -52,7 +52,7 @@ import subprocess
 import sys
 
 from ..core import params
-from . import regret
+from . import regret, tune
 from ..core.common import A2AError
 from ..core.db import APPLICATION_ID, open_db
 
@@ -63,9 +63,9 @@ Dataset = collections.namedtuple("Dataset", "name sql sweep what frozen prior",
 # prior: the platform of the search's prior (`a2atune tune --prior`, made by `a2a prior`), as a
 # user would describe the cluster: for simulated data a platform of another topology than the
 # one the data was simulated on (dragonfly and fat tree for each other, the torus on Theta's
-# Aries, Theta's on the torus, Polaris' Slingshot on the fat tree,
-# Fugaku's Tofu-D on Theta's Aries; the same ranks a node), the library's own choice priced as
-# SMPI's ring; for the real data the file that describes this machine (local.xml), the
+# Aries, Theta's on the torus, Polaris' Slingshot and the 16k dragonfly on the fat tree,
+# Fugaku's Tofu-D on Theta's Aries; the same ranks a node, or more), the library's own choice
+# priced as SMPI's ring; for the real data the file that describes this machine (local.xml), the
 # library's choice not priced. The method "tuner+prior" of the tables.
 Prior = collections.namedtuple("Prior", "platform vendor")
 SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
@@ -73,7 +73,8 @@ SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "torus_tofud.xml": Prior("platforms/theta.xml", "ring"),
              "theta.xml": Prior("platforms/torus_tofud.xml", "ring"),
              "polaris.xml": Prior("platforms/fattree_ib.xml", "ring"),
-             "fugaku.xml": Prior("platforms/theta.xml", "ring")}
+             "fugaku.xml": Prior("platforms/theta.xml", "ring"),
+             "dragonfly_16k.xml": Prior("platforms/fattree_ib.xml", "ring")}
 REAL_PRIOR = Prior("platforms/local.xml", None)
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
@@ -81,8 +82,8 @@ REAL_PRIOR = Prior("platforms/local.xml", None)
 # never looked at while the search was developed, the SHA-256 of its SQL dumps then (the
 # suite refuses it if they change, reports it apart, and never lets it choose the rules).
 # A frozen set whose results have been looked at while changing the search joins the
-# development sets (theta-mixed, real-p2-mpich, polaris-powerlaw, real-p2-ompi-normal:
-# frozen when made, seen since).
+# development sets (theta-mixed, real-p2-mpich, polaris-powerlaw, real-p2-ompi-normal,
+# fugaku-normal, real-p2-mpich-normal: frozen when made, seen since).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix",
@@ -122,14 +123,22 @@ SUITE = [
             "non-uniform (normal)", prior=REAL_PRIOR),
     Dataset("fugaku-normal", ["tests/data/tuner-fugaku-normal.sql"], "sweeps/suite/fugaku_normal.ini",
             "SimGrid, Tofu-D torus (fugaku.xml), P = 16, 48 (one node), 96 (two), uniform "
-            "and non-uniform (normal)",
-            frozen="b56b9621bfb9f001b761c682d2ab262186e3f02da12ebd3ed239f96e2a488d6d",
-            prior=SIM_PRIOR["fugaku.xml"]),
+            "and non-uniform (normal)", prior=SIM_PRIOR["fugaku.xml"]),
     Dataset("real-p2-mpich-normal", ["tests/data/tuner-real-p2-mpich-normal.sql"],
             "sweeps/suite/real_p2_mpich_normal.ini",
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 40 B - 80 KiB, "
-            "non-uniform (normal)",
-            frozen="0ec215a02b3c9edca58b502504082ab79f927ab17f729c88188b4ab48d3c72e7",
+            "non-uniform (normal)", prior=REAL_PRIOR),
+    Dataset("dragonfly16k-uniformdist", ["tests/data/tuner-dragonfly16k-uniformdist.sql"],
+            "sweeps/suite/dragonfly16k_uniformdist.ini",
+            "SimGrid, dragonfly (dragonfly_16k.xml), P = 24 (one node), 56, 112 (two, four), "
+            "uniform and non-uniform (uniform)",
+            frozen="539251f24f49f3bdbe654a48d8d7e21a6c7c1b810c9a4ceafbe17edb6637e915",
+            prior=SIM_PRIOR["dragonfly_16k.xml"]),
+    Dataset("real-p2-ompi-powerlaw", ["tests/data/tuner-real-p2-ompi-powerlaw.sql"],
+            "sweeps/suite/real_p2_ompi_powerlaw.ini",
+            "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 56 B - 56 KiB, "
+            "non-uniform (powerlaw)",
+            frozen="5a98b4393cb92e999bd639ab8ed34baa4330ab72742d40e3cae805d0e563572d",
             prior=REAL_PRIOR),
 ]
 
@@ -342,6 +351,61 @@ def slower_list(data, arms):
     arms: {cell: (regret, arm)}."""
     return [regret.slower_than_default(data.cells[c], arms[c][1], data.amplitude)
             for c in sorted(data.cells, key=str)]
+
+
+def neighbour_drift(cells):
+    """(RMS, count) of how much log(default / choice) changes from a cell to a neighbour of
+    the grid that a2a tune's never-slower rule reads (tune.default_evidence: the S below and
+    above at the same P, the P below and above at the same S), over every candidate measured
+    in both cells that the neighbour makes faster than the library's default: the spread
+    behind tune.CELL_DRIFT. cells: {(context, P, S): {arm: row}} (regret.load_exhaustive)."""
+    grid = collections.defaultdict(dict)
+    for (ctx, P, S), arms in cells.items():
+        grid[ctx][(P, S)] = {arm: row["median_s"] for arm, row in arms.items() if row["median_s"] > 0}
+    changes = []
+    for by_cell in grid.values():
+        for (P, S), here in by_cell.items():
+            mine = here.get(tune.LibraryDefault.key)
+            if not mine:
+                continue
+            sizes = sorted(s for (p, s) in by_cell if p == P)
+            procs = sorted(p for (p, s) in by_cell if s == S)
+            near = [(P, sizes[j]) for j in (sizes.index(S) - 1, sizes.index(S) + 1) if 0 <= j < len(sizes)]
+            near += [(procs[j], S) for j in (procs.index(P) - 1, procs.index(P) + 1) if 0 <= j < len(procs)]
+            for cell in near:
+                there = by_cell[cell]
+                theirs = there.get(tune.LibraryDefault.key)
+                for arm, median in here.items():
+                    if theirs and arm != tune.LibraryDefault.key and there.get(arm):
+                        r_there = math.log(theirs / there[arm])
+                        if r_there > 0:
+                            changes.append(math.log(mine / median) - r_there)
+    if not changes:
+        return 0.0, 0
+    return math.sqrt(sum(c * c for c in changes) / len(changes)), len(changes)
+
+
+def print_drift(datas, development):
+    """The page's drift part: neighbour_drift per data set, and the development sets' mean
+    against tune.CELL_DRIFT."""
+    print("## never slower than the default: the drift between neighbouring cells\n")
+    print("Where the library's default was not measured in a cell, `a2a tune` keeps a rule only "
+          "when the neighbouring cells make it faster than the default with confidence %.2f, "
+          "taking log(default / choice) to drift from a cell to its neighbour with sd CELL_DRIFT "
+          "= %.2f (tune.py). Measured on each exhaustive data set (RMS of that change over every "
+          "neighbouring pair and candidate the neighbour makes faster than the default):\n"
+          % (tune.DEFAULT_CONFIDENCE, tune.CELL_DRIFT))
+    print("| data set | pairs | RMS of the change (log) |")
+    print("|---|---|---|")
+    values = []
+    for name in datas:
+        rms, n = neighbour_drift(datas[name].cells)
+        print("| %s%s | %d | %.3f |" % (name, " (frozen)" if datas[name].ds.frozen else "", n, rms))
+        if name in development and n:
+            values.append(rms)
+    if values:
+        print("\nmean over the development sets: %.3f (CELL_DRIFT %.2f)\n"
+              % (sum(values) / len(values), tune.CELL_DRIFT))
 
 
 def replay_command(data, binary, budget, seeds, noise, without=(), prior=False):
@@ -645,6 +709,8 @@ def run(args):
         print_slower(datas, budgets, tuner_runs)
         print_slower(datas, budgets, lambda n, b: tuner_runs(n, b, prior=True), " (the search "
                      "with the platform's prior)", [n for n in datas if datas[n].prior_path])
+    with parts.part("drift"):
+        print_drift(datas, development)
     with parts.part("targets"):
         for b in budgets:
             if b.percent == 25.0:
@@ -680,7 +746,8 @@ class Parts:
         sys.stdout.flush()
 
 
-PAGE_PARTS = ("command", "title", "data_sets", "table", "frozen", "slower", "targets", "ablation")
+PAGE_PARTS = ("command", "title", "data_sets", "table", "frozen", "slower", "drift", "targets",
+              "ablation")
 
 
 def read_template(path):
