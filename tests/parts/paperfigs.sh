@@ -102,6 +102,15 @@ run paperfigs/papers-bands-cover 60 $PY tests/paperfigs/bands_cover.py tests/dat
 sqlite3 "$PF/bands.db" "DELETE FROM figures WHERE platform = 'theta.xml' AND figure = 'ois' AND scale = 'x2'"
 sqlite3 "$PF/bands.db" .dump > "$PF/bands-uncovered.sql"
 check paperfigs/papers-bands-cover-can-fail holds '! $PY tests/paperfigs/bands_cover.py "$PF/bands-uncovered.sql" > "$PF/uncovered.txt" && grep -q "^theta.xml ois x2: assumed, but no variant and no reason$" "$PF/uncovered.txt"'
+# every row with a verdict has a band (TuNA's P = 8192 rows too, priced on both platforms'
+# variants); a P the variants were not priced at shows as "not computed" and the note says
+# which rows (Polaris' P = 8192 rows taken out of the data)
+sqlite3 "$PF/bands-unpriced.db" < tests/data/papers-bands.sql
+sqlite3 "$PF/bands-unpriced.db" "DELETE FROM results WHERE platform = 'polaris.xml' AND P = 8192"
+sqlite3 "$PF/bands-unpriced.db" .dump > "$PF/bands-unpriced.sql"
+$PY scripts/a2a paper-table --bands "$PF/bands-unpriced.sql" --out "$PF/bands-unpriced.md" > /dev/null 2>&1
+check paperfigs/papers-every-row-banded holds '! grep -q "not computed" docs/results/papers.md && grep -q "| Fugaku | 8192 | 16 B | tuna, best radix | [^|]* | [^|]* | [0-9.]* | [0-9.]* ([^)]*) \.\. [0-9.]* ([^)]*) |" docs/results/papers.md'
+check paperfigs/papers-every-row-banded-can-fail holds '[ "$(grep -c "| Polaris | 8192 | [^|]* | [^|]* | [^|]* | [^|]* | [^|]* | not computed: P = 8192" "$PF/bands-unpriced.md")" = 4 ] && grep -q "Rows without a band (Polaris at P = 8192)" "$PF/bands-unpriced.md" && grep -q "| Fugaku | 8192 | 16 B | tuna, best radix | [^|]* | [^|]* | [0-9.]* | [0-9.]* ([^)]*) \.\. [0-9.]* ([^)]*) |" "$PF/bands-unpriced.md"'
 # the papers' model rows were made on the platform files as they are now (a changed
 # platforms/theta.xml, polaris.xml or fugaku.xml makes them stale: re-model them); an older
 # file's rows fail it (the archived dragonfly's)

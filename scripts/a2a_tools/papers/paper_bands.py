@@ -29,23 +29,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 DATA = os.path.join("tests", "data", "papers-bands.sql")
 SWEEP = os.path.join("sweeps", "paper", "papers_bands.ini")
 SCALES = ((0.5, "x1/2"), (2.0, "x2"))
-# per paper platform: its machine in the table, the sections of SWEEP its rows read,
-# model-run's options (the TuNA paper's 32 ranks per node) and the P priced unless --P says
-# otherwise (TuNA's P = 8192 would need its traces first: note 7 of papers.md)
+# per paper platform: its machine in the table, the sections of SWEEP its rows read (the
+# TuNA rows' baselines: MPICH's selection on Polaris, Open MPI's on Fugaku), model-run's
+# options (the TuNA paper's 32 ranks per node) and the P priced unless --P says otherwise
 PLATFORMS = {
     "theta.xml": ("theta", "tra_trend,tra_2048,tra2_2048,mpich_bruck_2048", (),
                   "2048,4096,8192"),
     "polaris.xml": ("polaris", "tuna_fig7,tuna_fig8,mpich_fig8",
-                    ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE)), "2048"),
-    "fugaku.xml": ("fugaku", "tuna_fig7,tuna_fig8",
-                   ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE)), "2048"),
+                    ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE)), "2048,8192"),
+    "fugaku.xml": ("fugaku", "tuna_fig7,tuna_fig8,ompi_fig8",
+                   ("--ranks-per-node", str(paper_tuna.RANKS_PER_NODE)), "2048,8192"),
 }
-# assumed figures that get no variant though they are numbers, and why
-FIRST_GROUP = ("no priced row leaves the first group (P = 2048 at 32 a node: 64 nodes, one "
-               "group; P = 8192 is not priced on the variants)")
+# assumed figures that get no variant though they are numbers, and why (Polaris' P = 8192
+# at 32 a node is 256 nodes, four of its groups of 64: its groups and global links are
+# varied)
 NOT_VARIED = {
-    ("polaris", "groups"): FIRST_GROUP,
-    ("polaris", "global_links"): FIRST_GROUP,
     ("theta", "groups"): "no row leaves the first group (P = 8192 at 64 a node is 128 of its "
                          "384 nodes)",
     ("theta", "global_links"): "no row leaves the first group (P = 8192 at 64 a node is 128 "
@@ -442,8 +440,10 @@ def note(bands, unpriced):
             "(`scripts/a2a platform MACHINE --scale FIGURE=FACTOR`: counts rounded, a "
             "torus by its first dimension, bw-factor at most 1, a NIC's bandwidth with the "
             "injection it makes), priced by the model tier on the rows' own configurations "
-            "(`%s`), TuNA's traces read back from `A2A_TRACE_CACHE`; variants that write the "
-            "same network are priced once. %s.%s"
+            "(`%s`), TuNA's traces read back from `A2A_TRACE_CACHE` (the CPU time and peak "
+            "below are the variants' model-runs: a trace already in the cache costs them "
+            "nothing, its own cost is note 3's); variants that write the same network are "
+            "priced once. %s.%s"
             % (DATA, SWEEP, "; ".join(parts), unpriced_text(unpriced)))
 
 
@@ -451,15 +451,10 @@ def unpriced_text(unpriced):
     """' Rows without a band: ...' of {(machine, P)} whose rows no variant priced, and why."""
     if not unpriced:
         return ""
-    why = []
-    if any(m == "Theta" for m, _ in unpriced):
-        why.append("a TRA variant at P = 8192 takes about a minute more of pricing")
-    if any(m != "Theta" for m, _ in unpriced):
-        why.append("TuNA's variants at P = 8192 would need its traces first (40 to 200 s "
-                   "each, note 3)")
-    return (" Rows without a band (%s): the variants are priced at the smaller P only "
-            "(`--P`): %s, more than a shared 2-core machine afforded for this data."
-            % (", ".join("%s at P = %d" % mp for mp in sorted(unpriced)), " and ".join(why)))
+    return (" Rows without a band (%s): the variants were not priced at their P (`a2a "
+            "paper-bands --P` named others; by default every P of the rows is priced, "
+            "TuNA's at P = 8192 after their traces, note 3)."
+            % ", ".join("%s at P = %d" % mp for mp in sorted(unpriced)))
 
 
 def _merged(items):
