@@ -115,15 +115,18 @@ class NeverSlowerThanTheDefault(unittest.TestCase):
         return tune.settle_defaults(decisions, cells)[(8, 64)]
 
     def test_an_unmeasured_default_beaten_2x_next_door_is_replaced_with_the_confidence(self):
-        d = self.neighbours(10e-6)   # log(2) = 0.69 = 6.9 drifts: confidence 1.000
+        d = self.neighbours(10e-6)   # log(2) = 0.69 = 1.98 drifts of 0.35: confidence 0.976
+        expected = 0.5 * math.erfc(-math.log(2) / tune.CELL_DRIFT / math.sqrt(2))
+        self.assertGreater(expected, 0.95)
         self.assertEqual(d.winner.kernel, "tra")
-        self.assertGreater(d.default_confidence, 0.999)
-        self.assertIn("-50 % at P = 8, S = 16 B (confidence 1.000)", d.how)
+        self.assertAlmostEqual(d.default_confidence, expected)
+        self.assertIn("-50 %% at P = 8, S = 16 B (confidence %.3f)" % expected, d.how)
 
     def test_an_unmeasured_default_beaten_by_5_percent_next_door_stays(self):
-        d = self.neighbours(5.25e-6)  # log(1.05) = 0.049: confidence 0.69 < 0.95
+        d = self.neighbours(5.25e-6)  # log(1.05) = 0.049 = 0.14 drifts: confidence 0.56 < 0.95
         self.assertIsInstance(d.winner, tune.LibraryDefault)
-        self.assertAlmostEqual(d.default_confidence, 0.5 * math.erfc(-math.log(1.05) / 0.1 / math.sqrt(2)))
+        self.assertAlmostEqual(d.default_confidence,
+                               0.5 * math.erfc(-math.log(1.05) / tune.CELL_DRIFT / math.sqrt(2)))
         self.assertEqual(d.runner_up.kernel, "tra")
 
     def test_no_neighbour_measured_the_default(self):
