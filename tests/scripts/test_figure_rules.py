@@ -14,7 +14,7 @@ import unittest
 from a2a_test_support import A2ATestCase, out_dir, sql
 
 from a2a_tools.figures import analysis, curves, heatmap  # noqa: E402
-from a2a_tools.figures.simruns import baseline_label  # noqa: E402
+from a2a_tools.figures.simruns import baseline_label, simulation_model  # noqa: E402
 from a2a_tools.tuner import tune  # noqa: E402
 from a2a_tools.core.common import fmt_size  # noqa: E402
 
@@ -120,6 +120,29 @@ class BaselineNames(unittest.TestCase):
         self.assertEqual(baseline_label("vendor", mixed), "SMPI's bruck/ring (vendor)")
         self.assertEqual(baseline_label("vendor", real), "vendor")
         self.assertEqual(baseline_label("bruck", sim), "bruck")
+
+
+class SimulationModels(unittest.TestCase):
+    """Simulated runs draw together when SimGrid ran them alike: the options in effect (a
+    --cfg given twice holds its last value, SimGrid's default equals no option), not the
+    words recorded."""
+
+    def model(self, options):
+        return simulation_model({"backend": "simgrid", "smpi_options": options,
+                                 "platform_sha256": "x", "simgrid_version": "3.32.0",
+                                 "network_model": None})
+
+    def test_options_in_effect(self):
+        plain = self.model("-no-privatize --cfg=smpi/alltoall:ring copy-model=1024:53.47")
+        self.assertEqual(self.model("-no-privatize --cfg=smpi/alltoall:ring --cfg=maxmin/precision:"
+                                    "1e-2 copy-model=1024:53.47 --cfg=maxmin/precision:1e-5"), plain)
+        self.assertNotEqual(self.model("-no-privatize --cfg=smpi/alltoall:ring --cfg=maxmin/"
+                                       "precision:1e-2 copy-model=1024:53.47"), plain)
+        self.assertNotEqual(self.model("-no-privatize --cfg=smpi/alltoall:ring --cfg=maxmin/"
+                                       "precision:1e-5 copy-model=1024:53.47 --cfg=maxmin/"
+                                       "precision:1e-2"), plain)
+        self.assertNotEqual(self.model("-no-privatize --cfg=smpi/alltoall:ring "
+                                       "copy-model=1024:108.4"), plain)
 
 
 class Oversubscription(unittest.TestCase):

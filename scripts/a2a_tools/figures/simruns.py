@@ -28,15 +28,39 @@ PER_P_OPTIONS = re.compile(r"\s*(--cfg=smpi/auto-shared-malloc-thresh:\d+|"
                            r"--cfg=smpi/shared-malloc-blocksize:\d+|copy-skip=\d+)")
 
 
+# SimGrid 3.32's own value of an option `a2a simulate` may set: a run that sets it to this
+# value ran as a run that does not set it
+SIMGRID_DEFAULTS = {"maxmin/precision": "1e-5"}
+CFG_OPTION = re.compile(r"^--cfg=([^:]+):(.*)$")
+
+
+def options_in_effect(options):
+    """A run's recorded options (run.smpi_options) as SimGrid applied them: a --cfg given
+    twice holds its last value (SimGrid applies them in order), one equal to SimGrid's
+    default (SIMGRID_DEFAULTS) is left out, the per-P ones (PER_P_OPTIONS) too; the other
+    words in their order, then the --cfg options by name."""
+    words, cfg = [], {}
+    for word in PER_P_OPTIONS.sub("", options or "").split():
+        m = CFG_OPTION.match(word)
+        if m:
+            cfg.pop(m.group(1), None)
+            cfg[m.group(1)] = m.group(2)
+        else:
+            words.append(word)
+    return " ".join(words + ["--cfg=%s:%s" % (name, value) for name, value in sorted(cfg.items())
+                             if SIMGRID_DEFAULTS.get(name) != value])
+
+
 def simulation_model(run):
     """What makes two simulated runs' timings comparable: the platform (its sha256),
-    SimGrid's version, the options (cost model, vendor algorithms, copy model,
-    validation limit) without the per-P ones and the network model; None for a real run."""
+    SimGrid's version, the options in effect (options_in_effect: cost model, vendor
+    algorithms, copy model, validation limit, without the per-P ones) and the network
+    model; None for a real run."""
     keys = run.keys()
     if "backend" not in keys or run["backend"] != "simgrid":
         return None
     return (run["platform_sha256"], run["simgrid_version"],
-            PER_P_OPTIONS.sub("", run["smpi_options"] or "").strip(),
+            options_in_effect(run["smpi_options"]),
             netmodel.identity(netmodel.recorded(run)))
 
 
