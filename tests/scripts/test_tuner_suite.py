@@ -1,6 +1,7 @@
 """The tuner's evaluation suite (a2a_tools/tuner/tuner_suite.py): its frozen data sets are
 the dumps they were when frozen, and a changed one is refused; a2a tune's CELL_DRIFT is what
 the development sets measure."""
+import json
 import math
 import os
 import re
@@ -49,6 +50,23 @@ class Contexts(unittest.TestCase):
         self.assertEqual(len(set(scaled)), 1, scaled)
         self.assertNotEqual(regret.context_of(row(1024, 1000, 240)),
                             regret.context_of(row(1024, 500, 240)))
+
+
+class WhyMissed(unittest.TestCase):
+    def test_each_reason(self):
+        def row(kernel, median, **params):
+            return {"kernel": kernel, "params": json.dumps(params), "median_s": median}
+        default, slow, best = row("vendor", 3.0, vendor_algorithm=0), row("tra", 2.0, radix=2), \
+            row("tra", 1.0, radix=4)
+        cands = {regret.arm_of(r): r for r in (default, slow, best)}
+        why = tuner_suite.why_missed
+        self.assertEqual(why(cands, [], None), "no measurement in the cell")
+        self.assertEqual(why(cands, [default, slow], regret.arm_of(slow)),
+                         "the best (tra radix=4) not measured")
+        self.assertEqual(why(cands, [slow, best], None),
+                         "the library's default kept (not measured here)")
+        self.assertEqual(why(cands, [default, slow, best], regret.arm_of(slow)),
+                         "the best measured, another chosen within the noise")
 
 
 class NeverSlowerDrift(unittest.TestCase):

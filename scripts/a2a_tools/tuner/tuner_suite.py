@@ -42,6 +42,7 @@ import contextlib
 import functools
 import hashlib
 import io
+import json
 import math
 import os
 import random
@@ -341,8 +342,26 @@ def judge(data, picked):
     cells = sorted(data.cells, key=str)
     cost = sum(data.cost[k] for k, _ in picked)
     return {"regrets": [result[c][0] for c in cells], "slower": slower_list(data, result),
+            "why": [why_missed(data.cells[c], measured.get(c, []), result[c][1]) for c in cells],
             "configs": len(picked) / data.n,
             "time": cost / data.total_cost if data.total_cost else 0.0}
+
+
+def why_missed(cands, seen, arm):
+    """Why a cell's choice `arm` is not its best (cands: {arm: row}, the exhaustive rows;
+    seen: the rows the search measured there): nothing measured in the cell (its rule comes
+    from a neighbouring cell); the best never measured (named); the library's default kept
+    where it was not measured (a2a tune's never-slower rule); else measured but not chosen
+    (the rule's choice within the noise of what it saw)."""
+    best = min(cands, key=lambda a: cands[a]["median_s"])
+    arms = {regret.arm_of(r) for r in seen}
+    if not seen:
+        return "no measurement in the cell"
+    if best not in arms:
+        return "the best (%s) not measured" % tune.label(best[0], json.loads(best[1]))
+    if (arm is None or arm == regret.library_choice(cands)) and regret.library_choice(cands) not in arms:
+        return "the library's default kept (not measured here)"
+    return "the best measured, another chosen within the noise"
 
 
 def slower_list(data, arms):
@@ -841,12 +860,14 @@ def print_targets(datas, runs_of, base, budget):
         s_s = summarise(base[(name, budget, "stratified")])
         checks = targets(s_t, s_s)
         cells = sorted(d.cells, key=str)
-        misses = collections.Counter()
+        misses, reasons = collections.Counter(), collections.defaultdict(collections.Counter)
         for m in runs_of(name):
-            for cell, r in zip(cells, m["regrets"]):
+            for cell, r, why in zip(cells, m["regrets"], m["why"]):
                 if r > 0.05 + 1e-12:
                     misses[cell] += 1
-        worst = ", ".join("%s (%d seeds)" % (cell_name(c), k) for c, k in misses.most_common(4))
+                    reasons[cell][why] += 1
+        worst = ", ".join("%s (%d seeds; %s)" % (cell_name(c), k, reasons[c].most_common(1)[0][0])
+                          for c, k in misses.most_common(4))
         print("- **%s**%s: %s%s" % (name, " (frozen)" if d.ds.frozen else "",
                                     "; ".join("%s: %s (%s)" % (n, "met" if ok else "NOT met", v)
                                               for n, ok, v in checks),
