@@ -72,10 +72,11 @@ class WhyMissed(unittest.TestCase):
 class NeverSlowerDrift(unittest.TestCase):
     def test_neighbour_drift_by_hand(self):
         default, other = tune.LibraryDefault.key, ("tra", '{"radix": 2}')
-        row = lambda median: {"median_s": median}
-        cells = {("ctx", 8, 16): {default: row(2.0), other: row(1.0)},    # log 2 faster
-                 ("ctx", 8, 64): {default: row(1.0), other: row(1.0)},    # even
-                 ("ctx", 16, 16): {default: row(1.0), other: row(2.0)}}  # log 2 slower
+        row = lambda arm, median: {"kernel": arm[0], "params": arm[1], "median_s": median,
+                                   "q1_s": median, "q3_s": median}
+        cells = {("ctx", 8, 16): {default: row(default, 2.0), other: row(other, 1.0)},   # log 2 faster
+                 ("ctx", 8, 64): {default: row(default, 1.0), other: row(other, 1.0)},   # even
+                 ("ctx", 16, 16): {default: row(default, 1.0), other: row(other, 2.0)}}  # log 2 slower
         # pairs whose neighbour makes `other` faster: (8,64)<-(8,16): 0 - log 2;
         # (16,16)<-(8,16): -log 2 - log 2
         rms, n = tuner_suite.neighbour_drift(cells)

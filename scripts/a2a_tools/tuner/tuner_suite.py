@@ -373,32 +373,23 @@ def slower_list(data, arms):
 
 
 def neighbour_drift(cells):
-    """(RMS, count) of how much log(default / choice) changes from a cell to a neighbour of
-    the grid that a2a tune's never-slower rule reads (tune.default_evidence: the S below and
-    above at the same P, the P below and above at the same S), over every candidate measured
+    """(RMS, count) of how much log(default / choice) changes from a cell to a neighbour that
+    a2a tune's never-slower rule reads (tune.default_evidence), over every candidate measured
     in both cells that the neighbour makes faster than the library's default: the spread
     behind tune.CELL_DRIFT. cells: {(context, P, S): {arm: row}} (regret.load_exhaustive)."""
-    grid = collections.defaultdict(dict)
+    grids = collections.defaultdict(dict)
     for (ctx, P, S), arms in cells.items():
-        grid[ctx][(P, S)] = {arm: row["median_s"] for arm, row in arms.items() if row["median_s"] > 0}
+        grids[ctx][(P, S)] = [tune.Candidate(row) for row in arms.values() if row["median_s"] > 0]
     changes = []
-    for by_cell in grid.values():
-        for (P, S), here in by_cell.items():
-            mine = here.get(tune.LibraryDefault.key)
-            if not mine:
-                continue
-            sizes = sorted(s for (p, s) in by_cell if p == P)
-            procs = sorted(p for (p, s) in by_cell if s == S)
-            near = [(P, sizes[j]) for j in (sizes.index(S) - 1, sizes.index(S) + 1) if 0 <= j < len(sizes)]
-            near += [(procs[j], S) for j in (procs.index(P) - 1, procs.index(P) + 1) if 0 <= j < len(procs)]
-            for cell in near:
-                there = by_cell[cell]
-                theirs = there.get(tune.LibraryDefault.key)
-                for arm, median in here.items():
-                    if theirs and arm != tune.LibraryDefault.key and there.get(arm):
-                        r_there = math.log(theirs / there[arm])
-                        if r_there > 0:
-                            changes.append(math.log(mine / median) - r_there)
+    for grid in grids.values():
+        for (P, S), here in grid.items():
+            lib = tune.library_default(here)
+            for mine in here if lib else []:
+                if mine is lib:
+                    continue
+                changes += [math.log(lib.median / mine.median) - r_there
+                            for _, _, r_there in tune.default_evidence(grid, P, S, mine.key)
+                            if r_there > 0]
     if not changes:
         return 0.0, 0
     return math.sqrt(sum(c * c for c in changes) / len(changes)), len(changes)
