@@ -141,6 +141,18 @@ SUITE = [
             "non-uniform (powerlaw)",
             frozen="5a98b4393cb92e999bd639ab8ed34baa4330ab72742d40e3cae805d0e563572d",
             prior=REAL_PRIOR),
+    Dataset("real-p2-ompi-uniformdist", ["tests/data/tuner-real-p2-ompi-uniformdist.sql"],
+            "sweeps/suite/real_p2_ompi_uniformdist.ini",
+            "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 88 B - 88 KiB, "
+            "non-uniform (uniform), samples kept",
+            frozen="ea3183e412dd1b28fffe9ee4b687b2fa9c1fc2a3fd17cbb1fc4d2b48cb95e8b7",
+            prior=REAL_PRIOR),
+    Dataset("real-p2-mpich-uniformdist", ["tests/data/tuner-real-p2-mpich-uniformdist.sql"],
+            "sweeps/suite/real_p2_mpich_uniformdist.ini",
+            "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 72 B - 72 KiB, "
+            "non-uniform (uniform), samples kept",
+            frozen="418fcde5ca9626ba29c3f1469945b8b9bd9ef85c144f81e0f306433d88c2071a",
+            prior=REAL_PRIOR),
 ]
 
 PRIOR_METHOD = "tuner+prior"  # the search with the platform's prior (Dataset.prior)
