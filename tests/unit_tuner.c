@@ -110,7 +110,7 @@ static void test_search_order(void)
     const char *phase = "";
     char phases[24][12];
     int steps = 0, next, criterion_ok = 1, final_ok = 1;
-    while ((next = tuner_next(t, &phase)) >= 0 && steps < 24) {
+    while ((next = tuner_next(t, &phase, NULL)) >= 0 && steps < 24) {
         if (strcmp(phase, "improve") == 0)
             for (int i = 0; i < n; i++)
                 criterion_ok &= tuner_value(t, i, NULL) <= tuner_value(t, next, NULL);
@@ -157,7 +157,7 @@ static void forced_design(int budget, double seconds, int *algorithms, int *desi
     const config *configs = f.configs;
     const char *phase = "";
     int next;
-    while ((next = tuner_next(t, &phase)) >= 0 && strcmp(phase, "design") == 0) {
+    while ((next = tuner_next(t, &phase, NULL)) >= 0 && strcmp(phase, "design") == 0) {
         const config *c = &configs[next];
         algorithms[(*designs)++] = strcmp(c->kernel->name, "vendor") == 0
                                        ? (int)c->params[A2A_PARAM_VENDOR_ALGORITHM] : -1;
@@ -218,8 +218,94 @@ static void test_normal_one_context(void)
     fixture_close(&f);
 }
 
+/* Screening first or measuring: a candidate that changes its cell's decision with
+ * probability 0.2, a screen costing 23/200 of a configuration: 0.115 + 0.2 = 0.315 expected,
+ * below 1: screened first; with probability 0.9, 0.115 + 0.9 = 1.015: measured at once; a
+ * candidate that cannot be screened (cost 0) is measured. */
+static void test_expected_cost(void)
+{
+    int screen = -1;
+    double cost = tuner_expected_cost(0.2, 23.0 / 200, 1, &screen);
+    CHECK(screen == 1 && close_to(cost, 0.315), "p 0.2: screen first, 0.315 expected (%d, %g)",
+          screen, cost);
+    cost = tuner_expected_cost(0.9, 23.0 / 200, 1, &screen);
+    CHECK(screen == 0 && close_to(cost, 1), "p 0.9: measure at once, cost 1 (%d, %g)", screen, cost);
+    cost = tuner_expected_cost(0.01, 0, 2.5, &screen);
+    CHECK(screen == 0 && close_to(cost, 2.5), "no screen possible: the measurement (%d, %g)",
+          screen, cost);
+}
+
+/* Screens on a sweep of 200 timed calls (a screen takes 23): the design points are
+ * screens; the budget counts a screen as 23/200 of a configuration and is never exceeded; a
+ * screened candidate is never a cell's winner (a2a tune writes no rule on a screen); a
+ * screen recorded twice is refused; with the screen rule off, or one timed call, nothing
+ * is screened. */
+static void test_screens(void)
+{
+    const char *text = "iterations = 200\nwarmup = 20\n[uniform]\nfamily = uniform\n"
+                       "kernels = vendor, bruck, tra\nP = 8\nS = 16, 64, 256, 1K, 4K\nradix = 2, 4\n";
+    fixture f;
+    tuner *t = fixture_open(&f, text, 8, 0);
+    if (!t)
+        return;
+    CHECK(tuner_screen_calls(t, 0) == 23, "a ninth of 200 timed calls, rounded up: %d",
+          tuner_screen_calls(t, 0));
+    int *screened = calloc((size_t)f.n, sizeof *screened), next, screen, screens = 0, measured = 0;
+    int design_screens = 1, twice_refused = 1;
+    const char *phase = "";
+    while ((next = tuner_next(t, &phase, &screen)) >= 0) {
+        double m = truth(&f.configs[next]) * 1e-6;
+        if (strcmp(phase, "design") == 0)
+            design_screens &= screen;
+        if (screen) {
+            tuner_record_screen(t, next, 1, m, m, m, 23);
+            twice_refused &= tuner_record_screen(t, next, 1, m, m, m, 23) == -1;
+            screened[next] = 1;
+            screens++;
+        } else {
+            tuner_record(t, next, 1, m, m, m, 200);
+            screened[next] = 0;
+            measured++;
+        }
+    }
+    CHECK(design_screens && screens > 0, "the design points are screens (%d screens)", screens);
+    CHECK(twice_refused, "a screen recorded twice is refused");
+    CHECK(close_to(tuner_used(t), measured + screens * 23.0 / 200) && tuner_used(t) <= 8 &&
+              tuner_measured(t) == measured,
+          "budget used %g = %d measured + %d screens x 23/200, at most 8", tuner_used(t),
+          measured, screens);
+    int winners_measured = 1;
+    for (int c = 0; c < tuner_cells(t); c++) {
+        tuner_cell_state s;
+        tuner_cell(t, c, &s);
+        winners_measured &= s.winner < 0 || !screened[s.winner];
+    }
+    CHECK(winners_measured, "no cell's winner is a candidate only screened");
+    free(screened);
+    fixture_close(&f);
+
+    tuner_options opt = { .budget = 8, .confidence = 0.95, .margin = 0.02,
+                          .without = 1u << tuner_rule_by_name("screen") };
+    if (!fixture_open(&f, text, 8, 0))
+        return;
+    tuner *off = tuner_create(f.configs, f.n, &opt);
+    CHECK(tuner_screen_calls(off, 0) == 0 && tuner_record_screen(off, 0, 1, 1e-6, 1e-6, 1e-6, 23) == -1,
+          "--without screen: nothing can be screened");
+    tuner_next(off, &phase, &screen);
+    CHECK(screen == 0, "--without screen: the first design point is measured");
+    tuner_free(off);
+    fixture_close(&f);
+    if (!fixture_open(&f, "iterations = 1\nwarmup = 1\n[uniform]\nfamily = uniform\n"
+                          "kernels = vendor, tra\nP = 8\nS = 16, 64\nradix = 2, 4\n", 0, 0))
+        return;
+    CHECK(tuner_screen_calls(f.t, 0) == 0, "one timed call: no screen");
+    fixture_close(&f);
+}
+
 int main(void)
 {
+    test_expected_cost();
+    test_screens();
     test_criterion();
     test_search_order();
     test_forced_algorithms();

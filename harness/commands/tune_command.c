@@ -65,8 +65,12 @@ static const char tune_usage[] =
     "  --evaluate N    with --replay: run the search N times, once per noise seed 1..N,\n"
     "                  each replayed median times a factor drawn uniformly in [1 - noise,\n"
     "                  1 + noise] per (seed, configuration); records nothing and prints per\n"
-    "                  measurement: seed, step, phase, key, the median, q1 and q3 seen, and\n"
-    "                  its cost in seconds, tab-separated (a2a tuner-report --suite reads it)\n"
+    "                  measurement: seed, step, phase, key, the median, q1 and q3 seen, its\n"
+    "                  cost in seconds and its share of a configuration (1; a screen: its\n"
+    "                  timed calls over the configuration's, its key saying it=N),\n"
+    "                  tab-separated (a2a tuner-report --suite reads it). A screen replays as\n"
+    "                  the median of the row's first N samples, or without samples as the\n"
+    "                  row's median with the noise times sqrt(iterations / N)\n"
     "  --noise N       the amplitude of --evaluate's noise (default 0%)\n"
     "exit codes: 0 done, 1 a result was wrong or a kernel failed, 2 bad input, 3 a\n"
     "configuration hit its time limit (--resume continues), 4 (SimGrid build) a\n"
@@ -304,7 +308,7 @@ static double measurement_cost(const config *c, const result_record *r)
 
 typedef struct key_index {
     const char *key;
-    int index;
+    int index, screen; /* screen: the key of a screen of configuration index */
 } key_index;
 
 static int compare_key_index(const void *a, const void *b)
@@ -323,10 +327,11 @@ typedef struct reload {
 static void reload_row(const char *key, const result_record *r, int step, void *ctx)
 {
     reload *rl = ctx;
-    key_index probe = { key, 0 }, *hit = bsearch(&probe, rl->keys, (size_t)rl->nkeys, sizeof *rl->keys,
-                                                compare_key_index);
-    if (!hit || tuner_record(rl->t, hit->index, r->status == STATUS_OK && r->summary.n > 0,
-                             r->summary.median, r->summary.q1, r->summary.q3, r->summary.n)) {
+    key_index probe = { key, 0, 0 }, *hit = bsearch(&probe, rl->keys, (size_t)rl->nkeys,
+                                                   sizeof *rl->keys, compare_key_index);
+    int ok = r->status == STATUS_OK && r->summary.n > 0;
+    if (!hit || (hit->screen ? tuner_record_screen : tuner_record)(rl->t, hit->index, ok,
+            r->summary.median, r->summary.q1, r->summary.q3, r->summary.n)) {
         rl->foreign++;
         return;
     }
@@ -412,6 +417,37 @@ static int load_prior(const tune_options *o, const config *configs, int nconfigs
     return rc ? 1 : 0;
 }
 
+/* The most samples one configuration can take (its iterations; the automatic count's
+ * ceiling for `iterations = auto`), at least 1. */
+static int most_iterations(const config *configs, int nconfigs)
+{
+    int most = 1;
+    for (int i = 0; i < nconfigs; i++)
+        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO && most < SWEEP_AUTO_MAX_ITERATIONS)
+            most = SWEEP_AUTO_MAX_ITERATIONS;
+        else if (configs[i].iterations > most)
+            most = configs[i].iterations;
+    return most;
+}
+
+/* ---- replaying a screen ----------------------------------------------------------- */
+
+/* A screen of `calls` timed calls replayed from r, a row of the replayed database, and its
+ * nsamples samples (each call's seconds, in order): r becomes the summary of the first
+ * calls samples when there are that many (returns 1), else keeps the row's median and
+ * quartiles (returns 0); either way it says calls samples, so that its cost is the
+ * screen's. */
+static int replay_screen(result_record *r, const double *samples, int nsamples, int calls)
+{
+    int from_samples = r->status == STATUS_OK && nsamples >= calls;
+    if (from_samples)
+        r->summary = summarize_samples(samples, calls);
+    else if (r->status == STATUS_OK)
+        r->summary.n = calls;
+    r->iterations = calls;
+    return from_samples;
+}
+
 /* ---- --evaluate: the search replayed under noise ------------------------------------ */
 
 /* A factor drawn uniformly in [1 - amplitude, 1 + amplitude], a function of (seed, key)
@@ -449,22 +485,37 @@ static int evaluate_replay(const tune_options *o, db *replay, const config *conf
             fprintf(stderr, "a2atune: tune: --replay %s: no result for %.300s; replay an exhaustive "
                     "run of the same sweep\n", o->replay_path, configs[i].key);
     }
+    double *samples = malloc((size_t)most_iterations(configs, nconfigs) * sizeof *samples);
     for (int seed = 1; seed <= o->evaluate && !missing; seed++) {
         tuner *t = new_search(configs, nconfigs, topt, prior);
         const char *phase = "";
-        for (int step = 1, next; (next = tuner_next(t, &phase)) >= 0; step++) {
-            const result_record *r = &rows[next];
+        int screen;
+        for (int step = 1, next; (next = tuner_next(t, &phase, &screen)) >= 0; step++) {
+            result_record screened, *r = &rows[next];
+            config m = configs[next];
+            double amplitude = o->noise, share = 1;
+            if (screen) { /* the first calls of its samples, else its row with more noise */
+                int calls = tuner_screen_calls(t, next), n;
+                config_with_iterations(&configs[next], calls, &m);
+                db_replay_result(replay, configs[next].key, &screened, samples,
+                                 most_iterations(configs, nconfigs), &n);
+                if (!replay_screen(&screened, samples, n, calls))
+                    amplitude *= sqrt((double)configs[next].iterations / calls);
+                r = &screened;
+                share = (double)calls / configs[next].iterations;
+            }
             int ok = r->status == STATUS_OK && r->summary.n > 0;
-            double f = noise_factor(configs[next].key, seed, o->noise), cost = measurement_cost(&configs[next], r);
-            tuner_record(t, next, ok, r->summary.median * f, r->summary.q1 * f, r->summary.q3 * f,
-                         r->summary.n);
+            double f = noise_factor(m.key, seed, amplitude), cost = measurement_cost(&m, r);
+            (screen ? tuner_record_screen : tuner_record)(t, next, ok, r->summary.median * f,
+                r->summary.q1 * f, r->summary.q3 * f, r->summary.n);
             tuner_spend(t, cost);
-            printf("%d\t%d\t%s\t%s\t%.9g\t%.9g\t%.9g\t%.9g\n", seed, step, phase, configs[next].key,
+            printf("%d\t%d\t%s\t%s\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\n", seed, step, phase, m.key,
                    ok ? r->summary.median * f : 0, ok ? r->summary.q1 * f : 0,
-                   ok ? r->summary.q3 * f : 0, cost);
+                   ok ? r->summary.q3 * f : 0, cost, share);
         }
         tuner_free(t);
     }
+    free(samples);
     free(rows);
     return missing ? EXIT_BAD_INPUT : EXIT_OK;
 }
@@ -544,13 +595,22 @@ static int replay_lacks_rows(const tune_options *o, db *replay, const config *co
  * says so on stderr. Returns the step the search continues with. */
 static int reload_tuner_run(db *d, long long run_id, tuner *t, const config *configs, int nconfigs)
 {
-    key_index *keys = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof *keys);
-    for (int i = 0; i < nconfigs; i++)
-        keys[i] = (key_index){ configs[i].key, i };
-    qsort(keys, (size_t)nconfigs, sizeof *keys, compare_key_index);
-    reload rl = { t, configs, keys, nconfigs, 0, 0, 0 };
+    key_index *keys = malloc((size_t)(nconfigs ? 2 * nconfigs : 1) * sizeof *keys);
+    config *screens = malloc((size_t)(nconfigs ? nconfigs : 1) * sizeof *screens);
+    int nkeys = 0;
+    for (int i = 0; i < nconfigs; i++) {
+        keys[nkeys++] = (key_index){ configs[i].key, i, 0 };
+        int calls = tuner_screen_calls(t, i);
+        if (calls) {
+            config_with_iterations(&configs[i], calls, &screens[i]);
+            keys[nkeys++] = (key_index){ screens[i].key, i, 1 };
+        }
+    }
+    qsort(keys, (size_t)nkeys, sizeof *keys, compare_key_index);
+    reload rl = { t, configs, keys, nkeys, 0, 0, 0 };
     db_recorded_results(d, run_id, reload_row, &rl);
     free(keys);
+    free(screens);
     db_reopen_run(d, run_id);
     fprintf(stderr, "a2atune: resuming tuner run %lld: %d configurations already "
             "measured (not measured again)%s\n", run_id, rl.loaded,
@@ -586,18 +646,6 @@ static int open_tuner_run(const tune_options *o, const run_info *info, tuner *t,
     return 0;
 }
 
-/* The most samples one configuration can take (its iterations; the automatic count's
- * ceiling for `iterations = auto`), at least 1. */
-static int most_iterations(const config *configs, int nconfigs)
-{
-    int most = 1;
-    for (int i = 0; i < nconfigs; i++)
-        if (configs[i].iterations == SWEEP_ITERATIONS_AUTO && most < SWEEP_AUTO_MAX_ITERATIONS)
-            most = SWEEP_AUTO_MAX_ITERATIONS;
-        else if (configs[i].iterations > most)
-            most = configs[i].iterations;
-    return most;
-}
 
 /* Rank 0: the line that opens the search on stderr (what can run, the cells, the budget,
  * the database and run), and the oversubscription note of a real launch. */
@@ -620,13 +668,14 @@ static void announce_search(const tune_options *o, const tuner *t, const tuner_o
 }
 
 /* Rank 0: the search's next configuration (-1: it stops; *stopped_by_budget then says
- * whether the budget stopped it) and its phase; prints the cost model once, when the
- * design phase ends. *last_phase: the phase of the previous step. */
+ * whether the budget stopped it), its phase and whether it is to be screened; prints the
+ * cost model once, when the design phase ends. *last_phase: the phase of the previous step. */
 static int choose_next(const tune_options *o, tuner *t, const tuner_options *topt,
-                       const char **phase, const char **last_phase, int *stopped_by_budget)
+                       const char **phase, const char **last_phase, int *screen,
+                       int *stopped_by_budget)
 {
-    int next = tuner_next(t, phase);
-    *stopped_by_budget = next < 0 && (tuner_measured(t) >= topt->budget ||
+    int next = tuner_next(t, phase, screen);
+    *stopped_by_budget = next < 0 && (tuner_used(t) + 1 > topt->budget + 1e-9 ||
                                       (o->budget_seconds > 0 && tuner_spent(t) >= o->budget_seconds));
     if (strcmp(*last_phase, "design") == 0 && strcmp(*phase, "design") != 0) {
         fprintf(stderr, "a2atune: tune: cost model fitted on the design points:\n");
@@ -637,16 +686,17 @@ static int choose_next(const tune_options *o, tuner *t, const tuner_options *top
     return next;
 }
 
-/* Rank 0: stores configuration `next`'s result r (nsamples samples) in run run_id of d,
- * feeds it to the search, counts it in counts (ok, wrong, error) and reports it on stderr
+/* Rank 0: stores the result r (nsamples samples) of c, configuration `next` of configs or
+ * (screen) its screen, in run run_id of d, feeds it to the search (a measurement or a
+ * screen), counts it in counts (ok, wrong, error) and reports it on stderr
  * (a line per measurement unless quiet, the cells every fifth of the budget, every wrong
  * or failed one). Returns 0, or 1 when the database failed (said on stderr). */
 static int record_step(const tune_options *o, db *d, long long run_id, tuner *t,
-                       const tuner_options *topt, const config *configs, int next,
+                       const tuner_options *topt, const config *configs, const config *c,
+                       int next, int screen,
                        const sweep_section *sec, const result_record *r, const double *samples,
                        int nsamples, const char *phase, int counts[3])
 {
-    const config *c = &configs[next];
     char err[1024];
     int failed = 0;
     if (db_store_result(d, run_id, sec, c, r, samples, nsamples, err, sizeof err)) {
@@ -654,7 +704,8 @@ static int record_step(const tune_options *o, db *d, long long run_id, tuner *t,
         failed = 1;
     }
     int ok = r->status == STATUS_OK && r->summary.n > 0;
-    tuner_record(t, next, ok, r->summary.median, r->summary.q1, r->summary.q3, r->summary.n);
+    (screen ? tuner_record_screen : tuner_record)(t, next, ok, r->summary.median, r->summary.q1,
+                                                  r->summary.q3, r->summary.n);
     tuner_spend(t, measurement_cost(c, r));
     counts[ok ? 0 : r->status == STATUS_WRONG ? 1 : 2]++;
     char cell[200], choice[120], median[32] = "";
@@ -663,10 +714,10 @@ static int record_step(const tune_options *o, db *d, long long run_id, tuner *t,
     if (ok)
         stats_format_seconds(r->summary.median, median, sizeof median);
     if (!o->quiet)
-        fprintf(stderr, "[%d/%d] %-10s %s  %s: %s\n", tuner_measured(t), topt->budget,
-                phase, cell, choice, ok ? median : r->message);
+        fprintf(stderr, "[%.4g/%d] %-10s %s  %s%s: %s\n", tuner_used(t), topt->budget,
+                phase, cell, choice, screen ? " (screen)" : "", ok ? median : r->message);
     int every = topt->budget / 5 > 10 ? topt->budget / 5 : 10;
-    if (!o->quiet && tuner_measured(t) % every == 0) {
+    if (!o->quiet && !screen && tuner_measured(t) % every == 0) {
         fprintf(stderr, "a2atune: tune: %d measured, %d left in the budget; per (P, S) "
                 "before this step:\n", tuner_measured(t), topt->budget - tuner_measured(t));
         print_cells(t, configs, stderr);
@@ -833,15 +884,20 @@ static int tune(const tune_options *o, long long *run_id_out)
     int counts[3] = { 0 }; /* ok, wrong, error */
     int stopped_by_budget = 0;
     for (;;) {
-        int next = -1;
+        int next = -1, screen = 0;
         const char *phase = "";
         if (rank == 0)
-            next = choose_next(o, t, &topt, &phase, &last_phase, &stopped_by_budget);
+            next = choose_next(o, t, &topt, &phase, &last_phase, &screen, &stopped_by_budget);
         next = share(next);
         if (next < 0)
             break;
-        config *c = &configs[next];
-        c->chosen_by = "tuner";
+        int calls = share(screen ? tuner_screen_calls(t, next) : 0);
+        config screened, *c = &configs[next];
+        if (calls) { /* a screen: the same configuration with fewer timed calls, a row of its own */
+            config_with_iterations(&configs[next], calls, &screened);
+            c = &screened;
+        }
+        c->chosen_by = calls ? "tuner-screen" : "tuner";
         c->tuner_step = next_step;
         const sweep_section *sec = &sw->sections[c->section];
         result_record r = { .status = STATUS_ERROR, .oversubscribed = oversubscribed_at[c->P < world ? c->P : world] };
@@ -851,10 +907,12 @@ static int tune(const tune_options *o, long long *run_id_out)
             nsamples = r.status == STATUS_OK ? r.iterations : 0;
         } else if (rank == 0) {
             r.started = now();
-            db_replay_result(replay, c->key, &r, samples, max_iterations, &nsamples);
+            db_replay_result(replay, configs[next].key, &r, samples, max_iterations, &nsamples);
+            if (calls)
+                nsamples = replay_screen(&r, samples, nsamples, calls) ? calls : 0;
             r.ended = now();
         }
-        if (rank == 0 && record_step(o, d, run_id, t, &topt, configs, next, sec, &r, samples,
+        if (rank == 0 && record_step(o, d, run_id, t, &topt, configs, c, next, calls > 0, sec, &r, samples,
                                      nsamples, phase, counts))
             status = 1;
         next_step++;

@@ -116,6 +116,20 @@ static void make_key(config *c, const sweep_section *sec)
         snprintf(c->key + n, sizeof c->key - (size_t)n, "|alloc=%s", sweep_alloc_name(c->alloc));
 }
 
+/* Guarantees: see configs.h. */
+void config_with_iterations(const config *c, int iterations, config *out)
+{
+    *out = *c;
+    out->iterations = iterations;
+    char old[32];
+    snprintf(old, sizeof old, "|it=%d|", c->iterations);
+    const char *at = strstr(c->key, old);
+    if (!at)
+        return;
+    size_t head = (size_t)(at - c->key);
+    snprintf(out->key + head, sizeof out->key - head, "|it=%d|%s", iterations, at + strlen(old));
+}
+
 typedef struct expansion {
     const sweep *sw;
     const sweep_section *sec;

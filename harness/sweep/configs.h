@@ -48,6 +48,10 @@ typedef struct launch_info {
 int expand_sweep(const sweep *sw, const launch_info *launch, const char *only_section,
                  config **out, int *count, char *err, size_t errlen);
 
+/* *out = c with `iterations` timed calls (iterations > 0) and the key that says so (its
+ * "|it=N|" part): the same exchange measured with fewer or more calls, a row of its own. */
+void config_with_iterations(const config *c, int iterations, config *out);
+
 /* Estimated bytes a node needs for one configuration (buffers of all its ranks). */
 double config_memory_estimate(const config *c, int node_ranks);
 

@@ -18,6 +18,9 @@
 #define DEFAULT_MODEL_SD 0.5  /* log-scale spread of the model before it can be measured */
 #define MIN_MODEL_SD 0.05
 #define MIN_MEDIAN_SE 0.005
+#define SCREEN_SD 0.05        /* a screen's log median from the measurement's, before the
+                               * candidates both screened and measured say (screen_sd) */
+#define SCREEN_SD_WEIGHT 2.0  /* ...counted as this many such candidates */
 #define DEFAULT_DRIFT 0.35     /* a2a tune's CELL_DRIFT (tune.py): sd of log(default / choice)
                                * from a cell to its neighbour */
 #define DEFAULT_CONFIDENCE 0.95 /* a2a tune's DEFAULT_CONFIDENCE */
@@ -31,6 +34,7 @@ static const char *const rule_names[TUNER_RULE_COUNT] = {
     [TUNER_RULE_DESIGN] = "design",
     [TUNER_RULE_NEIGHBOURS] = "neighbours",
     [TUNER_RULE_CELL_EFFECT] = "cell_effect",
+    [TUNER_RULE_SCREEN] = "screen",
 };
 
 /* Guarantees: see tuner.h. */
@@ -54,10 +58,15 @@ typedef struct candidate {
                           * library algorithm */
     double log_s, log_p, log_r;
     double K, DS;        /* model features: rounds; bytes one process sends, D * S */
-    int measured, ok;
-    double y;            /* log of the median */
+    int measured, ok;    /* measured: a result, or a screen that failed; ok: a result */
+    int screened, seen;  /* screened: a screen recorded; seen: ok or an ok screen (an
+                          * observation of y for the model) */
+    double y;            /* log of the median (the result's once measured, else the screen's) */
+    double screen_y;     /* an ok screen's log median (kept once measured: screen_sd) */
+    int screen_ok;
     double rel_iqr;      /* (q3 - q1) / median */
-    double median_se;    /* standard error of the log of the median (not the contract's noise) */
+    double median_se;    /* standard error of the log of the median (not the contract's noise);
+                          * a screen's at least MIN_MEDIAN_SE x sqrt(iterations / its calls) */
     double model, mu, var; /* model time; predicted log time and its variance */
     double prior;        /* > 0: the platform's predicted seconds (tuner_set_prior) */
     double residual;     /* ok: y - log(model) */
@@ -95,8 +104,10 @@ struct tuner {
     int ngroups;
     int *design, ndesign;
     int measured;
+    double used;         /* the budget in configurations used: 1 a measurement, a screen its share */
     double spent;        /* seconds the recorded measurements cost (tuner_spend) */
     double typical_median_se; /* the median of the measured candidates' median_se */
+    double screen_sd;    /* how far a screen's log median is from the measurement's (refresh) */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
     double *ctx_prior_shift; /* per context: log(measured / prior), shrunk (prior_shifts) */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
@@ -522,6 +533,7 @@ void tuner_free(tuner *t)
 int tuner_candidates(const tuner *t) { return t->ncand; }
 int tuner_cells(const tuner *t) { return t->ncells; }
 int tuner_measured(const tuner *t) { return t->measured; }
+double tuner_used(const tuner *t) { return t->used; }
 
 int tuner_tunable_cells(const tuner *t)
 {
@@ -536,6 +548,18 @@ const config *tuner_cell_config(const tuner *t, int c)
     return &t->configs[t->cand[t->cells[c].members[0]].config];
 }
 
+/* Takes a median (and its quartiles, of n samples) as candidate c's observation: y, the
+ * relative IQR, and the standard error of the log of the median, at least floor. */
+static void observe(candidate *c, double median, double q1, double q3, int samples, double floor)
+{
+    c->seen = 1;
+    c->y = log(median);
+    c->rel_iqr = q3 > q1 ? (q3 - q1) / median : 0;
+    /* standard error of a median: 1.2533 sigma / sqrt(n), sigma = IQR / 1.349 */
+    double se = 0.93 * c->rel_iqr / sqrt(samples > 0 ? samples : 1);
+    c->median_se = se > floor ? se : floor;
+}
+
 /* Guarantees: see tuner.h. */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples)
 {
@@ -546,14 +570,49 @@ int tuner_record(tuner *t, int index, int ok, double median, double q1, double q
         return -1;
     c->measured = 1;
     t->measured++;
+    t->used += 1;
     c->ok = ok && median > 0;
-    if (c->ok) {
-        c->y = log(median);
-        c->rel_iqr = q3 > q1 ? (q3 - q1) / median : 0;
-        /* standard error of a median: 1.2533 sigma / sqrt(n), sigma = IQR / 1.349 */
-        double se = 0.93 * c->rel_iqr / sqrt(samples > 0 ? samples : 1);
-        c->median_se = se > MIN_MEDIAN_SE ? se : MIN_MEDIAN_SE;
+    c->seen = 0;
+    if (c->ok)
+        observe(c, median, q1, q3, samples, MIN_MEDIAN_SE);
+    return 0;
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_screen_calls(const tuner *t, int index)
+{
+    if (index < 0 || index >= t->nconfigs || t->by_config[index] < 0 || !rule_on(t, TUNER_RULE_SCREEN))
+        return 0;
+    int iterations = t->configs[index].iterations;
+    if (iterations < TUNER_SCREEN_SHARE * TUNER_SCREEN_MIN_CALLS) /* auto is negative */
+        return 0;
+    return (iterations + TUNER_SCREEN_SHARE - 1) / TUNER_SCREEN_SHARE;
+}
+
+/* A screen's share of its configuration (what it costs of a budget in configurations). */
+static double screen_share(const tuner *t, int index)
+{
+    return (double)tuner_screen_calls(t, index) / t->configs[index].iterations;
+}
+
+/* Guarantees: see tuner.h. */
+int tuner_record_screen(tuner *t, int index, int ok, double median, double q1, double q3,
+                        int samples)
+{
+    if (!tuner_screen_calls(t, index))
+        return -1;
+    candidate *c = &t->cand[t->by_config[index]];
+    if (c->measured || c->screened)
+        return -1;
+    c->screened = 1;
+    t->used += screen_share(t, index);
+    if (!(ok && median > 0)) {
+        c->measured = 1; /* a screen that failed: never chosen, never measured again */
+        return 0;
     }
+    observe(c, median, q1, q3, samples, MIN_MEDIAN_SE / sqrt(screen_share(t, index)));
+    c->screen_ok = 1;
+    c->screen_y = c->y;
     return 0;
 }
 
@@ -590,7 +649,7 @@ static int fit(const tuner *t, const int *members, int count, double *alpha, dou
     int n = 0;
     for (int m = 0; m < count; m++) {
         const candidate *c = &t->cand[members[m]];
-        if (!c->ok)
+        if (!c->seen)
             continue;
         double T = exp(c->y), a = c->K / T, b = c->DS / T;
         saa += a * a;
@@ -626,7 +685,7 @@ static double residual_ms(const tuner *t, const int *members, int count, double 
     *n = 0;
     for (int m = 0; m < count; m++) {
         const candidate *c = &t->cand[members[m]];
-        if (c->ok) {
+        if (c->seen) {
             double e = c->y - log(model_time(alpha, beta, c));
             s += e * e;
             (*n)++;
@@ -649,13 +708,13 @@ static void add_neighbours_evidence(tuner *t, int k)
     double sw = 0, swe = 0, swe2 = 0;
     for (int i = 0; i < ce->nnear; i++) {
         int kn = t->match[k * MAX_NEAR + i];
-        if (kn < 0 || !t->cand[kn].ok)
+        if (kn < 0 || !t->cand[kn].seen)
             continue;
         double se = 0;
         int n = 0;
         for (int m = 0; m < ce->count; m++) {
             int j = ce->members[m], jn = t->match[j * MAX_NEAR + i];
-            if (j == k || !t->cand[j].ok || jn < 0 || !t->cand[jn].ok)
+            if (j == k || !t->cand[j].seen || jn < 0 || !t->cand[jn].seen)
                 continue;
             se += t->cand[j].y + t->cand[kn].y - t->cand[jn].y;
             n++;
@@ -734,7 +793,7 @@ static void prior_shifts(tuner *t)
         int n = 0;
         for (int k = 0; k < t->ncand; k++) {
             const candidate *c = &t->cand[k];
-            if (c->ok && c->prior > 0 && t->cells[c->cell].context == x) {
+            if (c->seen && c->prior > 0 && t->cells[c->cell].context == x) {
                 s += c->y - log(c->prior);
                 n++;
             }
@@ -747,7 +806,7 @@ static void prior_shifts(tuner *t)
         int n = 0;
         for (int m = 0; m < gr->count; m++) {
             const candidate *c = &t->cand[gr->members[m]];
-            if (c->ok && c->prior > 0) {
+            if (c->seen && c->prior > 0) {
                 s += c->y - log(c->prior);
                 n++;
             }
@@ -766,7 +825,7 @@ static double prior_model_sd(const tuner *t, const group *gr)
     int n = 0;
     for (int m = 0; m < gr->count; m++) {
         const candidate *c = &t->cand[gr->members[m]];
-        if (c->ok) {
+        if (c->seen) {
             double e = c->y - log(c->model);
             s += e * e;
             n++;
@@ -820,6 +879,17 @@ static void refresh(tuner *t)
     }
     free(ses);
 
+    /* screen_sd: the RMS of log(screen / measurement) over the candidates that have both,
+     * SCREEN_SD_WEIGHT of them taken at SCREEN_SD */
+    double d2 = SCREEN_SD_WEIGHT * SCREEN_SD * SCREEN_SD, pairs = SCREEN_SD_WEIGHT;
+    for (int k = 0; k < t->ncand; k++)
+        if (t->cand[k].screen_ok && t->cand[k].ok) {
+            double d = t->cand[k].screen_y - t->cand[k].y;
+            d2 += d * d;
+            pairs += 1;
+        }
+    t->screen_sd = sqrt(d2 / pairs);
+
     /* per context: every kernel pooled (the fallback of kernels measured too little) */
     int *members = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *members);
     for (int x = 0; x < t->ncontexts; x++) {
@@ -827,12 +897,12 @@ static void refresh(tuner *t)
         for (int k = 0; k < t->ncand; k++)
             if (t->cells[t->cand[k].cell].context == x) {
                 members[count++] = k;
-                ok += t->cand[k].ok;
+                ok += t->cand[k].seen;
             }
         double alpha = 1e-6, beta = 1e-9; /* 1 us per round, 1 ns per byte: the shape before any data */
         if (!fit(t, members, count, &alpha, &beta) && ok == 1) {
             for (int m = 0; m < count; m++) /* one point: half latency, half bandwidth */
-                if (t->cand[members[m]].ok) {
+                if (t->cand[members[m]].seen) {
                     const candidate *c = &t->cand[members[m]];
                     alpha = exp(c->y) / 2 / c->K;
                     beta = exp(c->y) / 2 / c->DS;
@@ -855,7 +925,7 @@ static void refresh(tuner *t)
             int n = 0;
             for (int m = 0; m < gr->count; m++) {
                 const candidate *c = &t->cand[gr->members[m]];
-                if (c->ok) {
+                if (c->seen) {
                     s += c->y - log(model_time(alpha, beta, c));
                     n++;
                 }
@@ -886,7 +956,7 @@ static void refresh(tuner *t)
         const group *gr = &t->groups[c->group];
         if (!(c->prior > 0))
             c->model = model_time(gr->alpha, gr->beta, c);
-        if (c->ok) {
+        if (c->seen) {
             c->residual = c->y - log(c->model);
             ok_list[nok++] = k;
         }
@@ -918,7 +988,7 @@ static void refresh(tuner *t)
         double sw = 0, swe = 0;
         for (int m = 0; m < gr->count; m++) {
             const candidate *o = &t->cand[gr->members[m]];
-            if (!o->ok)
+            if (!o->seen)
                 continue;
             double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
             double dr = (c->log_r - o->log_r) / SCALE_R;
@@ -934,6 +1004,10 @@ static void refresh(tuner *t)
                  half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
         if (rule_on(t, TUNER_RULE_NEIGHBOURS))
             add_neighbours_evidence(t, k);
+        if (c->seen) { /* screened: its own observation, not the model's */
+            c->mu = c->y;
+            c->var = fmax(c->median_se * c->median_se, t->screen_sd * t->screen_sd);
+        }
     }
     free(cell_effect);
     free(cell_weight);
@@ -1005,15 +1079,16 @@ double tuner_criterion(double mu, double var, double threshold, double cost, dou
     return sd * (z * cdf + pdf) / (cost > 0 ? cost : 1);
 }
 
-/* The predicted cost of measuring candidate c: 1 under a budget in configurations, its
- * predicted timed and warm-up calls in seconds under a budget in time. */
-static double predicted_cost(const tuner *t, const candidate *c)
+/* The predicted cost of measuring candidate c (screen: of screening it): 1 (a screen its
+ * share) under a budget in configurations, its predicted timed and warm-up calls in seconds
+ * under a budget in time. */
+static double predicted_cost(const tuner *t, const candidate *c, int screen)
 {
     if (t->opt.budget_seconds <= 0)
-        return 1;
+        return screen ? screen_share(t, c->config) : 1;
     const config *k = &t->configs[c->config];
-    int calls = (k->iterations > 0 ? k->iterations : 1) + (k->warmup > 0 ? k->warmup : 0);
-    return exp(c->mu) * calls;
+    int timed = screen ? tuner_screen_calls(t, c->config) : k->iterations > 0 ? k->iterations : 1;
+    return exp(c->mu) * (timed + (k->warmup > 0 ? k->warmup : 0));
 }
 
 /* The criterion's value (tuner_criterion) of measuring unmeasured candidate k of cell ce,
@@ -1027,12 +1102,13 @@ static double predicted_cost(const tuner *t, const candidate *c)
  * beaten (its measurement lets the winner's rule be written). 0 for the default of a cell
  * with nothing measured (nothing to confirm yet); 1 for any candidate of a cell with
  * nothing measured and no default. */
-static double change_value(const tuner *t, const cell *ce, int k, double margin, double *probability)
+static double change_value(const tuner *t, const cell *ce, int k, double margin, double cost,
+                           double *probability)
 {
     const candidate *c = &t->cand[k];
     const candidate *d = ce->library_default >= 0 ? &t->cand[ce->library_default] : NULL;
     const tuner_cell_state *s = &ce->state;
-    double winner_y = s->winner >= 0 ? log(s->winner_s) : 0, cost = predicted_cost(t, c);
+    double winner_y = s->winner >= 0 ? log(s->winner_s) : 0;
     int says_default = d && (!d->measured ? s->winner < 0 || s->default_confidence < DEFAULT_CONFIDENCE
                                           : s->winner == d->config);
     *probability = 0;
@@ -1051,13 +1127,38 @@ static double change_value(const tuner *t, const cell *ce, int k, double margin,
     return 1 / cost;
 }
 
+/* The criterion's value of the better way to take unmeasured candidate k of cell ce
+ * further: measuring it, or (*screen = 1) screening it first, when it can be and has not
+ * been: the gain expected (change_value at cost 1) over the cost expected, the screen's
+ * plus the measurement's times the probability that it then changes the cell's decision
+ * (the measurement that follows a screen is worth taking about that often); screening is
+ * the better way when that expected cost is below the measurement's. */
+static double action_value(const tuner *t, const cell *ce, int k, double margin, int *screen,
+                           double *probability)
+{
+    const candidate *c = &t->cand[k];
+    double gain = change_value(t, ce, k, margin, 1, probability);
+    double screen_cost = !c->screened && tuner_screen_calls(t, c->config) ? predicted_cost(t, c, 1) : 0;
+    return gain / tuner_expected_cost(*probability, screen_cost, predicted_cost(t, c, 0), screen);
+}
+
+/* Guarantees: see tuner.h. */
+double tuner_expected_cost(double probability, double screen_cost, double full_cost, int *screen)
+{
+    double first = screen_cost + probability * full_cost;
+    int by_screen = screen_cost > 0 && first < full_cost;
+    if (screen)
+        *screen = by_screen;
+    return by_screen ? first : full_cost;
+}
+
 /* Guarantees: see tuner.h. */
 double tuner_value(const tuner *t, int index, double *probability)
 {
     double p = 0, value = -1;
-    int k = index >= 0 && index < t->nconfigs ? t->by_config[index] : -1;
+    int k = index >= 0 && index < t->nconfigs ? t->by_config[index] : -1, screen;
     if (k >= 0 && !t->cand[k].measured && !t->cells[t->cand[k].cell].state.final)
-        value = change_value(t, &t->cells[t->cand[k].cell], k, log(1 + t->opt.margin), &p);
+        value = action_value(t, &t->cells[t->cand[k].cell], k, log(1 + t->opt.margin), &screen, &p);
     if (probability)
         *probability = p;
     return value;
@@ -1067,9 +1168,9 @@ double tuner_value(const tuner *t, int index, double *probability)
  * final, the largest change_value; the predicted fastest among equals. -1 when every cell
  * is final or nothing is left. *step: "default" (the library's own choice), "cover" (a cell
  * with nothing measured), "improve". */
-static int next_measurement(const tuner *t, double margin, const char **step)
+static int next_measurement(const tuner *t, double margin, const char **step, int *screen)
 {
-    int best = -1;
+    int best = -1, best_screen = 0;
     double best_value = -1;
     for (int ci = 0; ci < t->ncells; ci++) {
         const cell *ce = &t->cells[ci];
@@ -1080,16 +1181,19 @@ static int next_measurement(const tuner *t, double margin, const char **step)
             const candidate *c = &t->cand[k];
             if (c->measured)
                 continue;
-            double p, value = change_value(t, ce, k, margin, &p);
+            int by_screen;
+            double p, value = action_value(t, ce, k, margin, &by_screen, &p);
             if (value > best_value || (value == best_value && c->mu < t->cand[best].mu)) {
                 best_value = value;
                 best = k;
+                best_screen = by_screen;
             }
         }
     }
     if (best >= 0) {
         const cell *ce = &t->cells[t->cand[best].cell];
         *step = best == ce->library_default ? "default" : ce->state.winner < 0 ? "cover" : "improve";
+        *screen = best_screen;
     }
     return best;
 }
@@ -1156,29 +1260,33 @@ static int next_default(const tuner *t, double margin)
 }
 
 /* Guarantees: see tuner.h. */
-int tuner_next(tuner *t, const char **phase)
+int tuner_next(tuner *t, const char **phase, int *screen)
 {
     refresh(t);
-    if (t->measured >= t->opt.budget ||
+    if (t->used + 1 > t->opt.budget + 1e-9 ||
         (t->opt.budget_seconds > 0 && t->spent >= t->opt.budget_seconds))
         return -1;
     double margin = log(1 + t->opt.margin);
     const char *step = "design";
-    int k = -1;
+    int k = -1, by_screen = 0;
     int design_open = t->opt.budget_seconds <= 0 || t->spent < t->opt.budget_seconds / 5;
     for (int d = 0; d < t->ndesign && k < 0 && design_open; d++)
-        if (!t->cand[t->design[d]].measured)
-            k = t->design[d];
+        if (!t->cand[t->design[d]].measured && !t->cand[t->design[d]].screened) {
+            k = t->design[d]; /* a design point fits the model: a screen is enough */
+            by_screen = tuner_screen_calls(t, t->cand[k].config) > 0;
+        }
     if (k < 0 && (k = next_cover(t)) >= 0)
         step = "cover";
     if (k < 0 && (k = next_default(t, margin)) >= 0)
         step = "default";
     if (k < 0)
-        k = next_measurement(t, margin, &step);
+        k = next_measurement(t, margin, &step, &by_screen);
     if (k < 0)
         return -1;
     if (phase)
         *phase = step;
+    if (screen)
+        *screen = by_screen;
     return t->cand[k].config;
 }
 

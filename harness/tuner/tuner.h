@@ -19,11 +19,16 @@
  *     than it here as there; this estimate (a drift of PAIR_SD from cell to cell) and the
  *     model's are combined by their precisions;
  * with an uncertainty that shrinks as measurements come close, plus the standard error of
- * a median (median_se, from the interquartile ranges measured). It measures:
+ * a median (median_se, from the interquartile ranges measured); a screened candidate (a
+ * screen: its configuration with a ninth of its timed calls, TUNER_SCREEN_SHARE, where it
+ * has at least TUNER_SCREEN_SHARE x TUNER_SCREEN_MIN_CALLS) is predicted by its screen,
+ * as uncertain as screens have been off the measurements of the same candidates. It
+ * measures:
  *   1. design points to fit alpha and beta, per kernel (each algorithm the library is
  *      forced to, vendor_algorithm, counting as a kernel of its own): with a choice in a
  *      cell (a radix, a block count), many rounds at a small S on the largest P and many
- *      bytes at a large S on the smallest P, spread over the sizes; without one, the second
+ *      bytes at a large S on the smallest P, spread over the sizes (each a screen where it
+ *      can be); without one, the second
  *      of these (so that no kernel is judged by the pooled fit of the others alone). First
  *      points first; at most a fifth of the budget, or every kernel's first point where the
  *      budget still leaves one measurement a cell after them; under a budget in time, none
@@ -38,7 +43,9 @@
  *      cells not final, the probability that it changes what the tuning file says there
  *      (that it beats the cell's incumbent by more than `margin`) times the gain expected
  *      then (the cell's stake), over its predicted cost (1 under a budget in
- *      configurations, seconds under a budget in time); the largest first.
+ *      configurations, seconds under a budget in time); the largest first. A candidate that
+ *      can be screened and has not been costs its screen plus its measurement times that
+ *      probability (tuner_expected_cost) and is screened first when that is cheaper.
  * A cell is final when every candidate is measured, or when the library's own choice is
  * measured and the probability that no unmeasured candidate beats its winner by more than
  * the margin reaches `confidence`. The tuner stops when every cell is final, or the budget
@@ -50,6 +57,9 @@
 #include <stdio.h>
 #include "configs.h"
 
+#define TUNER_SCREEN_SHARE 9     /* a screen takes a ninth of the timed calls... */
+#define TUNER_SCREEN_MIN_CALLS 5 /* ...and at least this many */
+
 typedef struct tuner tuner;
 
 /* The parts of the search beyond its core (cover, default, the criterion over the K/D
@@ -60,6 +70,7 @@ typedef enum tuner_rule {
     TUNER_RULE_DESIGN,        /* step 1: design points to fit alpha and beta */
     TUNER_RULE_NEIGHBOURS,    /* the neighbours' evidence in the prediction */
     TUNER_RULE_CELL_EFFECT,   /* the prediction's cell effect (residuals at nearby (P, S)) */
+    TUNER_RULE_SCREEN,        /* screens: a candidate measured with a ninth of its timed calls */
     TUNER_RULE_COUNT
 } tuner_rule;
 
@@ -69,7 +80,8 @@ const char *tuner_rule_name(int rule);
 int tuner_rule_by_name(const char *name);
 
 typedef struct tuner_options {
-    int budget;        /* measurements allowed in all (recorded ones included) */
+    int budget;        /* configurations allowed in all (recorded ones included; a screen
+                        * counts its share of the configuration's timed calls) */
     double budget_seconds; /* > 0: also stop once the measurements recorded cost this much
                             * (the seconds tuner_spend added) */
     unsigned without;  /* bit r set: rule r switched off */
@@ -106,12 +118,26 @@ void tuner_free(tuner *t);
 int tuner_candidates(const tuner *t);     /* configurations that can run */
 int tuner_cells(const tuner *t);
 int tuner_tunable_cells(const tuner *t);  /* cells with two candidates or more */
-int tuner_measured(const tuner *t);       /* configurations recorded so far */
+int tuner_measured(const tuner *t);       /* configurations recorded so far (screens not) */
+double tuner_used(const tuner *t);        /* the budget in configurations used so far: one
+                                           * per measurement, a screen its share */
 
 /* Records configuration `index` as measured: ok with its median and quartiles (seconds)
  * and number of samples, or not ok (wrong, error, timeout: never chosen). Recording an
  * index twice, or one that cannot run, is ignored (returns -1). */
 int tuner_record(tuner *t, int index, int ok, double median, double q1, double q3, int samples);
+/* Records a screen of configuration `index` (tuner_screen_calls timed calls, as
+ * tuner_next asked): an observation of its median for the model and the search, never a
+ * result of its cell (a2a tune writes no rule on a screen; the winner is among the
+ * measured). A screen that is not ok settles the candidate (never chosen). Returns -1
+ * (ignored) for an index that cannot run or cannot be screened, or one already measured
+ * or screened. */
+int tuner_record_screen(tuner *t, int index, int ok, double median, double q1, double q3,
+                        int samples);
+/* The timed calls of a screen of configuration `index` (a ninth of its iterations, at
+ * least TUNER_SCREEN_MIN_CALLS), 0 when it cannot be screened (fewer iterations than
+ * that allows, an automatic count, the screen rule off). */
+int tuner_screen_calls(const tuner *t, int index);
 /* The platform's prior for configuration `index` (tuner_prior.h): its predicted seconds,
  * which replace alpha K + beta D S as its model time, times a factor per kernel that the
  * measurements fit (the log of measured over prior, averaged over the kernel's measured
@@ -125,15 +151,24 @@ void tuner_spend(tuner *t, double seconds);
 double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
- * spent. *phase (may be NULL) gets the step (tuner.h, top): "design", "cover", "default"
- * (steps 1-3, or the criterion's pick of a library default), or "improve" (step 4). */
-int tuner_next(tuner *t, const char **phase);
+ * spent (under a budget in configurations: less than one configuration left). *phase (may
+ * be NULL) gets the step (tuner.h, top): "design", "cover", "default" (steps 1-3, or the
+ * criterion's pick of a library default), or "improve" (step 4); *screen (may be NULL)
+ * gets 1 when the configuration is to be screened (tuner_screen_calls timed calls,
+ * recorded with tuner_record_screen), 0 when it is to be measured. */
+int tuner_next(tuner *t, const char **phase, int *screen);
 
 /* The criterion of step 4 (tuner.h, top) for a candidate whose log time is predicted
  * normal with mean mu and variance var, that changes the cell's decision when it lies
  * below threshold (the incumbent's log time less the margin): E[max(0, threshold - X)] /
  * cost, and in *probability (may be NULL) P(X < threshold). */
 double tuner_criterion(double mu, double var, double threshold, double cost, double *probability);
+/* The expected cost of taking a candidate further (tuner.h, top): measured at full_cost, or
+ * screened first at screen_cost and then measured with `probability` (that it changes its
+ * cell's decision: the screen showing it winning), screen_cost + probability x full_cost.
+ * The smaller of the two, *screen (may be NULL) = 1 when it is the screen's; screen_cost <= 0
+ * means it cannot be screened. */
+double tuner_expected_cost(double probability, double screen_cost, double full_cost, int *screen);
 /* The criterion's value of measuring configuration `index` now (as of the last tuner_next),
  * and in *probability (may be NULL) the probability that it changes what the tuning file
  * says in its cell; -1 (probability 0) when it is measured, cannot run or its cell is

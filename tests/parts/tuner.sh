@@ -186,6 +186,32 @@ replay tuner/time-resume "$TU/time-stop.db" --budget 0.003s --resume
 tb=$(sql "$TU/time-stop.db" "SELECT count(*) FROM results")
 check tuner/time-resume-nothing-twice holds '[ "$ta" -ge 1 ] && [ "$tb" -gt "$ta" ] && [ "$(sql "$TU/time-stop.db" "SELECT (SELECT count(DISTINCT config_key) FROM results) || \",\" || (SELECT count(*) FROM runs)")" = "$tb,1" ]'
 
+# ---- screens: a candidate measured with a ninth of its timed calls -------------------------
+# An exhaustive real run that keeps its samples (45 timed calls a configuration), replayed by
+# the search: each screen is a row of its own (chosen_by 'tuner-screen', it=5 in its key, the
+# exhaustive row's first 5 samples and their median), counted as 5/45 of a configuration in the
+# budget and never a rule of a2a tune; a run cut short and resumed reloads its screens as
+# screens and continues as the uninterrupted run did.
+SCR="$TU/screen"
+mkdir -p "$SCR"
+run tuner/screen-exhaustive 120 mpirun_openmpi 2 ./a2atune run tests/sweeps/tuner_screen.ini --db "$SCR/exh.db" --quiet
+nscr=$(sql "$SCR/exh.db" "SELECT count(*) FROM results WHERE status = 'ok'")
+run tuner/screen-replay 120 mpirun_openmpi 1 ./a2atune tune tests/sweeps/tuner_screen.ini --db "$SCR/tuned.db" --replay "$SCR/exh.db" --no-files --quiet --budget 50%
+check tuner/screen-rows holds '[ "$(sql "$SCR/tuned.db" "SELECT count(*) FROM results WHERE chosen_by = '"'tuner-screen'"' AND iterations = 5 AND config_key LIKE '"'%|it=5|%'"' AND (SELECT count(*) FROM samples WHERE result_id = id) = 5")" -gt 0 ] && [ "$(sql "$SCR/tuned.db" "SELECT count(*) FROM results WHERE chosen_by = '"'tuner-screen'"' AND iterations <> 5")" = 0 ]'
+check tuner/screen-first-samples [ "$(sql "$SCR/tuned.db" "ATTACH '$SCR/exh.db' AS x; SELECT count(*) FROM results s JOIN x.results e ON e.config_key = replace(s.config_key, '|it=5|', '|it=45|') WHERE s.chosen_by = 'tuner-screen' AND (s.median_s IS NOT (SELECT seconds FROM (SELECT seconds FROM x.samples WHERE result_id = e.id AND iteration < 5) ORDER BY seconds LIMIT 1 OFFSET 2) OR (SELECT group_concat(seconds) FROM (SELECT seconds FROM samples WHERE result_id = s.id ORDER BY iteration)) IS NOT (SELECT group_concat(seconds) FROM (SELECT seconds FROM x.samples WHERE result_id = e.id AND iteration < 5 ORDER BY iteration)))")" = 0 ]
+check tuner/screen-within-budget holds '[ "$(sql "$SCR/tuned.db" "SELECT sum(iterations) <= 45 * $nscr / 2 AND sum(chosen_by = '"'tuner'"') >= 1 FROM results")" = 1 ]'
+scripts/a2a tune --db "$SCR/tuned.db" --out "$SCR/with" > "$SCR/with.txt" 2>&1
+cp "$SCR/tuned.db" "$SCR/no-screens.db"
+sql "$SCR/no-screens.db" "PRAGMA foreign_keys = ON; DELETE FROM results WHERE chosen_by = 'tuner-screen'"
+scripts/a2a tune --db "$SCR/no-screens.db" --out "$SCR/without" > "$SCR/without.txt" 2>&1
+check tuner/screen-never-a-rule holds '[ -s "$SCR/with/a2a-tuning.json" ] && cmp -s <(grep -v "\"generated\":\|\"database\":" "$SCR/with/a2a-tuning.json") <(grep -v "\"generated\":\|\"database\":" "$SCR/without/a2a-tuning.json")'
+sql "$SCR/tuned.db" "SELECT tuner_step, config_key FROM results ORDER BY tuner_step" > "$SCR/steps.txt"
+cp "$SCR/tuned.db" "$SCR/cut.db"
+half=$(( $(wc -l < "$SCR/steps.txt") / 2 ))
+sql "$SCR/cut.db" "PRAGMA foreign_keys = ON; DELETE FROM results WHERE tuner_step > $half"
+run tuner/screen-resume 120 mpirun_openmpi 1 ./a2atune tune tests/sweeps/tuner_screen.ini --db "$SCR/cut.db" --replay "$SCR/exh.db" --no-files --quiet --budget 50% --resume
+check tuner/screen-resume-continues holds '[ "$half" -ge 2 ] && [ "$(sql "$SCR/cut.db" "SELECT count(*) FROM results WHERE chosen_by = '"'tuner-screen'"' AND tuner_step <= $half")" -ge 1 ] && cmp -s "$SCR/steps.txt" <(sql "$SCR/cut.db" "SELECT tuner_step, config_key FROM results ORDER BY tuner_step")'
+
 # ---- the platform's prior (a2atune tune --prior): used and recorded ------------------------
 # Without design points the first step covers the first cell with its predicted fastest
 # candidate. A prior that names another candidate of that cell as a thousand times faster
@@ -247,7 +273,7 @@ check tuner/interrupted-resumed-to-the-end holds '[ $rc -eq 0 ] && [ "$(sql "$T3
 check tuner/interrupted-kept-earlier-rows cmp -s "$TU/interrupted-before.txt" <(sql "$T3" "SELECT id, config_key, status, median_s, tuner_step FROM results ORDER BY id" | head -n "$before")
 n3=$(sql "$T3" "SELECT count(*) FROM results")
 check tuner/interrupted-nothing-twice [ "$(sql "$T3" "SELECT count(DISTINCT config_key) || ',' || count(DISTINCT tuner_step) || ',' || max(tuner_step) FROM results")" = "$n3,$n3,$n3" ]
-check tuner/interrupted-timeouts-never-chosen [ "$(sql "$T3" "SELECT count(*) FROM results WHERE kernel = 'bruck' AND status <> 'timeout'")" = 0 ]
+check tuner/interrupted-timeouts-never-chosen [ "$(sql "$T3" "SELECT count(*) FROM results WHERE kernel = 'bruck' AND chosen_by = 'tuner' AND status <> 'timeout'")" = 0 ]
 
 # ---- a real tuner run under mpirun: validated, timed rows marked 'tuner'; tuning files --------
 T4="$TU/real.db"

@@ -405,11 +405,15 @@ class Table:
 # ---- loading --------------------------------------------------------------------------------
 
 def load(db, args):
-    """(rows, runs by id): ok, timed rows of the two families matching the options."""
+    """(rows, runs by id): ok, timed rows of the two families matching the options; not the
+    tuner's screens (a configuration measured with a ninth of its timed calls to guide the
+    search: a rule stands on measurements)."""
     filters = {"run_id": args.run, "P": args.P, "S": args.S, "status": "ok",
                "family": [f for f, _ in COLLECTIVES]}
     where, params = build_where(filters)
     where.append("median_s IS NOT NULL")
+    if "chosen_by" in db.columns("results"):
+        where.append("chosen_by IS NOT 'tuner-screen'")
     rows = combine_launches(db.all("SELECT * FROM results WHERE %s ORDER BY run_id, id"
                                    % " AND ".join(where), params), run_groups(db))
     if not rows:

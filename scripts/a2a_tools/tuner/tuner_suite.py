@@ -11,7 +11,9 @@ same number of measurements and the same noise: random (uniform without replacem
 the configurations), random stratified by (P, S) cell (the measurements dealt to the cells
 in turn, a random candidate in each), successive halving per cell (a method from the
 literature, function halving: it needs measurements of lower fidelity, fewer timed calls,
-whose noise the replay models as +-noise / sqrt(fidelity); budgets in configurations only),
+whose noise the replay models as +-noise / sqrt(fidelity); budgets in configurations only;
+the search's own screens, a ninth of the timed calls, replay under the same rule, or as the
+median of the first samples where a data set kept its samples),
 and the MPI library's default
 (vendor, its own algorithm: nothing measured). Budget used: the share of the configurations, and of the
 time the exhaustive sweep's timed and warm-up calls took (mean x (iterations + warm-up)
@@ -344,18 +346,20 @@ def noisy(row, factor):
     return out
 
 
-def judge(data, picked):
-    """Metrics of one search: picked = [(key, row as the search saw it)]."""
+def judge(data, picked, screens=()):
+    """Metrics of one search: picked = [(key, row as the search saw it)], the configurations
+    it measured; screens = [(share of a configuration, seconds)], those it screened (a screen
+    counts in the budget used, never in a cell's rule)."""
     measured = {}
     for key, row in picked:
         cell, _ = data.by_key[key]
         measured.setdefault(cell, []).append(row)
     result = regret.evaluate(data.cells, measured, data.decide)
     cells = sorted(data.cells, key=str)
-    cost = sum(data.cost[k] for k, _ in picked)
+    cost = sum(data.cost[k] for k, _ in picked) + sum(seconds for _, seconds in screens)
     return {"regrets": [result[c][0] for c in cells], "slower": slower_list(data, result),
             "why": [why_missed(data.cells[c], measured.get(c, []), result[c][1]) for c in cells],
-            "configs": len(picked) / data.n,
+            "configs": (len(picked) + sum(share for share, _ in screens)) / data.n,
             "time": cost / data.total_cost if data.total_cost else 0.0}
 
 
@@ -445,13 +449,16 @@ def replay_command(data, binary, budget, seeds, noise, without=(), prior=False):
 
 def judge_replay(data, seeds, output):
     """[metrics per seed] of the output of a replay_command."""
-    per_seed = collections.defaultdict(list)
+    per_seed, screens = collections.defaultdict(list), collections.defaultdict(list)
     for line in output.splitlines():
-        seed, _step, _phase, key, median, q1, q3, _cost = line.split("\t")
+        seed, _step, _phase, key, median, q1, q3, cost, share = line.split("\t")
+        if float(share) < 1:  # a screen: its key says its timed calls
+            screens[int(seed)].append((float(share), float(cost)))
+            continue
         _, row = data.by_key[key]
         seen = dict(row, median_s=float(median), q1_s=float(q1), q3_s=float(q3))
         per_seed[int(seed)].append((key, seen))
-    return [judge(data, per_seed.get(s, [])) for s in range(1, seeds + 1)]
+    return [judge(data, per_seed.get(s, []), screens.get(s, [])) for s in range(1, seeds + 1)]
 
 
 def halving(data, budget, seed, noise):
