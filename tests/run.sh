@@ -151,6 +151,12 @@ OMPI_MCA_mca_base_component_disable_dlclose=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$WORK/asan.supp" \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run sanitizers/matrix-P1-4 600 mpirun_openmpi 4 build/asan/a2atune run "$WORK/matrix-small.ini" --db "$WORK/asan.db" --quiet
+# the tuner on 2 ranks, screens and forced library algorithms included
+OMPI_MCA_mca_base_component_disable_dlclose=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$WORK/asan.supp" \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run sanitizers/tune-P2 300 mpirun_openmpi 2 build/asan/a2atune tune tests/sweeps/tuner_screen.ini --budget 30% --db "$WORK/asan-tune.db" --no-files --quiet
+check sanitizers/tune-screened [ "$(sql "$WORK/asan-tune.db" "SELECT count(*) > 0 FROM results WHERE chosen_by = 'tuner-screen' AND status = 'ok'")" = 1 ]
 fi
 
 # ---- end to end: the command line, quick.ini, kill + resume, timeouts, bad input -----

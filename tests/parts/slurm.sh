@@ -128,14 +128,15 @@ else
     check slurm/provenance [ "$(slurm_provenance "$SM"/shards/*.db "$SO"/shards/*.db "$SR"/shards/*.db)" \
                              = "2 MPICH:2:done,3 Open MPI:2:done" ]
 
-    # the tuner job: done after resuming; one tuner run, every row chosen by the tuner, no
-    # configuration measured twice, the three bruck ones recorded as timeout (each one a
-    # resume); merged twice (the second adds nothing); tuning files from the merged database
+    # the tuner job: done after resuming; one tuner run, every row chosen by the tuner (a
+    # measurement or a screen), no configuration measured twice, the bruck ones recorded as
+    # timeout (each one a resume); merged twice (the second adds nothing); tuning files from
+    # the merged database
     check slurm/tune-job-done [ "$(scripts/a2a status "$ST" --format json | /usr/bin/python3 -c \
         'import json, sys; print(",".join(r["kind"] + ":" + r["state"] for r in json.load(sys.stdin)))')" \
         = "tune 100%:done" ]
     slurm_tuned() {   # runs, results, tuner rows, distinct keys, timeouts, distinct steps, max step
-        sql "$1" "SELECT (SELECT count(*) FROM runs) || ',' || count(*) || ',' || sum(chosen_by = 'tuner')
+        sql "$1" "SELECT (SELECT count(*) FROM runs) || ',' || count(*) || ',' || sum(chosen_by IN ('tuner', 'tuner-screen'))
                   || ',' || count(DISTINCT config_key) || ',' || sum(status = 'timeout')
                   || ',' || count(DISTINCT tuner_step) || ',' || max(tuner_step) FROM results"
     }

@@ -205,6 +205,10 @@ cp "$SCR/tuned.db" "$SCR/no-screens.db"
 sql "$SCR/no-screens.db" "PRAGMA foreign_keys = ON; DELETE FROM results WHERE chosen_by = 'tuner-screen'"
 scripts/a2a tune --db "$SCR/no-screens.db" --out "$SCR/without" > "$SCR/without.txt" 2>&1
 check tuner/screen-never-a-rule holds '[ -s "$SCR/with/a2a-tuning.json" ] && cmp -s <(grep -v "\"generated\":\|\"database\":" "$SCR/with/a2a-tuning.json") <(grep -v "\"generated\":\|\"database\":" "$SCR/without/a2a-tuning.json")'
+scripts/a2a tuner-report --exhaustive "$SCR/exh.db" --tuned "$SCR/tuned.db" --no-figure > "$SCR/report.txt" 2>&1
+nsc=$(sql "$SCR/tuned.db" "SELECT count(*) FROM results WHERE chosen_by = 'tuner-screen'")
+nme=$(sql "$SCR/tuned.db" "SELECT count(*) FROM results WHERE chosen_by = 'tuner'")
+check tuner/screen-report-counts-screens grep -q "^tuner run 1 of .*: $nme of $nscr configurations measured, $nsc screened ($(awk -v n="$nsc" 'BEGIN { printf "%.1f", n * 5 / 45 }') configurations' worth) ($(awk -v m="$nme" -v n="$nsc" -v t="$nscr" 'BEGIN { printf "%.1f", 100 * (m + n * 5 / 45) / t }')% of the configurations)" "$SCR/report.txt"
 sql "$SCR/tuned.db" "SELECT tuner_step, config_key FROM results ORDER BY tuner_step" > "$SCR/steps.txt"
 cp "$SCR/tuned.db" "$SCR/cut.db"
 half=$(( $(wc -l < "$SCR/steps.txt") / 2 ))
@@ -258,12 +262,13 @@ check tuner/resume-one-run [ "$(sql "$T2" "SELECT count(*) FROM runs")" = 1 ]
 check tuner/resume-kept-earlier-rows holds '[ "$n2a" -ge 1 ] && [ "$n2" -gt "$n2a" ] && cmp -s "$TU/stopped-before.txt" <(sql "$T2" "SELECT id, config_key, median_s, tuner_step FROM results ORDER BY id" | head -n "$n2a")'
 check tuner/resume-steps-continue [ "$(sql "$T2" "SELECT min(tuner_step) || '..' || max(tuner_step) || ',' || count(DISTINCT tuner_step) || ',' || count(DISTINCT config_key) FROM results")" = "1..$n2,$n2,$n2" ]
 # (2) a real run ended by the watchdog: a configuration over its time limit is recorded as
-#     `timeout` (chosen by the tuner, with its step) and the launch ends with 3; each --resume
-#     continues after it, never measuring a configuration twice, until the run is done
+#     `timeout` (chosen by the tuner, measured or screened, with its step) and the launch ends
+#     with 3; each --resume continues after it, never measuring a configuration twice, until
+#     the run is done
 T3="$TU/interrupted.db"
 mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_timeout.ini --budget 100% --db "$T3" --no-files --quiet > "$TU/interrupted.log" 2>&1; rc=$?
 before=$(sql "$T3" "SELECT count(*) FROM results")
-check tuner/interrupted-exit-3 holds '[ $rc -eq 3 ] && [ "$(sql "$T3" "SELECT count(*) FROM results WHERE status = '"'timeout'"' AND chosen_by = '"'tuner'"' AND tuner_step = $before")" = 1 ]'
+check tuner/interrupted-exit-3 holds '[ $rc -eq 3 ] && [ "$(sql "$T3" "SELECT count(*) FROM results WHERE status = '"'timeout'"' AND chosen_by IN ('"'tuner'"', '"'tuner-screen'"') AND tuner_step = $before")" = 1 ]'
 sql "$T3" "SELECT id, config_key, status, median_s, tuner_step FROM results ORDER BY id" > "$TU/interrupted-before.txt"
 for attempt in 1 2 3 4; do
     mpirun_openmpi 2 ./a2atune tune tests/sweeps/tuner_timeout.ini --budget 100% --db "$T3" --no-files --quiet --resume >> "$TU/interrupted.log" 2>&1; rc=$?

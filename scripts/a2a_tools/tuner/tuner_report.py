@@ -19,6 +19,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -93,7 +94,8 @@ def tuned_candidates(tuned_db, run_id, exhaustive_path):
 
 
 def load_tuned(db, run_id):
-    """(run id, {(context, P, S): [rows]}, number of rows) of the tuner run."""
+    """(run id, {(context, P, S): [rows]}, number of rows, {key: timed calls} of its screens)
+    of the tuner run (a screen's key says its own timed calls, it=N)."""
     if "chosen_by" not in db.columns("results"):
         raise A2AError("%s: no tuner rows (a database older than schema 3)" % db.path)
     if run_id is None:
@@ -108,7 +110,19 @@ def load_tuned(db, run_id):
     for r in rows:
         if r["status"] == "ok" and r["median_s"] is not None:
             cells.setdefault((context_of(r), r["P"], r["S"]), []).append(r)
-    return run_id, cells, len(rows)
+    screens = {r["config_key"]: r["iterations"] or 0 for r in db.all(
+        "SELECT config_key, iterations FROM results WHERE run_id = ? AND chosen_by = 'tuner-screen'",
+        (run_id,))}
+    return run_id, cells, len(rows), screens
+
+
+def screens_share(screens, exhaustive):
+    """The configurations' worth of screens ({key: timed calls}): each its calls over the
+    timed calls of its configuration in exhaustive (the same key but for it=N)."""
+    calls = {re.sub(r"\|it=-?\d+\|", "|", r["config_key"]): r["iterations"] or 1
+             for cands in exhaustive.values() for r in cands.values()}
+    return sum(n / calls.get(re.sub(r"\|it=-?\d+\|", "|", key), n or 1)
+               for key, n in screens.items())
 
 
 def fastest(rows):
@@ -191,7 +205,7 @@ def run(args, _db):
         raise A2AError("--seeds %d: at least 1" % args.seeds)
     exh_db, tuned_db = open_db(args.exhaustive), open_db(args.tuned)
     try:
-        run_id, measured, n_rows = load_tuned(tuned_db, args.run)
+        run_id, measured, n_rows, screens = load_tuned(tuned_db, args.run)
         keys, why = tuned_candidates(tuned_db, run_id, args.exhaustive)
         if keys is None:  # stderr: stdout may be a CSV or JSON table
             sys.stderr.write("a2a: note: every configuration of %s is counted, not only the "
@@ -206,6 +220,7 @@ def run(args, _db):
                                                    "/".join(map(str, outside[0][0][:2])),
                                                    outside[0][1], outside[0][2]))
         n_configs = sum(len(c) for c in exhaustive.values())
+        used = n_rows + screens_share(screens, exhaustive)
         tuned = evaluate(exhaustive, measured, tune_rule)
         fast = evaluate(exhaustive, measured, fastest)
         everything = {cell: list(cands.values()) for cell, cands in exhaustive.items()}
@@ -215,7 +230,7 @@ def run(args, _db):
                 for _, r in sorted(cands.items())]
         random_tuned, random_fast = [], []
         for seed in range(1, args.seeds + 1):
-            sample = random.Random(seed).sample(pool, min(n_rows, len(pool)))
+            sample = random.Random(seed).sample(pool, min(int(round(used)), len(pool)))
             got = {}
             for cell, r in sample:
                 got.setdefault(cell, []).append(r)
@@ -248,7 +263,7 @@ def run(args, _db):
         near, far, med, worst = stats
         return "%-36s within 5%%: %5.1f%% of cells, within 15%%: %5.1f%%, median %s, max %s" % (
             name, 100 * near, 100 * far, pct(med), pct(worst))
-    share = n_rows / n_configs
+    share = used / n_configs
     t_stats = summary([v[0] for v in tuned.values()])
     f_stats = summary([v[0] for v in fast.values()])
     r_t = [summary([v[0] for v in e.values()]) for e in random_tuned]
@@ -256,8 +271,10 @@ def run(args, _db):
     r_t_median = statistics.median(s[2] for s in r_t)
     r_f_median = statistics.median(s[2] for s in r_f)
     print()
-    print("tuner run %s of %s: %d of %d configurations measured (%.1f%%), %d cells"
-          % (run_id, args.tuned, n_rows, n_configs, 100 * share, len(exhaustive)))
+    print("tuner run %s of %s: %d of %d configurations measured%s (%.1f%% of the configurations), "
+          "%d cells" % (run_id, args.tuned, n_rows, n_configs,
+                        ", %d screened (%.1f configurations' worth)" % (len(screens), used - n_rows)
+                        if screens else "", 100 * share, len(exhaustive)))
     print(line("tuning file (a2a tune's rule):", t_stats))
     print(line("fastest measured (the search):", f_stats))
     print(line("a2a tune on the exhaustive sweep:", summary([v[0] for v in reference.values()])))
@@ -265,7 +282,7 @@ def run(args, _db):
           "%d%s" % (len(slower_cells), "".join(
               "%s %s/%s P=%d S=%s (+%s)" % ("," if i else ":", c[0][0], c[0][1], c[1], fmt_size(c[2]), pct(x))
               for i, (c, x) in enumerate(slower_cells))))
-    print("random search, %d measurements, %d seeds (median over seeds):" % (n_rows, args.seeds))
+    print("random search, %d measurements, %d seeds (median over seeds):" % (int(round(used)), args.seeds))
     print(line("  tuning file (a2a tune's rule):", tuple(statistics.median(s[i] for s in r_t) for i in range(4))))
     print(line("  fastest measured:", tuple(statistics.median(s[i] for s in r_f) for i in range(4))))
     checks = [
@@ -287,9 +304,9 @@ def run(args, _db):
     print("targets (fastest measured):", "; ".join("%s: %s (%s)" % (n, "yes" if ok else "NO", v)
                                                    for n, ok, v in search_checks))
     if not args.no_figure:
-        title = ("a2atune tune vs exhaustive: %d of %d configurations measured (%.1f%%); numbers: "
+        title = ("a2atune tune vs exhaustive: %d of %d configurations measured%s (%.1f%%); numbers: "
                  "regret %% (tuned choice's time / true best - 1, exhaustive medians)"
-                 % (n_rows, n_configs, 100 * share))
+                 % (n_rows, n_configs, ", %d screened" % len(screens) if screens else "", 100 * share))
         footer_text = "tuned: %s run %s \u00b7 exhaustive: %s (%s, backend %s)" % (
             os.path.basename(args.tuned), run_id, os.path.basename(args.exhaustive), style_provenance(exhaustive_run, oversubscribed),
             exhaustive_run["backend"] or "?")
