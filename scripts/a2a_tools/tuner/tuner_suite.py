@@ -77,7 +77,8 @@ SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "theta.xml": Prior("platforms/torus_tofud.xml", "ring"),
              "polaris.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "fugaku.xml": Prior("platforms/theta.xml", "ring"),
-             "dragonfly_16k.xml": Prior("platforms/fattree_ib.xml", "ring")}
+             "dragonfly_16k.xml": Prior("platforms/fattree_ib.xml", "ring"),
+             "torus_tofud-3c8ff5e5.xml": Prior("platforms/theta.xml", "ring")}
 REAL_PRIOR = Prior("platforms/local.xml", None)
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
@@ -154,6 +155,18 @@ SUITE = [
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 72 B - 72 KiB, "
             "non-uniform (uniform), samples kept",
             frozen="418fcde5ca9626ba29c3f1469945b8b9bd9ef85c144f81e0f306433d88c2071a",
+            prior=REAL_PRIOR),
+    Dataset("torus-archive-powerlaw", ["tests/data/tuner-torus-archive-powerlaw.sql"],
+            "sweeps/suite/torus_archive_powerlaw.ini",
+            "SimGrid, torus (platforms/archive/torus_tofud-3c8ff5e5.xml: SMPI's own network model), "
+            "P = 20, 44 (one node), 88 (two), uniform and non-uniform (powerlaw)",
+            frozen="c2455833731f911d043ee13dbf3a73574a2f80e9753b018125d92377713ddcbc",
+            prior=SIM_PRIOR["torus_tofud-3c8ff5e5.xml"]),
+    Dataset("real-p2-mpich-powerlaw48", ["tests/data/tuner-real-p2-mpich-powerlaw48.sql"],
+            "sweeps/suite/real_p2_mpich_powerlaw48.ini",
+            "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 48 B - 48 KiB, "
+            "non-uniform (powerlaw), samples kept",
+            frozen="b4cedb3a3dfaf0d449ed543776fdfa94358d71350d7cd1751e519aae19801c82",
             prior=REAL_PRIOR),
 ]
 
