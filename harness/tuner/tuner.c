@@ -1132,14 +1132,21 @@ static double change_value(const tuner *t, const cell *ce, int k, double margin,
  * been: the gain expected (change_value at cost 1) over the cost expected, the screen's
  * plus the measurement's times the probability that it then changes the cell's decision
  * (the measurement that follows a screen is worth taking about that often); screening is
- * the better way when that expected cost is below the measurement's. */
+ * the better way when that expected cost is below the measurement's. Where the library's
+ * default is not measured and the neighbours do not settle it, a rule needs it measured
+ * too: its predicted cost is added (a cell's first measurement and its default come as a
+ * pair, in the cells where the pair is worth most). */
 static double action_value(const tuner *t, const cell *ce, int k, double margin, int *screen,
                            double *probability)
 {
     const candidate *c = &t->cand[k];
+    const candidate *d = ce->library_default >= 0 ? &t->cand[ce->library_default] : NULL;
     double gain = change_value(t, ce, k, margin, 1, probability);
     double screen_cost = !c->screened && tuner_screen_calls(t, c->config) ? predicted_cost(t, c, 1) : 0;
-    return gain / tuner_expected_cost(*probability, screen_cost, predicted_cost(t, c, 0), screen);
+    double with_default = d && d != c && !d->measured && ce->state.default_confidence < DEFAULT_CONFIDENCE
+                              ? predicted_cost(t, d, 0) : 0;
+    return gain / (tuner_expected_cost(*probability, screen_cost, predicted_cost(t, c, 0), screen) +
+                   with_default);
 }
 
 /* Guarantees: see tuner.h. */
@@ -1275,10 +1282,10 @@ int tuner_next(tuner *t, const char **phase, int *screen)
             k = t->design[d]; /* a design point fits the model: a screen is enough */
             by_screen = tuner_screen_calls(t, t->cand[k].config) > 0;
         }
-    if (k < 0 && (k = next_cover(t)) >= 0)
-        step = "cover";
     if (k < 0 && (k = next_default(t, margin)) >= 0)
         step = "default";
+    if (k < 0 && (k = next_cover(t)) >= 0)
+        step = "cover";
     if (k < 0)
         k = next_measurement(t, margin, &step, &by_screen);
     if (k < 0)

@@ -33,19 +33,22 @@
  *      points first; at most a fifth of the budget, or every kernel's first point where the
  *      budget still leaves one measurement a cell after them; under a budget in time, none
  *      once a fifth of it is spent;
- *   2. in every cell still unmeasured, its predicted fastest candidate (farthest cells
- *      from what is measured first): a cell without a measurement has no rule of its own;
- *   3. the MPI library's own choice in every cell whose winner is another candidate and
+ *   2. the MPI library's own choice in every cell whose winner is another candidate and
  *      whose neighbours do not already make the winner faster than it (a2a tune replaces the
  *      default only where it was measured, or with that confidence from the neighbours),
  *      the cell where the winner most probably beats it by the margin first;
+ *   3. in the unmeasured cell farthest from what is measured, its predicted fastest
+ *      candidate (a cell without a measurement keeps the library's choice); with step 2
+ *      before it, cells are measured in pairs, a candidate and the default its rule needs;
  *   4. then the one criterion (tuner_criterion): over every unmeasured candidate of the
  *      cells not final, the probability that it changes what the tuning file says there
  *      (that it beats the cell's incumbent by more than `margin`) times the gain expected
  *      then (the cell's stake), over its predicted cost (1 under a budget in
  *      configurations, seconds under a budget in time); the largest first. A candidate that
  *      can be screened and has not been costs its screen plus its measurement times that
- *      probability (tuner_expected_cost) and is screened first when that is cheaper.
+ *      probability (tuner_expected_cost) and is screened first when that is cheaper;
+ *      where the cell's default is not measured (nor settled by its neighbours), the
+ *      default's predicted cost is added: a rule needs it measured too.
  * A cell is final when every candidate is measured, or when the library's own choice is
  * measured and the probability that no unmeasured candidate beats its winner by more than
  * the margin reaches `confidence`. The tuner stops when every cell is final, or the budget
@@ -152,7 +155,7 @@ double tuner_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
  * spent (under a budget in configurations: less than one configuration left). *phase (may
- * be NULL) gets the step (tuner.h, top): "design", "cover", "default" (steps 1-3, or the
+ * be NULL) gets the step (tuner.h, top): "design", "default", "cover" (steps 1-3, or the
  * criterion's pick of a library default), or "improve" (step 4); *screen (may be NULL)
  * gets 1 when the configuration is to be screened (tuner_screen_calls timed calls,
  * recorded with tuner_record_screen), 0 when it is to be measured. */

@@ -151,6 +151,35 @@ class NeverSlowerThanTheDefault(unittest.TestCase):
         # the native Open MPI file names algorithm 0 (the library's fixed decision) there
         self.assertEqual(t.points[8][1][3].winner.algorithm, 0)
 
+    def test_a_cell_the_tuner_did_not_measure_stays_the_librarys(self):
+        # tra beats the measured default at 16 B; the tuner's grid also held 128 B and P = 16,
+        # never measured: the rule at 16 B stops before 128 B (the geometric midpoint, 46),
+        # and 128 B and P = 16 are the library's
+        groups = {8: {16: [candidate("tra", 5e-6, 0.0, radix=2, rid=1),
+                           candidate("vendor", 8e-6, 0.0, vendor_algorithm=0, rid=2)]}}
+        grid = {(8, 16), (8, 128), (16, 16)}
+        t = tune.Table("uniform", groups, grid=grid)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "a2a-tuning.json")
+            tune.write_a2a(path, {"uniform": t}, {"mpi_library": "Open MPI"}, {"uniform": "constant"})
+            with open(path) as f:
+                rules = json.load(f)["alltoall"]
+        self.assertEqual([(r["P"], r["S"], r["kernel"]) for r in rules],
+                         [([8, 15], [0, 45], "tra"), ([8, 15], [46, None], "vendor"),
+                          ([16, 16], [0, None], "vendor")])
+        self.assertEqual(t.points[8][1][3].how, "not measured by the tuner: the library decides")
+        # without the grid the rule at 16 B covers every S of P = 8 and up (the old reach)
+        plain = tune.Table("uniform", groups)
+        self.assertEqual([(S, lo, hi, d.winner.kernel) for S, lo, hi, d in plain.points[8]],
+                         [(16, 0, None, "tra")])
+        # the evaluation reads the tuning file the same way (regret.choices)
+        from a2a_tools.tuner import regret
+        rows = {(("uniform",), 8, 16): [{"config_key": "a"}]}
+        picks = regret.choices(rows, [(("uniform",), 8, 16), (("uniform",), 8, 128)],
+                               lambda r: ("tra", "{}"))
+        self.assertEqual(picks, {(("uniform",), 8, 16): ("tra", "{}"), (("uniform",), 8, 128): None})
+
+
 
 def synthetic_table(family, points, allowed=None):
     """A Table from {P: {S: [(algorithm, median)]}} of vendor candidates, decided without the

@@ -55,7 +55,9 @@ def load_exhaustive(db, keys=None):
 
 def choices(measured, all_cells, rule):
     """{cell: arm or None}: per cell of all_cells, the arm that `rule` picks from the
-    measured rows ({cell: [rows]}), spread to unmeasured cells as the tuning files do."""
+    measured rows ({cell: [rows]}), as the tuning files say: a cell of the grid (all_cells)
+    without a measurement is the library's (None, tune.Table's grid), and a (P, S) outside it
+    takes the range of the nearest measured one."""
     picked = {cell: rule(rows) for cell, rows in measured.items() if rows}
     if any(isinstance(d, tune.Decision) for d in picked.values()):
         picked = settled_arms(picked, measured)
@@ -80,6 +82,8 @@ def choices(measured, all_cells, rule):
         for s, (lo, hi) in s_ranges[(ctx, owner)]:
             if lo <= S and (hi is None or S <= hi):
                 out[cell] = picked[(ctx, owner, s)]
+        if not measured.get(cell):
+            out[cell] = None
     return out
 
 

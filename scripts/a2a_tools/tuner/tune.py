@@ -41,8 +41,11 @@ import glob
 import json
 import math
 import os
+import subprocess
+import sys
+import tempfile
 
-from ..core import options
+from ..core import options, params
 from ..core import contract
 from ..core.contract import combine_launches, noise, run_groups, within_noise
 from ..core.common import A2AError, fmt_size, write_rows
@@ -310,6 +313,55 @@ def settle_defaults(decisions, cells):
     return out
 
 
+def tuned_candidates(db, run_id, replay_path):
+    """(keys, None): the configuration keys tuner run run_id of db chose from, as `a2atune
+    tune --candidates` expands its recorded sweep at the launch size of the run replay_path
+    holds (the tuner's own database, or an exhaustive run of the same sweep); or (None, why)
+    when they cannot be had."""
+    row = db.execute("SELECT sweep_text, section FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None or not row["sweep_text"]:
+        return None, "the tuner run recorded no sweep text"
+    try:
+        binary = params.binary()
+        with tempfile.TemporaryDirectory(prefix="a2a-tune.") as tmp:
+            path = os.path.join(tmp, "tuned-sweep.ini")
+            with open(path, "w") as f:
+                f.write(row["sweep_text"])
+            out = subprocess.run([binary, "tune", path, "--replay", os.path.abspath(replay_path),
+                                  "--candidates"] + (["--section", row["section"]] if row["section"] else []),
+                                 capture_output=True, text=True, timeout=600, cwd=tmp)
+    except (A2AError, OSError, subprocess.SubprocessError) as e:
+        return None, str(e)
+    if out.returncode != 0:
+        return None, (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1]
+    return {line for line in out.stdout.splitlines() if line}, None
+
+
+def key_cell(key):
+    """(family, dist name, P, S) of a configuration key (harness/sweep/configs.c: make_key)."""
+    parts = key.split("|")
+    fields = dict(p.split("=", 1) for p in parts[3:] if "=" in p)
+    return parts[1], fields["dist"].split("(", 1)[0], int(fields["P"]), int(fields["S"])
+
+
+def tuner_grid(db, rows):
+    """({(family, dist): {(P, S)}}, None): every cell the newest tuner run among rows could
+    have measured (its sweep's grid), for the cells it did not measure to stay the library's
+    ("a rule replaces the default only where it was measured"); ({}, None) when no row was
+    chosen by the tuner; ({}, why) when the grid cannot be had."""
+    runs = sorted({r["run_id"] for r in rows if r.get("chosen_by") == "tuner"})
+    if not runs:
+        return {}, None
+    keys, why = tuned_candidates(db, runs[-1], db.path)
+    if keys is None:
+        return {}, why
+    grid = {}
+    for key in keys:
+        family, dist, P, S = key_cell(key)
+        grid.setdefault((family, dist), set()).add((P, S))
+    return grid, None
+
+
 def s_bounds(sizes):
     """[(lo, hi)] per measured S: from the geometric midpoint to the previous S (0 for the
     first) to the one before the midpoint to the next (None: no end for the last)."""
@@ -329,19 +381,21 @@ class Table:
     """Decisions of one collective for one file: {P: [(S, Decision)]}, with P and S ranges."""
 
     def __init__(self, family, groups, allowed=None, baseline=contract.DEFAULT_BASELINE,
-                 guard=True):
+                 guard=True, grid=()):
         """groups: {P: {S: [Candidate]}}; allowed(c, P_lo, P_hi) filters candidates;
         baseline: the kernel each decision's speedup is over; guard: never slower than the
         library's default (guard_default, settle_defaults; for a file that can leave a
-        call to the library)."""
+        call to the library); grid: {(P, S)} a tuner run could have measured, each one it
+        did not measure left to the library (with guard)."""
         self.family = family
         self.points = {}
         self.candidates = {}
-        ps = sorted(groups)
+        grid = set(grid) if guard else set()
+        ps = sorted(set(groups) | {P for P, _ in grid})
         self.p_range = dict(zip(ps, p_bounds(ps)))
         for P in ps:
             lo, hi = self.p_range[P]
-            for S, cands in groups[P].items():
+            for S, cands in groups.get(P, {}).items():
                 cands = [c for c in cands if allowed is None or allowed(c, lo, hi)]
                 if cands:
                     self.candidates[(P, S)] = cands
@@ -349,8 +403,13 @@ class Table:
         if guard:
             decisions = settle_defaults({cell: guard_default(d, self.candidates[cell])
                                          for cell, d in decisions.items()}, self.candidates)
+        for cell in grid - set(self.candidates):
+            d = Decision(LibraryDefault(), None, "not measured by the tuner: the library decides")
+            d.default_measured, d.default_confidence = False, 0.0
+            decisions[cell] = d
         for P in ps:
-            sizes = sorted(S for (p, S) in self.candidates if p == P)
+            sizes = sorted({S for (p, S) in self.candidates if p == P} |
+                           {S for (p, S) in grid - set(self.candidates) if p == P})
             if sizes:
                 self.points[P] = [(S, s_lo, s_hi, decisions[(P, S)])
                                   for S, (s_lo, s_hi) in zip(sizes, s_bounds(sizes))]
@@ -392,7 +451,9 @@ class Table:
             """Mean log of the candidate's median over the fastest median, over its S."""
             logs = []
             for S, _, _, _ in self.points[P]:
-                cands = self.candidates[(P, S)]
+                cands = self.candidates.get((P, S))
+                if not cands:
+                    continue
                 fastest = min(c.median for c in cands)
                 mine = [c.median for c in cands if c.key == key]
                 if mine and fastest > 0:
@@ -731,6 +792,10 @@ def run(args, db):
     dists = {f: choose_dist(rows, f, args.dist) for f, _ in COLLECTIVES}
     dists = {f: d for f, d in dists.items() if d}
     made, skipped = [], []   # (file, tables, provenance); (file, why not written)
+    grid, why = tuner_grid(db, rows)
+    if why:
+        sys.stderr.write("a2a: note: the cells the tuner run did not measure are not known (%s): "
+                         "each measured (P, S) covers its range\n" % why)
 
     def tables_for(keep, allowed=None, guard=True):
         """Tables of both collectives from the rows keep(row, family) accepts."""
@@ -738,7 +803,8 @@ def run(args, db):
         for family, _ in COLLECTIVES:
             if family in dists:
                 groups = group(rows, family, dists[family], lambda r, fam=family: keep(r, fam))
-                t = Table(family, groups, allowed, args.baseline, guard) if groups else None
+                t = (Table(family, groups, allowed, args.baseline, guard,
+                           grid.get((family, dists[family]), ())) if groups else None)
                 if t and t.points:
                     out[family] = t
         return out

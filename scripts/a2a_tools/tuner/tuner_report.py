@@ -21,11 +21,8 @@ import os
 import random
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 
-from ..core import params
 from . import tune, tuner_suite
 from .regret import arm_of, context_of, evaluate, load_exhaustive, slower_than_default, tune_rule
 from ..core.common import A2AError, fmt_seconds, fmt_size, write_rows
@@ -67,30 +64,6 @@ def add_parser(sub, common):
     tuner_suite.add_arguments(p)
     p.set_defaults(func=run, needs_db=False)
     return p
-
-
-def tuned_candidates(tuned_db, run_id, exhaustive_path):
-    """(keys, None): the configuration keys the tuner run chose from, as `a2atune tune
-    --candidates` expands its recorded sweep at the exhaustive run's launch size; or
-    (None, why) when they cannot be had (the report then takes every configuration of the
-    exhaustive database)."""
-    row = tuned_db.execute("SELECT sweep_text, section FROM runs WHERE id = ?", (run_id,)).fetchone()
-    if row is None or not row["sweep_text"]:
-        return None, "the tuner run recorded no sweep text"
-    try:
-        binary = params.binary()
-        with tempfile.TemporaryDirectory(prefix="a2a-tuner-report.") as tmp:
-            path = os.path.join(tmp, "tuned-sweep.ini")
-            with open(path, "w") as f:
-                f.write(row["sweep_text"])
-            out = subprocess.run([binary, "tune", path, "--replay", os.path.abspath(exhaustive_path),
-                                  "--candidates"] + (["--section", row["section"]] if row["section"] else []),
-                                 capture_output=True, text=True, timeout=600, cwd=tmp)
-    except (A2AError, OSError, subprocess.SubprocessError) as e:
-        return None, str(e)
-    if out.returncode != 0:
-        return None, (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1]
-    return {line for line in out.stdout.splitlines() if line}, None
 
 
 def load_tuned(db, run_id):
@@ -206,7 +179,7 @@ def run(args, _db):
     exh_db, tuned_db = open_db(args.exhaustive), open_db(args.tuned)
     try:
         run_id, measured, n_rows, screens = load_tuned(tuned_db, args.run)
-        keys, why = tuned_candidates(tuned_db, run_id, args.exhaustive)
+        keys, why = tune.tuned_candidates(tuned_db, run_id, args.exhaustive)
         if keys is None:  # stderr: stdout may be a CSV or JSON table
             sys.stderr.write("a2a: note: every configuration of %s is counted, not only the "
                              "tuned sweep's (%s)\n" % (args.exhaustive, why))
