@@ -87,7 +87,8 @@ REAL_PRIOR = Prior("platforms/local.xml", None)
 # suite refuses it if they change, reports it apart, and never lets it choose the rules).
 # A frozen set whose results have been looked at while changing the search joins the
 # development sets (theta-mixed, real-p2-mpich, polaris-powerlaw, real-p2-ompi-normal,
-# fugaku-normal, real-p2-mpich-normal: frozen when made, seen since).
+# fugaku-normal, real-p2-mpich-normal, dragonfly16k-uniformdist, real-p2-ompi-powerlaw,
+# real-p2-ompi-uniformdist, real-p2-mpich-uniformdist: frozen when made, seen since).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix",
@@ -136,25 +137,21 @@ SUITE = [
             "sweeps/suite/dragonfly16k_uniformdist.ini",
             "SimGrid, dragonfly (dragonfly_16k.xml), P = 24 (one node), 56, 112 (two, four), "
             "uniform and non-uniform (uniform)",
-            frozen="539251f24f49f3bdbe654a48d8d7e21a6c7c1b810c9a4ceafbe17edb6637e915",
             prior=SIM_PRIOR["dragonfly_16k.xml"]),
     Dataset("real-p2-ompi-powerlaw", ["tests/data/tuner-real-p2-ompi-powerlaw.sql"],
             "sweeps/suite/real_p2_ompi_powerlaw.ini",
             "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 56 B - 56 KiB, "
             "non-uniform (powerlaw)",
-            frozen="5a98b4393cb92e999bd639ab8ed34baa4330ab72742d40e3cae805d0e563572d",
             prior=REAL_PRIOR),
     Dataset("real-p2-ompi-uniformdist", ["tests/data/tuner-real-p2-ompi-uniformdist.sql"],
             "sweeps/suite/real_p2_ompi_uniformdist.ini",
             "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 88 B - 88 KiB, "
             "non-uniform (uniform), samples kept",
-            frozen="ea3183e412dd1b28fffe9ee4b687b2fa9c1fc2a3fd17cbb1fc4d2b48cb95e8b7",
             prior=REAL_PRIOR),
     Dataset("real-p2-mpich-uniformdist", ["tests/data/tuner-real-p2-mpich-uniformdist.sql"],
             "sweeps/suite/real_p2_mpich_uniformdist.ini",
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 72 B - 72 KiB, "
             "non-uniform (uniform), samples kept",
-            frozen="418fcde5ca9626ba29c3f1469945b8b9bd9ef85c144f81e0f306433d88c2071a",
             prior=REAL_PRIOR),
     Dataset("torus-archive-powerlaw", ["tests/data/tuner-torus-archive-powerlaw.sql"],
             "sweeps/suite/torus_archive_powerlaw.ini",
