@@ -62,8 +62,9 @@ typedef struct candidate {
     int screened, seen;  /* screened: a screen recorded; seen: ok or an ok screen (an
                           * observation of y for the model) */
     double y;            /* log of the median (the result's once measured, else the screen's) */
-    double screen_y;     /* an ok screen's log median (kept once measured: screen_sd) */
-    int screen_ok;
+    int screen_ok;       /* an ok screen was recorded: its log median in screen_y, kept once
+                          * the candidate is measured (screen_sd compares the two) */
+    double screen_y;
     double rel_iqr;      /* (q3 - q1) / median */
     double median_se;    /* standard error of the log of the median (not the contract's noise);
                           * a screen's at least MIN_MEDIAN_SE x sqrt(iterations / its calls) */
@@ -893,14 +894,14 @@ static void refresh(tuner *t)
     /* per context: every kernel pooled (the fallback of kernels measured too little) */
     int *members = malloc((size_t)(t->ncand ? t->ncand : 1) * sizeof *members);
     for (int x = 0; x < t->ncontexts; x++) {
-        int count = 0, ok = 0;
+        int count = 0, seen = 0;
         for (int k = 0; k < t->ncand; k++)
             if (t->cells[t->cand[k].cell].context == x) {
                 members[count++] = k;
-                ok += t->cand[k].seen;
+                seen += t->cand[k].seen;
             }
         double alpha = 1e-6, beta = 1e-9; /* 1 us per round, 1 ns per byte: the shape before any data */
-        if (!fit(t, members, count, &alpha, &beta) && ok == 1) {
+        if (!fit(t, members, count, &alpha, &beta) && seen == 1) {
             for (int m = 0; m < count; m++) /* one point: half latency, half bandwidth */
                 if (t->cand[members[m]].seen) {
                     const candidate *c = &t->cand[members[m]];
