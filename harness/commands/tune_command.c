@@ -670,13 +670,11 @@ static void announce_search(const tune_options *o, const tuner *t, const tuner_o
 /* Rank 0: the search's next configuration (-1: it stops; *stopped_by_budget then says
  * whether the budget stopped it), its phase and whether it is to be screened; prints the
  * cost model once, when the design phase ends. *last_phase: the phase of the previous step. */
-static int choose_next(const tune_options *o, tuner *t, const tuner_options *topt,
-                       const char **phase, const char **last_phase, int *screen,
+static int choose_next(tuner *t, const char **phase, const char **last_phase, int *screen,
                        int *stopped_by_budget)
 {
     int next = tuner_next(t, phase, screen);
-    *stopped_by_budget = next < 0 && (tuner_used(t) + 1 > topt->budget + 1e-9 ||
-                                      (o->budget_seconds > 0 && tuner_spent(t) >= o->budget_seconds));
+    *stopped_by_budget = next < 0 && tuner_budget_spent(t);
     if (strcmp(*last_phase, "design") == 0 && strcmp(*phase, "design") != 0) {
         fprintf(stderr, "a2atune: tune: cost model fitted on the design points:\n");
         tuner_print_model(t, stderr);
@@ -887,7 +885,7 @@ static int tune(const tune_options *o, long long *run_id_out)
         int next = -1, screen = 0;
         const char *phase = "";
         if (rank == 0)
-            next = choose_next(o, t, &topt, &phase, &last_phase, &screen, &stopped_by_budget);
+            next = choose_next(t, &phase, &last_phase, &screen, &stopped_by_budget);
         next = share(next);
         if (next < 0)
             break;

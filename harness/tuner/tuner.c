@@ -639,6 +639,13 @@ void tuner_spend(tuner *t, double seconds)
 
 double tuner_spent(const tuner *t) { return t->spent; }
 
+/* Guarantees: see tuner.h. */
+int tuner_budget_spent(const tuner *t)
+{
+    return t->used + 1 > t->opt.budget + 1e-9 ||
+           (t->opt.budget_seconds > 0 && t->spent >= t->opt.budget_seconds);
+}
+
 /* ---- the model ------------------------------------------------------------------- */
 
 /* Least squares of alpha K + beta DS = T on the relative error over the ok members
@@ -1271,8 +1278,7 @@ static int next_default(const tuner *t, double margin)
 int tuner_next(tuner *t, const char **phase, int *screen)
 {
     refresh(t);
-    if (t->used + 1 > t->opt.budget + 1e-9 ||
-        (t->opt.budget_seconds > 0 && t->spent >= t->opt.budget_seconds))
+    if (tuner_budget_spent(t))
         return -1;
     double margin = log(1 + t->opt.margin);
     const char *step = "design";

@@ -152,6 +152,9 @@ int tuner_set_prior(tuner *t, int index, double seconds);
 /* Adds `seconds` to what the measurements cost (the time budget's account). */
 void tuner_spend(tuner *t, double seconds);
 double tuner_spent(const tuner *t);
+/* 1 when the budget is spent: less than one configuration left of a budget in
+ * configurations, or the seconds of a budget in time reached; tuner_next then stops. */
+int tuner_budget_spent(const tuner *t);
 
 /* The configuration to measure next, or -1 when every cell is final or the budget is
  * spent (under a budget in configurations: less than one configuration left). *phase (may

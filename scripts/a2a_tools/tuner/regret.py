@@ -54,37 +54,13 @@ def load_exhaustive(db, keys=None):
 
 
 def choices(measured, all_cells, rule):
-    """{cell: arm or None}: per cell of all_cells, the arm that `rule` picks from the
-    measured rows ({cell: [rows]}), as the tuning files say: a cell of the grid (all_cells)
-    without a measurement is the library's (None, tune.Table's grid), and a (P, S) outside it
-    takes the range of the nearest measured one."""
+    """{cell: arm or None}: per cell of all_cells (the grid the search chose from), the arm
+    that `rule` picks from its measured rows ({cell: [rows]}), None (the library's) where
+    nothing was measured: what the tuning files say there (tune.Table's grid)."""
     picked = {cell: rule(rows) for cell, rows in measured.items() if rows}
     if any(isinstance(d, tune.Decision) for d in picked.values()):
         picked = settled_arms(picked, measured)
-    out = {}
-    by_context = {}
-    for (ctx, P, S) in picked:
-        by_context.setdefault(ctx, {}).setdefault(P, []).append(S)
-    # the ranges of the measured P of each context and of the measured S of each of its P
-    p_ranges = {ctx: tune.p_bounds(sorted(by_p)) for ctx, by_p in by_context.items()}
-    s_ranges = {(ctx, P): list(zip(sorted(sizes), tune.s_bounds(sorted(sizes))))
-                for ctx, by_p in by_context.items() for P, sizes in by_p.items()}
-    for cell in all_cells:
-        ctx, P, S = cell
-        # the measured P whose range (up to the next measured P) holds P
-        owner = None
-        for lo, hi in p_ranges.get(ctx, []):
-            if lo <= P <= hi:
-                owner = lo
-        if owner is None:
-            out[cell] = None
-            continue
-        for s, (lo, hi) in s_ranges[(ctx, owner)]:
-            if lo <= S and (hi is None or S <= hi):
-                out[cell] = picked[(ctx, owner, s)]
-        if not measured.get(cell):
-            out[cell] = None
-    return out
+    return {cell: picked.get(cell) for cell in all_cells}
 
 
 def tune_rule(rows):
