@@ -78,7 +78,8 @@ SIM_PRIOR = {"dragonfly.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "polaris.xml": Prior("platforms/fattree_ib.xml", "ring"),
              "fugaku.xml": Prior("platforms/theta.xml", "ring"),
              "dragonfly_16k.xml": Prior("platforms/fattree_ib.xml", "ring"),
-             "torus_tofud-3c8ff5e5.xml": Prior("platforms/theta.xml", "ring")}
+             "torus_tofud-3c8ff5e5.xml": Prior("platforms/theta.xml", "ring"),
+             "fattree_ib-65ffcbe5.xml": Prior("platforms/dragonfly.xml", "ring")}
 REAL_PRIOR = Prior("platforms/local.xml", None)
 
 # The one declaration of the suite: name, checked-in SQL dumps (loaded in order), the sweep
@@ -164,6 +165,18 @@ SUITE = [
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 48 B - 48 KiB, "
             "non-uniform (powerlaw), samples kept",
             frozen="b4cedb3a3dfaf0d449ed543776fdfa94358d71350d7cd1751e519aae19801c82",
+            prior=REAL_PRIOR),
+    Dataset("fattree-archive-normal", ["tests/data/tuner-fattree-archive-normal.sql"],
+            "sweeps/suite/fattree_archive_normal.ini",
+            "SimGrid, fat tree (platforms/archive/fattree_ib-65ffcbe5.xml: SMPI's own network model), "
+            "P = 28 (one node), 60, 96 (two, three), uniform and non-uniform (normal)",
+            frozen="4c1cf5c531ca97cd5fb20c01a03dc437e3e42c3c98735ca3004dacc7b10b75af",
+            prior=SIM_PRIOR["fattree_ib-65ffcbe5.xml"]),
+    Dataset("real-p2-mpich-normal96", ["tests/data/tuner-real-p2-mpich-normal96.sql"],
+            "sweeps/suite/real_p2_mpich_normal96.ini",
+            "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 96 B - 96 KiB, "
+            "non-uniform (normal), samples kept",
+            frozen="91eda1f8551ed846b228b99d06c99224071a154d577ea2e5d961db7266f2ad4e",
             prior=REAL_PRIOR),
 ]
 
