@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "configs.h"
+#include "radix_model.h"
 #include "sweep.h"
 #include "tuner.h"
 #include "unit_check.h"
@@ -302,6 +303,70 @@ static void test_screens(void)
     fixture_close(&f);
 }
 
+/* A time of configuration c that the K/D model fits exactly (alpha K + beta D S, per
+ * kernel); with `regime`, tra at radix 4 five times faster from 1 KiB on (a regime the
+ * model does not have, which no other kernel shares). */
+static double model_truth(const config *c, int regime)
+{
+    int tra = strcmp(c->kernel->name, "tra") == 0, bruck = strcmp(c->kernel->name, "bruck") == 0;
+    long long r = tra ? c->params[A2A_PARAM_RADIX] : bruck ? 2 : c->P;
+    double alpha = tra ? 1.2e-6 : bruck ? 2e-6 : 1e-6, beta = tra ? 0.8e-9 : 1e-9;
+    double t = alpha * (double)a2a_model_rounds(c->P, r) +
+               beta * (double)a2a_model_blocks(c->P, r) * (double)c->S;
+    return regime && tra && r == 4 && c->S >= 1024 ? t / 5 : t;
+}
+
+/* The model's misses (tuner_model_error): every configuration measured but Bruck at 256 B,
+ * the same in both cases and 1.5 times slower than the winner there (tra, radix 2). On times
+ * the model fits exactly, no candidate predicted without itself misses, the chance of a miss
+ * falls below the prior's (0.5 in 20), and the 256 B cell is all but sure that Bruck does not
+ * win; with a regime the model does not have (model_truth), the regime's candidates predicted
+ * without themselves miss, the chance of a miss rises above the prior's, and Bruck, though
+ * measured nowhere else differently, keeps a chance of winning. */
+static void test_model_misses(void)
+{
+    const char *text = "iterations = 1\nwarmup = 1\n[uniform]\nfamily = uniform\n"
+                       "kernels = vendor, bruck, tra\nP = 8\nS = 16, 64, 256, 1K, 4K, 16K\n"
+                       "radix = 2, 4\n";
+    int checked[2], missed[2];
+    double miss_p[2], miss_sd[2], doubt[2] = { 0, 0 };
+    for (int regime = 0; regime < 2; regime++) {
+        fixture f;
+        tuner *t = fixture_open(&f, text, 0, 0);
+        if (!t)
+            return;
+        int target = -1;
+        for (int i = 0; i < f.n; i++) {
+            const config *c = &f.configs[i];
+            if (strcmp(c->kernel->name, "bruck") == 0 && c->S == 256)
+                target = i;
+            else
+                tuner_record(t, i, 1, model_truth(c, regime), model_truth(c, regime),
+                             model_truth(c, regime), 1);
+        }
+        const char *phase;
+        tuner_next(t, &phase, NULL);
+        tuner_model_error(t, &checked[regime], &missed[regime], &miss_p[regime], &miss_sd[regime]);
+        for (int c = 0; c < tuner_cells(t); c++) {
+            tuner_cell_state s;
+            tuner_cell(t, c, &s);
+            if (tuner_cell_config(t, c)->S == 256)
+                doubt[regime] = 1 - s.confidence;
+        }
+        CHECK(target >= 0 && checked[regime] == f.n - 1, "every observed candidate checked (%d of %d)",
+              checked[regime], f.n - 1);
+        fixture_close(&f);
+    }
+    CHECK(missed[0] == 0 && miss_p[0] < 0.5 / 20, "exact times: no miss, chance %g below 0.025",
+          miss_p[0]);
+    CHECK(missed[1] >= 3 && miss_p[1] > 0.5 / 20 && close_to(miss_p[1], (missed[1] + 0.5) / 43.0),
+          "a regime: its 3 points missed or more (%d), chance (misses + 0.5) / (23 + 20) = %g",
+          missed[1], miss_p[1]);
+    CHECK(doubt[1] > 4 * doubt[0] && doubt[1] > 0.01,
+          "Bruck at 256 B, predicted as before, keeps a chance of winning: %g, was %g", doubt[1],
+          doubt[0]);
+}
+
 int main(void)
 {
     test_expected_cost();
@@ -310,6 +375,7 @@ int main(void)
     test_search_order();
     test_forced_algorithms();
     test_normal_one_context();
+    test_model_misses();
     printf("unit_tuner: %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -28,6 +28,10 @@
 #define PAIR_SD 0.35          /* log-scale drift, from a cell to its neighbour, of how much
                                * faster one candidate is than another */
 #define PAIR_MAX_WEIGHT 2.0   /* neighbours agree with each other more than independently */
+#define MISS_Z 3.0            /* a prediction off by more of its sds than this is a miss */
+#define MISS_SD 0.5           /* how far (log) a miss is, before one is seen... */
+#define MISS_PRIOR 0.5        /* ...counted as this many misses among... */
+#define MISS_PRIOR_WEIGHT 20.0 /* ...this many predictions, before any is checked */
 
 /* The one list of the search's switchable rules (tuner.h, tuner_rule), in its order. */
 static const char *const rule_names[TUNER_RULE_COUNT] = {
@@ -109,6 +113,8 @@ struct tuner {
     double spent;        /* seconds the recorded measurements cost (tuner_spend) */
     double typical_median_se; /* the median of the measured candidates' median_se */
     double screen_sd;    /* how far a screen's log median is from the measurement's (refresh) */
+    double miss_p, miss_var; /* how often and how far the model misses (model_error) */
+    int checked, missed;     /* observed candidates predicted without themselves, and missed */
     double *ctx_alpha, *ctx_beta, *ctx_sd; /* per context: pooled fit of every kernel */
     double *ctx_prior_shift; /* per context: log(measured / prior), shrunk (prior_shifts) */
     int *by_config;      /* configuration index -> candidate, -1 when it cannot run */
@@ -439,6 +445,8 @@ tuner *tuner_create(const config *configs, int n, const tuner_options *opt)
 {
     tuner *t = calloc(1, sizeof *t);
     t->configs = configs;
+    t->miss_p = MISS_PRIOR / MISS_PRIOR_WEIGHT; /* until model_error */
+    t->miss_var = MISS_SD * MISS_SD;
     t->opt = *opt;
     t->nconfigs = n;
     t->by_config = malloc((size_t)(n ? n : 1) * sizeof *t->by_config);
@@ -648,16 +656,18 @@ int tuner_budget_spent(const tuner *t)
 
 /* ---- the model ------------------------------------------------------------------- */
 
-/* Least squares of alpha K + beta DS = T on the relative error over the ok members
- * listed; non-negative coefficients. Returns the number of points used, 0 when the
- * points do not determine both coefficients (alpha, beta untouched then). */
-static int fit(const tuner *t, const int *members, int count, double *alpha, double *beta)
+/* Least squares of alpha K + beta DS = T on the relative error over the observed members
+ * listed but candidate `without` (-1: none); non-negative coefficients. Returns the number
+ * of points used, 0 when the points do not determine both coefficients (alpha, beta
+ * untouched then). */
+static int fit(const tuner *t, const int *members, int count, int without, double *alpha,
+               double *beta)
 {
     double saa = 0, sab = 0, sbb = 0, sa = 0, sb = 0;
     int n = 0;
     for (int m = 0; m < count; m++) {
         const candidate *c = &t->cand[members[m]];
-        if (!c->seen)
+        if (!c->seen || members[m] == without)
             continue;
         double T = exp(c->y), a = c->K / T, b = c->DS / T;
         saa += a * a;
@@ -702,6 +712,32 @@ static double residual_ms(const tuner *t, const int *members, int count, double 
     return *n ? s / *n : 0;
 }
 
+/* The K/D fit of group gr over its observed members but `without` (-1: none), in *alpha and
+ * *beta (the context's pooled fit must be done). Returns the number of points behind it; 0:
+ * too few to fit, the context's shape scaled to the group's points (unscaled without any). */
+static int fit_group(const tuner *t, const group *gr, int without, double *alpha, double *beta)
+{
+    *alpha = t->ctx_alpha[gr->context];
+    *beta = t->ctx_beta[gr->context];
+    int fitted = fit(t, gr->members, gr->count, without, alpha, beta);
+    if (!fitted) {
+        double s = 0;
+        int n = 0;
+        for (int m = 0; m < gr->count; m++) {
+            const candidate *c = &t->cand[gr->members[m]];
+            if (c->seen && gr->members[m] != without) {
+                s += c->y - log(model_time(*alpha, *beta, c));
+                n++;
+            }
+        }
+        if (n) {
+            *alpha *= exp(s / n);
+            *beta *= exp(s / n);
+        }
+    }
+    return fitted;
+}
+
 /* Corrects the prediction of unmeasured candidate k by what its neighbouring cells measured
  * of it against the candidates measured in its own cell: for each neighbouring cell where
  * k's choice and the choice of a candidate j measured here were both measured, k is
@@ -709,9 +745,9 @@ static double residual_ms(const tuner *t, const int *members, int count, double 
  * - j there), averaged over the j, then over the neighbouring cells (a diagonal one weighs
  * half), with a drift of PAIR_SD from a cell to the next and the estimates' spread; this
  * estimate and the model's are combined by their precisions. */
-static void add_neighbours_evidence(tuner *t, int k)
+static void add_neighbours_evidence(const tuner *t, int k, double *mu, double *var)
 {
-    candidate *c = &t->cand[k];
+    const candidate *c = &t->cand[k];
     const cell *ce = &t->cells[c->cell];
     double sw = 0, swe = 0, swe2 = 0;
     for (int i = 0; i < ce->nnear; i++) {
@@ -739,9 +775,9 @@ static void add_neighbours_evidence(tuner *t, int k)
     if (sw <= 0)
         return;
     double mean = swe / sw, spread = fmax(swe2 / sw - mean * mean, 0);
-    double var = PAIR_SD * PAIR_SD / fmin(sw, PAIR_MAX_WEIGHT) + spread;
-    c->mu = (c->mu / c->var + mean / var) / (1 / c->var + 1 / var);
-    c->var = 1 / (1 / c->var + 1 / var);
+    double pair_var = PAIR_SD * PAIR_SD / fmin(sw, PAIR_MAX_WEIGHT) + spread;
+    *mu = (*mu / *var + mean / pair_var) / (1 / *var + 1 / pair_var);
+    *var = 1 / (1 / *var + 1 / pair_var);
 }
 
 /* The candidate of cell ci that is configuration a's kernel with the same parameters (the
@@ -866,6 +902,109 @@ static void model_with_prior(tuner *t, group *gr)
     gr->model_sd = prior_model_sd(t, gr);
 }
 
+/* The model's prediction of candidate k (its log time *mu and variance *var): its kernel's
+ * model, plus the cell effect (cell_effect, of weight cell_weight), plus the candidate effect
+ * (its kernel's residuals nearby, less their cells' effects), with the neighbours' evidence
+ * where that rule is on. leave_out (k observed): as if k had not been, its kernel's model
+ * fitted without it (a platform's prior kept), its residual out of both effects and of the
+ * neighbours' evidence; the other cells' effects keep it (a slightly optimistic
+ * leave-one-out). */
+static void predict(const tuner *t, int k, const double *cell_effect, const double *cell_weight,
+                    int leave_out, double *mu, double *var)
+{
+    const candidate *c = &t->cand[k];
+    const group *gr = &t->groups[c->group];
+    const config *ck = &t->configs[c->config];
+    double effect = cell_effect[c->cell], weight = cell_weight[c->cell];
+    int refit = leave_out && !gr->priors; /* a platform's prior is not fitted to k */
+    double alpha = gr->alpha, beta = gr->beta;
+    if (refit)
+        fit_group(t, gr, k, &alpha, &beta);
+    if (leave_out && weight > 0) { /* k weighs exp(0) = 1 in its own cell's effect */
+        double sum = effect * (PRIOR_WEIGHT + weight) - c->residual;
+        weight = fmax(weight - 1, 0);
+        effect = sum / (PRIOR_WEIGHT + weight);
+    }
+    double sw = 0, swe = 0;
+    for (int m = 0; m < gr->count; m++) {
+        const candidate *o = &t->cand[gr->members[m]];
+        if (!o->seen || (leave_out && gr->members[m] == k))
+            continue;
+        double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
+        double dr = (c->log_r - o->log_r) / SCALE_R;
+        double d2 = ds * ds + dp * dp + dr * dr +
+                    OTHER_PARAM_PENALTY * other_params_differ(ck, &t->configs[o->config]);
+        double w = exp(-d2);
+        double residual = refit ? o->y - log(model_time(alpha, beta, o)) : o->residual;
+        sw += w;
+        swe += w * (residual - cell_effect[o->cell]);
+    }
+    *mu = log(refit ? model_time(alpha, beta, c) : c->model) + effect + swe / (PRIOR_WEIGHT + sw);
+    double half = 0.5 * gr->model_sd * gr->model_sd;
+    *var = t->typical_median_se * t->typical_median_se + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + weight) +
+           half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
+    if (rule_on(t, TUNER_RULE_NEIGHBOURS))
+        add_neighbours_evidence(t, k, mu, var);
+}
+
+/* How often and how far the model misses: every observed candidate predicted without
+ * itself (predict, leave_out) is a miss when it is off by more than MISS_Z of its predicted
+ * sds (its observation's standard error added). t->miss_p: the share of misses (MISS_PRIOR
+ * of them among MISS_PRIOR_WEIGHT predictions before any is checked); t->miss_var: their
+ * mean squared log error (MISS_SD counted MISS_PRIOR times). A protocol switch or a regime
+ * only one kernel has is such a miss: no nearby measurement foretells it, and the model's
+ * own spread says nothing of it. An unmeasured candidate's prediction is a mixture: as the
+ * model says with probability 1 - miss_p, that plus miss_var with probability miss_p
+ * (probability_below, mixed_criterion). */
+static void model_error(tuner *t, const double *cell_effect, const double *cell_weight)
+{
+    double misses = MISS_PRIOR, squares = MISS_PRIOR * MISS_SD * MISS_SD;
+    t->checked = t->missed = 0;
+    for (int k = 0; k < t->ncand; k++) {
+        const candidate *c = &t->cand[k];
+        if (!c->seen)
+            continue;
+        double mu, var;
+        predict(t, k, cell_effect, cell_weight, 1, &mu, &var);
+        double e = c->y - mu;
+        t->checked++;
+        if (fabs(e) > MISS_Z * sqrt(var + c->median_se * c->median_se)) {
+            t->missed++;
+            misses += 1;
+            squares += e * e;
+        }
+    }
+    t->miss_p = misses / (t->checked + MISS_PRIOR_WEIGHT);
+    t->miss_var = squares / misses;
+}
+
+/* The probability that unmeasured candidate c's log time is below threshold: under the
+ * mixture of model_error where the model predicts it, under its screen where screened. */
+static double probability_below(const tuner *t, const candidate *c, double threshold)
+{
+    double z = (threshold - c->mu) / sqrt(c->var), p = 0.5 * erfc(-z / sqrt(2.0));
+    if (c->seen)
+        return p;
+    double z_miss = (threshold - c->mu) / sqrt(c->var + t->miss_var);
+    return (1 - t->miss_p) * p + t->miss_p * 0.5 * erfc(-z_miss / sqrt(2.0));
+}
+
+/* tuner_criterion of (mu, var) against threshold, under the mixture of model_error where
+ * the model predicts candidate c or the default d it is compared with (NULL: none). */
+static double mixed_criterion(const tuner *t, const candidate *c, const candidate *d, double mu,
+                              double var, double threshold, double cost, double *probability)
+{
+    double p, p_miss;
+    double value = tuner_criterion(mu, var, threshold, cost, &p);
+    if (c->seen && (!d || d->seen)) {
+        *probability = p;
+        return value;
+    }
+    double miss = tuner_criterion(mu, var + t->miss_var, threshold, cost, &p_miss);
+    *probability = (1 - t->miss_p) * p + t->miss_p * p_miss;
+    return (1 - t->miss_p) * value + t->miss_p * miss;
+}
+
 /* Fits every context and group, then predicts every unmeasured candidate. */
 static void refresh(tuner *t)
 {
@@ -908,7 +1047,7 @@ static void refresh(tuner *t)
                 seen += t->cand[k].seen;
             }
         double alpha = 1e-6, beta = 1e-9; /* 1 us per round, 1 ns per byte: the shape before any data */
-        if (!fit(t, members, count, &alpha, &beta) && seen == 1) {
+        if (!fit(t, members, count, -1, &alpha, &beta) && seen == 1) {
             for (int m = 0; m < count; m++) /* one point: half latency, half bandwidth */
                 if (t->cand[members[m]].seen) {
                     const candidate *c = &t->cand[members[m]];
@@ -926,23 +1065,8 @@ static void refresh(tuner *t)
 
     for (int g = 0; g < t->ngroups; g++) {
         group *gr = &t->groups[g];
-        double alpha = t->ctx_alpha[gr->context], beta = t->ctx_beta[gr->context];
-        gr->fitted_from = fit(t, gr->members, gr->count, &alpha, &beta);
-        if (!gr->fitted_from) { /* the context's shape, scaled to this kernel's points */
-            double s = 0;
-            int n = 0;
-            for (int m = 0; m < gr->count; m++) {
-                const candidate *c = &t->cand[gr->members[m]];
-                if (c->seen) {
-                    s += c->y - log(model_time(alpha, beta, c));
-                    n++;
-                }
-            }
-            if (n) {
-                alpha *= exp(s / n);
-                beta *= exp(s / n);
-            }
-        }
+        double alpha, beta;
+        gr->fitted_from = fit_group(t, gr, -1, &alpha, &beta);
         gr->alpha = alpha;
         gr->beta = beta;
         int n;
@@ -987,34 +1111,16 @@ static void refresh(tuner *t)
         cell_effect[ci] = on ? swe / (PRIOR_WEIGHT + sw) : 0;
         cell_weight[ci] = on ? sw : 0;
     }
+    model_error(t, cell_effect, cell_weight);
     for (int k = 0; k < t->ncand; k++) {
         candidate *c = &t->cand[k];
         if (c->measured)
             continue;
-        const group *gr = &t->groups[c->group];
-        const config *ck = &t->configs[c->config];
-        double sw = 0, swe = 0;
-        for (int m = 0; m < gr->count; m++) {
-            const candidate *o = &t->cand[gr->members[m]];
-            if (!o->seen)
-                continue;
-            double ds = (c->log_s - o->log_s) / SCALE_S, dp = (c->log_p - o->log_p) / SCALE_P;
-            double dr = (c->log_r - o->log_r) / SCALE_R;
-            double d2 = ds * ds + dp * dp + dr * dr +
-                        OTHER_PARAM_PENALTY * other_params_differ(ck, &t->configs[o->config]);
-            double w = exp(-d2);
-            sw += w;
-            swe += w * (o->residual - cell_effect[o->cell]);
-        }
-        c->mu = log(c->model) + cell_effect[c->cell] + swe / (PRIOR_WEIGHT + sw);
-        double half = 0.5 * gr->model_sd * gr->model_sd;
-        c->var = t->typical_median_se * t->typical_median_se + half * PRIOR_WEIGHT / (PRIOR_WEIGHT + cell_weight[c->cell]) +
-                 half * PRIOR_WEIGHT / (PRIOR_WEIGHT + sw);
-        if (rule_on(t, TUNER_RULE_NEIGHBOURS))
-            add_neighbours_evidence(t, k);
         if (c->seen) { /* screened: its own observation, not the model's */
             c->mu = c->y;
             c->var = fmax(c->median_se * c->median_se, t->screen_sd * t->screen_sd);
+        } else {
+            predict(t, k, cell_effect, cell_weight, 0, &c->mu, &c->var);
         }
     }
     free(cell_effect);
@@ -1052,8 +1158,7 @@ static void refresh(tuner *t)
                 break;
             }
             /* P(this candidate is not faster than the winner by more than the margin) */
-            double z = (c->mu - (t->cand[w].y - margin)) / sqrt(c->var);
-            confidence *= 0.5 * erfc(-z / sqrt(2.0));
+            confidence *= 1 - probability_below(t, c, t->cand[w].y - margin);
         }
         s->confidence = confidence;
         if (w >= 0) {
@@ -1124,13 +1229,13 @@ static double change_value(const tuner *t, const cell *ce, int k, double margin,
         if (s->winner < 0)
             return 0;
         if (says_default) /* beaten: -y_d below -(y_w + margin) */
-            return tuner_criterion(-c->mu, c->var, -(winner_y + margin), cost, probability);
-        return tuner_criterion(c->mu, c->var, winner_y + margin, cost, probability);
+            return mixed_criterion(t, c, NULL, -c->mu, c->var, -(winner_y + margin), cost, probability);
+        return mixed_criterion(t, c, NULL, c->mu, c->var, winner_y + margin, cost, probability);
     }
     if (says_default && !d->measured)
-        return tuner_criterion(c->mu, c->var + d->var, d->mu - margin, cost, probability);
+        return mixed_criterion(t, c, d, c->mu, c->var + d->var, d->mu - margin, cost, probability);
     if (s->winner >= 0)
-        return tuner_criterion(c->mu, c->var, winner_y - margin, cost, probability);
+        return mixed_criterion(t, c, NULL, c->mu, c->var, winner_y - margin, cost, probability);
     *probability = 1;
     return 1 / cost;
 }
@@ -1264,8 +1369,7 @@ static int next_default(const tuner *t, double margin)
         if (d->measured || ce->state.winner == d->config ||
             ce->state.default_confidence >= DEFAULT_CONFIDENCE)
             continue;
-        double z = (d->mu - (log(ce->state.winner_s) + margin)) / sqrt(d->var);
-        double p = 0.5 * erfc(-z / sqrt(2.0));
+        double p = 1 - probability_below(t, d, log(ce->state.winner_s) + margin);
         if (p > best_p) {
             best_p = p;
             best = ce->library_default;
@@ -1337,4 +1441,18 @@ void tuner_print_model(const tuner *t, FILE *out)
         else
             fprintf(out, "  (too few measurements: the shape of all kernels, scaled)\n");
     }
+    if (t->checked)
+        fprintf(out, "  misses: %d of %d observed candidates, each predicted without itself, off "
+                "by more than %.0f sd (RMS factor %.2f); an unmeasured one is taken to be such a "
+                "miss with probability %.3f\n", t->missed, t->checked, MISS_Z, exp(sqrt(t->miss_var)),
+                t->miss_p);
+}
+
+/* Guarantees: see tuner.h. */
+void tuner_model_error(const tuner *t, int *checked, int *missed, double *miss_p, double *miss_sd)
+{
+    *checked = t->checked;
+    *missed = t->missed;
+    *miss_p = t->miss_p;
+    *miss_sd = sqrt(t->miss_var);
 }

@@ -19,7 +19,11 @@
  *     than it here as there; this estimate (a drift of PAIR_SD from cell to cell) and the
  *     model's are combined by their precisions;
  * with an uncertainty that shrinks as measurements come close, plus the standard error of
- * a median (median_se, from the interquartile ranges measured); a screened candidate (a
+ * a median (median_se, from the interquartile ranges measured), and the chance that the
+ * model misses outright (a protocol switch, a regime one kernel alone has): every observed
+ * candidate is predicted again without itself, and the share of those off by more than 3
+ * sds (and their RMS error) makes each prediction a mixture, as the model says or that
+ * far off (tuner_model_error); a screened candidate (a
  * screen: its configuration with a ninth of its timed calls, TUNER_SCREEN_SHARE, where it
  * has at least TUNER_SCREEN_SHARE x TUNER_SCREEN_MIN_CALLS) is predicted by its screen,
  * as uncertain as screens have been off the measurements of the same candidates. It
@@ -189,5 +193,12 @@ const config *tuner_cell_config(const tuner *t, int c);
 /* Prints the fitted model: per kernel alpha (per round), beta (per byte), the number of
  * measurements and the RMS relative error of the fit. */
 void tuner_print_model(const tuner *t, FILE *out);
+
+/* How the model has missed, as of the last tuner_next: *checked observed candidates (measured
+ * or screened), each predicted without itself; *missed of them off by more than 3 of their
+ * predicted sds; *miss_p the probability that an unmeasured candidate is such a miss, and
+ * *miss_sd the sd (log) of a miss, as the search takes them (0.5 / 20 and 0.5 before any
+ * candidate is observed). */
+void tuner_model_error(const tuner *t, int *checked, int *missed, double *miss_p, double *miss_sd);
 
 #endif
