@@ -89,7 +89,8 @@ REAL_PRIOR = Prior("platforms/local.xml", None)
 # A frozen set whose results have been looked at while changing the search joins the
 # development sets (theta-mixed, real-p2-mpich, polaris-powerlaw, real-p2-ompi-normal,
 # fugaku-normal, real-p2-mpich-normal, dragonfly16k-uniformdist, real-p2-ompi-powerlaw,
-# real-p2-ompi-uniformdist, real-p2-mpich-uniformdist: frozen when made, seen since).
+# real-p2-ompi-uniformdist, real-p2-mpich-uniformdist, torus-archive-powerlaw,
+# real-p2-mpich-powerlaw48: frozen when made, seen since).
 SUITE = [
     Dataset("dragonfly-small", ["tests/data/tuner-exhaustive.sql"], "tests/sweeps/tuner.ini",
             "SimGrid, dragonfly, P = 8, 16, 32 (one node), uniform, tra at every radix",
@@ -158,13 +159,11 @@ SUITE = [
             "sweeps/suite/torus_archive_powerlaw.ini",
             "SimGrid, torus (platforms/archive/torus_tofud-3c8ff5e5.xml: SMPI's own network model), "
             "P = 20, 44 (one node), 88 (two), uniform and non-uniform (powerlaw)",
-            frozen="c2455833731f911d043ee13dbf3a73574a2f80e9753b018125d92377713ddcbc",
             prior=SIM_PRIOR["torus_tofud-3c8ff5e5.xml"]),
     Dataset("real-p2-mpich-powerlaw48", ["tests/data/tuner-real-p2-mpich-powerlaw48.sql"],
             "sweeps/suite/real_p2_mpich_powerlaw48.ini",
             "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 48 B - 48 KiB, "
             "non-uniform (powerlaw), samples kept",
-            frozen="b4cedb3a3dfaf0d449ed543776fdfa94358d71350d7cd1751e519aae19801c82",
             prior=REAL_PRIOR),
     Dataset("fattree-archive-normal", ["tests/data/tuner-fattree-archive-normal.sql"],
             "sweeps/suite/fattree_archive_normal.ini",
