@@ -44,8 +44,9 @@
  *   3. in the unmeasured cell farthest from what is measured, its predicted fastest
  *      candidate (a cell without a measurement keeps the library's choice); with step 2
  *      before it, cells are measured in pairs, a candidate and the default its rule needs;
- *   4. then the one criterion (tuner_criterion): over every unmeasured candidate of the
- *      cells not final, the probability that it changes what the tuning file says there
+ *   4. then the one criterion (tuner_criterion, averaged over the model's misses where the
+ *      model predicts): over every unmeasured candidate of the cells not final, the
+ *      probability that it changes what the tuning file says there
  *      (that it beats the cell's incumbent by more than `margin`) times the gain expected
  *      then (the cell's stake), over its predicted cost (1 under a budget in
  *      configurations, seconds under a budget in time); the largest first. A candidate that
