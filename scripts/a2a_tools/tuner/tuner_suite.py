@@ -177,6 +177,18 @@ SUITE = [
             "non-uniform (normal), samples kept",
             frozen="91eda1f8551ed846b228b99d06c99224071a154d577ea2e5d961db7266f2ad4e",
             prior=REAL_PRIOR),
+    Dataset("real-p2-ompi-powerlaw40", ["tests/data/tuner-real-p2-ompi-powerlaw40.sql"],
+            "sweeps/suite/real_p2_ompi_powerlaw40.ini",
+            "real, Open MPI, one node, P = 2, every kernel and vendor algorithm, S = 40 B - 40 KiB, "
+            "non-uniform (powerlaw), samples kept",
+            frozen="9dc5fc7fe5917b211bf64c6f8eb8c9683ac1a55a07102a6d521d2e6531e11d28",
+            prior=REAL_PRIOR),
+    Dataset("real-p2-mpich-uniform40", ["tests/data/tuner-real-p2-mpich-uniform40.sql"],
+            "sweeps/suite/real_p2_mpich_uniform40.ini",
+            "real, MPICH, one node, P = 2, every kernel and vendor algorithm, S = 40 B - 40 KiB, "
+            "non-uniform (uniform), samples kept",
+            frozen="a68a26ef6c8c6f40bc88ba61142d5b9780a94f026ec462e91fd049e50e75b6e1",
+            prior=REAL_PRIOR),
 ]
 
 PRIOR_METHOD = "tuner+prior"  # the search with the platform's prior (Dataset.prior)
