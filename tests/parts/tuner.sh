@@ -32,6 +32,10 @@ check tuner/at-most-a-quarter holds '[ "$n1" -gt 0 ] && [ $((n1 * 4)) -le "$runn
 check tuner/rows-chosen-by-tuner [ "$(sql "$T1" "SELECT count(*) FROM results WHERE chosen_by = 'tuner' AND tuner_step BETWEEN 1 AND $n1")" = "$n1" ]
 check tuner/steps-distinct [ "$(sql "$T1" "SELECT count(DISTINCT tuner_step) FROM results")" = "$n1" ]
 check tuner/replay-provenance [ "$(sql "$T1" "SELECT backend || ',' || world_size FROM runs")" = "replay:simgrid,32" ]
+# the model's misses, printed with the final model: every row observed (a simulated sweep has
+# no screen), each predicted without itself; the chance of a miss (K + 0.5) / (rows + 20)
+misses=$(grep '^  misses: ' "$WORK/tuner_replay-25pct.log" | tail -n 1)
+check tuner/model-misses holds '[[ "$misses" =~ ^"  misses: "([0-9]+)" of $n1 observed candidates".*"probability "([0-9.]+)$ ]] && awk -v k="${BASH_REMATCH[1]}" -v n="$n1" -v p="${BASH_REMATCH[2]}" "BEGIN { d = (k + 0.5) / (n + 20) - p; exit !(d < 0.0005 && d > -0.0005) }"'
 # replayed rows are the exhaustive rows: same medians
 check tuner/replay-same-medians [ "$(sql "$T1" "ATTACH '$EXH' AS x; SELECT count(*) FROM results r JOIN x.results e USING (config_key) WHERE r.median_s = e.median_s AND r.q1_s = e.q1_s")" = "$n1" ]
 scripts/a2a tuner-report --exhaustive "$EXH" --tuned "$T1" --check-targets --out "$TU/figures" > "$TU/report.txt" 2>&1; rc=$?
