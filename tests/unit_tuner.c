@@ -317,7 +317,7 @@ static double model_truth(const config *c, int regime)
 }
 
 /* The model's misses (tuner_model_error): every configuration measured but Bruck at 256 B,
- * the same in both cases and 1.5 times slower than the winner there (tra, radix 2). On times
+ * the same in both cases, and 1.5 times as slow as tra at radix 2 there. On times
  * the model fits exactly, no candidate predicted without itself misses, the chance of a miss
  * falls below the prior's (0.5 in 20), and the 256 B cell is all but sure that Bruck does not
  * win; with a regime the model does not have (model_truth), the regime's candidates predicted
