@@ -485,7 +485,8 @@ static int evaluate_replay(const tune_options *o, db *replay, const config *conf
             fprintf(stderr, "a2atune: tune: --replay %s: no result for %.300s; replay an exhaustive "
                     "run of the same sweep\n", o->replay_path, configs[i].key);
     }
-    double *samples = malloc((size_t)most_iterations(configs, nconfigs) * sizeof *samples);
+    int most = most_iterations(configs, nconfigs);
+    double *samples = malloc((size_t)most * sizeof *samples);
     for (int seed = 1; seed <= o->evaluate && !missing; seed++) {
         tuner *t = new_search(configs, nconfigs, topt, prior);
         const char *phase = "";
@@ -497,8 +498,7 @@ static int evaluate_replay(const tune_options *o, db *replay, const config *conf
             if (screen) { /* the first calls of its samples, else its row with more noise */
                 int calls = tuner_screen_calls(t, next), n;
                 config_with_iterations(&configs[next], calls, &m);
-                db_replay_result(replay, configs[next].key, &screened, samples,
-                                 most_iterations(configs, nconfigs), &n);
+                db_replay_result(replay, configs[next].key, &screened, samples, most, &n);
                 if (!replay_screen(&screened, samples, n, calls))
                     amplitude *= sqrt((double)configs[next].iterations / calls);
                 r = &screened;
@@ -645,7 +645,6 @@ static int open_tuner_run(const tune_options *o, const run_info *info, tuner *t,
     heartbeat_start(o->db_path, *run_id); /* a live run: not taken for a dead one */
     return 0;
 }
-
 
 /* Rank 0: the line that opens the search on stderr (what can run, the cells, the budget,
  * the database and run), and the oversubscription note of a real launch. */
